@@ -1,0 +1,272 @@
+// fdstencil bench: verify, then time, every selected variant on every selected problem, beside
+// the copy bandwidth measured in the same process. Lists (comma-separated) turn one command into
+// a sweep: --op d2x,d2z --radius 1,4,8 --size 256,256,256 --size 512,512,512 --param m=1,2,4.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "bench/harness.hpp"
+#include "commands.hpp"
+#include "fdstencil/error.hpp"
+#ifdef FDSTENCIL_HAVE_CUDA
+#include "cuda/device.hpp"
+#endif
+
+namespace fdstencil::cli {
+
+namespace {
+
+struct BenchOpts {
+  std::string ops, variants, radii, dtypes, backend, json_path;
+  std::vector<std::string> sizes, params;
+  int reps = 20, warmup = 3;
+  uint64_t seed = bench::BenchOptions{}.seed;
+  int64_t align = kAlignBytes;
+};
+
+struct Case {
+  Op op;
+  int radius;
+  Extents size;
+  DType dtype;
+};
+
+// The main job when bench runs with no selection: one case per operator family, at a size that
+// fills the device (GPU) or finishes in seconds (CPU).
+std::vector<Case> default_suite(bool gpu) {
+  const Extents n = gpu ? Extents{512, 512, 512} : Extents{192, 192, 192};
+  std::vector<Case> cases = {{Op::laplacian7, 1, n, DType::f64}};
+  for (Op op : {Op::d2x, Op::d2y, Op::d2z, Op::d2xy, Op::d2xyz})
+    cases.push_back({op, 4, n, DType::f32});
+  return cases;
+}
+
+nlohmann::json parse_value(const std::string& v) {
+  try {
+    size_t used = 0;
+    const long long i = std::stoll(v, &used);
+    if (used == v.size()) return i;
+  } catch (const std::exception&) {
+  }
+  return v;
+}
+
+// --param k=v1,v2 --param q=w -> every combination, as JSON objects.
+std::vector<bench::Params> param_grid(const std::vector<std::string>& specs) {
+  std::vector<bench::Params> grid = {bench::Params::object()};
+  for (const std::string& spec : specs) {
+    const size_t eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
+      throw Error(ErrorKind::invalid_argument, "--param: '" + spec + "' must be KEY=VALUE[,VALUE...]");
+    const std::string key = spec.substr(0, eq);
+    std::vector<bench::Params> next;
+    for (const bench::Params& g : grid)
+      for (const std::string& v : split(spec.substr(eq + 1), ',')) {
+        bench::Params p = g;
+        p[key] = parse_value(v);
+        next.push_back(p);
+      }
+    grid = next;
+  }
+  return grid;
+}
+
+void write_results(const std::string& path, const nlohmann::json& doc) {
+  const std::filesystem::path target(path);
+  const std::filesystem::path tmp = target.string() + ".tmp";
+  {
+    std::ofstream f(tmp);
+    f << doc.dump(1) << "\n";
+    f.close();
+    if (!f) {
+      std::error_code ec;
+      std::filesystem::remove(tmp, ec);
+      throw Error(ErrorKind::io, "cannot write results file " + path);
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, target, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    throw Error(ErrorKind::io, "cannot write results file " + path + ": " + ec.message());
+  }
+}
+
+int run_bench(BenchOpts& o) {
+  const bool gpu = gpu_available();
+  if (o.backend.empty()) o.backend = gpu ? "cuda" : "cpu";
+  if (o.backend == "cuda" && !gpu) {
+#ifdef FDSTENCIL_HAVE_CUDA
+    throw Error(ErrorKind::unsupported, "--backend cuda: " + cuda::no_device_reason());
+#else
+    throw Error(ErrorKind::unsupported, "--backend cuda: this build has no CUDA backend");
+#endif
+  }
+  std::set<std::string> backends;
+  for (const auto& v : bench::all_variants()) backends.insert(v.backend);
+  if (!backends.count(o.backend)) {
+    std::string names;
+    for (const auto& b : backends) names += (names.empty() ? "" : ", ") + b;
+    throw Error(ErrorKind::invalid_argument, "unknown backend '" + o.backend + "' (valid: " + names + ")");
+  }
+
+  // The cases: the default suite, or the product of the lists given.
+  const bool selected = !o.ops.empty() || !o.radii.empty() || !o.sizes.empty() || !o.dtypes.empty();
+  std::vector<Case> cases;
+  if (!selected) {
+    cases = default_suite(o.backend == "cuda");
+  } else {
+    std::vector<Op> ops;
+    for (const auto& s : split(o.ops.empty() ? "d2xyz" : o.ops, ',')) ops.push_back(parse_op(s));
+    std::vector<int> radii;
+    if (!o.radii.empty())
+      for (const auto& s : split(o.radii, ',')) radii.push_back(parse_int(s, "--radius"));
+    std::vector<Extents> sizes;
+    for (const auto& s : o.sizes) sizes.push_back(parse_extents(s, "--size"));
+    if (sizes.empty()) sizes.push_back(o.backend == "cuda" ? Extents{512, 512, 512} : Extents{128, 128, 128});
+    std::vector<DType> dtypes;
+    for (const auto& s : split(o.dtypes.empty() ? "float" : o.dtypes, ',')) dtypes.push_back(parse_dtype(s));
+    for (const Extents& n : sizes)
+      for (Op op : ops)
+        for (int r : (op == Op::laplacian7 && radii.empty() ? std::vector<int>{1}
+                      : radii.empty()                       ? std::vector<int>{4}
+                                                            : radii))
+          for (DType t : dtypes) cases.push_back({op, r, n, t});
+  }
+  std::set<std::string> wanted;
+  if (!o.variants.empty())
+    for (const auto& s : split(o.variants, ',')) wanted.insert(s);
+  const std::vector<bench::Params> grid = param_grid(o.params);
+
+  // Validate everything before the first measurement: a typo fails in a second, not an hour.
+  struct Job {
+    const bench::Variant* v;
+    bench::Problem p;
+    bench::Params params;
+  };
+  std::vector<Job> jobs;
+  std::set<std::string> matched_variants, used_keys;
+  for (const Case& c : cases) {
+    bench::Problem p;
+    p.stencil = {c.op, c.radius, {1.0, 1.0, 1.0}};
+    validate(p.stencil);
+    p.size = c.size;
+    p.interior = interior_from_size(c.op, c.size);
+    validate_extents(p.stencil, p.interior);
+    p.dtype = c.dtype;
+    p.align_bytes = o.align;
+    // Overflow and host memory up front: the input, the reference and the output on the host,
+    // and for host backends the runner's own input and output.
+    const Layout l = Layout::make(p.interior, c.radius, dtype_bytes(c.dtype), o.align);
+    ensure_host_memory(l.alloc_bytes() * (o.backend == "cuda" ? 3 : 5), "this benchmark case");
+    for (const bench::Variant* v : bench::find_variants(c.op, o.backend)) {
+      if (!wanted.empty() && !wanted.count(v->name)) continue;
+      matched_variants.insert(v->name);
+      std::set<std::string> seen;
+      for (const bench::Params& g : grid) {
+        bench::Params mine = bench::Params::object();
+        for (auto it = g.begin(); it != g.end(); ++it)
+          if (v->defaults.contains(it.key())) mine[it.key()] = it.value(), used_keys.insert(it.key());
+        if (!seen.insert(mine.dump()).second) continue;  // the grid varies a key it does not take
+        jobs.push_back({v, p, mine});
+      }
+    }
+  }
+  for (const auto& w : wanted)
+    if (!matched_variants.count(w))
+      throw Error(ErrorKind::invalid_argument, "--variant: no variant '" + w + "' of backend " +
+                                                   o.backend + " for the selected operators");
+  for (const bench::Params& g : grid)
+    for (auto it = g.begin(); it != g.end(); ++it)
+      if (!used_keys.count(it.key()))
+        throw Error(ErrorKind::invalid_argument,
+                    "--param: no selected variant takes the parameter '" + it.key() + "'");
+  if (jobs.empty())
+    throw Error(ErrorKind::invalid_argument, "nothing to run: no variant of backend " + o.backend +
+                                                 " matches the selection");
+
+  nlohmann::json doc;
+#ifdef FDSTENCIL_HAVE_CUDA
+  if (o.backend == "cuda") {
+    doc["device"] = cuda::device_info(0);
+    std::fprintf(stderr, "measuring the copy bandwidth of %s ...\n",
+                 doc["device"]["name"].get<std::string>().c_str());
+    const cuda::CopyBandwidth cb = cuda::measure_copy_bandwidth();
+    doc["copy_gbps"] = cb.memcpy_gbps;
+    doc["copy_kernel_gbps"] = cb.kernel_gbps;
+    doc["copy_bytes"] = cb.bytes;
+  }
+#endif
+  if (o.backend != "cuda") {
+    doc["device"] = bench::host_device_info();
+    std::fprintf(stderr, "measuring the host copy bandwidth ...\n");
+    doc["copy_gbps"] = bench::host_copy_gbps();
+  }
+  const double copy = doc["copy_gbps"].get<double>();
+  std::printf("# device: %s\n# copy bandwidth (same run): %.1f GB/s%s\n",
+              doc["device"]["name"].get<std::string>().c_str(), copy,
+              doc.contains("copy_kernel_gbps")
+                  ? (", 16-byte copy kernel " + std::to_string(int(doc["copy_kernel_gbps"].get<double>())) + " GB/s").c_str()
+                  : "");
+  std::printf("# seed %llu, %d warm-up + %d timed runs, median reported\n",
+              (unsigned long long)o.seed, o.warmup, o.reps);
+  std::printf("%s\n", bench::table_header().c_str());
+  std::fflush(stdout);
+
+  bench::BenchOptions bo;
+  bo.reps = o.reps;
+  bo.warmup = o.warmup;
+  bo.seed = o.seed;
+  doc["records"] = nlohmann::json::array();
+  int failed = 0;
+  for (size_t n = 0; n < jobs.size(); ++n) {
+    const Job& job = jobs[n];
+    std::fprintf(stderr, "[%zu/%zu] %s %s %s R=%d %lldx%lldx%lld %s\n", n + 1, jobs.size(),
+                 std::string(op_name(job.p.stencil.op)).c_str(), job.v->name.c_str(),
+                 std::string(dtype_name(job.p.dtype)).c_str(), job.p.stencil.radius,
+                 (long long)job.p.size.nx, (long long)job.p.size.ny, (long long)job.p.size.nz,
+                 job.params.empty() ? "" : job.params.dump().c_str());
+    nlohmann::json rec = bench::run_variant(*job.v, job.p, job.params, bo, copy);
+    if (rec["status"] == "FAILED") ++failed;
+    std::printf("%s\n", bench::table_row(rec).c_str());
+    std::fflush(stdout);
+    doc["records"].push_back(rec);
+    if (!o.json_path.empty()) write_results(o.json_path, doc);  // a cut-off sweep keeps its rows
+  }
+  if (failed > 0) {
+    std::fprintf(stderr, "fdstencil: %d variant(s) FAILED verification and were not timed\n", failed);
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+Action add_bench(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "bench", "Verify against the reference, then time variants; with no selection, run the "
+               "default suite (on the GPU when one is present, else on the CPU)");
+  auto o = std::make_shared<BenchOpts>();
+  cmd->add_option("--op", o->ops, "Operators, comma-separated (laplacian7,d2x,d2y,d2z,d2xy,d2xyz)");
+  cmd->add_option("--variant", o->variants, "Variants, comma-separated (default: all of the backend)");
+  cmd->add_option("--radius,-r", o->radii, "Radii, comma-separated (default 4; laplacian7: 1)");
+  cmd->add_option("--size", o->sizes,
+                  "NX,NY,NZ; repeat for several. laplacian7 counts the boundary (the Laplacian "
+                  "posts' convention), the seismic operators only the interior");
+  cmd->add_option("--dtype", o->dtypes, "float, double, or float,double");
+  cmd->add_option("--backend,-b", o->backend, "cuda, cpu or reference (default: cuda if a GPU is present)");
+  cmd->add_option("--param", o->params, "KEY=V1[,V2...] for the variants that take KEY; repeatable");
+  cmd->add_option("--reps", o->reps, "Timed runs per variant (median reported)")
+      ->check(CLI::Range(1, 100000))->capture_default_str();
+  cmd->add_option("--warmup", o->warmup, "Untimed runs before timing")
+      ->check(CLI::Range(0, 1000))->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Seed of the random verification input")->capture_default_str();
+  cmd->add_option("--align", o->align, "Alignment of x-lines in bytes: 128 (aligned) or 1 (unaligned)")
+      ->check(CLI::IsMember({1, 128}))->capture_default_str();
+  cmd->add_option("--json", o->json_path, "Write the results file (JSON) here");
+  return [o] { return run_bench(*o); };
+}
+
+}  // namespace fdstencil::cli

@@ -1,0 +1,30 @@
+// The subcommands of the fdstencil tool; each lives in its own cmd_*.cpp.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "fdstencil/layout.hpp"
+#include "fdstencil/stencil.hpp"
+
+namespace fdstencil::cli {
+
+// Each registers its subcommand on `app` and returns the action to run when it was chosen.
+using Action = std::function<int()>;
+Action add_info(CLI::App& app);
+Action add_coeffs(CLI::App& app);
+Action add_apply(CLI::App& app);
+Action add_bench(CLI::App& app);
+
+// "a,b,c" -> three numbers; throws Error(invalid_argument) naming `what`.
+Extents parse_extents(const std::string& text, const char* what);
+Spacing parse_spacing(const std::string& text);
+std::vector<std::string> split(const std::string& text, char sep);
+int parse_int(const std::string& text, const char* what);
+
+// Whether this binary has the CUDA backend and the machine a usable GPU.
+bool gpu_available();
+
+}  // namespace fdstencil::cli

@@ -1,0 +1,28 @@
+// NumPy .npy files (format versions 1.0, 2.0 and 3.0): how a user brings a field in and takes a
+// result out. Only float32 and float64, little-endian, C order, are accepted.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <vector>
+
+#include "fdstencil/dtype.hpp"
+
+namespace fdstencil {
+
+struct NpyArray {
+  DType dtype = DType::f64;
+  std::vector<int64_t> shape;  // as in the file, slowest dimension first
+  std::vector<unsigned char> bytes;  // the raw little-endian element data, C order
+};
+
+// Throws Error(io) with a message naming the file and the problem (missing, not .npy, unknown
+// version, wrong dtype, Fortran order, truncated data, trailing bytes, shape overflow).
+NpyArray read_npy(const std::filesystem::path& path);
+
+// Writes to a temporary file beside `path`, then renames it over `path`, so a failed write never
+// leaves a partial file. Throws Error(io) on failure (the temporary is removed).
+void write_npy(const std::filesystem::path& path, DType dtype, const std::vector<int64_t>& shape,
+               const void* data, int64_t bytes);
+
+}  // namespace fdstencil

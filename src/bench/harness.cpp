@@ -1,0 +1,342 @@
+// The measurement harness (see harness.hpp).
+#include "bench/harness.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <vector>
+
+#include "fdstencil/backend.hpp"
+#include "fdstencil/bytes_model.hpp"
+#include "fdstencil/error.hpp"
+
+namespace fdstencil::bench {
+
+namespace {
+
+uint64_t splitmix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+template <class T>
+double eps() {
+  return std::numeric_limits<T>::epsilon();
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+int axis_count(Op op) {
+  const auto a = op_axes(op);
+  return int(a[0]) + int(a[1]) + int(a[2]);
+}
+
+template <class T>
+std::unique_ptr<Runner<T>> make_runner(const Variant& v, const Problem& p, const Params& params) {
+  if constexpr (std::is_same_v<T, float>) return v.make_float(p, params);
+  else return v.make_double(p, params);
+}
+
+template <class T>
+nlohmann::json run_typed(const Variant& v, const Problem& p, const Params& params,
+                         const BenchOptions& opt, double copy_gbps, nlohmann::json rec) {
+  const Stencil& s = p.stencil;
+  auto runner = make_runner<T>(v, p, params);
+  HostField<T> in(p.interior, s.radius, p.align_bytes);
+  HostField<T> ref(in.layout()), out(in.layout());
+
+  // 1. Random input against the reference.
+  fill_random(in, opt.seed);
+  ref.fill(std::numeric_limits<T>::quiet_NaN());
+  reference_backend().apply(s, in, ref);
+  runner->set_input(in);
+  runner->poison_output();
+  runner->run();
+  runner->get_output(out);
+  const Check c = compare_to_reference(out, ref, p.dtype, s);
+  rec["max_rel_err"] = c.max_rel_err;
+  rec["tolerance"] = c.tolerance;
+  rec["seed"] = opt.seed;
+  if (!c.ok) {
+    rec["verified"] = false;
+    rec["status"] = "FAILED";
+    rec["reason"] = c.message;
+    return rec;
+  }
+
+  // 2. The series' analytic field: the exact value at every interior point.
+  const double expected = fill_analytic(in, s);
+  runner->set_input(in);
+  runner->poison_output();
+  runner->run();
+  runner->get_output(out);
+  const StencilWeights sw = stencil_weights(s);
+  double wsum = 0.0, umax = 0.0, err = 0.0;
+  for (int a = 0; a < 3; ++a)
+    for (int r = 0; r <= 2 * s.radius; ++r) wsum += std::fabs(sw.w[a][r]);
+  const Extents n = p.interior;
+  const int R = s.radius;
+  for (int64_t k = -R; k < n.nz + R; ++k)
+    for (int64_t j = -R; j < n.ny + R; ++j)
+      for (int64_t i = -R; i < n.nx + R; ++i) umax = std::max(umax, std::fabs(double(in.at(i, j, k))));
+  bool finite = true;
+  for (int64_t k = 0; k < n.nz; ++k)
+    for (int64_t j = 0; j < n.ny; ++j)
+      for (int64_t i = 0; i < n.nx; ++i) {
+        const double o = out.at(i, j, k);
+        if (!std::isfinite(o)) finite = false;
+        err = std::max(err, std::fabs(o - expected));
+      }
+  // Each tap's product is rounded once and the sum cancels to `expected`: the error is bounded
+  // by a few eps_T times sum |w| max |u| (8 covers input rounding plus accumulation).
+  const double bound = 8.0 * eps<T>() * wsum * umax + 8.0 * eps<T>() * std::fabs(expected);
+  rec["analytic_expected"] = expected;
+  rec["analytic_err"] = err;
+  rec["analytic_bound"] = bound;
+  if (!finite || !(err <= bound)) {
+    rec["verified"] = false;
+    rec["status"] = "FAILED";
+    rec["reason"] = "analytic field: max |out - " + std::to_string(expected) + "| = " +
+                    std::to_string(err) + " exceeds the round-off bound " + std::to_string(bound) +
+                    (finite ? "" : " (non-finite output)");
+    return rec;
+  }
+  rec["verified"] = true;
+
+  // 3. Timing, on random data again (never on zeros or on the smooth analytic field).
+  fill_random(in, opt.seed + 1);
+  runner->set_input(in);
+  const std::vector<double> ms = runner->time_ms(opt.warmup, opt.reps);
+  const double med = median_of(ms);
+  const TheoreticalBytes b = theoretical_bytes(s.op, p.interior, s.radius, sizeof(T));
+  const double eff = double(b.total()) / (med * 1e-3) / 1e9;
+  rec["status"] = "ok";
+  rec["reps"] = opt.reps;
+  rec["median_ms"] = med;
+  rec["min_ms"] = *std::min_element(ms.begin(), ms.end());
+  rec["max_ms"] = *std::max_element(ms.begin(), ms.end());
+  rec["fetch_bytes"] = b.fetch;
+  rec["write_bytes"] = b.write;
+  rec["effective_gbps"] = eff;
+  rec["pct_of_copy"] = copy_gbps > 0 ? 100.0 * eff / copy_gbps : 0.0;
+  rec["gpts"] = double(p.interior.points()) / (med * 1e-3) / 1e9;
+  for (auto& [key, value] : runner->resources().items()) rec[key] = value;
+  return rec;
+}
+
+}  // namespace
+
+template <class T>
+void fill_random(HostField<T>& f, uint64_t seed) {
+  T* p = f.data();
+  const int64_t n = f.layout().alloc_elems();
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < n; ++i) {
+    const uint64_t bits = splitmix64(seed ^ splitmix64(uint64_t(i)));
+    // 53 random bits -> [0, 1) -> [-1, 1)
+    p[i] = static_cast<T>(double(bits >> 11) * 0x1.0p-53 * 2.0 - 1.0);
+  }
+}
+
+template <class T>
+double fill_analytic(HostField<T>& f, const Stencil& s) {
+  const Extents n = f.interior();
+  const int R = f.radius();
+  f.fill(std::numeric_limits<T>::quiet_NaN());  // the padding is never a stencil tap
+  if (s.op == Op::laplacian7) {
+    // Centred coordinates keep |u| small so float round-off stays far below the result.
+    const double cx = 0.5 * double(n.nx), cy = 0.5 * double(n.ny), cz = 0.5 * double(n.nz);
+#pragma omp parallel for schedule(static)
+    for (int64_t k = -R; k < n.nz + R; ++k)
+      for (int64_t j = -R; j < n.ny + R; ++j)
+        for (int64_t i = -R; i < n.nx + R; ++i) {
+          const double x = (double(i) - cx) * s.h.hx, y = (double(j) - cy) * s.h.hy,
+                       z = (double(k) - cz) * s.h.hz;
+          f.at(i, j, k) = static_cast<T>(0.5 * (x * x + y * y + z * z));
+        }
+    return double(axis_count(s.op));
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t k = -R; k < n.nz + R; ++k)
+    for (int64_t j = -R; j < n.ny + R; ++j)
+      for (int64_t i = -R; i < n.nx + R; ++i) f.at(i, j, k) = static_cast<T>(i + j + k);
+  return 0.0;
+}
+
+double tolerance_for(DType t, const Stencil& s) {
+  const int taps = 1 + 2 * s.radius * axis_count(s.op);
+  return 4.0 * taps * (t == DType::f32 ? eps<float>() : eps<double>());
+}
+
+template <class T>
+Check compare_to_reference(const HostField<T>& out, const HostField<T>& ref, DType t,
+                           const Stencil& s) {
+  Check c;
+  c.tolerance = tolerance_for(t, s);
+  const Layout& l = out.layout();
+  const Extents n = l.interior();
+  double max_ref = 0.0, max_diff = 0.0;
+  int64_t nonfinite = 0, zeros = 0;
+  for (int64_t k = 0; k < n.nz; ++k)
+    for (int64_t j = 0; j < n.ny; ++j)
+      for (int64_t i = 0; i < n.nx; ++i) {
+        const double r = ref.at(i, j, k), o = out.at(i, j, k);
+        max_ref = std::max(max_ref, std::fabs(r));
+        if (!std::isfinite(o)) ++nonfinite;
+        else max_diff = std::max(max_diff, std::fabs(o - r));
+        if (o == 0.0) ++zeros;
+      }
+  c.max_rel_err = max_ref > 0 ? max_diff / max_ref : max_diff;
+  std::ostringstream msg;
+  if (nonfinite > 0) msg << nonfinite << " interior points were not written (NaN or inf); ";
+  if (zeros == n.points()) msg << "the output is all zero; ";
+  if (!(c.max_rel_err <= c.tolerance))
+    msg << "max relative error " << c.max_rel_err << " exceeds the tolerance " << c.tolerance << "; ";
+  // The halo was poisoned with NaN and must stay untouched.
+  const int R = l.radius();
+  int64_t halo_written = 0;
+  for (int64_t k = -R; k < n.nz + R; ++k)
+    for (int64_t j = -R; j < n.ny + R; ++j)
+      for (int64_t i = -R; i < n.nx + R; ++i) {
+        const bool inside = i >= 0 && i < n.nx && j >= 0 && j < n.ny && k >= 0 && k < n.nz;
+        if (!inside && !std::isnan(double(out.at(i, j, k)))) ++halo_written;
+      }
+  if (halo_written > 0) msg << halo_written << " halo points were overwritten; ";
+  c.ok = msg.str().empty();
+  if (!c.ok) {
+    int shown = 0;
+    msg << "first mismatches (i, j, k: out vs ref):";
+    for (int64_t k = 0; k < n.nz && shown < 5; ++k)
+      for (int64_t j = 0; j < n.ny && shown < 5; ++j)
+        for (int64_t i = 0; i < n.nx && shown < 5; ++i) {
+          const double r = ref.at(i, j, k), o = out.at(i, j, k);
+          if (!std::isfinite(o) || std::fabs(o - r) > c.tolerance * max_ref) {
+            msg << " (" << i << ", " << j << ", " << k << ": " << o << " vs " << r << ")";
+            ++shown;
+          }
+        }
+    c.message = msg.str();
+  }
+  return c;
+}
+
+double host_copy_gbps() {
+  // 512 MiB each way: far beyond any CPU cache.
+  const int64_t n = int64_t(512) << 20 >> 3;
+  ensure_host_memory(2 * n * 8, "the host copy-bandwidth buffers");
+  std::vector<double> a(n), b(n);
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < n; ++i) a[i] = double(i), b[i] = 0.0;
+  std::vector<double> gbps;
+  for (int rep = 0; rep < 5; ++rep) {
+    const auto t0 = std::chrono::steady_clock::now();
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; ++i) b[i] = a[i];
+    const auto t1 = std::chrono::steady_clock::now();
+    gbps.push_back(2.0 * n * 8 / std::chrono::duration<double>(t1 - t0).count() / 1e9);
+  }
+  return median_of(gbps);
+}
+
+nlohmann::json host_device_info() {
+  std::string model = "unknown CPU";
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);)
+    if (line.rfind("model name", 0) == 0) {
+      model = line.substr(line.find(':') + 2);
+      break;
+    }
+  return {{"kind", "cpu"}, {"name", model}, {"threads", omp_get_max_threads()},
+          {"memory_bytes", host_memory_available()}};
+}
+
+nlohmann::json run_variant(const Variant& v, const Problem& p, const Params& overrides,
+                           const BenchOptions& opt, double copy_gbps) {
+  const Params params = merge_params(v, overrides);
+  nlohmann::json rec = {{"op", std::string(op_name(p.stencil.op))},
+                        {"variant", v.name},
+                        {"backend", v.backend},
+                        {"dtype", std::string(dtype_name(p.dtype))},
+                        {"radius", p.stencil.radius},
+                        {"nx", p.size.nx},
+                        {"ny", p.size.ny},
+                        {"nz", p.size.nz},
+                        {"params", params},
+                        {"verified", false},
+                        {"max_rel_err", nullptr},
+                        {"median_ms", nullptr},
+                        {"min_ms", nullptr},
+                        {"max_ms", nullptr},
+                        {"effective_gbps", nullptr},
+                        {"pct_of_copy", nullptr},
+                        {"gpts", nullptr}};
+  const std::string why = v.cannot_run(p, params);
+  if (!why.empty()) {
+    rec["status"] = "unsupported";
+    rec["reason"] = why;
+    return rec;
+  }
+  try {
+    if (p.dtype == DType::f32) return run_typed<float>(v, p, params, opt, copy_gbps, rec);
+    return run_typed<double>(v, p, params, opt, copy_gbps, rec);
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::invalid_argument || e.kind() == ErrorKind::out_of_memory) throw;
+    rec["status"] = "FAILED";
+    rec["reason"] = e.what();
+    return rec;
+  }
+}
+
+std::string table_header() {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%-10s %-16s %-6s %2s %-16s %-8s %10s %10s %8s %8s %9s",
+                "op", "variant", "type", "R", "size", "status", "median ms", "GB/s", "% copy",
+                "Gpts/s", "rel err");
+  return buf;
+}
+
+std::string table_row(const nlohmann::json& r) {
+  char size[64], buf[512];
+  std::snprintf(size, sizeof size, "%lldx%lldx%lld", (long long)r["nx"].get<int64_t>(),
+                (long long)r["ny"].get<int64_t>(), (long long)r["nz"].get<int64_t>());
+  const std::string status = r.value("status", std::string("?"));
+  const std::string name = r["variant"].get<std::string>();
+  if (status != "ok") {
+    std::snprintf(buf, sizeof buf, "%-10s %-16s %-6s %2d %-16s %-8s %s",
+                  r["op"].get<std::string>().c_str(), name.c_str(),
+                  r["dtype"].get<std::string>().c_str(), r["radius"].get<int>(), size,
+                  status.c_str(), r.value("reason", std::string()).c_str());
+    return buf;
+  }
+  std::snprintf(buf, sizeof buf, "%-10s %-16s %-6s %2d %-16s %-8s %10.4f %10.1f %8.1f %8.2f %9.2e",
+                r["op"].get<std::string>().c_str(), name.c_str(),
+                r["dtype"].get<std::string>().c_str(), r["radius"].get<int>(), size,
+                status.c_str(), r["median_ms"].get<double>(), r["effective_gbps"].get<double>(),
+                r["pct_of_copy"].get<double>(), r["gpts"].get<double>(),
+                r["max_rel_err"].get<double>());
+  return buf;
+}
+
+template void fill_random(HostField<float>&, uint64_t);
+template void fill_random(HostField<double>&, uint64_t);
+template double fill_analytic(HostField<float>&, const Stencil&);
+template double fill_analytic(HostField<double>&, const Stencil&);
+template Check compare_to_reference(const HostField<float>&, const HostField<float>&, DType,
+                                    const Stencil&);
+template Check compare_to_reference(const HostField<double>&, const HostField<double>&, DType,
+                                    const Stencil&);
+
+}  // namespace fdstencil::bench

@@ -1,0 +1,25 @@
+// The GPU as the rest of the program sees it: plain C++, no CUDA types, so the CLI can include it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace fdstencil::cuda {
+
+int device_count() noexcept;     // 0 when there is no GPU or no driver; never throws
+std::string no_device_reason();  // why device_count() is 0, in words
+int runtime_version();
+// name, memory_bytes, sms, l2_bytes, compute_capability, smem_per_block_optin, ...
+nlohmann::json device_info(int device = 0);
+
+struct CopyBandwidth {
+  double memcpy_gbps = 0;  // cudaMemcpy device-to-device, bytes read + written
+  double kernel_gbps = 0;  // a 16-byte-vector copy kernel, bytes read + written
+  int64_t bytes = 0;       // bytes of each buffer
+};
+// Median of several copies of `bytes` (>= 2 GiB by default: far beyond the 50-60 MB L2).
+CopyBandwidth measure_copy_bandwidth(int64_t bytes = int64_t(2) << 30, int reps = 15);
+
+}  // namespace fdstencil::cuda

@@ -1,0 +1,299 @@
+// The Laplacian series as registry entries: parameters, the shapes each kernel cannot run (and
+// why), the launch geometry of each kernel, and the runners that launch them.
+#include <algorithm>
+#include <string>
+
+#include "cuda/common/runner.hpp"
+#include "cuda/laplacian/k1_baseline.cuh"
+#include "cuda/laplacian/k2_tiling.cuh"
+#include "cuda/laplacian/k3_to_k7.cuh"
+#include "cuda/laplacian/k8_zmarch.cuh"
+#include "cuda/laplacian/variants.hpp"
+#include "fdstencil/error.hpp"
+
+namespace fdstencil::cuda {
+
+namespace {
+
+using namespace laplacian;
+using bench::Params;
+using bench::Problem;
+
+struct Block {
+  int x = 256, y = 1, z = 1;
+  int threads() const { return x * y * z; }
+};
+
+Block parse_block(const Params& p) {
+  const std::string s = p.value("block", std::string("256x1x1"));
+  Block b;
+  if (std::sscanf(s.c_str(), "%dx%dx%d", &b.x, &b.y, &b.z) != 3 || b.x < 1 || b.y < 1 || b.z < 1)
+    throw Error(ErrorKind::invalid_argument, "block '" + s + "' must be BXxBYxBZ, e.g. 256x1x1");
+  return b;
+}
+
+int ceil_div(int64_t a, int64_t b) { return int((a + b - 1) / b); }
+
+// ---- kernels 1-7: pick the template instance -------------------------------------------------
+
+template <class T, int M, int LB>
+const void* tiled_kernel(const std::string& name) {
+  if (name == "k4") return reinterpret_cast<const void*>(k4_launch_bounds<T, M, LB>);
+  if (name == "k5" || name == "k6_block") return reinterpret_cast<const void*>(k5_streaming<T, M, LB>);
+  if (name == "k6") return reinterpret_cast<const void*>(k6_grid_order<T, M, LB>);
+  if (name == "k7") return reinterpret_cast<const void*>(k7_subdomain<T, M, LB>);
+  return nullptr;
+}
+
+template <class T, int M>
+const void* kernel_for_m(const std::string& name, int lb) {
+  if (name == "k2") return reinterpret_cast<const void*>(k2_tiling<T, M>);
+  if (name == "k3") return reinterpret_cast<const void*>(k3_reordered<T, M>);
+  switch (lb) {
+    case 128: return tiled_kernel<T, M, 128>(name);
+    case 256: return tiled_kernel<T, M, 256>(name);
+    case 512: return tiled_kernel<T, M, 512>(name);
+    case 1024: return tiled_kernel<T, M, 1024>(name);
+  }
+  return nullptr;
+}
+
+template <class T>
+const void* seed_kernel(const std::string& name, int m, int lb) {
+  if (name == "k1") return reinterpret_cast<const void*>(k1_baseline<T>);
+  switch (m) {
+    case 1: return kernel_for_m<T, 1>(name, lb);
+    case 2: return kernel_for_m<T, 2>(name, lb);
+    case 4: return kernel_for_m<T, 4>(name, lb);
+    case 8: return kernel_for_m<T, 8>(name, lb);
+    case 16: return kernel_for_m<T, 16>(name, lb);
+  }
+  return nullptr;
+}
+
+// Subdomains so that three sub-planes (z-1, z, z+1) fit in half the L2: the other half holds the
+// lines in flight and the evict-first output. Read off the device, not the posts' constant 4.
+int auto_subdomains(int64_t plane_bytes) {
+  int l2 = 0;
+  FDS_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+  return std::max<int64_t>(1, (3 * plane_bytes + l2 / 2 - 1) / (l2 / 2));
+}
+
+template <class T>
+class SeedRunner final : public CudaRunner<T> {
+ public:
+  SeedRunner(const Problem& p, const Params& params, std::string name)
+      : CudaRunner<T>(p), name_(std::move(name)), block_(parse_block(params)) {
+    m_ = params.value("m", 1);
+    lb_ = params.value("lb", 0);
+    const StencilWeights sw = stencil_weights(p.stencil);
+    const Layout& l = this->layout_;
+    const int64_t corner = 1 + l.line() + l.slice();  // interior (0,0,0) -> grid corner
+    a_.u = this->in_.origin() - corner;
+    a_.f = this->out_.origin() - corner;
+    a_.nx = int(p.interior.nx + 2);
+    a_.ny = int(p.interior.ny + 2);
+    a_.nz = int(p.interior.nz + 2);
+    a_.line = l.line();
+    a_.slice = l.slice();
+    a_.invhx2 = T(sw.w[0][0]);
+    a_.invhy2 = T(sw.w[1][0]);
+    a_.invhz2 = T(sw.w[2][0]);
+    a_.invhxyz2 = T(sw.w[0][1] + sw.w[1][1] + sw.w[2][1]);
+    kernel_ = seed_kernel<T>(name_, m_, lb_);
+    if (kernel_ == nullptr) throw Error(ErrorKind::invalid_argument, name_ + ": no such instance");
+    if (name_ == "k7") {
+      const int requested = params.value("subdomains", 0);
+      subdomains_ = requested > 0 ? requested : auto_subdomains(int64_t(l.line()) * a_.ny * sizeof(T));
+      // Whole tiles per subdomain, so no tile straddles two launches.
+      const int tile_rows = m_ * block_.y;
+      rows_per_sub_ = ceil_div(ceil_div(a_.ny, subdomains_), tile_rows) * tile_rows;
+      subdomains_ = ceil_div(a_.ny, rows_per_sub_);
+      this->extra_["subdomains"] = subdomains_;
+      this->extra_["rows_per_subdomain"] = rows_per_sub_;
+    }
+    this->describe_kernel(kernel_, block_.threads(), 0);
+  }
+
+ protected:
+  void launch() override {
+    const dim3 block(block_.x, block_.y, block_.z);
+    const int gx = ceil_div(a_.nx, block_.x), gy = ceil_div(a_.ny, int64_t(block_.y) * m_),
+              gz = ceil_div(a_.nz, block_.z);
+    if (name_ == "k1") {
+      void* args[] = {&a_};
+      FDS_CUDA_CHECK(cudaLaunchKernel(kernel_, dim3(gx, ceil_div(a_.ny, block_.y), gz), block, args, 0, 0));
+    } else if (name_ == "k6") {
+      void* args[] = {&a_};
+      FDS_CUDA_CHECK(cudaLaunchKernel(kernel_, dim3(gy, gz, gx), block, args, 0, 0));
+    } else if (name_ == "k7") {
+      for (int s = 0; s < subdomains_; ++s) {
+        int y_begin = s * rows_per_sub_, y_end = std::min(a_.ny, y_begin + rows_per_sub_);
+        void* args[] = {&a_, &y_begin, &y_end};
+        const int sub_gy = ceil_div(y_end - y_begin, int64_t(block_.y) * m_);
+        FDS_CUDA_CHECK(cudaLaunchKernel(kernel_, dim3(gx, sub_gy, gz), block, args, 0, 0));
+      }
+    } else {
+      void* args[] = {&a_};
+      FDS_CUDA_CHECK(cudaLaunchKernel(kernel_, dim3(gx, gy, gz), block, args, 0, 0));
+    }
+    FDS_CUDA_CHECK_LAUNCH();
+  }
+
+ private:
+  std::string name_;
+  Block block_;
+  int m_ = 1, lb_ = 0, subdomains_ = 1, rows_per_sub_ = 0;
+  const void* kernel_ = nullptr;
+  Args<T> a_{};
+};
+
+std::string seed_cannot_run(const std::string& name, const Problem& p, const Params& params) {
+  Block b;
+  try {
+    b = parse_block(params);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  if (b.threads() > 1024) return "block " + params["block"].get<std::string>() + " has more than 1024 threads";
+  const int64_t ny = p.interior.ny + 2, nx = p.interior.nx + 2, nz = p.interior.nz + 2;
+  if (name != "k1") {
+    const int m = params.value("m", 1);
+    if (m != 1 && m != 2 && m != 4 && m != 8 && m != 16) return "m = " + std::to_string(m) + " is not one of 1, 2, 4, 8, 16";
+    if (ny % m != 0)
+      return "the grid's ny = " + std::to_string(ny) + " is not a multiple of m = " + std::to_string(m) +
+             " (the tiled kernels load whole tiles, as in the posts)";
+    if (params.contains("lb")) {
+      const int lb = params["lb"].get<int>();
+      if (lb != 128 && lb != 256 && lb != 512 && lb != 1024) return "lb = " + std::to_string(lb) + " is not one of 128, 256, 512, 1024";
+      if (b.threads() > lb)
+        return "block of " + std::to_string(b.threads()) + " threads exceeds the launch bound " + std::to_string(lb);
+    }
+    const int64_t gy = (ny + int64_t(b.y) * m - 1) / (int64_t(b.y) * m), gz = (nz + b.z - 1) / b.z;
+    if (name == "k6" ? (gz > 65535 || (nx + b.x - 1) / b.x > 65535) : (gy > 65535 || gz > 65535))
+      return "grid dimension above 65535";
+  } else if ((ny + b.y - 1) / b.y > 65535 || (nz + b.z - 1) / b.z > 65535) {
+    return "grid dimension above 65535";
+  }
+  return "";
+}
+
+// ---- kernel 8 ---------------------------------------------------------------------------------
+
+template <class T>
+class ZmarchRunner final : public CudaRunner<T> {
+ public:
+  ZmarchRunner(const Problem& p, const Params& params) : CudaRunner<T>(p) {
+    ty_ = params.value("ty", 8);
+    const StencilWeights sw = stencil_weights(p.stencil);
+    a_.u = this->in_.origin();
+    a_.f = this->out_.origin();
+    a_.nx = int(p.interior.nx);
+    a_.ny = int(p.interior.ny);
+    a_.nz = int(p.interior.nz);
+    a_.line = this->layout_.line();
+    a_.slice = this->layout_.slice();
+    a_.cx = T(sw.w[0][0]);
+    a_.cy = T(sw.w[1][0]);
+    a_.cz = T(sw.w[2][0]);
+    a_.cc = T(sw.w[0][1] + sw.w[1][1] + sw.w[2][1]);
+    constexpr int W = 16 / sizeof(T);
+    a_.tiles_x = ceil_div(a_.nx, 32 * W);
+    const int64_t tiles = int64_t(a_.tiles_x) * ceil_div(a_.ny, ty_);
+    kernel_ = ty_ == 4    ? reinterpret_cast<const void*>(k8_zmarch<T, 4>)
+              : ty_ == 8  ? reinterpret_cast<const void*>(k8_zmarch<T, 8>)
+                          : reinterpret_cast<const void*>(k8_zmarch<T, 16>);
+    int nzc = params.value("nzc", 0);
+    if (nzc <= 0) {
+      // Enough blocks for four full waves of the device (latency hiding needs every slot busy
+      // until the end), each marching as far as that allows: a longer march amortizes the two
+      // seam planes a chunk reads twice.
+      int sms = 0, per_sm = 0;
+      FDS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+      FDS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel_, 32 * ty_, 0));
+      const int64_t want_blocks = 4 * int64_t(sms) * std::max(per_sm, 1);
+      nzc = int(std::clamp<int64_t>(a_.nz * tiles / want_blocks, 4, 256));
+    }
+    a_.nzc = std::min(nzc, a_.nz);
+    a_.chunks = ceil_div(a_.nz, a_.nzc);
+    blocks_ = tiles * a_.chunks;
+    this->extra_["nzc_used"] = a_.nzc;
+    this->describe_kernel(kernel_, 32 * ty_, 0);
+  }
+
+ protected:
+  void launch() override {
+    void* args[] = {&a_};
+    FDS_CUDA_CHECK(cudaLaunchKernel(kernel_, dim3(unsigned(blocks_)), dim3(32, ty_), args, 0, 0));
+    FDS_CUDA_CHECK_LAUNCH();
+  }
+
+ private:
+  int ty_ = 8;
+  int64_t blocks_ = 0;
+  const void* kernel_ = nullptr;
+  ZmarchArgs<T> a_{};
+};
+
+std::string zmarch_cannot_run(const Problem& p, const Params& params) {
+  const int ty = params.value("ty", 8);
+  if (ty != 4 && ty != 8 && ty != 16) return "ty = " + std::to_string(ty) + " is not one of 4, 8, 16";
+  if (p.interior.nx > (1 << 30) || p.interior.ny > (1 << 30) || p.interior.nz > (1 << 30))
+    return "extents above 2^30";
+  return "";
+}
+
+bench::Variant make(const std::string& name, const std::string& summary, Params defaults) {
+  bench::Variant v;
+  v.op = Op::laplacian7;
+  v.name = name;
+  v.backend = "cuda";
+  v.summary = summary;
+  v.defaults = std::move(defaults);
+  if (name == "k8") {
+    v.cannot_run = zmarch_cannot_run;
+    v.make_float = [](const Problem& p, const Params& q) -> std::unique_ptr<bench::Runner<float>> {
+      return std::make_unique<ZmarchRunner<float>>(p, q);
+    };
+    v.make_double = [](const Problem& p, const Params& q) -> std::unique_ptr<bench::Runner<double>> {
+      return std::make_unique<ZmarchRunner<double>>(p, q);
+    };
+    return v;
+  }
+  v.cannot_run = [name](const Problem& p, const Params& q) { return seed_cannot_run(name, p, q); };
+  v.make_float = [name](const Problem& p, const Params& q) -> std::unique_ptr<bench::Runner<float>> {
+    return std::make_unique<SeedRunner<float>>(p, q, name);
+  };
+  v.make_double = [name](const Problem& p, const Params& q) -> std::unique_ptr<bench::Runner<double>> {
+    return std::make_unique<SeedRunner<double>>(p, q, name);
+  };
+  return v;
+}
+
+}  // namespace
+
+std::vector<bench::Variant> laplacian_variants() {
+  // The posts' best MI250X configuration (part 4 table): 256 x 1 x 1, launch bound 256, m = 8.
+  return {
+      make("k1", "part 1 baseline: a point per thread, early exit on the boundary",
+           {{"block", "256x1x1"}}),
+      make("k2", "part 2 loop tiling: m outputs along y per thread, centre reused for y+-1",
+           {{"block", "256x1x1"}, {"m", 8}}),
+      make("k3", "part 2 k2 with the loads reordered to ascending addresses",
+           {{"block", "256x1x1"}, {"m", 8}}),
+      make("k4", "part 3 k3 with __launch_bounds__ matching the block",
+           {{"block", "256x1x1"}, {"m", 8}, {"lb", 256}}),
+      make("k5", "part 3 k4 with streaming (evict-first, st.global.cs) output stores",
+           {{"block", "256x1x1"}, {"m", 8}, {"lb", 256}}),
+      make("k6_block", "part 4 option 1a: k5 with the 128 x 1 x 8 block (launch bound 1024)",
+           {{"block", "128x1x8"}, {"m", 8}, {"lb", 1024}}),
+      make("k6", "part 4 option 1b: k5 with the grid index permuted (y, z, x)",
+           {{"block", "256x1x1"}, {"m", 8}, {"lb", 256}}),
+      make("k7", "part 4 option 2: k5 over y-subdomains launched in turn, count from the L2 size",
+           {{"block", "256x1x1"}, {"m", 8}, {"lb", 256}, {"subdomains", 0}}),
+      make("k8", "ours: z-march, register queue, 16-byte vectors, shuffles for x, smem for y",
+           {{"ty", 8}, {"nzc", 0}}),
+  };
+}
+
+}  // namespace fdstencil::cuda

@@ -1,0 +1,222 @@
+// The command-line tool as a user meets it: --help everywhere, exit code 2 and a message for
+// bad input, no output file left behind on failure, apply and bench end to end.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "bench/harness.hpp"
+#include "fdstencil/backend.hpp"
+#include "fdstencil/npy.hpp"
+
+namespace fs = std::filesystem;
+using namespace fdstencil;
+
+namespace {
+
+struct Result {
+  int code = -1;
+  std::string out;  // stdout and stderr together
+};
+
+Result run(const std::string& args) {
+  const std::string cmd = std::string(FDSTENCIL_CLI_PATH) + " " + args + " 2>&1";
+  Result r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf{};
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("fdstencil_cli_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+  // A (nz, ny, nx) random field with the halo included, as a user would save it from NumPy.
+  template <class T>
+  std::vector<T> write_field(const std::string& name, int64_t nz, int64_t ny, int64_t nx) {
+    std::vector<T> v(size_t(nz * ny * nx));
+    uint64_t s = 12345;
+    for (auto& x : v) {
+      s = s * 6364136223846793005ull + 1442695040888963407ull;
+      x = T(double(s >> 11) * 0x1.0p-53 - 0.5);
+    }
+    write_npy(path(name), dtype_of<T>(), {nz, ny, nx}, v.data(), int64_t(v.size() * sizeof(T)));
+    return v;
+  }
+  fs::path dir_;
+};
+
+}  // namespace
+
+TEST_F(Cli, HelpOnEverySubcommand) {
+  for (const char* sub : {"", "info", "coeffs", "apply", "bench"}) {
+    const Result r = run(std::string(sub) + " --help");
+    EXPECT_EQ(r.code, 0) << sub << ": " << r.out;
+    EXPECT_NE(r.out.find("Usage"), std::string::npos) << sub;
+  }
+}
+
+TEST_F(Cli, InfoReportsBackends) {
+  const Result r = run("info --json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["version"], FDSTENCIL_VERSION);
+  const auto backends = j["backends"].get<std::vector<std::string>>();
+  EXPECT_NE(std::find(backends.begin(), backends.end(), "reference"), backends.end());
+  EXPECT_NE(std::find(backends.begin(), backends.end(), "cpu"), backends.end());
+}
+
+TEST_F(Cli, CoeffsJsonMatchesLibrary) {
+  const Result r = run("coeffs --radius 3 --derivative 2 --json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto w = j["weights"].get<std::vector<double>>();
+  ASSERT_EQ(w.size(), 7u);
+  EXPECT_DOUBLE_EQ(w[3], -49.0 / 18.0);
+  EXPECT_DOUBLE_EQ(w[0], 1.0 / 90.0);
+}
+
+TEST_F(Cli, BadInputExitsTwoWithAMessage) {
+  const std::string in = path("in.npy");
+  write_field<float>("in.npy", 12, 11, 10);
+  const struct {
+    std::string args, needle;
+  } cases[] = {
+      {"coeffs --radius 9", "radius 9"},
+      {"coeffs --radius 0", "radius 0"},
+      {"coeffs --radius 2 --derivative 3", "derivative 3"},
+      {"coeffs --radius 2 --spacing 0", "spacing"},
+      {"coeffs --radius 2 --spacing -1", "spacing"},
+      {"apply --op d2x --radius 9 --input " + in + " --output " + path("o.npy"), "radius 9"},
+      {"apply --op d2q --radius 2 --input " + in + " --output " + path("o.npy"), "unknown operator"},
+      {"apply --op d2x --input " + in + " --output " + path("o.npy"), "--radius is required"},
+      {"apply --op laplacian7 --radius 2 --input " + in + " --output " + path("o.npy"), "radius 1"},
+      {"apply --op d2x --radius 5 --input " + in + " --output " + path("o.npy"), "smaller than 2R+1"},
+      {"apply --op d2x --radius 2 --spacing 0,1,1 --input " + in + " --output " + path("o.npy"), "hx"},
+      {"apply --op d2x --radius 2 --spacing nan --input " + in + " --output " + path("o.npy"), "spacing"},
+      {"apply --op d2x --radius 2 --spacing 1,inf,1 --input " + in + " --output " + path("o.npy"), "hy"},
+      {"apply --op d2x --radius 2 --backend gpu9 --input " + in + " --output " + path("o.npy"), "unknown backend"},
+      {"apply --op d2x --radius 2 --input " + path("missing.npy") + " --output " + path("o.npy"), "missing.npy"},
+      {"bench --op d2x --radius 9 --size 16,16,16", "radius 9"},
+      {"bench --op d2x --size 16,0,16", "at least 1"},
+      {"bench --op d2x --size 16,16", "three integers"},
+      {"bench --op d2x --size 4000000000,4000000000,4000000000", "overflow"},
+      {"bench --op d2x --size 100000,100000,100000 --backend cpu", "GiB"},
+      {"bench --op d2x --dtype half", "unknown type"},
+      {"bench --op d2x --variant nosuch --backend cpu --size 8,8,8", "no variant"},
+      {"bench --op d2x --param zz=1 --backend cpu --size 8,8,8", "zz"},
+      {"bench --reps 0", "reps"},
+      {"frobnicate", "frobnicate"},
+  };
+  for (const auto& c : cases) {
+    const Result r = run(c.args);
+    EXPECT_EQ(r.code, 2) << c.args << "\n" << r.out;
+    EXPECT_NE(r.out.find(c.needle), std::string::npos) << c.args << "\n" << r.out;
+    EXPECT_FALSE(fs::exists(path("o.npy"))) << c.args;
+  }
+}
+
+TEST_F(Cli, MalformedNpyLeavesNoOutput) {
+  {
+    std::ofstream f(path("bad.npy"), std::ios::binary);
+    f << "this is not a numpy file";
+  }
+  write_field<double>("full.npy", 9, 9, 9);
+  // Truncate a valid file.
+  fs::resize_file(path("full.npy"), fs::file_size(path("full.npy")) - 100);
+  // A valid file of the wrong dtype: int32.
+  {
+    std::vector<int32_t> v(27, 1);
+    std::string header = "{'descr': '<i4', 'fortran_order': False, 'shape': (3, 3, 3), }";
+    while ((10 + header.size() + 1) % 64) header += ' ';
+    header += '\n';
+    std::ofstream f(path("int.npy"), std::ios::binary);
+    const uint16_t len = uint16_t(header.size());
+    f.write("\x93NUMPY\x01\x00", 8);
+    f.write(reinterpret_cast<const char*>(&len), 2);
+    f << header;
+    f.write(reinterpret_cast<const char*>(v.data()), 27 * 4);
+  }
+  write_field<float>("twod.npy", 1, 9, 9);
+  for (const std::string bad : {"bad.npy", "full.npy", "int.npy"}) {
+    const Result r = run("apply --op d2x --radius 1 --input " + path(bad) + " --output " + path("o.npy"));
+    EXPECT_EQ(r.code, 2) << bad << ": " << r.out;
+    EXPECT_NE(r.out.find(bad), std::string::npos) << r.out;
+    EXPECT_FALSE(fs::exists(path("o.npy"))) << bad;
+  }
+  const Result r = run("apply --op d2x --radius 1 --input " + path("twod.npy") + " --output " + path("o.npy"));
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_FALSE(fs::exists(path("o.npy")));
+}
+
+TEST_F(Cli, ApplyMatchesTheReferenceAndCopiesTheHalo) {
+  const int R = 3;
+  const int64_t nz = 2 * R + 5, ny = 2 * R + 7, nx = 2 * R + 9;
+  for (const std::string backend : {"reference", "cpu"}) {
+    const auto in = write_field<double>("in.npy", nz, ny, nx);
+    const Result r = run("apply --op d2xyz --radius 3 --spacing 0.5,0.25,2 --backend " + backend +
+                         " --input " + path("in.npy") + " --output " + path("out.npy"));
+    ASSERT_EQ(r.code, 0) << r.out;
+    const NpyArray out = read_npy(path("out.npy"));
+    ASSERT_EQ(out.dtype, DType::f64);
+    ASSERT_EQ(out.shape, (std::vector<int64_t>{nz, ny, nx}));
+    const double* o = reinterpret_cast<const double*>(out.bytes.data());
+
+    HostField<double> f({nx - 2 * R, ny - 2 * R, nz - 2 * R}, R), g(f.layout());
+    for (int64_t k = 0; k < nz; ++k)
+      for (int64_t j = 0; j < ny; ++j)
+        for (int64_t i = 0; i < nx; ++i) f.at(i - R, j - R, k - R) = in[size_t((k * ny + j) * nx + i)];
+    reference_backend().apply({Op::d2xyz, R, {0.5, 0.25, 2.0}}, f, g);
+    for (int64_t k = 0; k < nz; ++k)
+      for (int64_t j = 0; j < ny; ++j)
+        for (int64_t i = 0; i < nx; ++i) {
+          const size_t n = size_t((k * ny + j) * nx + i);
+          const bool halo = i < R || i >= nx - R || j < R || j >= ny - R || k < R || k >= nz - R;
+          if (halo) ASSERT_EQ(o[n], in[n]) << i << "," << j << "," << k;
+          else ASSERT_NEAR(o[n], g.at(i - R, j - R, k - R), 1e-12 * 400) << i << "," << j << "," << k;
+        }
+  }
+}
+
+TEST_F(Cli, BenchWritesTheResultsFile) {
+  const std::string json = path("r.json");
+  const Result r = run("bench --backend cpu --op laplacian7,d2z --size 20,18,16 --dtype float,double "
+                       "--reps 3 --json " + json);
+  ASSERT_EQ(r.code, 0) << r.out;
+  std::ifstream f(json);
+  const auto doc = nlohmann::json::parse(f);
+  EXPECT_TRUE(doc.contains("device"));
+  EXPECT_GT(doc["copy_gbps"].get<double>(), 0.0);
+  // 2 ops x 2 types x the one cpu variant
+  ASSERT_EQ(doc["records"].size(), 4u);
+  for (const auto& rec : doc["records"]) {
+    EXPECT_EQ(rec["status"], "ok") << rec.dump();
+    EXPECT_TRUE(rec["verified"].get<bool>());
+    EXPECT_EQ(rec["nx"], 20);
+  }
+  EXPECT_NE(r.out.find("% copy"), std::string::npos);
+}
+
+TEST_F(Cli, ApplyOnGpuWithoutOneIsAClearError) {
+  if (run("info --json").out.find("\"gpus\": [\n    {") != std::string::npos) GTEST_SKIP() << "a GPU is present";
+  const Result r = run("bench --backend cuda --op d2x --size 8,8,8");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("cuda"), std::string::npos) << r.out;
+}

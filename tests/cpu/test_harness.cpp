@@ -1,0 +1,157 @@
+// The harness must verify before it times, and catch each way a kernel goes wrong. Here every
+// host variant runs through run_variant(), and deliberately broken variants must be FAILED.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "bench/harness.hpp"
+#include "bench/variant.hpp"
+#include "fdstencil/backend.hpp"
+#include "fdstencil/error.hpp"
+
+using namespace fdstencil;
+using namespace fdstencil::bench;
+
+namespace {
+
+Problem small_problem(Op op, int radius, DType t) {
+  Problem p;
+  p.stencil = {op, radius, {0.5, 0.25, 2.0}};
+  p.size = op == Op::laplacian7 ? Extents{19, 13, 11} : Extents{17, 11, 9};
+  p.interior = interior_from_size(op, p.size);
+  p.dtype = t;
+  return p;
+}
+
+BenchOptions quick() {
+  BenchOptions o;
+  o.warmup = 1;
+  o.reps = 3;
+  return o;
+}
+
+}  // namespace
+
+TEST(Harness, EveryHostVariantVerifiesAndIsTimed) {
+  for (const Variant& v : all_variants()) {
+    if (v.backend == "cuda") continue;
+    for (DType t : {DType::f32, DType::f64}) {
+      for (int r : {1, 3, 8}) {
+        if (v.op == Op::laplacian7 && r != 1) continue;
+        const Problem p = small_problem(v.op, r, t);
+        const auto rec = run_variant(v, p, Params::object(), quick(), 10.0);
+        SCOPED_TRACE(rec.dump());
+        EXPECT_EQ(rec["status"], "ok");
+        EXPECT_TRUE(rec["verified"].get<bool>());
+        EXPECT_GT(rec["median_ms"].get<double>(), 0.0);
+        EXPECT_GT(rec["effective_gbps"].get<double>(), 0.0);
+        EXPECT_LE(rec["analytic_err"].get<double>(), rec["analytic_bound"].get<double>());
+      }
+    }
+  }
+}
+
+TEST(Harness, RecordCarriesTheDocumentedFields) {
+  const auto vs = find_variants(Op::d2xyz, "cpu");
+  ASSERT_EQ(vs.size(), 1u);
+  const auto rec = run_variant(*vs[0], small_problem(Op::d2xyz, 2, DType::f32), Params::object(), quick(), 10.0);
+  for (const char* key : {"op", "variant", "backend", "dtype", "radius", "nx", "ny", "nz", "params",
+                          "verified", "max_rel_err", "median_ms", "min_ms", "max_ms",
+                          "effective_gbps", "pct_of_copy", "gpts"})
+    EXPECT_TRUE(rec.contains(key)) << key;
+  EXPECT_NEAR(rec["pct_of_copy"].get<double>(), 100.0 * rec["effective_gbps"].get<double>() / 10.0, 1e-9);
+  EXPECT_LE(rec["min_ms"].get<double>(), rec["median_ms"].get<double>());
+  EXPECT_LE(rec["median_ms"].get<double>(), rec["max_ms"].get<double>());
+}
+
+// ---- broken variants: each fault must be caught ------------------------------------------------
+
+namespace {
+
+enum class Fault { skip_point, write_halo, wrong_weight, nan_out, off_by_one_x };
+
+template <class T>
+class BrokenRunner final : public Runner<T> {
+ public:
+  BrokenRunner(const Problem& p, Fault f) : p_(p), fault_(f), in_(p.interior, p.stencil.radius), out_(in_.layout()) {}
+  void set_input(const HostField<T>& in) override { std::copy_n(in.data(), in.layout().alloc_elems(), in_.data()); }
+  void poison_output() override { out_.fill(std::numeric_limits<T>::quiet_NaN()); }
+  void run() override {
+    Stencil s = p_.stencil;
+    if (fault_ == Fault::wrong_weight) s.h.hx *= 1.001;
+    cpu_backend().apply(s, in_, out_);
+    const Extents n = p_.interior;
+    if (fault_ == Fault::skip_point) out_.at(n.nx / 2, n.ny / 2, n.nz / 2) = std::numeric_limits<T>::quiet_NaN();
+    if (fault_ == Fault::write_halo) out_.at(-1, 0, 0) = T(0);
+    if (fault_ == Fault::nan_out) out_.at(0, 0, 0) = std::numeric_limits<T>::infinity();
+    if (fault_ == Fault::off_by_one_x)
+      for (int64_t i = n.nx - 1; i > 0; --i) out_.at(i, 1, 1) = out_.at(i - 1, 1, 1);
+  }
+  void get_output(HostField<T>& out) override { std::copy_n(out_.data(), out_.layout().alloc_elems(), out.data()); }
+  std::vector<double> time_ms(int, int reps) override { return std::vector<double>(size_t(reps), 1.0); }
+
+ private:
+  Problem p_;
+  Fault fault_;
+  HostField<T> in_, out_;
+};
+
+Variant broken(Fault f) {
+  Variant v;
+  v.op = Op::d2xyz;
+  v.name = "broken";
+  v.backend = "test";
+  v.cannot_run = [](const Problem&, const Params&) { return std::string(); };
+  v.make_float = [f](const Problem& p, const Params&) -> std::unique_ptr<Runner<float>> {
+    return std::make_unique<BrokenRunner<float>>(p, f);
+  };
+  v.make_double = [f](const Problem& p, const Params&) -> std::unique_ptr<Runner<double>> {
+    return std::make_unique<BrokenRunner<double>>(p, f);
+  };
+  return v;
+}
+
+}  // namespace
+
+TEST(Harness, BrokenVariantsAreFailedAndNotTimed) {
+  for (Fault f : {Fault::skip_point, Fault::write_halo, Fault::wrong_weight, Fault::nan_out, Fault::off_by_one_x})
+    for (DType t : {DType::f32, DType::f64}) {
+      const auto rec = run_variant(broken(f), small_problem(Op::d2xyz, 4, t), Params::object(), quick(), 10.0);
+      SCOPED_TRACE(rec.dump());
+      EXPECT_EQ(rec["status"], "FAILED");
+      EXPECT_FALSE(rec["verified"].get<bool>());
+      EXPECT_TRUE(rec["median_ms"].is_null());
+      EXPECT_FALSE(rec["reason"].get<std::string>().empty());
+    }
+}
+
+TEST(Harness, UnsupportedVariantSaysWhy) {
+  Variant v = broken(Fault::skip_point);
+  v.cannot_run = [](const Problem&, const Params&) { return std::string("nx must be a multiple of 4"); };
+  const auto rec = run_variant(v, small_problem(Op::d2xyz, 1, DType::f32), Params::object(), quick(), 10.0);
+  EXPECT_EQ(rec["status"], "unsupported");
+  EXPECT_EQ(rec["reason"], "nx must be a multiple of 4");
+}
+
+TEST(Harness, UnknownParameterIsRejected) {
+  const auto vs = find_variants(Op::d2x, "cpu");
+  ASSERT_EQ(vs.size(), 1u);
+  EXPECT_THROW(merge_params(*vs[0], Params{{"m", 4}}), Error);
+}
+
+TEST(Harness, RandomFillIsDeterministicAndNotZero) {
+  HostField<float> a({9, 7, 5}, 2), b({9, 7, 5}, 2);
+  fill_random(a, 42);
+  fill_random(b, 42);
+  int64_t zeros = 0;
+  for (int64_t n = 0; n < a.layout().alloc_elems(); ++n) {
+    ASSERT_EQ(a.data()[n], b.data()[n]);
+    ASSERT_GE(a.data()[n], -1.0f);
+    ASSERT_LT(a.data()[n], 1.0f);
+    zeros += a.data()[n] == 0.0f;
+  }
+  EXPECT_LT(zeros, 2);
+  fill_random(b, 43);
+  EXPECT_NE(a.at(3, 3, 3), b.at(3, 3, 3));
+}

@@ -1,0 +1,97 @@
+// Every CUDA Laplacian variant, every parameter value, against the reference on odd sizes with
+// padded strides (the harness NaN-poisons the output and checks the halo stays untouched).
+// Skipped, never passed, without a GPU.
+#include <gtest/gtest.h>
+
+#include "bench/harness.hpp"
+#include "bench/variant.hpp"
+#include "cuda/device.hpp"
+
+using namespace fdstencil;
+using namespace fdstencil::bench;
+
+namespace {
+
+// GTEST_SKIP returns from the function it is in, so it must stand in each test body.
+#define REQUIRE_GPU() \
+  if (cuda::device_count() == 0) GTEST_SKIP() << "no GPU: " << cuda::no_device_reason()
+
+Problem grid_problem(Extents size, DType t) {
+  Problem p;
+  p.stencil = {Op::laplacian7, 1, {0.5, 0.25, 2.0}};
+  p.size = size;
+  p.interior = interior_from_size(Op::laplacian7, size);
+  p.dtype = t;
+  return p;
+}
+
+BenchOptions verify_only() {
+  BenchOptions o;
+  o.warmup = 0;
+  o.reps = 1;
+  return o;
+}
+
+const Variant& variant(const std::string& name) {
+  for (const Variant* v : find_variants(Op::laplacian7, "cuda"))
+    if (v->name == name) return *v;
+  throw std::runtime_error("no variant " + name);
+}
+
+void expect_ok(const std::string& name, Extents size, const Params& params) {
+  for (DType t : {DType::f32, DType::f64}) {
+    const auto rec = run_variant(variant(name), grid_problem(size, t), params, verify_only(), 1.0);
+    EXPECT_EQ(rec["status"], "ok") << name << " " << params.dump() << " " << rec.dump();
+  }
+}
+
+}  // namespace
+
+TEST(CudaLaplacian, RegistryHoldsTheSeries) {
+  std::vector<std::string> names;
+  for (const Variant* v : find_variants(Op::laplacian7, "cuda")) names.push_back(v->name);
+  EXPECT_EQ(names, (std::vector<std::string>{"k1", "k2", "k3", "k4", "k5", "k6_block", "k6", "k7", "k8"}));
+}
+
+TEST(CudaLaplacian, EveryVariantDefaultsOnOddSizes) {
+  REQUIRE_GPU();
+  // ny + 2 = 48 takes every tiling factor; nx and nz are odd and the lines padded.
+  for (const Variant* v : find_variants(Op::laplacian7, "cuda"))
+    for (Extents size : {Extents{37, 48, 19}, Extents{131, 16, 7}}) expect_ok(v->name, size, Params::object());
+}
+
+TEST(CudaLaplacian, EveryTilingFactorAndLaunchBound) {
+  REQUIRE_GPU();
+  for (const std::string name : {"k2", "k3", "k4", "k5", "k6", "k7"})
+    for (int m : {1, 2, 4, 8, 16}) {
+      Params p = {{"m", m}, {"block", "64x2x1"}};
+      if (name != "k2" && name != "k3") p["lb"] = 128;
+      expect_ok(name, {37, 48, 19}, p);
+    }
+  for (int lb : {128, 256, 512, 1024}) expect_ok("k5", {37, 48, 19}, {{"lb", lb}, {"block", "128x1x1"}});
+  expect_ok("k1", {37, 48, 19}, {{"block", "32x4x2"}});
+  expect_ok("k6_block", {37, 48, 19}, Params::object());
+}
+
+TEST(CudaLaplacian, EverySubdomainCount) {
+  REQUIRE_GPU();
+  for (int s : {0, 1, 2, 3, 5}) expect_ok("k7", {37, 48, 19}, {{"subdomains", s}, {"m", 4}});
+}
+
+TEST(CudaLaplacian, ZmarchShapesAndChunks) {
+  REQUIRE_GPU();
+  for (int ty : {4, 8, 16})
+    for (int nzc : {0, 1, 3, 64})
+      for (Extents size : {Extents{37, 48, 19}, Extents{3, 3, 3}, Extents{258, 21, 9}, Extents{67, 70, 33}})
+        expect_ok("k8", size, {{"ty", ty}, {"nzc", nzc}});
+}
+
+TEST(CudaLaplacian, UnsupportedShapesSayWhy) {
+  // No GPU needed: can_run is a host-side check.
+  const auto rec = run_variant(variant("k5"), grid_problem({37, 47, 19}, DType::f32), {{"m", 8}}, verify_only(), 1.0);
+  EXPECT_EQ(rec["status"], "unsupported");
+  EXPECT_NE(rec["reason"].get<std::string>().find("multiple of m"), std::string::npos);
+  const auto rec2 = run_variant(variant("k4"), grid_problem({37, 48, 19}, DType::f32), {{"lb", 128}, {"block", "256x1x1"}}, verify_only(), 1.0);
+  EXPECT_EQ(rec2["status"], "unsupported");
+  EXPECT_NE(rec2["reason"].get<std::string>().find("launch bound"), std::string::npos);
+}
