@@ -157,10 +157,10 @@ int run_bench(BenchOpts& o) {
     validate_extents(p.stencil, p.interior);
     p.dtype = c.dtype;
     p.align_bytes = o.align;
-    // Overflow and host memory up front: the input, the reference and the output on the host,
-    // and for host backends the runner's own input and output.
+    // Overflow and host memory up front: the oracle's input, reference and analytic field, the
+    // output read back, and for host backends the runner's own input and output.
     const Layout l = Layout::make(p.interior, c.radius, dtype_bytes(c.dtype), o.align);
-    ensure_host_memory(l.alloc_bytes() * (o.backend == "cuda" ? 3 : 5), "this benchmark case");
+    ensure_host_memory(l.alloc_bytes() * (o.backend == "cuda" ? 4 : 6), "this benchmark case");
     for (const bench::Variant* v : bench::find_variants(c.op, o.backend)) {
       if (!wanted.empty() && !wanted.count(v->name)) continue;
       matched_variants.insert(v->name);
@@ -229,6 +229,7 @@ int run_bench(BenchOpts& o) {
                  (long long)job.p.size.nx, (long long)job.p.size.ny, (long long)job.p.size.nz,
                  job.params.empty() ? "" : job.params.dump().c_str());
     nlohmann::json rec = bench::run_variant(*job.v, job.p, job.params, bo, copy);
+    rec["device"] = doc["device"]["name"];
     if (rec["status"] == "FAILED") ++failed;
     std::printf("%s\n", bench::table_row(rec).c_str());
     std::fflush(stdout);

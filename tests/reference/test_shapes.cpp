@@ -36,9 +36,9 @@ void apply_poisoned(const Backend& backend, const Stencil& s, const HostField<T>
   test::poison_output(out);
   const std::vector<T> before = test::snapshot(out);
   backend.apply(s, in, out);
-  EXPECT_TRUE(test::interior_all_finite(out)) << backend.name();
-  EXPECT_TRUE(test::outside_interior_unchanged(out, before)) << backend.name();
-  EXPECT_TRUE(test::interior_not_all_zero(out)) << backend.name();
+  EXPECT_TRUE(test::interior_all_finite(out)) << "backend " << backend.name();
+  EXPECT_TRUE(test::outside_interior_unchanged(out, before)) << "backend " << backend.name();
+  EXPECT_TRUE(test::interior_not_all_zero(out)) << "backend " << backend.name();
 }
 
 template <class T>

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# One device call: build on the GPU machine, then run the named stages, writing logs and result
+# files under $OUT (or ./out when run by hand). Stages:
+#   build      configure + build (Release, CUDA, sm_90)
+#   test       the whole CTest suite, GPU tests included
+#   sanitize   compute-sanitizer memcheck and racecheck over the CUDA tests
+#   lap-quick  every Laplacian variant at 512^3 and 1024^3, float and double
+#   lap-sizes  part 4 figure 1: 256^3 -> 1024^3, one dimension stepped by 256 at a time
+#   lap-m      part 3 tables: tiling factor m = 1..16 for k2-k5
+#   lap-planes part 4 figure 3: the xy-plane sweep across the L2 cliff
+# Example: bench/device_run.sh build test sanitize lap-quick
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/out}
+mkdir -p "$OUT"
+export PATH=/usr/local/cuda/bin:$PATH
+FD=./build/fdstencil
+status=0
+
+stage_build() {
+  nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
+  cmake --preset default -DFDSTENCIL_CUDA=ON >"$OUT/build.log" 2>&1 &&
+    cmake --build --preset default -j "$(nproc)" >>"$OUT/build.log" 2>&1 || { tail -50 "$OUT/build.log"; exit 1; }
+  grep -E "warning" "$OUT/build.log" | head -20
+  $FD info --json >"$OUT/info.json"
+  echo "build ok"
+}
+
+stage_test() {
+  ctest --preset default -j 4 >"$OUT/test.log" 2>&1 || status=1
+  tail -15 "$OUT/test.log"
+}
+
+stage_sanitize() {
+  # Memcheck (out-of-bounds, misaligned) and racecheck (shared-memory hazards) over every CUDA
+  # test; --error-exitcode makes any report fail the stage.
+  for tool in memcheck racecheck; do
+    timeout 420 compute-sanitizer --tool $tool --error-exitcode 3 ./build/tests/test_cuda \
+      >"$OUT/sanitize-$tool.log" 2>&1
+    rc=$?
+    echo "compute-sanitizer $tool: exit $rc"
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED|SKIPPED" "$OUT/sanitize-$tool.log" | tail -4
+    [ $rc -eq 0 ] || status=1
+  done
+}
+
+bench() {  # name, then bench arguments
+  local name=$1
+  shift
+  $FD bench --backend cuda "$@" --json "$OUT/$name.json" 2>>"$OUT/bench-progress.log" | tee -a "$OUT/bench.log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+}
+
+stage_lap-quick() {
+  bench lap-quick --op laplacian7 --size 512,512,512 --size 1024,1024,1024 --dtype double,float
+}
+
+stage_lap-sizes() {
+  local sizes=() s
+  for s in 256,256,256 512,256,256 512,512,256 512,512,512 768,512,512 768,768,512 768,768,768 \
+           1024,768,768 1024,1024,768 1024,1024,1024; do sizes+=(--size "$s"); done
+  bench lap-sizes --op laplacian7 --dtype double,float "${sizes[@]}"
+}
+
+stage_lap-m() {
+  bench lap-m --op laplacian7 --variant k2,k3,k4,k5 --param m=1,2,4,8,16 --size 512,512,512 --dtype double,float
+}
+
+stage_lap-planes() {
+  # nz = 64 planes; the xy-plane grows from 1 MB to 128 MB of doubles (H100 L2: 50 MB).
+  local sizes=() nx ny
+  for nx in 1024 2048; do
+    for ny in 128 256 512 768 1024 1536 2048 3072 4096 6144 8192; do
+      [ $((nx * ny * 8)) -le $((128 * 1024 * 1024)) ] && sizes+=(--size "$nx,$ny,64")
+    done
+  done
+  bench lap-planes --op laplacian7 --variant k1,k5,k6,k7,k8 --dtype double "${sizes[@]}"
+}
+
+for stage in "$@"; do
+  echo "=== $stage ($(date +%T))"
+  "stage_$stage"
+done
+echo "=== done ($(date +%T)), status $status"
+exit $status
