@@ -15,7 +15,7 @@ namespace fdstencil::bench {
 
 struct BenchOptions {
   int warmup = 3;
-  int reps = 20;
+  int reps = 20;  // 0: verify only, status "verified", no timing
   uint64_t seed = 20260522;  // fixed and printed: a failure reproduces
 };
 

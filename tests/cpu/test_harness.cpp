@@ -69,7 +69,7 @@ TEST(Harness, RecordCarriesTheDocumentedFields) {
 
 namespace {
 
-enum class Fault { skip_point, write_halo, wrong_weight, nan_out, off_by_one_x };
+enum class Fault { none, skip_point, write_halo, wrong_weight, nan_out, off_by_one_x };
 
 template <class T>
 class BrokenRunner final : public Runner<T> {
@@ -90,6 +90,7 @@ class BrokenRunner final : public Runner<T> {
   }
   void get_output(HostField<T>& out) override { std::copy_n(out_.data(), out_.layout().alloc_elems(), out.data()); }
   std::vector<double> time_ms(int, int reps) override { return std::vector<double>(size_t(reps), 1.0); }
+  nlohmann::json resources() const override { return {{"regs", 42}, {"occupancy", 0.5}}; }
 
  private:
   Problem p_;
@@ -124,6 +125,19 @@ TEST(Harness, BrokenVariantsAreFailedAndNotTimed) {
       EXPECT_TRUE(rec["median_ms"].is_null());
       EXPECT_FALSE(rec["reason"].get<std::string>().empty());
     }
+}
+
+TEST(Harness, ResourcesAndVerifyOnlyReachTheRecord) {
+  const auto rec = run_variant(broken(Fault::none), small_problem(Op::d2xyz, 2, DType::f32), Params::object(), quick(), 10.0);
+  EXPECT_EQ(rec["status"], "ok") << rec.dump();
+  EXPECT_EQ(rec["regs"], 42);
+  EXPECT_EQ(rec["occupancy"], 0.5);
+  BenchOptions verify = quick();
+  verify.reps = 0;
+  const auto v = run_variant(broken(Fault::none), small_problem(Op::d2xyz, 2, DType::f64), Params::object(), verify, 10.0);
+  EXPECT_EQ(v["status"], "verified");
+  EXPECT_TRUE(v["verified"].get<bool>());
+  EXPECT_TRUE(v["median_ms"].is_null());
 }
 
 TEST(Harness, UnsupportedVariantSaysWhy) {
