@@ -5,6 +5,7 @@
 #   test       the whole CTest suite, GPU tests included
 #   sanitize   compute-sanitizer memcheck and racecheck over the CUDA tests
 #   lap-quick  every Laplacian variant at 512^3 and 1024^3, float and double
+#   lap-k8     tuning of ours: ty x stages at 512^3 and 1024^3
 #   lap-sizes  part 4 figure 1: 256^3 -> 1024^3, one dimension stepped by 256 at a time
 #   lap-m      part 3 tables: tiling factor m = 1..16 for k2-k5
 #   lap-planes part 4 figure 3: the xy-plane sweep across the L2 cliff
@@ -53,6 +54,11 @@ bench() {  # name, then bench arguments
 
 stage_lap-quick() {
   bench lap-quick --op laplacian7 --size 512,512,512 --size 1024,1024,1024 --dtype double,float
+}
+
+stage_lap-k8() {
+  bench lap-k8 --op laplacian7 --variant k8,k8_shfl --param ty=4,8,16 --param stages=4,6,8 \
+    --size 512,512,512 --size 1024,1024,1024 --dtype double,float --reps 10
 }
 
 stage_lap-sizes() {

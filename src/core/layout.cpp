@@ -29,9 +29,10 @@ int64_t checked_add(int64_t a, int64_t b, const char* what) {
 
 int64_t round_up(int64_t v, int64_t m) { return checked_mul((checked_add(v, m - 1, "line") / m), m, "line"); }
 
-// Vector kernels read whole 16-byte vectors (up to 2 x 8 = 16 floats of x-window) past the last
-// point of the last line: give them slack inside the allocation rather than a special case.
-constexpr int64_t kTailSlackBytes = 256;
+// Vector kernels read whole 16-byte vectors past the last point of a line, and the bulk-copy
+// Laplacian (k8) whole staged rows of 34 vectors (544 bytes): give them slack inside the
+// allocation rather than a special case at the last line.
+constexpr int64_t kTailSlackBytes = 1024;
 
 }  // namespace
 

@@ -51,7 +51,7 @@ void expect_ok(const std::string& name, Extents size, const Params& params) {
 TEST(CudaLaplacian, RegistryHoldsTheSeries) {
   std::vector<std::string> names;
   for (const Variant* v : find_variants(Op::laplacian7, "cuda")) names.push_back(v->name);
-  EXPECT_EQ(names, (std::vector<std::string>{"k1", "k2", "k3", "k4", "k5", "k6_block", "k6", "k7", "k8"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"k1", "k2", "k3", "k4", "k5", "k6_block", "k6", "k7", "k8_shfl", "k8"}));
 }
 
 TEST(CudaLaplacian, EveryVariantDefaultsOnOddSizes) {
@@ -83,8 +83,10 @@ TEST(CudaLaplacian, ZmarchShapesAndChunks) {
   REQUIRE_GPU();
   for (int ty : {4, 8, 16})
     for (int nzc : {0, 1, 3, 64})
-      for (Extents size : {Extents{37, 48, 19}, Extents{3, 3, 3}, Extents{258, 21, 9}, Extents{67, 70, 33}})
-        expect_ok("k8", size, {{"ty", ty}, {"nzc", nzc}});
+      for (Extents size : {Extents{37, 48, 19}, Extents{3, 3, 3}, Extents{258, 21, 9}, Extents{67, 70, 33}}) {
+        expect_ok("k8_shfl", size, {{"ty", ty}, {"nzc", nzc}});
+        for (int stages : {4, 6, 8}) expect_ok("k8", size, {{"ty", ty}, {"nzc", nzc}, {"stages", stages}});
+      }
 }
 
 TEST(CudaLaplacian, UnsupportedShapesSayWhy) {

@@ -26,6 +26,25 @@ struct Vec16<double> {
   using type = double2;
 };
 
+// Vectors to register arrays and back by constant indices, so nothing lands in local memory
+// (taking a vector's address would put it there).
+__device__ __forceinline__ void unpack(const float4& v, float (&o)[4]) { o[0] = v.x, o[1] = v.y, o[2] = v.z, o[3] = v.w; }
+__device__ __forceinline__ void unpack(const double2& v, double (&o)[2]) { o[0] = v.x, o[1] = v.y; }
+__device__ __forceinline__ float4 pack(const float (&o)[4]) { return make_float4(o[0], o[1], o[2], o[3]); }
+__device__ __forceinline__ double2 pack(const double (&o)[2]) { return make_double2(o[0], o[1]); }
+
+// A whole vector when it lies inside the interior, else its leading elements one by one.
+template <class T, class Vec, int W>
+__device__ __forceinline__ void store_streaming(T* dst, const T (&o)[W], int valid) {
+  if (valid >= W) {
+    __stcs(reinterpret_cast<Vec*>(dst), pack(o));
+  } else {
+#pragma unroll
+    for (int e = 0; e < W; ++e)
+      if (e < valid) __stcs(dst + e, o[e]);
+  }
+}
+
 template <class T>
 struct ZmarchArgs {
   T* f;        // output at interior point (0, 0, 0)
@@ -36,6 +55,7 @@ struct ZmarchArgs {
   int nzc;          // planes per block
   int chunks;       // ceil(nz / nzc)
   int tiles_x;      // ceil(nx / (32 W))
+  int tiles_y;      // ceil(ny / TY)
 };
 
 template <class T, int TY>
@@ -46,13 +66,12 @@ __global__ void __launch_bounds__(32 * TY) k8_zmarch(ZmarchArgs<T> a) {
   constexpr unsigned kAll = 0xffffffffu;
   __shared__ __align__(16) T rows[2][TY + 2][TXP];
 
-  // Linear block order: z-chunks of one tile are consecutive, so the seam planes that two chunks
-  // both read are fetched from DRAM once and found in L2 the second time.
-  const int chunk = blockIdx.x % a.chunks;
-  const int tile = blockIdx.x / a.chunks;
+  // Block order x-tile, then y-tile, then z-chunk: the blocks resident together cover whole
+  // x-lines of neighbouring rows of one plane, long contiguous streams DRAM serves best.
   const int lane = threadIdx.x, ty = threadIdx.y;
-  const int x0 = (tile % a.tiles_x) * TXP;
-  const int j0 = (tile / a.tiles_x) * TY;
+  const int x0 = (blockIdx.x % a.tiles_x) * TXP;
+  const int j0 = (blockIdx.x / a.tiles_x % a.tiles_y) * TY;
+  const int chunk = blockIdx.x / a.tiles_x / a.tiles_y;
   const int i0 = x0 + lane * W;
   const int j = j0 + ty;
   const int k0 = chunk * a.nzc;
@@ -101,33 +120,24 @@ __global__ void __launch_bounds__(32 * TY) k8_zmarch(ZmarchArgs<T> a) {
     if (ty == TY - 1) *reinterpret_cast<Vec*>(&rows[buf][TY + 1][lane * W]) = hrow;
     __syncthreads();
 
-    const T* c = reinterpret_cast<const T*>(&z0);
-    const T* below = reinterpret_cast<const T*>(&zm);
-    const T* above = reinterpret_cast<const T*>(&zp);
-    const Vec ym = *reinterpret_cast<const Vec*>(&rows[buf][ty][lane * W]);
-    const Vec yp = *reinterpret_cast<const Vec*>(&rows[buf][ty + 2][lane * W]);
-    const T* s = reinterpret_cast<const T*>(&ym);
-    const T* n = reinterpret_cast<const T*>(&yp);
+    T c[W], below[W], above[W], s[W], n[W], o[W];
+    unpack(z0, c);
+    unpack(zm, below);
+    unpack(zp, above);
+    unpack(*reinterpret_cast<const Vec*>(&rows[buf][ty][lane * W]), s);
+    unpack(*reinterpret_cast<const Vec*>(&rows[buf][ty + 2][lane * W]), n);
     T left = __shfl_up_sync(kAll, c[W - 1], 1);
     T right = __shfl_down_sync(kAll, c[0], 1);
     if (lane == 0) left = hl;
     if (lane == 31) right = hr;
-    Vec out;
-    T* o = reinterpret_cast<T*>(&out);
 #pragma unroll
     for (int e = 0; e < W; ++e) {
       const T xm = e == 0 ? left : c[e - 1];
       const T xp = e == W - 1 ? right : c[e + 1];
       o[e] = a.cc * c[e] + a.cx * (xm + xp) + a.cy * (s[e] + n[e]) + a.cz * (below[e] + above[e]);
     }
-    if (j < a.ny && i0 < a.nx) {
-      T* dst = a.f + i0 + int64_t(j) * a.line + plane(k);
-      if (i0 + W <= a.nx) {
-        __stcs(reinterpret_cast<Vec*>(dst), out);
-      } else {
-        for (int e = 0; e < a.nx - i0; ++e) __stcs(dst + e, o[e]);
-      }
-    }
+    if (j < a.ny && i0 < a.nx)
+      store_streaming<T, Vec, W>(a.f + i0 + int64_t(j) * a.line + plane(k), o, a.nx - i0);
 
     zm = z0;
     z0 = zp;

@@ -7,6 +7,7 @@
 #include "cuda/laplacian/k1_baseline.cuh"
 #include "cuda/laplacian/k2_tiling.cuh"
 #include "cuda/laplacian/k3_to_k7.cuh"
+#include "cuda/laplacian/k8_bulk.cuh"
 #include "cuda/laplacian/k8_zmarch.cuh"
 #include "cuda/laplacian/variants.hpp"
 #include "fdstencil/error.hpp"
@@ -178,13 +179,41 @@ std::string seed_cannot_run(const std::string& name, const Problem& p, const Par
   return "";
 }
 
-// ---- kernel 8 ---------------------------------------------------------------------------------
+// ---- kernel 8: the bulk-copy z-march, and its first version with shuffles ---------------------
+
+template <class T, int TY>
+const void* bulk_kernel(int stages) {
+  switch (stages) {
+    case 4: return reinterpret_cast<const void*>(k8_bulk<T, TY, 4>);
+    case 6: return reinterpret_cast<const void*>(k8_bulk<T, TY, 6>);
+    case 8: return reinterpret_cast<const void*>(k8_bulk<T, TY, 8>);
+  }
+  return nullptr;
+}
+
+template <class T>
+const void* zmarch_kernel(bool bulk, int ty, int stages) {
+  if (!bulk)
+    return ty == 4   ? reinterpret_cast<const void*>(k8_zmarch<T, 4>)
+           : ty == 8 ? reinterpret_cast<const void*>(k8_zmarch<T, 8>)
+                     : reinterpret_cast<const void*>(k8_zmarch<T, 16>);
+  return ty == 4 ? bulk_kernel<T, 4>(stages) : ty == 8 ? bulk_kernel<T, 8>(stages) : bulk_kernel<T, 16>(stages);
+}
+
+template <class T>
+size_t zmarch_smem(bool bulk, int ty, int stages) {
+  if (!bulk) return 0;
+  return ty == 4   ? BulkTile<T, 4>::smem_bytes(stages)
+         : ty == 8 ? BulkTile<T, 8>::smem_bytes(stages)
+                   : BulkTile<T, 16>::smem_bytes(stages);
+}
 
 template <class T>
 class ZmarchRunner final : public CudaRunner<T> {
  public:
-  ZmarchRunner(const Problem& p, const Params& params) : CudaRunner<T>(p) {
+  ZmarchRunner(const Problem& p, const Params& params, bool bulk) : CudaRunner<T>(p) {
     ty_ = params.value("ty", 8);
+    const int stages = params.value("stages", 6);
     const StencilWeights sw = stencil_weights(p.stencil);
     a_.u = this->in_.origin();
     a_.f = this->out_.origin();
@@ -199,18 +228,20 @@ class ZmarchRunner final : public CudaRunner<T> {
     a_.cc = T(sw.w[0][1] + sw.w[1][1] + sw.w[2][1]);
     constexpr int W = 16 / sizeof(T);
     a_.tiles_x = ceil_div(a_.nx, 32 * W);
-    const int64_t tiles = int64_t(a_.tiles_x) * ceil_div(a_.ny, ty_);
-    kernel_ = ty_ == 4    ? reinterpret_cast<const void*>(k8_zmarch<T, 4>)
-              : ty_ == 8  ? reinterpret_cast<const void*>(k8_zmarch<T, 8>)
-                          : reinterpret_cast<const void*>(k8_zmarch<T, 16>);
+    a_.tiles_y = ceil_div(a_.ny, ty_);
+    const int64_t tiles = int64_t(a_.tiles_x) * a_.tiles_y;
+    kernel_ = zmarch_kernel<T>(bulk, ty_, stages);
+    smem_ = zmarch_smem<T>(bulk, ty_, stages);
+    if (smem_ > 48 * 1024)  // above the default limit a kernel must opt in
+      FDS_CUDA_CHECK(cudaFuncSetAttribute(kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_)));
     int nzc = params.value("nzc", 0);
     if (nzc <= 0) {
-      // Enough blocks for four full waves of the device (latency hiding needs every slot busy
-      // until the end), each marching as far as that allows: a longer march amortizes the two
-      // seam planes a chunk reads twice.
+      // Enough blocks for four full waves of the device (every slot busy until near the end),
+      // each marching as far as that allows: a longer march amortizes the two seam planes a
+      // chunk reads beyond its own.
       int sms = 0, per_sm = 0;
       FDS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-      FDS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel_, 32 * ty_, 0));
+      FDS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel_, 32 * ty_, smem_));
       const int64_t want_blocks = 4 * int64_t(sms) * std::max(per_sm, 1);
       nzc = int(std::clamp<int64_t>(a_.nz * tiles / want_blocks, 4, 256));
     }
@@ -218,19 +249,20 @@ class ZmarchRunner final : public CudaRunner<T> {
     a_.chunks = ceil_div(a_.nz, a_.nzc);
     blocks_ = tiles * a_.chunks;
     this->extra_["nzc_used"] = a_.nzc;
-    this->describe_kernel(kernel_, 32 * ty_, 0);
+    this->describe_kernel(kernel_, 32 * ty_, smem_);
   }
 
  protected:
   void launch() override {
     void* args[] = {&a_};
-    FDS_CUDA_CHECK(cudaLaunchKernel(kernel_, dim3(unsigned(blocks_)), dim3(32, ty_), args, 0, 0));
+    FDS_CUDA_CHECK(cudaLaunchKernel(kernel_, dim3(unsigned(blocks_)), dim3(32, ty_), args, smem_, 0));
     FDS_CUDA_CHECK_LAUNCH();
   }
 
  private:
   int ty_ = 8;
   int64_t blocks_ = 0;
+  size_t smem_ = 0;
   const void* kernel_ = nullptr;
   ZmarchArgs<T> a_{};
 };
@@ -238,6 +270,8 @@ class ZmarchRunner final : public CudaRunner<T> {
 std::string zmarch_cannot_run(const Problem& p, const Params& params) {
   const int ty = params.value("ty", 8);
   if (ty != 4 && ty != 8 && ty != 16) return "ty = " + std::to_string(ty) + " is not one of 4, 8, 16";
+  const int stages = params.value("stages", 6);
+  if (stages != 4 && stages != 6 && stages != 8) return "stages = " + std::to_string(stages) + " is not one of 4, 6, 8";
   if (p.interior.nx > (1 << 30) || p.interior.ny > (1 << 30) || p.interior.nz > (1 << 30))
     return "extents above 2^30";
   return "";
@@ -250,13 +284,14 @@ bench::Variant make(const std::string& name, const std::string& summary, Params 
   v.backend = "cuda";
   v.summary = summary;
   v.defaults = std::move(defaults);
-  if (name == "k8") {
+  if (name == "k8" || name == "k8_shfl") {
+    const bool bulk = name == "k8";
     v.cannot_run = zmarch_cannot_run;
-    v.make_float = [](const Problem& p, const Params& q) -> std::unique_ptr<bench::Runner<float>> {
-      return std::make_unique<ZmarchRunner<float>>(p, q);
+    v.make_float = [bulk](const Problem& p, const Params& q) -> std::unique_ptr<bench::Runner<float>> {
+      return std::make_unique<ZmarchRunner<float>>(p, q, bulk);
     };
-    v.make_double = [](const Problem& p, const Params& q) -> std::unique_ptr<bench::Runner<double>> {
-      return std::make_unique<ZmarchRunner<double>>(p, q);
+    v.make_double = [bulk](const Problem& p, const Params& q) -> std::unique_ptr<bench::Runner<double>> {
+      return std::make_unique<ZmarchRunner<double>>(p, q, bulk);
     };
     return v;
   }
@@ -291,8 +326,10 @@ std::vector<bench::Variant> laplacian_variants() {
            {{"block", "256x1x1"}, {"m", 8}, {"lb", 256}}),
       make("k7", "part 4 option 2: k5 over y-subdomains launched in turn, count from the L2 size",
            {{"block", "256x1x1"}, {"m", 8}, {"lb", 256}, {"subdomains", 0}}),
-      make("k8", "ours: z-march, register queue, 16-byte vectors, shuffles for x, smem for y",
+      make("k8_shfl", "ours, first: z-march, register queue, 16-byte vectors, shuffles for x, smem for y",
            {{"ty", 8}, {"nzc", 0}}),
+      make("k8", "ours: z-march fed by bulk async copies (cp.async.bulk) into an S-plane smem ring",
+           {{"ty", 8}, {"stages", 6}, {"nzc", 0}}),
   };
 }
 
