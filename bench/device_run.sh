@@ -6,6 +6,7 @@
 #   sanitize   compute-sanitizer memcheck and racecheck over the CUDA tests
 #   lap-quick  every Laplacian variant at 512^3 and 1024^3, float and double
 #   lap-k8     tuning of ours: ty x stages at 512^3 and 1024^3
+#   lap-nzc    ours: planes per block (nzc) at 512^3 and 1024^3
 #   lap-sizes  part 4 figure 1: 256^3 -> 1024^3, one dimension stepped by 256 at a time
 #   lap-m      part 3 tables: tiling factor m = 1..16 for k2-k5
 #   lap-planes part 4 figure 3: the xy-plane sweep across the L2 cliff
@@ -61,11 +62,17 @@ stage_lap-k8() {
     --size 512,512,512 --size 1024,1024,1024 --dtype double,float --reps 10
 }
 
+stage_lap-nzc() {
+  bench lap-nzc --op laplacian7 --variant k8 --param nzc=0,16,32,64,128,256 \
+    --size 512,512,512 --size 1024,1024,1024 --dtype double,float --reps 10
+}
+
 stage_lap-sizes() {
+  # The posts' figure 1 shows kernel 5 alone; k1, k7 and k8 are its baseline and the best.
   local sizes=() s
   for s in 256,256,256 512,256,256 512,512,256 512,512,512 768,512,512 768,768,512 768,768,768 \
            1024,768,768 1024,1024,768 1024,1024,1024; do sizes+=(--size "$s"); done
-  bench lap-sizes --op laplacian7 --dtype double,float "${sizes[@]}"
+  bench lap-sizes --op laplacian7 --variant k1,k5,k7,k8 --dtype double,float "${sizes[@]}"
 }
 
 stage_lap-m() {
@@ -73,13 +80,10 @@ stage_lap-m() {
 }
 
 stage_lap-planes() {
-  # nz = 64 planes; the xy-plane grows from 1 MB to 128 MB of doubles (H100 L2: 50 MB).
-  local sizes=() nx ny
-  for nx in 1024 2048; do
-    for ny in 128 256 512 768 1024 1536 2048 3072 4096 6144 8192; do
-      [ $((nx * ny * 8)) -le $((128 * 1024 * 1024)) ] && sizes+=(--size "$nx,$ny,64")
-    done
-  done
+  # The xy-plane of doubles grows from 2 MB to 128 MB (H100 L2 50 MB, H200 60 MB): three planes
+  # stop fitting near 16-20 MB. nz = 32 planes keeps the largest case at 4 GB.
+  local sizes=() ny
+  for ny in 256 512 1024 2048 3072 4096 6144 8192 12288 16384; do sizes+=(--size "1024,$ny,32"); done
   bench lap-planes --op laplacian7 --variant k1,k5,k6,k7,k8 --dtype double "${sizes[@]}"
 }
 

@@ -236,14 +236,15 @@ class ZmarchRunner final : public CudaRunner<T> {
       FDS_CUDA_CHECK(cudaFuncSetAttribute(kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_)));
     int nzc = params.value("nzc", 0);
     if (nzc <= 0) {
-      // Enough blocks for four full waves of the device (every slot busy until near the end),
-      // each marching as far as that allows: a longer march amortizes the two seam planes a
-      // chunk reads beyond its own.
+      // About eight waves of blocks: a longer march amortizes the two seam planes a chunk reads
+      // beyond its own, but marches of 256 planes let neighbouring blocks drift apart in z, so
+      // their shared halo rows stop meeting in L2 (H200, 1024^3: nzc 256 ran 4-10 points of
+      // copy bandwidth below nzc ~ 80, bench/results lap-k8). Capped at 128 for that reason.
       int sms = 0, per_sm = 0;
       FDS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
       FDS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel_, 32 * ty_, smem_));
-      const int64_t want_blocks = 4 * int64_t(sms) * std::max(per_sm, 1);
-      nzc = int(std::clamp<int64_t>(a_.nz * tiles / want_blocks, 4, 256));
+      const int64_t want_blocks = 8 * int64_t(sms) * std::max(per_sm, 1);
+      nzc = int(std::clamp<int64_t>(a_.nz * tiles / want_blocks, 8, 128));
     }
     a_.nzc = std::min(nzc, a_.nz);
     a_.chunks = ceil_div(a_.nz, a_.nzc);
@@ -327,9 +328,11 @@ std::vector<bench::Variant> laplacian_variants() {
       make("k7", "part 4 option 2: k5 over y-subdomains launched in turn, count from the L2 size",
            {{"block", "256x1x1"}, {"m", 8}, {"lb", 256}, {"subdomains", 0}}),
       make("k8_shfl", "ours, first: z-march, register queue, 16-byte vectors, shuffles for x, smem for y",
-           {{"ty", 8}, {"nzc", 0}}),
+           {{"ty", 4}, {"nzc", 0}}),
+      // H200, 1024^3 double: ty 16 / stages 4 ran 75.3 % of copy against 69.6-72.7 % for ty 4
+      // and 8 (taller tiles read fewer halo rows); more stages did not help (lap-k8 sweep).
       make("k8", "ours: z-march fed by bulk async copies (cp.async.bulk) into an S-plane smem ring",
-           {{"ty", 8}, {"stages", 6}, {"nzc", 0}}),
+           {{"ty", 16}, {"stages", 4}, {"nzc", 0}}),
   };
 }
 
