@@ -331,7 +331,7 @@ std::vector<bench::Variant> laplacian_variants() {
            {{"ty", 4}, {"nzc", 0}}),
       // H200, 1024^3 double: ty 16 / stages 4 ran 75.3 % of copy against 69.6-72.7 % for ty 4
       // and 8 (taller tiles read fewer halo rows); more stages did not help (lap-k8 sweep).
-      // nzc 16: 79.3 % at 512^3 double and 75.5 % at 1024^3 float, the best or within 1 point
+      // nzc 16: 79.3 % at 512^3 double and 75.5 % at 1024^3 float, the best or within 1.2 points
       // of it in every case of the lap-nzc sweep; 256 fell to 60-70 %.
       make("k8", "ours: z-march fed by bulk async copies (cp.async.bulk) into an S-plane smem ring",
            {{"ty", 16}, {"stages", 4}, {"nzc", 16}}),

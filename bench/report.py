@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""Markdown tables from fdstencil result files, for docs/: every figure in the docs comes from a
+committed run through this script, never typed by hand.
+
+  python3 bench/report.py variants FILE.json [--variant k5]   per-variant rows (ms, GB/s, % copy, resources)
+  python3 bench/report.py pivot FILE.json [FILE.json ...] --rows size --cols variant [--dtype double]
+  python3 bench/report.py param FILE.json --param m           one column per value of a parameter
+"""
+import argparse
+import json
+import sys
+
+
+def load(paths):
+    records, copies, devices = [], [], set()
+    for path in paths:
+        try:
+            with open(path) as f:
+                doc = json.load(f)
+        except (OSError, json.JSONDecodeError) as e:
+            sys.exit(f"report.py: cannot read {path}: {e}")
+        copies.append(doc["copy_gbps"])
+        devices.add(doc["device"]["name"])
+        for r in doc["records"]:
+            r["_copy"] = doc["copy_gbps"]
+            records.append(r)
+    return records, copies, devices
+
+
+def size(r):
+    return f'{r["nx"]}x{r["ny"]}x{r["nz"]}'
+
+
+def caption(copies, devices):
+    lo, hi = min(copies), max(copies)
+    span = f"{lo:.0f}" if abs(hi - lo) < 1 else f"{lo:.0f}-{hi:.0f}"
+    return (f"{', '.join(sorted(devices))}; cudaMemcpy device-to-device measured in the same run: "
+            f"{span} GB/s (bytes read + written); medians of the timed runs.")
+
+
+def cmd_variants(args):
+    records, copies, devices = load(args.files)
+    print(f"*{caption(copies, devices)}*\n")
+    print("| variant | type | R | size | params | median ms | GB/s | % of copy | regs | local B | smem B | occupancy |")
+    print("|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    for r in records:
+        if args.variant and r["variant"] not in args.variant.split(","):
+            continue
+        if r.get("status") != "ok":
+            print(f'| {r["variant"]} | {r["dtype"]} | {r["radius"]} | {size(r)} | | {r.get("status")}: {r.get("reason", "")} |||||||')
+            continue
+        params = ", ".join(f"{k}={v}" for k, v in r["params"].items())
+        extra = ", ".join(f"{k}={r[k]}" for k in ("subdomains", "nzc_used") if k in r)
+        if extra:
+            params = f"{params} ({extra})" if params else extra
+        print(f'| {r["variant"]} | {r["dtype"]} | {r["radius"]} | {size(r)} | {params} | {r["median_ms"]:.4f} | '
+              f'{r["effective_gbps"]:.0f} | {r["pct_of_copy"]:.1f} | {r.get("regs", "")} | {r.get("spill_bytes", "")} | '
+              f'{r.get("smem_bytes", "")} | {r.get("occupancy", 0):.2f} |')
+
+
+def key_of(r, name):
+    if name == "size":
+        return size(r)
+    if name == "plane_mb":
+        return f'{r["nx"] * r["ny"] * (8 if r["dtype"] == "double" else 4) / 2**20:g} MB ({r["nx"]}x{r["ny"]})'
+    if name == "variant+dtype":
+        return f'{r["variant"]} {r["dtype"]}'
+    return str(r[name])
+
+
+def cmd_pivot(args):
+    records, copies, devices = load(args.files)
+    cells, rows, cols = {}, [], []
+    for r in records:
+        if r.get("status") != "ok" or (args.dtype and r["dtype"] != args.dtype):
+            continue
+        if args.variant and r["variant"] not in args.variant.split(","):
+            continue
+        row, col = key_of(r, args.rows), key_of(r, args.cols)
+        if row not in rows:
+            rows.append(row)
+        if col not in cols:
+            cols.append(col)
+        cells[row, col] = r
+    if args.rows in ("size", "plane_mb"):  # smallest first
+        points = {}
+        for r in records:
+            points[key_of(r, args.rows)] = r["nx"] * r["ny"] * r["nz"] if args.rows == "size" else r["nx"] * r["ny"]
+        rows.sort(key=lambda k: points[k])
+    print(f"*{caption(copies, devices)} Cells: effective GB/s (% of copy).*\n")
+    print(f"| {args.rows} | " + " | ".join(cols) + " |")
+    print("|---|" + "---:|" * len(cols))
+    for row in rows:
+        out = []
+        for col in cols:
+            r = cells.get((row, col))
+            out.append(f'{r["effective_gbps"]:.0f} ({r["pct_of_copy"]:.1f})' if r else "")
+        print(f"| {row} | " + " | ".join(out) + " |")
+
+
+def cmd_param(args):
+    records, copies, devices = load(args.files)
+    cells, rows, values = {}, [], []
+    for r in records:
+        if r.get("status") != "ok" or args.param not in r["params"]:
+            continue
+        row = f'{r["variant"]} {r["dtype"]} {size(r)}'
+        value = r["params"][args.param]
+        if row not in rows:
+            rows.append(row)
+        if value not in values:
+            values.append(value)
+        cells[row, value] = r
+    print(f"*{caption(copies, devices)} Cells: % of copy (registers / occupancy).*\n")
+    print(f"| variant, type, size | " + " | ".join(f"{args.param}={v}" for v in values) + " |")
+    print("|---|" + "---:|" * len(values))
+    for row in rows:
+        out = []
+        for v in values:
+            r = cells.get((row, v))
+            out.append(f'{r["pct_of_copy"]:.1f} ({r.get("regs", "?")} / {r.get("occupancy", 0):.2f})' if r else "")
+        print(f"| {row} | " + " | ".join(out) + " |")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    v = sub.add_parser("variants", help="one row per record")
+    v.add_argument("files", nargs="+")
+    v.add_argument("--variant", help="comma-separated variants to keep")
+    pv = sub.add_parser("pivot", help="rows x columns of GB/s (%% of copy)")
+    pv.add_argument("files", nargs="+")
+    pv.add_argument("--rows", default="size", choices=["size", "plane_mb", "variant", "variant+dtype", "dtype", "radius"])
+    pv.add_argument("--cols", default="variant", choices=["size", "variant", "variant+dtype", "dtype", "radius"])
+    pv.add_argument("--dtype")
+    pv.add_argument("--variant")
+    pp = sub.add_parser("param", help="one column per value of a parameter")
+    pp.add_argument("files", nargs="+")
+    pp.add_argument("--param", required=True)
+    args = p.parse_args()
+    {"variants": cmd_variants, "pivot": cmd_pivot, "param": cmd_param}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    main()
