@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <set>
 
 #include "bench/harness.hpp"
@@ -161,7 +160,11 @@ int run_bench(BenchOpts& o) {
     // output read back, and for host backends the runner's own input and output.
     const Layout l = Layout::make(p.interior, c.radius, dtype_bytes(c.dtype), o.align);
     ensure_host_memory(l.alloc_bytes() * (o.backend == "cuda" ? 4 : 6), "this benchmark case");
-    for (const bench::Variant* v : bench::find_variants(c.op, o.backend)) {
+    const auto candidates = bench::find_variants(c.op, o.backend);
+    if (candidates.empty())
+      std::fprintf(stderr, "note: backend %s has no variant of %s yet; skipped\n", o.backend.c_str(),
+                   std::string(op_name(c.op)).c_str());
+    for (const bench::Variant* v : candidates) {
       if (!wanted.empty() && !wanted.count(v->name)) continue;
       matched_variants.insert(v->name);
       std::set<std::string> seen;

@@ -1,4 +1,5 @@
-// Kernel 8 (ours, not in the posts): march along z with a register queue. A block owns a tile of
+// Kernel 8, first version (registry name k8_shfl; k8 itself is k8_bulk.cuh, which also uses the
+// helpers and argument block defined here): march along z with a register queue. A block owns a tile of
 // 32 * W x TY interior points of the xy-plane (W = 16 bytes / sizeof(T): one float4 or double2
 // per thread) and walks `nzc` consecutive planes. Each input value is loaded from global memory
 // once per block (plus a one-point ring around the tile and two seam planes per z-chunk):
