@@ -11,6 +11,7 @@
 #   lap-sizes  part 4 figure 1: 256^3 -> 1024^3, one dimension stepped by 256 at a time
 #   lap-m      part 3 tables: tiling factor m = 1..16 for k2-k5
 #   lap-planes part 4 figure 3: the xy-plane sweep across the L2 cliff
+#   seis-baseline  seismic part 1-2 baselines, R = 1, 4, 8, aligned and unaligned layout
 # Example: bench/device_run.sh build test sanitize lap-quick
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -92,6 +93,12 @@ stage_lap-planes() {
   local sizes=() ny
   for ny in 256 512 1024 2048 3072 4096 6144 8192 12288 16384; do sizes+=(--size "1024,$ny,32"); done
   bench lap-planes --op laplacian7 --variant k1,k5,k6,k7,k8 --dtype double "${sizes[@]}"
+}
+
+stage_seis-baseline() {
+  # Seismic parts 1-2: the one-point-per-thread baselines on the aligned and the unaligned layout.
+  bench seis-baseline-aligned --op d2x,d2y,d2z,d2xy,d2xyz --radius 1,4,8 --size 512,512,512 --dtype float
+  bench seis-baseline-unaligned --op d2x,d2y,d2z,d2xy,d2xyz --radius 1,4,8 --size 512,512,512 --dtype float --align 1
 }
 
 for stage in "$@"; do
