@@ -13,26 +13,30 @@
 #   lap-planes part 4 figure 3: the xy-plane sweep across the L2 cliff
 #   seis-baseline  seismic part 1-2 baselines, R = 1, 4, 8, aligned and unaligned layout
 # Example: bench/device_run.sh build test sanitize lap-quick
+# Logs all go to $OUT/log.txt and each benchmark to $OUT/<name>.json: the device tool returns at
+# most 8 files, so a call should name at most 7 benchmark outputs.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/out}
 mkdir -p "$OUT"
 export PATH=/usr/local/cuda/bin:$PATH
 FD=./build/fdstencil
+LOG=$OUT/log.txt
 status=0
 
 stage_build() {
-  nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
-  cmake --preset default -DFDSTENCIL_CUDA=ON >"$OUT/build.log" 2>&1 &&
-    cmake --build --preset default -j "$(nproc)" >>"$OUT/build.log" 2>&1 || { tail -50 "$OUT/build.log"; exit 1; }
-  grep -E "warning" "$OUT/build.log" | head -20
-  $FD info --json >"$OUT/info.json"
+  nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.mem --format=csv | tee -a "$LOG"
+  cmake --preset default -DFDSTENCIL_CUDA=ON >/tmp/build.log 2>&1 &&
+    cmake --build --preset default -j "$(nproc)" >>/tmp/build.log 2>&1 || { tail -50 /tmp/build.log | tee -a "$LOG"; exit 1; }
+  grep -E "warning" /tmp/build.log | head -20 | tee -a "$LOG"
+  $FD info --json >>"$LOG"
   echo "build ok"
 }
 
 stage_test() {
-  ctest --preset default -j 4 >"$OUT/test.log" 2>&1 || status=1
-  tail -15 "$OUT/test.log"
+  ctest --preset default -j 4 >/tmp/test.log 2>&1 || status=1
+  cat /tmp/test.log >>"$LOG"
+  tail -15 /tmp/test.log
 }
 
 stage_sanitize() {
@@ -40,10 +44,11 @@ stage_sanitize() {
   # test; --error-exitcode makes any report fail the stage.
   for tool in memcheck racecheck; do
     timeout 420 compute-sanitizer --tool $tool --error-exitcode 3 ./build/tests/test_cuda \
-      >"$OUT/sanitize-$tool.log" 2>&1
+      >/tmp/sanitize-$tool.log 2>&1
     rc=$?
+    cat /tmp/sanitize-$tool.log >>"$LOG"
     echo "compute-sanitizer $tool: exit $rc"
-    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED|SKIPPED" "$OUT/sanitize-$tool.log" | tail -4
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED|SKIPPED" /tmp/sanitize-$tool.log | tail -4
     [ $rc -eq 0 ] || status=1
   done
 }
@@ -51,12 +56,12 @@ stage_sanitize() {
 bench() {  # name, then bench arguments
   local name=$1
   shift
-  $FD bench --backend cuda "$@" --json "$OUT/$name.json" 2>>"$OUT/bench-progress.log" | tee -a "$OUT/bench.log"
+  $FD bench --backend cuda "$@" --json "$OUT/$name.json" 2>>"$LOG" | tee -a "$LOG"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 }
 
 stage_default() {  # the README's main job, as a user runs it
-  $FD bench --json "$OUT/default.json" 2>>"$OUT/bench-progress.log" | tee -a "$OUT/bench.log"
+  $FD bench --json "$OUT/default.json" 2>>"$LOG" | tee -a "$LOG"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 }
 
