@@ -31,6 +31,7 @@ void apply_typed(const Stencil& s, const NpyArray& a, const ApplyOpts& o, const 
       std::memcpy(&out.at(-R, j, k), row, sizeof(T) * size_t(total.nx));  // halo copied from input
     }
   b.apply(s, in, out);
+  ensure_host_memory(total.points() * int64_t(sizeof(T)), "the output array");
   std::vector<T> result(size_t(total.points()));
   for (int64_t k = -R; k < interior.nz + R; ++k)
     for (int64_t j = -R; j < interior.ny + R; ++j)

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
 #include <set>
 
 #include "bench/harness.hpp"
@@ -173,6 +174,7 @@ int run_bench(BenchOpts& o) {
         for (auto it = g.begin(); it != g.end(); ++it)
           if (v->defaults.contains(it.key())) mine[it.key()] = it.value(), used_keys.insert(it.key());
         if (!seen.insert(mine.dump()).second) continue;  // the grid varies a key it does not take
+        bench::merge_params(*v, mine);                     // a value of the wrong type fails here
         jobs.push_back({v, p, mine});
       }
     }
@@ -189,6 +191,41 @@ int run_bench(BenchOpts& o) {
   if (jobs.empty())
     throw Error(ErrorKind::invalid_argument, "nothing to run: no variant of backend " + o.backend +
                                                  " matches the selection");
+  // At least one job must be able to run, and every case must fit the device.
+  std::string first_reason;
+  int64_t runnable = 0, largest = 0;
+  for (const Job& job : jobs) {
+    std::string why;
+    try {
+      why = job.v->cannot_run(job.p, bench::merge_params(*job.v, job.params));
+    } catch (const nlohmann::json::exception& e) {
+      throw Error(ErrorKind::invalid_argument, "variant " + job.v->name + ": bad parameter: " + e.what());
+    }
+    if (why.empty()) {
+      ++runnable;
+      largest = std::max(largest, Layout::make(job.p.interior, job.p.stencil.radius,
+                                               dtype_bytes(job.p.dtype), job.p.align_bytes)
+                                      .alloc_bytes());
+    } else if (first_reason.empty()) {
+      first_reason = job.v->name + ": " + why;
+    }
+  }
+  if (runnable == 0)
+    throw Error(ErrorKind::unsupported, "nothing to run: every selected variant is unsupported here (" +
+                                            first_reason + ")");
+#ifdef FDSTENCIL_HAVE_CUDA
+  if (o.backend == "cuda" && 2 * largest > cuda::device_free_bytes())
+    throw Error(ErrorKind::out_of_memory,
+                "the largest case needs " + std::to_string(2 * largest / (1 << 20)) + " MiB on the GPU for its input and output, but only " +
+                    std::to_string(cuda::device_free_bytes() / (1 << 20)) + " MiB are free");
+#endif
+  if (!o.json_path.empty()) {  // fail now, not after an hour of measurements
+    const std::string probe = o.json_path + ".tmp";
+    std::ofstream f(probe);
+    if (!f) throw Error(ErrorKind::io, "cannot write results file " + o.json_path);
+    f.close();
+    std::filesystem::remove(probe);
+  }
 
   nlohmann::json doc;
 #ifdef FDSTENCIL_HAVE_CUDA

@@ -32,6 +32,15 @@ Params merge_params(const Variant& v, const Params& overrides) {
                   "variant " + v.name + " of " + std::string(op_name(v.op)) +
                       " takes no parameter '" + it.key() + "' (it takes: " +
                       (v.defaults.empty() ? std::string("none") : v.defaults.dump()) + ")");
+    // Same JSON type as the default (a number for m, a string for block): the kernels read the
+    // value as that type, and a mismatch must be a clear error, not a parse failure mid-sweep.
+    const bool same = (p[it.key()].is_number() && it.value().is_number()) ||
+                      p[it.key()].type() == it.value().type();
+    if (!same)
+      throw Error(ErrorKind::invalid_argument,
+                  "parameter '" + it.key() + "' of variant " + v.name + " takes " +
+                      (p[it.key()].is_number() ? "a number" : "text like " + p[it.key()].dump()) +
+                      ", not " + it.value().dump());
     p[it.key()] = it.value();
   }
   return p;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "fdstencil/error.hpp"
@@ -60,9 +61,11 @@ std::vector<double> central_weights(int derivative, int radius, double h) {
   if (radius < 1 || radius > kMaxRadius)
     throw Error(ErrorKind::invalid_argument, "radius " + std::to_string(radius) +
                                                  " is outside 1.." + std::to_string(kMaxRadius));
-  if (!std::isfinite(h) || h <= 0.0)
-    throw Error(ErrorKind::invalid_argument,
-                "spacing " + std::to_string(h) + " must be finite and positive");
+  if (!std::isfinite(h) || h <= 0.0) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "spacing %g must be finite and positive", h);
+    throw Error(ErrorKind::invalid_argument, buf);
+  }
   std::vector<long double> x;
   for (int r = -radius; r <= radius; ++r) x.push_back(r);
   const auto c = fornberg(0.0L, x, derivative);
@@ -74,6 +77,18 @@ std::vector<double> central_weights(int derivative, int radius, double h) {
   for (int r = 1; r <= radius; ++r)
     w[radius + r] = derivative == 1 ? -w[radius - r] : w[radius - r];
   if (derivative == 1) w[radius] = 0.0;
+  // A spacing so small or large that 1/h^d leaves the double range would give inf or 0 weights.
+  // (The first derivative's centre weight is exactly 0; every other weight must stay normal.)
+  for (int r = -radius; r <= radius; ++r) {
+    const double v = w[size_t(r + radius)];
+    const bool zero_by_symmetry = derivative == 1 && r == 0;
+    if (!std::isfinite(v) || (!zero_by_symmetry && !std::isnormal(v)))
+    {
+      char buf[128];
+      std::snprintf(buf, sizeof buf, "spacing %g puts the weights outside the range of double", h);
+      throw Error(ErrorKind::invalid_argument, buf);
+    }
+  }
   return w;
 }
 

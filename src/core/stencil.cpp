@@ -2,6 +2,8 @@
 #include "fdstencil/stencil.hpp"
 
 #include <cmath>
+#include <cstdio>
+#include <limits>
 #include <string>
 
 #include "fdstencil/coefficients.hpp"
@@ -50,11 +52,28 @@ void validate(const Stencil& s) {
                                                  " is outside 1.." + std::to_string(kMaxRadius));
   const char* names[3] = {"hx", "hy", "hz"};
   const double h[3] = {s.h.hx, s.h.hy, s.h.hz};
-  for (int a = 0; a < 3; ++a)
-    if (!std::isfinite(h[a]) || h[a] <= 0.0)
-      throw Error(ErrorKind::invalid_argument, std::string("spacing ") + names[a] + " = " +
-                                                   std::to_string(h[a]) +
-                                                   " must be finite and positive");
+  for (int a = 0; a < 3; ++a) {
+    char buf[160];
+    if (!std::isfinite(h[a]) || h[a] <= 0.0) {
+      std::snprintf(buf, sizeof buf, "spacing %s = %g must be finite and positive", names[a], h[a]);
+      throw Error(ErrorKind::invalid_argument, buf);
+    }
+    std::vector<double> weights;
+    try {
+      weights = central_weights(2, s.radius, h[a]);
+    } catch (const Error& e) {
+      throw Error(ErrorKind::invalid_argument, std::string(names[a]) + ": " + e.what());
+    }
+    // Every backend may run in float: the scaled weights must be normal floats, else the result
+    // is silently inf or 0 (1/h^2 overflows float below h ~ 1e-19).
+    for (double w : weights)
+      if (w != 0.0 && !(std::fabs(w) >= std::numeric_limits<float>::min() &&
+                        std::fabs(w) <= std::numeric_limits<float>::max())) {
+        std::snprintf(buf, sizeof buf, "spacing %s = %g gives a weight of %g, outside the float range", names[a],
+                      h[a], w);
+        throw Error(ErrorKind::invalid_argument, buf);
+      }
+  }
 }
 
 void validate_extents(const Stencil& s, Extents n) {

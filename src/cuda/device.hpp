@@ -11,6 +11,7 @@ namespace fdstencil::cuda {
 int device_count() noexcept;     // 0 when there is no GPU or no driver; never throws
 std::string no_device_reason();  // why device_count() is 0, in words
 int runtime_version();
+int64_t device_free_bytes();  // free memory of device 0; throws Error(device) without one
 // name, memory_bytes, sms, l2_bytes, compute_capability, smem_per_block_optin, ...
 nlohmann::json device_info(int device = 0);
 

@@ -124,6 +124,12 @@ TEST_F(Cli, BadInputExitsTwoWithAMessage) {
       {"bench --op d2x --param zz=1 --backend cpu --size 8,8,8", "zz"},
       {"bench --reps 0", "reps"},
       {"frobnicate", "frobnicate"},
+      {"coeffs --radius 4 --spacing 1e-200", "range"},
+      {"coeffs --radius 4 --spacing 1e200", "range"},
+      {"apply --op d2x --radius 2 --spacing 1e-200 --input " + in + " --output " + path("o.npy"), "hx"},
+      {"apply --op d2x --radius 2 --spacing 1,1e200,1 --input " + in + " --output " + path("o.npy"), "hy"},
+      {"apply --op d2z --radius 2 --spacing 1,1,1e-20 --input " + in + " --output " + path("o.npy"), "float range"},
+      {"bench --backend cpu --op d2x --size 8,8,8 --json " + path("missing-dir/r.json"), "cannot write"},
   };
   for (const auto& c : cases) {
     const Result r = run(c.args);
@@ -154,16 +160,23 @@ TEST_F(Cli, MalformedNpyLeavesNoOutput) {
     f << header;
     f.write(reinterpret_cast<const char*>(v.data()), 27 * 4);
   }
-  write_field<float>("twod.npy", 1, 9, 9);
+  {  // 2-D (9, 9) and 4-D (1, 9, 9, 9) arrays
+    std::vector<float> v(729, 1.0f);
+    write_npy(path("twod.npy"), DType::f32, {9, 9}, v.data(), 81 * 4);
+    write_npy(path("fourd.npy"), DType::f32, {1, 9, 9, 9}, v.data(), 729 * 4);
+  }
   for (const std::string bad : {"bad.npy", "full.npy", "int.npy"}) {
     const Result r = run("apply --op d2x --radius 1 --input " + path(bad) + " --output " + path("o.npy"));
     EXPECT_EQ(r.code, 2) << bad << ": " << r.out;
     EXPECT_NE(r.out.find(bad), std::string::npos) << r.out;
     EXPECT_FALSE(fs::exists(path("o.npy"))) << bad;
   }
-  const Result r = run("apply --op d2x --radius 1 --input " + path("twod.npy") + " --output " + path("o.npy"));
-  EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_FALSE(fs::exists(path("o.npy")));
+  for (const std::string bad : {"twod.npy", "fourd.npy"}) {
+    const Result r = run("apply --op d2x --radius 1 --input " + path(bad) + " --output " + path("o.npy"));
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_NE(r.out.find("must be 3-D"), std::string::npos) << r.out;
+    EXPECT_FALSE(fs::exists(path("o.npy")));
+  }
 }
 
 TEST_F(Cli, ApplyMatchesTheReferenceAndCopiesTheHalo) {

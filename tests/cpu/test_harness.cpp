@@ -69,7 +69,7 @@ TEST(Harness, RecordCarriesTheDocumentedFields) {
 
 namespace {
 
-enum class Fault { none, skip_point, write_halo, wrong_weight, nan_out, off_by_one_x };
+enum class Fault { none, analytic_only, skip_point, write_halo, wrong_weight, nan_out, off_by_one_x };
 
 template <class T>
 class BrokenRunner final : public Runner<T> {
@@ -85,6 +85,10 @@ class BrokenRunner final : public Runner<T> {
     if (fault_ == Fault::skip_point) out_.at(n.nx / 2, n.ny / 2, n.nz / 2) = std::numeric_limits<T>::quiet_NaN();
     if (fault_ == Fault::write_halo) out_.at(-1, 0, 0) = T(0);
     if (fault_ == Fault::nan_out) out_.at(0, 0, 0) = std::numeric_limits<T>::infinity();
+    // Right on random input, off by 1 at one point on the posts' i + j + k field (whose (0,0,0) is
+    // 0 and (1,0,0) is 1, where the exact result is 0): only the analytic pass can catch it.
+    if (fault_ == Fault::analytic_only && in_.at(0, 0, 0) == T(0) && in_.at(1, 0, 0) == T(1))
+      out_.at(n.nx / 2, n.ny / 2, n.nz / 2) += T(1);
     if (fault_ == Fault::off_by_one_x)
       for (int64_t i = n.nx - 1; i > 0; --i) out_.at(i, 1, 1) = out_.at(i - 1, 1, 1);
   }
@@ -116,7 +120,8 @@ Variant broken(Fault f) {
 }  // namespace
 
 TEST(Harness, BrokenVariantsAreFailedAndNotTimed) {
-  for (Fault f : {Fault::skip_point, Fault::write_halo, Fault::wrong_weight, Fault::nan_out, Fault::off_by_one_x})
+  for (Fault f : {Fault::analytic_only, Fault::skip_point, Fault::write_halo, Fault::wrong_weight, Fault::nan_out,
+                  Fault::off_by_one_x})
     for (DType t : {DType::f32, DType::f64}) {
       const auto rec = run_variant(broken(f), small_problem(Op::d2xyz, 4, t), Params::object(), quick(), 10.0);
       SCOPED_TRACE(rec.dump());
@@ -138,6 +143,25 @@ TEST(Harness, ResourcesAndVerifyOnlyReachTheRecord) {
   EXPECT_EQ(v["status"], "verified");
   EXPECT_TRUE(v["verified"].get<bool>());
   EXPECT_TRUE(v["median_ms"].is_null());
+}
+
+TEST(Harness, AnalyticPassCatchesWhatRandomInputMisses) {
+  const auto rec = run_variant(broken(Fault::analytic_only), small_problem(Op::d2xyz, 3, DType::f64),
+                               Params::object(), quick(), 10.0);
+  EXPECT_EQ(rec["status"], "FAILED") << rec.dump();
+  EXPECT_LE(rec["max_rel_err"].get<double>(), rec["tolerance"].get<double>());  // pass 1 was fine
+  EXPECT_NE(rec["reason"].get<std::string>().find("analytic"), std::string::npos);
+}
+
+TEST(Harness, LaplacianQuadraticIsExactOnADyadicGrid) {
+  Problem p = small_problem(Op::laplacian7, 1, DType::f32);
+  p.stencil.h = {0.5, 0.5, 0.5};
+  const auto vs = find_variants(Op::laplacian7, "cpu");
+  ASSERT_EQ(vs.size(), 1u);
+  const auto rec = run_variant(*vs[0], p, Params::object(), quick(), 10.0);
+  EXPECT_TRUE(rec["analytic_exact"].get<bool>()) << rec.dump();
+  EXPECT_EQ(rec["analytic_bound"].get<double>(), 0.0);
+  EXPECT_EQ(rec["analytic_err"].get<double>(), 0.0);
 }
 
 TEST(Harness, UnsupportedVariantSaysWhy) {

@@ -6,6 +6,7 @@
 #include "bench/harness.hpp"
 #include "bench/variant.hpp"
 #include "cuda/device.hpp"
+#include "fdstencil/error.hpp"
 
 using namespace fdstencil;
 using namespace fdstencil::bench;
@@ -97,4 +98,35 @@ TEST(CudaLaplacian, UnsupportedShapesSayWhy) {
   const auto rec2 = run_variant(variant("k4"), grid_problem({37, 48, 19}, DType::f32), {{"lb", 128}, {"block", "256x1x1"}}, verify_only(), 1.0);
   EXPECT_EQ(rec2["status"], "unsupported");
   EXPECT_NE(rec2["reason"].get<std::string>().find("launch bound"), std::string::npos);
+}
+
+// Host-side checks of the registry: no GPU needed, so CI runs them.
+TEST(CudaLaplacian, VectorKernelsRefuseTheUnalignedLayout) {
+  for (const std::string name : {"k8", "k8_shfl"}) {
+    Problem p = grid_problem({66, 48, 19}, DType::f32);
+    p.align_bytes = 1;
+    const auto rec = run_variant(variant(name), p, Params::object(), verify_only(), 1.0);
+    EXPECT_EQ(rec["status"], "unsupported") << name;
+    EXPECT_NE(rec["reason"].get<std::string>().find("aligned"), std::string::npos) << rec.dump();
+  }
+}
+
+TEST(CudaLaplacian, WrongTypedParameterIsAClearError) {
+  EXPECT_THROW(merge_params(variant("k2"), {{"m", "abc"}}), Error);
+  EXPECT_THROW(merge_params(variant("k1"), {{"block", 256}}), Error);
+  EXPECT_THROW(merge_params(variant("k8"), {{"ty", "abc"}}), Error);
+  try {
+    merge_params(variant("k2"), {{"m", "abc"}});
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("'m'"), std::string::npos) << e.what();
+  }
+}
+
+TEST(CudaLaplacian, BlockBeyondTheDeviceLimitsIsUnsupported) {
+  for (const char* block : {"1x1x128", "2048x1x1", "32x1x1junk", "0x4x1"}) {
+    const auto rec = run_variant(variant("k1"), grid_problem({37, 48, 19}, DType::f32), {{"block", block}},
+                                 verify_only(), 1.0);
+    EXPECT_EQ(rec["status"], "unsupported") << block << " " << rec.dump();
+  }
 }

@@ -67,7 +67,7 @@ TEST(CudaSeismic, BadBlockSaysWhy) {
     Problem p;
     p.stencil = {Op::d2x, 2, {}};
     p.size = p.interior = {16, 16, 16};
-    for (const char* block : {"0x1x1", "2048x1x1", "abc", "64x1x1x"}) {
+    for (const char* block : {"0x1x1", "2048x1x1", "abc", "64x1x1x", "1x1x128"}) {
       const auto rec = run_variant(*v, p, {{"block", block}}, BenchOptions{}, 1.0);
       EXPECT_EQ(rec["status"], "unsupported") << block;
       EXPECT_NE(rec["reason"].get<std::string>().find("block"), std::string::npos) << block;

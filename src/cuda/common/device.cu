@@ -67,6 +67,12 @@ nlohmann::json device_info(int device) {
           {"runtime_version", runtime_version()}};
 }
 
+int64_t device_free_bytes() {
+  size_t free_b = 0, total_b = 0;
+  FDS_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+  return int64_t(free_b);
+}
+
 void ensure_device_memory(int64_t bytes, const char* what) {
   size_t free_b = 0, total_b = 0;
   FDS_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));

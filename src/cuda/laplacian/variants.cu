@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "cuda/common/block.hpp"
 #include "cuda/common/runner.hpp"
 #include "cuda/laplacian/k1_baseline.cuh"
 #include "cuda/laplacian/k2_tiling.cuh"
@@ -20,16 +21,10 @@ using namespace laplacian;
 using bench::Params;
 using bench::Problem;
 
-struct Block {
-  int x = 256, y = 1, z = 1;
-  int threads() const { return x * y * z; }
-};
-
-Block parse_block(const Params& p) {
-  const std::string s = p.value("block", std::string("256x1x1"));
+Block block_of(const Params& p) {
   Block b;
-  if (std::sscanf(s.c_str(), "%dx%dx%d", &b.x, &b.y, &b.z) != 3 || b.x < 1 || b.y < 1 || b.z < 1)
-    throw Error(ErrorKind::invalid_argument, "block '" + s + "' must be BXxBYxBZ, e.g. 256x1x1");
+  const std::string why = parse_block(p, b);
+  if (!why.empty()) throw Error(ErrorKind::invalid_argument, why);
   return b;
 }
 
@@ -84,7 +79,7 @@ template <class T>
 class SeedRunner final : public CudaRunner<T> {
  public:
   SeedRunner(const Problem& p, const Params& params, std::string name)
-      : CudaRunner<T>(p), name_(std::move(name)), block_(parse_block(params)) {
+      : CudaRunner<T>(p), name_(std::move(name)), block_(block_of(params)) {
     m_ = params.value("m", 1);
     lb_ = params.value("lb", 0);
     const StencilWeights sw = stencil_weights(p.stencil);
@@ -151,12 +146,7 @@ class SeedRunner final : public CudaRunner<T> {
 
 std::string seed_cannot_run(const std::string& name, const Problem& p, const Params& params) {
   Block b;
-  try {
-    b = parse_block(params);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  if (b.threads() > 1024) return "block " + params["block"].get<std::string>() + " has more than 1024 threads";
+  if (const std::string why = parse_block(params, b); !why.empty()) return why;
   const int64_t ny = p.interior.ny + 2, nx = p.interior.nx + 2, nz = p.interior.nz + 2;
   if (name != "k1") {
     const int m = params.value("m", 1);
@@ -236,10 +226,10 @@ class ZmarchRunner final : public CudaRunner<T> {
       FDS_CUDA_CHECK(cudaFuncSetAttribute(kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_)));
     int nzc = params.value("nzc", 0);
     if (nzc <= 0) {
-      // About eight waves of blocks: a longer march amortizes the two seam planes a chunk reads
-      // beyond its own, but marches of 256 planes let neighbouring blocks drift apart in z, so
-      // their shared halo rows stop meeting in L2 (H200, 1024^3: nzc 256 ran 4-10 points of
-      // copy bandwidth below nzc ~ 80, bench/results lap-k8). Capped at 128 for that reason.
+      // About eight waves of blocks, capped at 128 planes: a longer march amortizes the two seam
+      // planes a chunk reads beyond its own, but long marches ran slower at 512^3 (H200 lap-nzc:
+      // nzc 128 gave 72.7 % double / 60.4 % float against 79.3 / 76.1 % at 16), presumably as
+      // neighbouring blocks drift apart in z. At 1024^3 nzc mattered little (within 1.6 points).
       int sms = 0, per_sm = 0;
       FDS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
       FDS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel_, 32 * ty_, smem_));
@@ -275,6 +265,8 @@ std::string zmarch_cannot_run(const Problem& p, const Params& params) {
   if (stages != 4 && stages != 6 && stages != 8) return "stages = " + std::to_string(stages) + " is not one of 4, 6, 8";
   if (p.interior.nx > (1 << 30) || p.interior.ny > (1 << 30) || p.interior.nz > (1 << 30))
     return "extents above 2^30";
+  // 16-byte vector loads and stores, and cp.async.bulk rows, need every x-line 16-byte aligned.
+  if (p.align_bytes < 16) return "needs the aligned layout (16-byte vectors and bulk copies); run with --align 128";
   return "";
 }
 
@@ -332,7 +324,8 @@ std::vector<bench::Variant> laplacian_variants() {
       // H200, 1024^3 double: ty 16 / stages 4 ran 75.3 % of copy against 69.6-72.7 % for ty 4
       // and 8 (taller tiles read fewer halo rows); more stages did not help (lap-k8 sweep).
       // nzc 16: 79.3 % at 512^3 double and 75.5 % at 1024^3 float, the best or within 1.2 points
-      // of it in every case of the lap-nzc sweep; 256 fell to 60-70 %.
+      // of it in every case of the lap-nzc sweep; at 512^3, 256 fell to 60.9 % (double) and
+      // 69.2 % (float).
       make("k8", "ours: z-march fed by bulk async copies (cp.async.bulk) into an S-plane smem ring",
            {{"ty", 16}, {"stages", 4}, {"nzc", 16}}),
   };

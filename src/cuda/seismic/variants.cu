@@ -3,6 +3,7 @@
 #include <string>
 #include <utility>
 
+#include "cuda/common/block.hpp"
 #include "cuda/common/runner.hpp"
 #include "cuda/seismic/baseline.cuh"
 #include "cuda/seismic/variants.hpp"
@@ -15,21 +16,6 @@ namespace {
 using bench::Params;
 using bench::Problem;
 using namespace seismic;
-
-struct Block {
-  int x = 256, y = 1, z = 1;
-  int threads() const { return x * y * z; }
-};
-
-// "BXxBYxBZ", each at least 1; an empty reason means it parsed.
-std::string parse_block(const Params& p, Block& b) {
-  const std::string s = p.value("block", std::string("256x1x1"));
-  char tail = 0;
-  if (std::sscanf(s.c_str(), "%dx%dx%d%c", &b.x, &b.y, &b.z, &tail) != 3 || b.x < 1 || b.y < 1 || b.z < 1)
-    return "block '" + s + "' must be BXxBYxBZ with each at least 1, e.g. 256x1x1";
-  if (b.threads() > 1024) return "block " + s + " has more than 1024 threads";
-  return "";
-}
 
 template <class T, int R>
 const void* baseline_for(Op op) {
