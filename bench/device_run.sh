@@ -12,6 +12,11 @@
 #   lap-m      part 3 tables: tiling factor m = 1..16 for k2-k5
 #   lap-planes part 4 figure 3: the xy-plane sweep across the L2 cliff
 #   seis-baseline  seismic part 1-2 baselines, R = 1, 4, 8, aligned and unaligned layout
+#   seis-r512  every seismic variant (the pass pipelines included), R = 1..8, 512^3 float
+#   seis-r1024 every seismic variant but the baselines, R = 1, 2, 4, 6, 8, 1024^3 float
+#   seis-nw    the posts' figure: bandwidth against nw (1 .. nz) for the z-marching kernels
+#   seis-sizes the best variant of each operator, 256^3 -> 1024^3 and 1000 x 600 x 300
+#   seis-double  every seismic variant in double, R = 1, 4, 8, 512^3
 # Example: bench/device_run.sh build test sanitize lap-quick
 # Logs all go to $OUT/log.txt and each benchmark to $OUT/<name>.json: the device tool returns at
 # most 8 files, so a call should name at most 7 benchmark outputs.
@@ -104,6 +109,31 @@ stage_seis-baseline() {
   # Seismic parts 1-2: the one-point-per-thread baselines on the aligned and the unaligned layout.
   bench seis-baseline-aligned --op d2x,d2y,d2z,d2xy,d2xyz --radius 1,4,8 --size 512,512,512 --dtype float
   bench seis-baseline-unaligned --op d2x,d2y,d2z,d2xy,d2xyz --radius 1,4,8 --size 512,512,512 --dtype float --align 1
+}
+
+stage_seis-r512() {
+  bench seis-r512 --op d2x,d2y,d2z,d2xy,d2xyz --radius 1,2,3,4,5,6,7,8 --size 512,512,512 --dtype float
+}
+
+stage_seis-r1024() {
+  bench seis-r1024 --op d2x,d2y,d2z,d2xy,d2xyz --radius 1,2,4,6,8 --size 1024,1024,1024 --dtype float \
+    --variant vec2,vec4,vec,vec_smem,window,window_vec,fused,onepass,pipelined,3pass,2pass --reps 10
+}
+
+stage_seis-nw() {
+  bench seis-nw --op d2z,d2xyz --variant window,window_vec,onepass,pipelined --radius 1,4,8 \
+    --param nw=1,2,4,8,16,32,64,128,256,512 --size 512,512,512 --dtype float --reps 10
+}
+
+stage_seis-sizes() {
+  local sizes=() s
+  for s in 256,256,256 512,256,256 512,512,256 768,512,512 768,768,768 1000,600,300; do sizes+=(--size "$s"); done
+  bench seis-sizes --op d2x,d2y,d2z,d2xy,d2xyz --variant vec4,vec,vec_smem,window_vec,fused,onepass,pipelined \
+    --radius 4,8 --dtype float "${sizes[@]}" --reps 10
+}
+
+stage_seis-double() {
+  bench seis-double --op d2x,d2y,d2z,d2xy,d2xyz --radius 1,4,8 --size 512,512,512 --dtype double --reps 10
 }
 
 for stage in "$@"; do

@@ -3,6 +3,10 @@
 // posts' i+j+k field whose second derivative is 0). Skipped, never passed, without a GPU.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <tuple>
+#include <vector>
+
 #include "bench/harness.hpp"
 #include "bench/variant.hpp"
 #include "cuda/device.hpp"
@@ -34,13 +38,42 @@ void expect_verified(const Variant& v, Extents n, int radius, DType t, int64_t a
   EXPECT_EQ(status, "verified") << v.name << " R=" << radius << " align " << align << " " << rec.dump();
 }
 
+// Which (variant, type, layout) pairs are refused by design, with the word the reason must carry.
+const char* expected_refusal(const Variant& v, DType t, int64_t align) {
+  const bool scalar = v.name == "baseline" || v.name == "window";
+  if (!scalar && align < 16) return "aligned";
+  if (v.name == "vec4" && t == DType::f64) return "16 bytes";
+  return nullptr;
+}
+
+void expect_result(const Variant& v, Extents n, int radius, DType t, int64_t align, const Params& params) {
+  if (const char* word = expected_refusal(v, t, align)) {
+    Problem p;
+    p.stencil = {v.op, radius, {0.5, 0.25, 2.0}};
+    p.size = p.interior = n;
+    p.dtype = t;
+    p.align_bytes = align;
+    const std::string why = v.cannot_run(p, merge_params(v, params));
+    EXPECT_NE(why.find(word), std::string::npos) << v.name << ": '" << why << "'";
+    return;
+  }
+  expect_verified(v, n, radius, t, align, params);
+}
+
 }  // namespace
 
-TEST(CudaSeismic, RegistryHasABaselinePerOperator) {
-  for (Op op : kSeismicOps) {
-    bool found = false;
-    for (const Variant* v : find_variants(op, "cuda")) found |= v->name == "baseline";
-    EXPECT_TRUE(found) << op_name(op);
+TEST(CudaSeismic, RegistryHoldsEveryFamily) {
+  const std::vector<std::pair<Op, std::vector<std::string>>> expected = {
+      {Op::d2x, {"baseline", "vec2", "vec4"}},
+      {Op::d2y, {"baseline", "vec", "vec_smem"}},
+      {Op::d2z, {"baseline", "window", "window_vec"}},
+      {Op::d2xy, {"baseline", "fused"}},
+      {Op::d2xyz, {"baseline", "onepass", "pipelined", "3pass", "2pass"}},
+  };
+  for (const auto& [op, names] : expected) {
+    std::vector<std::string> have;
+    for (const Variant* v : find_variants(op, "cuda")) have.push_back(v->name);
+    EXPECT_EQ(have, names) << op_name(op);
   }
 }
 
@@ -51,26 +84,101 @@ TEST(CudaSeismic, EveryVariantEveryRadiusBothLayouts) {
       for (int r = 1; r <= kMaxRadius; ++r)
         for (DType t : {DType::f32, DType::f64})
           for (int64_t align : {kAlignBytes, int64_t(1)})
-            for (Extents n : {Extents{37, 23, 19}, Extents{5, 3, 2}}) expect_verified(*v, n, r, t, align, Params::object());
+            for (Extents n : {Extents{37, 23, 19}, Extents{5, 3, 2}, Extents{133, 41, 9}})
+              expect_result(*v, n, r, t, align, Params::object());
 }
 
+// The sliding-window kernels restart their window every nw planes: seams at every block boundary,
+// a last block of fewer planes, one plane per block, and more planes than the grid has.
+TEST(CudaSeismic, WindowLengths) {
+  REQUIRE_GPU();
+  for (Op op : {Op::d2z, Op::d2xyz})
+    for (const Variant* v : find_variants(op, "cuda")) {
+      if (!v->defaults.contains("nw")) continue;
+      for (int nw : {1, 2, 7, 300})
+        for (int r : {1, 4, 8})
+          for (DType t : {DType::f32, DType::f64})
+            expect_result(*v, {67, 35, 29}, r, t, kAlignBytes, {{"nw", nw}});
+    }
+}
+
+// Shapes for every R (the posts' 64 * (4 / R) rule breaks beyond R = 4): tiles narrower and
+// shorter than the radius, one thread, a full 1024-thread block.
 TEST(CudaSeismic, BlockShapes) {
   REQUIRE_GPU();
   for (Op op : kSeismicOps)
     for (const Variant* v : find_variants(op, "cuda"))
-      for (const char* block : {"32x4x2", "64x1x1", "1024x1x1"})
-        expect_verified(*v, {37, 23, 19}, 4, DType::f32, kAlignBytes, {{"block", block}});
+      for (const char* block : {"32x4x1", "64x1x1", "1x1x1", "2x3x1", "128x4x1", "8x64x1"}) {
+        if (!v->defaults.contains("block")) continue;  // the pass pipelines fix their blocks
+        for (int r : {1, 5, 8}) expect_result(*v, {37, 23, 19}, r, DType::f32, kAlignBytes, {{"block", block}});
+      }
 }
 
-TEST(CudaSeismic, BadBlockSaysWhy) {
-  for (const Variant* v : find_variants(Op::d2x, "cuda")) {
-    Problem p;
-    p.stencil = {Op::d2x, 2, {}};
-    p.size = p.interior = {16, 16, 16};
-    for (const char* block : {"0x1x1", "2048x1x1", "abc", "64x1x1x", "1x1x128"}) {
-      const auto rec = run_variant(*v, p, {{"block", block}}, BenchOptions{}, 1.0);
-      EXPECT_EQ(rec["status"], "unsupported") << block;
-      EXPECT_NE(rec["reason"].get<std::string>().find("block"), std::string::npos) << block;
+// A block with BZ > 1 runs where points are independent, and is refused, with the reason, where
+// the kernel tiles the plane or marches along z.
+TEST(CudaSeismic, DeepBlocks) {
+  for (Op op : kSeismicOps)
+    for (const Variant* v : find_variants(op, "cuda")) {
+      Problem p;
+      if (!v->defaults.contains("block")) continue;  // the pass pipelines fix their blocks
+      p.stencil = {op, 3, {}};
+      p.size = p.interior = {37, 23, 19};
+      const std::string why = v->cannot_run(p, merge_params(*v, {{"block", "32x4x2"}}));
+      const bool pointwise = v->name == "baseline" || v->name == "vec2" || v->name == "vec4" || v->name == "vec";
+      if (pointwise) {
+        EXPECT_EQ(why, "") << v->name;
+        if (cuda::device_count() > 0) expect_verified(*v, p.interior, 3, DType::f32, kAlignBytes, {{"block", "32x4x2"}});
+      } else {
+        EXPECT_NE(why.find("BZ must be 1"), std::string::npos) << v->name << ": " << why;
+      }
     }
-  }
+}
+
+TEST(CudaSeismic, BadParametersSayWhy) {
+  for (Op op : kSeismicOps)
+    for (const Variant* v : find_variants(op, "cuda")) {
+      Problem p;
+      p.stencil = {op, 2, {}};
+      p.size = p.interior = {16, 16, 16};
+      for (const char* block : {"0x1x1", "2048x1x1", "abc", "64x1x1x", "1x1x128"}) {
+        if (!v->defaults.contains("block")) break;  // the pass pipelines fix their blocks
+        const auto rec = run_variant(*v, p, {{"block", block}}, BenchOptions{}, 1.0);
+        EXPECT_EQ(rec["status"], "unsupported") << block;
+        EXPECT_NE(rec["reason"].get<std::string>().find("block"), std::string::npos) << block;
+      }
+      if (v->defaults.contains("nw")) {
+        const auto rec = run_variant(*v, p, {{"nw", 0}}, BenchOptions{}, 1.0);
+        EXPECT_EQ(rec["status"], "unsupported");
+        EXPECT_NE(rec["reason"].get<std::string>().find("nw"), std::string::npos);
+      }
+    }
+}
+
+// The z-marching kernels take at most 512 threads (their register queue), and say so.
+TEST(CudaSeismic, MarchingBlocksAtMost512) {
+  for (Op op : {Op::d2z, Op::d2xyz})
+    for (const Variant* v : find_variants(op, "cuda")) {
+      if (!v->defaults.contains("nw") || !v->defaults.contains("block")) continue;
+      Problem p;
+      p.stencil = {op, 8, {}};
+      p.size = p.interior = {64, 64, 64};
+      const std::string why = v->cannot_run(p, merge_params(*v, {{"block", "256x4x1"}}));
+      EXPECT_NE(why.find("at most 512"), std::string::npos) << v->name << ": " << why;
+    }
+}
+
+// Above 227 KB of shared memory a tile cannot be launched: refused with the size, not a launch error.
+TEST(CudaSeismic, OversizedTileSaysWhy) {
+  const std::vector<std::tuple<Op, std::string, std::string>> cases = {
+      {Op::d2y, "vec_smem", "1024x1x1"}, {Op::d2xy, "fused", "1024x1x1"}, {Op::d2xyz, "pipelined", "512x1x1"}};
+  for (const auto& [op, name, block] : cases)
+    for (const Variant* v : find_variants(op, "cuda")) {
+      if (v->name != name) continue;
+      Problem p;
+      p.stencil = {op, 8, {}};
+      p.size = p.interior = {64, 64, 64};
+      p.dtype = DType::f64;
+      const std::string why = v->cannot_run(p, merge_params(*v, {{"block", block}}));
+      EXPECT_NE(why.find("227 KB"), std::string::npos) << v->name << ": " << why;
+    }
 }

@@ -14,9 +14,20 @@ struct Args {
   const T* u;
   int nx, ny, nz;  // interior
   int64_t line, slice;
+  int nw;  // planes per block along z (the sliding-window kernels), else unused
   // Second-derivative weights scaled by 1/h^2, tap r at offset r - R; zero on an axis the operator
   // does not differentiate. Passed by value: kernel parameters live in the constant bank.
   T wx[kMaxTaps], wy[kMaxTaps], wz[kMaxTaps];
 };
+
+// The block size bound of the kernels that march along z: their queue of 2R + 1 vectors takes up
+// to ~128 registers per thread at R = 8, and an SM's 65536 registers hold 512 such threads.
+// Declared in __launch_bounds__ so nvcc keeps to 128, and checked before launch.
+inline constexpr int kMarchThreads = 512;
+
+// The x-halo width of a shared-memory tile: R rounded up to whole vectors of V, so every row of
+// the tile, and its source in global memory, starts on a vector boundary.
+template <int R, int V>
+inline constexpr int kPad = (R + V - 1) / V * V;
 
 }  // namespace fdstencil::cuda::seismic

@@ -7,6 +7,12 @@
 
 namespace fdstencil::cuda {
 
+// Every seismic variant: the baselines, then the single-axis and the fused families.
 std::vector<bench::Variant> seismic_variants();
+
+namespace seismic {
+std::vector<bench::Variant> axis_variants();   // variants_axis.cu
+std::vector<bench::Variant> fused_variants();  // variants_fused.cu
+}  // namespace seismic
 
 }  // namespace fdstencil::cuda

@@ -1,0 +1,20 @@
+// The per-thread asynchronous copy (cp.async, sm_80+): a 16-byte global-to-shared copy that does
+// not pass through registers, so a thread can start the loads of the next plane and go on
+// computing the current one. Copies issued since the last commit form a group; wait_all blocks
+// until every group of this thread has landed (other threads' copies need a barrier on top).
+#pragma once
+
+#include "cuda/common/bulk_copy.cuh"
+
+namespace fdstencil::cuda::ptx {
+
+// .cg: cache in L2 only; the tile is read once from shared memory, so L1 would hold it in vain.
+__device__ __forceinline__ void copy_async16(void* dst_smem, const void* src_global) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem_addr(dst_smem)), "l"(src_global) : "memory");
+}
+
+__device__ __forceinline__ void copy_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+
+__device__ __forceinline__ void copy_async_wait_all() { asm volatile("cp.async.wait_group 0;" ::: "memory"); }
+
+}  // namespace fdstencil::cuda::ptx

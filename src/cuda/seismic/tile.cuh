@@ -1,0 +1,96 @@
+// The shared-memory plane tile of the fused kernels (xy, one-pass xyz): a block of bx x by
+// threads, each owning V consecutive x points, covers bx * V x by interior points of one plane.
+// The tile adds R halo rows above and below and P = R rounded up to whole vectors on the left and
+// right, so every access is one V-wide vector:
+//   tile element (row, col)  <->  global point (x0 - P + col, j0 - R + row)
+// with pitch bx * V + 2P elements and by + 2R rows. The corners are never needed or loaded.
+#pragma once
+
+#include "cuda/common/vec.cuh"
+#include "cuda/seismic/common.cuh"
+
+namespace fdstencil::cuda::seismic {
+
+template <int R, int V>
+struct TileShape {
+  static constexpr int P = kPad<R, V>;
+  int bx, by;
+  __device__ __host__ int pitch() const { return bx * V + 2 * P; }
+  __device__ __host__ int rows() const { return by + 2 * R; }
+  __device__ __host__ int elems() const { return pitch() * rows(); }
+  // Halo vectors: 2R full-width rows plus 2P / V vectors at each end of the by interior rows.
+  __device__ __host__ int halo_vectors() const { return 2 * R * bx + by * (2 * P / V); }
+};
+
+// Bytes of one tile of `elem_bytes` elements in 16-byte vectors, for the launch's shared memory.
+inline size_t tile_bytes(int bx, int by, int radius, int elem_bytes) {
+  const int vec = 16 / elem_bytes;
+  const int pad = (radius + vec - 1) / vec * vec;
+  return size_t(bx * vec + 2 * pad) * size_t(by + 2 * radius) * size_t(elem_bytes);
+}
+
+// Calls f(row, col) for the halo vectors this thread of `threads` loads, `first` being its rank.
+template <int R, int V, class F>
+__device__ __forceinline__ void for_each_halo_vector(TileShape<R, V> s, int first, int threads, F&& f) {
+  constexpr int P = TileShape<R, V>::P;
+  const int ybody = 2 * R * s.bx;
+  for (int e = first; e < s.halo_vectors(); e += threads) {
+    if (e < ybody) {
+      const int row = e / s.bx;
+      f(row < R ? row : row + s.by, P + V * (e % s.bx));
+    } else {
+      const int side = 2 * P / V;  // vectors per interior row: P / V left, then P / V right
+      const int c = (e - ybody) % side;
+      f(R + (e - ybody) / side, c < P / V ? V * c : s.bx * V + P + V * (c - P / V));
+    }
+  }
+}
+
+// Calls f(row, col) for every vector of the tile, halo and interior (the corners included).
+template <int R, int V, class F>
+__device__ __forceinline__ void for_each_tile_vector(TileShape<R, V> s, int first, int threads, F&& f) {
+  const int per_row = s.pitch() / V;
+  for (int e = first; e < s.rows() * per_row; e += threads) f(e / per_row, V * (e % per_row));
+}
+
+// d2x + d2y at the thread's V points (tx, ty) from the tile: the x window as 2P / V + 1 vectors
+// of the centre row held in registers, the y taps as 2R + 1 vectors of the thread's column.
+template <class T, int R, int V>
+__device__ __forceinline__ Vec<T, V> xy_from_tile(const T* tile, TileShape<R, V> s, int tx, int ty, const Args<T>& a) {
+  constexpr int P = TileShape<R, V>::P;
+  const int pitch = s.pitch();
+  const T* centre_row = tile + (ty + R) * pitch + V * tx;  // the window starts P left of the centre
+  T w[2 * P + V];
+#pragma unroll
+  for (int c = 0; c < (2 * P + V) / V; ++c) {
+    const Vec<T, V> q = load_vec<T, V>(centre_row + c * V);
+#pragma unroll
+    for (int e = 0; e < V; ++e) w[c * V + e] = q.v[e];
+  }
+  Vec<T, V> o;
+#pragma unroll
+  for (int e = 0; e < V; ++e) {
+    T s_ = T(0);
+#pragma unroll
+    for (int r = 0; r <= 2 * R; ++r) s_ += a.wx[r] * w[P + e + r - R];
+    o.v[e] = s_;
+  }
+  const T* column = tile + ty * pitch + P + V * tx;
+#pragma unroll
+  for (int r = 0; r <= 2 * R; ++r) {
+    const Vec<T, V> q = load_vec<T, V>(column + r * pitch);
+#pragma unroll
+    for (int e = 0; e < V; ++e) o.v[e] += a.wy[r] * q.v[e];
+  }
+  return o;
+}
+
+// Whether the vector at tile (row, col) lies inside the allocation's meaningful part: rows up to
+// the last halo row, vectors starting before the end of the right halo. Vectors beyond serve only
+// outputs outside the interior, which are never stored.
+template <class T, int R, int V>
+__device__ __forceinline__ bool tile_vector_exists(const Args<T>& a, int x0, int j0, int row, int col) {
+  return j0 - R + row < a.ny + R && x0 - TileShape<R, V>::P + col < a.nx + R;
+}
+
+}  // namespace fdstencil::cuda::seismic

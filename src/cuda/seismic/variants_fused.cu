@@ -1,0 +1,149 @@
+// The fused families as registry entries: d2xy in one pass (seismic part 3), d2xyz in one pass
+// the seed's way and ours (software-pipelined), and the multi-pass d2xyz pipelines the posts
+// only estimated: x + y + z (three passes) and xy + z (two passes), each pass adding into the
+// output of the last.
+#include "cuda/seismic/launch.hpp"
+#include "cuda/seismic/variants.hpp"
+#include "cuda/seismic/x_window.cuh"
+#include "cuda/seismic/xy_fused.cuh"
+#include "cuda/seismic/xyz_onepass.cuh"
+#include "cuda/seismic/xyz_pipelined.cuh"
+#include "cuda/seismic/y_smem.cuh"
+#include "cuda/seismic/z_window.cuh"
+
+namespace fdstencil::cuda::seismic {
+
+namespace {
+
+using bench::Params;
+using bench::Problem;
+
+enum class Fused { xy, onepass, pipelined };
+
+size_t fused_smem(Fused f, const Problem& p, const Block& b) {
+  const size_t tile = tile_bytes(b.x, b.y, p.stencil.radius, int(dtype_bytes(p.dtype)));
+  return f == Fused::pipelined ? 2 * tile : tile;  // the pipelined kernel double-buffers
+}
+
+template <class T, Fused F>
+std::vector<Launch> plan_fused(const Problem& p, const Params& params) {
+  constexpr int V = kVec16<T>;
+  Block b;
+  parse_block(params, b);
+  Launch l;
+  l.kernel = pick_radius(p.stencil.radius, [](auto r) {
+    constexpr int R = decltype(r)::value;
+    if constexpr (F == Fused::xy) return reinterpret_cast<const void*>(xy_fused<T, R, V>);
+    if constexpr (F == Fused::onepass) return reinterpret_cast<const void*>(xyz_onepass<T, R, V>);
+    return reinterpret_cast<const void*>(xyz_pipelined<T, R, V>);
+  });
+  l.block = dim3(b.x, b.y, 1);
+  if (F == Fused::xy) {
+    l.grid = plane_grid(p, b, V);
+  } else {
+    parse_nw(params, l.nw);
+    l.grid = march_grid(p, b, V, l.nw);
+  }
+  l.smem = fused_smem(F, p, b);
+  return {l};
+}
+
+template <Fused F>
+std::string fused_cannot_run(const Problem& p, const Params& params) {
+  Block b;
+  std::string why = common_cannot_run(p, params, true, int(16 / dtype_bytes(p.dtype)), b,
+                                      F == Fused::xy ? 1024 : kMarchThreads);
+  if (!why.empty()) return why;
+  const size_t smem = fused_smem(F, p, b);
+  if (smem > kMaxSmemPerBlock)
+    return "shared memory of " + std::to_string(smem) + " bytes (block " + params.value("block", std::string()) +
+           ", R " + std::to_string(p.stencil.radius) + ") exceeds 227 KB";
+  if (F == Fused::xy) return grid_cannot_run(plane_grid(p, b, 1));
+  int nw = 0;
+  why = parse_nw(params, nw);
+  return why.empty() ? grid_cannot_run(march_grid(p, b, 1, nw)) : why;
+}
+
+// ---- multi-pass d2xyz ---------------------------------------------------------------------------
+// Each pass is the family's best single-axis (or xy) kernel at its default block; the z pass
+// takes `nw`. Passes after the first read the output back and add to it.
+
+constexpr Block kPassX{64, 4, 1}, kPassY{32, 16, 1}, kPassZ{32, 8, 1}, kPassXY{16, 16, 1};
+
+template <class T>
+Launch z_pass(const Problem& p, int nw) {
+  constexpr int V = kVec16<T>;
+  Launch l;
+  l.kernel = pick_radius(p.stencil.radius,
+                         [](auto r) { return reinterpret_cast<const void*>(z_window<T, decltype(r)::value, V, true>); });
+  l.block = dim3(kPassZ.x, kPassZ.y, 1);
+  l.grid = march_grid(p, kPassZ, V, nw);
+  l.nw = nw;
+  return l;
+}
+
+template <class T, bool Three>
+std::vector<Launch> plan_passes(const Problem& p, const Params& params) {
+  constexpr int V = kVec16<T>;
+  const int R = p.stencil.radius;
+  int nw = 0;
+  parse_nw(params, nw);
+  if constexpr (Three) {
+    Launch x, y;
+    x.kernel = pick_radius(R, [](auto r) { return reinterpret_cast<const void*>(x_window<T, decltype(r)::value, V>); });
+    x.block = dim3(kPassX.x, kPassX.y, 1);
+    x.grid = pointwise_grid(p, kPassX, V);
+    y.kernel =
+        pick_radius(R, [](auto r) { return reinterpret_cast<const void*>(y_smem<T, decltype(r)::value, V, true>); });
+    y.block = dim3(kPassY.x, kPassY.y, 1);
+    y.grid = plane_grid(p, kPassY, V);
+    y.smem = y_smem_bytes(kPassY.x, kPassY.y, R);
+    return {x, y, z_pass<T>(p, nw)};
+  } else {
+    Launch xy;
+    xy.kernel = pick_radius(R, [](auto r) { return reinterpret_cast<const void*>(xy_fused<T, decltype(r)::value, V>); });
+    xy.block = dim3(kPassXY.x, kPassXY.y, 1);
+    xy.grid = plane_grid(p, kPassXY, V);
+    xy.smem = tile_bytes(kPassXY.x, kPassXY.y, R, sizeof(T));
+    return {xy, z_pass<T>(p, nw)};
+  }
+}
+
+std::string passes_cannot_run(const Problem& p, const Params& params) {
+  Block b;
+  std::string why = common_cannot_run(p, params, false, int(16 / dtype_bytes(p.dtype)), b);
+  if (!why.empty()) return why;
+  int nw = 0;
+  why = parse_nw(params, nw);
+  if (!why.empty()) return why;
+  for (const Block& pb : {kPassX, kPassY, kPassZ, kPassXY}) {
+    why = grid_cannot_run(pointwise_grid(p, pb, 1));
+    if (!why.empty()) return why;
+  }
+  return grid_cannot_run(plane_grid(p, kPassY, 1));
+}
+
+}  // namespace
+
+std::vector<bench::Variant> fused_variants() {
+  const Params tile = {{"block", "16x16x1"}};
+  const Params march = {{"block", "16x16x1"}, {"nw", 128}};
+  return {
+      make_variant(Op::d2xy, "fused", "seismic part 3: xy in one pass, plane tile in shared memory, streaming stores",
+                   tile, fused_cannot_run<Fused::xy>, plan_fused<float, Fused::xy>, plan_fused<double, Fused::xy>),
+      make_variant(Op::d2xyz, "onepass",
+                   "seismic part 3: one pass, x and y from a shared-memory tile, z sliding window of nw planes",
+                   march, fused_cannot_run<Fused::onepass>, plan_fused<float, Fused::onepass>,
+                   plan_fused<double, Fused::onepass>),
+      make_variant(Op::d2xyz, "pipelined",
+                   "ours: the one-pass kernel software-pipelined, halo of plane k+1 by cp.async while k computes",
+                   march, fused_cannot_run<Fused::pipelined>, plan_fused<float, Fused::pipelined>,
+                   plan_fused<double, Fused::pipelined>),
+      make_variant(Op::d2xyz, "3pass", "three passes: x vec4, then y vec_smem and z window_vec adding into f",
+                   {{"nw", 64}}, passes_cannot_run, plan_passes<float, true>, plan_passes<double, true>),
+      make_variant(Op::d2xyz, "2pass", "two passes: xy fused, then z window_vec adding into f", {{"nw", 64}},
+                   passes_cannot_run, plan_passes<float, false>, plan_passes<double, false>),
+  };
+}
+
+}  // namespace fdstencil::cuda::seismic

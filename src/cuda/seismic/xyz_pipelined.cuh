@@ -1,0 +1,76 @@
+// d2xyz in one pass, ours: the seed-style one-pass kernel (xyz_onepass.cuh) with its plane loop
+// software-pipelined for Hopper. The tile is double-buffered, and while a block computes plane k
+// from one buffer, the x/y halo of plane k + 1 is already on its way into the other with
+// per-thread asynchronous copies (cp.async, no registers held), and the queue's next plane
+// (k + 1 + R) is already loading into a register. One barrier per plane instead of two, and no
+// load has to return before the plane that needs it is reached.
+#pragma once
+
+#include "cuda/common/async_copy.cuh"
+#include "cuda/seismic/tile.cuh"
+
+namespace fdstencil::cuda::seismic {
+
+template <class T, int R, int V>
+__global__ void __launch_bounds__(kMarchThreads) xyz_pipelined(Args<T> a) {
+  static_assert(V * sizeof(T) == 16, "cp.async moves 16-byte vectors");
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const TileShape<R, V> s{int(blockDim.x), int(blockDim.y)};
+  T* tiles[2] = {reinterpret_cast<T*>(smem_raw), reinterpret_cast<T*>(smem_raw) + s.elems()};
+  const int x0 = blockIdx.x * blockDim.x * V;
+  const int j0 = blockIdx.y * blockDim.y;
+  const int i0 = x0 + V * threadIdx.x;
+  const int j = j0 + threadIdx.y;
+  const int k0 = blockIdx.z * a.nw;
+  const int k1 = min(k0 + a.nw, a.nz);
+  const int rank = threadIdx.x + blockDim.x * threadIdx.y;
+  const int threads = blockDim.x * blockDim.y;
+  const bool loads = i0 < a.nx + R && j < a.ny + R;  // see xyz_onepass.cuh
+  const bool stores = i0 < a.nx && j < a.ny;
+  const int64_t column = i0 + a.line * j;
+  const T* u = a.u + column + a.slice * k0;
+  const int centre = (threadIdx.y + R) * s.pitch() + s.P + V * threadIdx.x;
+
+  auto start_halo = [&](int k, T* tile) {
+    const T* plane = a.u + a.slice * k;
+    for_each_halo_vector(s, rank, threads, [&](int row, int col) {
+      if (tile_vector_exists<T, R, V>(a, x0, j0, row, col))
+        ptx::copy_async16(tile + row * s.pitch() + col, plane + (x0 - s.P + col) + int64_t(j0 - R + row) * a.line);
+    });
+    ptx::copy_async_commit();
+  };
+
+  Vec<T, V> q[2 * R + 1] = {};
+  if (loads) {
+#pragma unroll
+    for (int r = 0; r <= 2 * R; ++r) q[r] = load_vec<T, V>(u + (r - R) * a.slice);
+  }
+  if (k0 < k1) start_halo(k0, tiles[0]);
+  for (int k = k0; k < k1; ++k) {
+    T* tile = tiles[(k - k0) & 1];
+    store_vec(tile + centre, q[R]);
+    ptx::copy_async_wait_all();
+    // Everyone's halo copies and centres of plane k have landed, and everyone has finished
+    // reading the other buffer (plane k - 1), which may now be refilled.
+    __syncthreads();
+    Vec<T, V> next = {};
+    if (k + 1 < k1) {
+      start_halo(k + 1, tiles[(k + 1 - k0) & 1]);
+      if (loads) next = load_vec<T, V>(u + (R + 1) * a.slice);
+    }
+    if (stores) {
+      Vec<T, V> o = xy_from_tile(tile, s, threadIdx.x, threadIdx.y, a);
+#pragma unroll
+      for (int r = 0; r <= 2 * R; ++r)
+#pragma unroll
+        for (int e = 0; e < V; ++e) o.v[e] += a.wz[r] * q[r].v[e];
+      store_streaming(a.f + column + a.slice * k, o, a.nx - i0);
+    }
+#pragma unroll
+    for (int r = 0; r < 2 * R; ++r) q[r] = q[r + 1];
+    q[2 * R] = next;
+    u += a.slice;
+  }
+}
+
+}  // namespace fdstencil::cuda::seismic
