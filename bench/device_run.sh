@@ -16,6 +16,8 @@
 #   seis-r1024 every seismic variant but the baselines, R = 1, 2, 4, 6, 8, 1024^3 float
 #   seis-nw    the posts' figure: bandwidth against nw (1 .. nz) for the z-marching kernels
 #   seis-sizes the best variant of each operator, 256^3 -> 1024^3 and 1000 x 600 x 300
+#   seis-shapes  block shapes of the tiled kernels (xy fused, one-pass xyz), R = 1, 4, 8, 512^3
+#   seis-tune  ours (l1march): block x my x nw; the z windows: block x nw; R = 1, 4, 8, 512^3
 #   seis-double  every seismic variant in double, R = 1, 4, 8, 512^3
 # Example: bench/device_run.sh build test sanitize lap-quick
 # Logs all go to $OUT/log.txt and each benchmark to $OUT/<name>.json: the device tool returns at
@@ -130,6 +132,18 @@ stage_seis-sizes() {
   for s in 256,256,256 512,256,256 512,512,256 768,512,512 768,768,768 1000,600,300; do sizes+=(--size "$s"); done
   bench seis-sizes --op d2x,d2y,d2z,d2xy,d2xyz --variant vec4,vec,vec_smem,window_vec,fused,onepass,pipelined \
     --radius 4,8 --dtype float "${sizes[@]}" --reps 10
+}
+
+stage_seis-shapes() {
+  bench seis-shapes --op d2xy,d2xyz --variant fused,onepass,pipelined --radius 1,4,8 --size 512,512,512 \
+    --param block=16x16x1,32x8x1,32x16x1,16x32x1,32x4x1,64x4x1,8x32x1 --dtype float --reps 10
+}
+
+stage_seis-tune() {
+  bench seis-tune-l1march --op d2xyz --variant l1march --radius 1,4,8 --size 512,512,512 --dtype float --reps 10 \
+    --param block=32x8x1,32x4x1,64x4x1,16x16x1,32x16x1,64x2x1,128x2x1 --param my=1,2 --param nw=16,64
+  bench seis-tune-z --op d2z --variant window,window_vec --radius 1,4,8 --size 512,512,512 --dtype float --reps 10 \
+    --param block=32x8x1,64x4x1,32x4x1 --param nw=4,8,16,32,64,128
 }
 
 stage_seis-double() {

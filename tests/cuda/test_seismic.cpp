@@ -68,7 +68,7 @@ TEST(CudaSeismic, RegistryHoldsEveryFamily) {
       {Op::d2y, {"baseline", "vec", "vec_smem"}},
       {Op::d2z, {"baseline", "window", "window_vec"}},
       {Op::d2xy, {"baseline", "fused"}},
-      {Op::d2xyz, {"baseline", "onepass", "pipelined", "3pass", "2pass"}},
+      {Op::d2xyz, {"baseline", "onepass", "pipelined", "l1march", "3pass", "2pass"}},
   };
   for (const auto& [op, names] : expected) {
     std::vector<std::string> have;

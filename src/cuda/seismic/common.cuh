@@ -25,6 +25,11 @@ struct Args {
 // Declared in __launch_bounds__ so nvcc keeps to 128, and checked before launch.
 inline constexpr int kMarchThreads = 512;
 
+// Planes a z-march's queue front runs ahead of the plane being written. With one load in flight
+// per thread, two 256-thread blocks per SM keep 8 KB in flight, half of what ~3 TB/s at ~1 us
+// of latency needs (Little's law, spread over 132 SMs); two planes ahead triple it.
+inline constexpr int kMarchPrefetch = 2;
+
 // The x-halo width of a shared-memory tile: R rounded up to whole vectors of V, so every row of
 // the tile, and its source in global memory, starts on a vector boundary.
 template <int R, int V>

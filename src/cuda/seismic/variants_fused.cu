@@ -6,6 +6,7 @@
 #include "cuda/seismic/variants.hpp"
 #include "cuda/seismic/x_window.cuh"
 #include "cuda/seismic/xy_fused.cuh"
+#include "cuda/seismic/xyz_l1march.cuh"
 #include "cuda/seismic/xyz_onepass.cuh"
 #include "cuda/seismic/xyz_pipelined.cuh"
 #include "cuda/seismic/y_smem.cuh"
@@ -62,6 +63,43 @@ std::string fused_cannot_run(const Problem& p, const Params& params) {
   int nw = 0;
   why = parse_nw(params, nw);
   return why.empty() ? grid_cannot_run(march_grid(p, b, 1, nw)) : why;
+}
+
+// ---- ours: the barrier-free L1 march -------------------------------------------------------------
+// `my` lines per thread (register blocking along y): 2 halves the y loads per output, at twice
+// the queue's registers, which fit the 128 a 512-thread block allows only up to R = 4.
+constexpr int kMaxRadiusMy2 = 4;
+
+template <class T>
+std::vector<Launch> plan_l1march(const Problem& p, const Params& params) {
+  constexpr int V = kVec16<T>;
+  Block b;
+  parse_block(params, b);
+  const int my = params.value("my", 1);
+  Launch l;
+  l.kernel = pick_radius(p.stencil.radius, [my](auto r) -> const void* {
+    constexpr int R = decltype(r)::value;
+    if (my == 1) return reinterpret_cast<const void*>(xyz_l1march<T, R, V, 1>);
+    if constexpr (R <= kMaxRadiusMy2) return reinterpret_cast<const void*>(xyz_l1march<T, R, V, 2>);
+    return nullptr;
+  });
+  l.block = dim3(b.x, b.y, 1);
+  parse_nw(params, l.nw);
+  l.grid = march_grid(p, Block{b.x, b.y * my, 1}, V, l.nw);
+  return {l};
+}
+
+std::string l1march_cannot_run(const Problem& p, const Params& params) {
+  Block b;
+  std::string why = common_cannot_run(p, params, true, int(16 / dtype_bytes(p.dtype)), b, kMarchThreads);
+  if (!why.empty()) return why;
+  const int my = params.value("my", 1);
+  if (my != 1 && my != 2) return "my " + std::to_string(my) + " must be 1 or 2 (lines per thread)";
+  if (my == 2 && p.stencil.radius > kMaxRadiusMy2)
+    return "my 2 needs R <= 4: a queue of 2 x (2R + 3) vectors exceeds the 128 registers per thread";
+  int nw = 0;
+  why = parse_nw(params, nw);
+  return why.empty() ? grid_cannot_run(march_grid(p, Block{b.x, b.y * my, 1}, 1, nw)) : why;
 }
 
 // ---- multi-pass d2xyz ---------------------------------------------------------------------------
@@ -139,6 +177,10 @@ std::vector<bench::Variant> fused_variants() {
                    "ours: the one-pass kernel software-pipelined, halo of plane k+1 by cp.async while k computes",
                    march, fused_cannot_run<Fused::pipelined>, plan_fused<float, Fused::pipelined>,
                    plan_fused<double, Fused::pipelined>),
+      make_variant(Op::d2xyz, "l1march",
+                   "ours: barrier-free z-march, register queue for z, x and y taps straight from L1",
+                   {{"block", "32x8x1"}, {"nw", 32}, {"my", 1}}, l1march_cannot_run, plan_l1march<float>,
+                   plan_l1march<double>),
       make_variant(Op::d2xyz, "3pass", "three passes: x vec4, then y vec_smem and z window_vec adding into f",
                    {{"nw", 64}}, passes_cannot_run, plan_passes<float, true>, plan_passes<double, true>),
       make_variant(Op::d2xyz, "2pass", "two passes: xy fused, then z window_vec adding into f", {{"nw", 64}},

@@ -1,7 +1,7 @@
 // d2z with a sliding window (seismic part 2; V > 1 is its vectorized form): a thread owns V
 // consecutive x points of one line and walks `nw` planes along z, keeping the 2R + 1 planes of
-// its stencil in a register queue. Each step loads one new plane value (one V-wide access),
-// writes one output vector and shifts the queue, so the 2R + 1 z taps cost one load instead of
+// its stencil in a register queue. Each step loads one new plane value (one V-wide access,
+// issued kMarchPrefetch planes ahead of its use), writes one output vector and shifts the queue, so the 2R + 1 z taps cost one load instead of
 // 2R + 1. The window restarts for every block of nw planes: 2R seam planes are re-read per block,
 // the cost that the posts' figure of bandwidth against nw shows. Acc adds the result to the output
 // (the last pass of the multi-pass d2xyz).
@@ -14,6 +14,8 @@ namespace fdstencil::cuda::seismic {
 
 template <class T, int R, int V, bool Acc = false>
 __global__ void __launch_bounds__(kMarchThreads) z_window(Args<T> a) {
+  constexpr int D = kMarchPrefetch;
+  constexpr int Q = 2 * R + 1 + D;  // the stencil's planes and the D planes in flight
   const int i0 = V * int(threadIdx.x + blockIdx.x * blockDim.x);
   const int j = threadIdx.y + blockIdx.y * blockDim.y;
   const int k0 = blockIdx.z * a.nw;
@@ -22,11 +24,12 @@ __global__ void __launch_bounds__(kMarchThreads) z_window(Args<T> a) {
   const int64_t pos = i0 + a.line * j + a.slice * k0;
   const T* u = a.u + pos;
   T* f = a.f + pos;
-  Vec<T, V> q[2 * R + 1];
+  Vec<T, V> q[Q] = {};
 #pragma unroll
-  for (int r = 0; r < 2 * R; ++r) q[r] = load_vec<T, V>(u + (r - R) * a.slice);
+  for (int r = 0; r < Q - 1; ++r)
+    if (k0 + r - R < a.nz + R) q[r] = load_vec<T, V>(u + (r - R) * a.slice);
   for (int k = k0; k < k1; ++k) {
-    q[2 * R] = load_vec<T, V>(u + R * a.slice);
+    if (k + D < a.nz) q[Q - 1] = load_vec<T, V>(u + (R + D) * a.slice);  // plane k + R + D
     Vec<T, V> o{};
 #pragma unroll
     for (int r = 0; r <= 2 * R; ++r)
@@ -35,7 +38,7 @@ __global__ void __launch_bounds__(kMarchThreads) z_window(Args<T> a) {
     if constexpr (Acc) add_loaded(o, f);
     store_streaming(f, o, a.nx - i0);
 #pragma unroll
-    for (int r = 0; r < 2 * R; ++r) q[r] = q[r + 1];
+    for (int r = 0; r < Q - 1; ++r) q[r] = q[r + 1];
     u += a.slice;
     f += a.slice;
   }
