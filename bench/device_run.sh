@@ -18,6 +18,7 @@
 #   seis-sizes the best variant of each operator, 256^3 -> 1024^3 and 1000 x 600 x 300
 #   seis-shapes  block shapes of the tiled kernels (xy fused, one-pass xyz), R = 1, 4, 8, 512^3
 #   seis-tune  ours (l1march): block x my x nw; the z windows: block x nw; R = 1, 4, 8, 512^3
+#   seis-tune2 second round: vector width of the z window and of ours, the pipelined tile, R = 1..8
 #   seis-double  every seismic variant in double, R = 1, 4, 8, 512^3
 # Example: bench/device_run.sh build test sanitize lap-quick
 # Logs all go to $OUT/log.txt and each benchmark to $OUT/<name>.json: the device tool returns at
@@ -144,6 +145,13 @@ stage_seis-tune() {
     --param block=32x8x1,32x4x1,64x4x1,16x16x1,32x16x1,64x2x1,128x2x1 --param my=1,2 --param nw=16,64
   bench seis-tune-z --op d2z --variant window,window_vec --radius 1,4,8 --size 512,512,512 --dtype float --reps 10 \
     --param block=32x8x1,64x4x1,32x4x1 --param nw=4,8,16,32,64,128
+}
+
+stage_seis-tune2() {
+  bench seis-tune2-z --op d2z --variant window_vec --radius 1,2,3,4,5,6,7,8 --size 512,512,512 --dtype float \
+    --reps 10 --param vec_bytes=8,16 --param nw=8,16,32 --param block=32x4x1,64x2x1
+  bench seis-tune2-xyz --op d2xyz --variant l1march,pipelined,onepass --radius 1,2,4,6,8 --size 512,512,512 \
+    --dtype float --reps 10 --param vec_bytes=8,16 --param nw=16,32 --param block=32x4x1,16x16x1,8x32x1
 }
 
 stage_seis-double() {

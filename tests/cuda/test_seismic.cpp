@@ -102,6 +102,40 @@ TEST(CudaSeismic, WindowLengths) {
     }
 }
 
+// The vector widths and line blocking of the z window and of ours, at every R: runs where it can,
+// and where it cannot (a 4-byte vector of doubles, two lines per thread beyond R = 4) says why.
+TEST(CudaSeismic, VectorWidthsAndLineBlocking) {
+  REQUIRE_GPU();
+  struct Case {
+    Op op;
+    const char* variant;
+    Params params;
+  };
+  std::vector<Case> cases;
+  for (int bytes : {4, 8, 16}) cases.push_back({Op::d2z, "window_vec", {{"vec_bytes", bytes}}});
+  for (int bytes : {8, 16})
+    for (int my : {1, 2}) cases.push_back({Op::d2xyz, "l1march", {{"vec_bytes", bytes}, {"my", my}}});
+  for (const Case& c : cases)
+    for (const Variant* v : find_variants(c.op, "cuda")) {
+      if (v->name != c.variant) continue;
+      for (int r = 1; r <= kMaxRadius; ++r)
+        for (DType t : {DType::f32, DType::f64}) {
+          const bool narrow = c.params["vec_bytes"] == 4 && t == DType::f64;
+          const bool deep = c.params.value("my", 1) == 2 && r > 4;
+          if (narrow || deep) {
+            Problem p;
+            p.stencil = {c.op, r, {}};
+            p.size = p.interior = {67, 35, 29};
+            p.dtype = t;
+            const std::string why = v->cannot_run(p, merge_params(*v, c.params));
+            EXPECT_NE(why.find(narrow ? "narrower" : "R <= 4"), std::string::npos) << why;
+          } else {
+            expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes, c.params);
+          }
+        }
+    }
+}
+
 // Shapes for every R (the posts' 64 * (4 / R) rule breaks beyond R = 4): tiles narrower and
 // shorter than the radius, one thread, a full 1024-thread block.
 TEST(CudaSeismic, BlockShapes) {

@@ -87,24 +87,46 @@ std::string y_smem_cannot_run(const Problem& p, const Params& params) {
 }
 
 // ---- d2z: sliding window -------------------------------------------------------------------------
+// The vectorized window takes `vec_bytes` (4, 8 or 16): narrower vectors halve the queue's
+// registers, which is what limits the occupancy at large R.
+
+std::string parse_vec_bytes(const Problem& p, const Params& params, int& vec) {
+  const int bytes = params.value("vec_bytes", 16);
+  const int64_t e = dtype_bytes(p.dtype);
+  if (bytes != 4 && bytes != 8 && bytes != 16)
+    return "vec_bytes " + std::to_string(bytes) + " must be 4, 8 or 16";
+  if (bytes < e) return "vec_bytes " + std::to_string(bytes) + " is narrower than one " + std::string(dtype_name(p.dtype));
+  vec = int(bytes / e);
+  return "";
+}
 
 template <class T, bool Vectorized>
 std::vector<Launch> plan_z(const Problem& p, const Params& params) {
-  constexpr int V = Vectorized ? kVec16<T> : 1;
+  int vec = 1;
+  if (Vectorized) parse_vec_bytes(p, params, vec);
   Block b;
   parse_block(params, b);
   Launch l;
   parse_nw(params, l.nw);
-  l.kernel = pick_radius(p.stencil.radius,
-                         [](auto r) { return reinterpret_cast<const void*>(z_window<T, decltype(r)::value, V>); });
+  l.kernel = pick_radius(p.stencil.radius, [vec](auto r) -> const void* {
+    constexpr int R = decltype(r)::value;
+    if (vec == 1) return reinterpret_cast<const void*>(z_window<T, R, 1>);
+    if (vec == 2) return reinterpret_cast<const void*>(z_window<T, R, 2>);
+    if constexpr (sizeof(T) == 4) return reinterpret_cast<const void*>(z_window<T, R, 4>);
+    return nullptr;
+  });
   l.block = dim3(b.x, b.y, 1);
-  l.grid = march_grid(p, b, V, l.nw);
+  l.grid = march_grid(p, b, vec, l.nw);
   return {l};
 }
 
 template <bool Vectorized>
 std::string z_cannot_run(const Problem& p, const Params& params) {
-  const int vec = Vectorized ? int(16 / dtype_bytes(p.dtype)) : 1;
+  int vec = 1;
+  if (Vectorized) {
+    const std::string why = parse_vec_bytes(p, params, vec);
+    if (!why.empty()) return why;
+  }
   Block b;
   std::string why = common_cannot_run(p, params, true, vec, b, kMarchThreads);
   if (!why.empty()) return why;
@@ -128,10 +150,11 @@ std::vector<bench::Variant> axis_variants() {
       make_variant(Op::d2y, "vec_smem", "seismic part 3: 16-byte vectors, the y taps from a shared-memory tile",
                    {{"block", "32x16x1"}}, y_smem_cannot_run, plan_y_smem<float>, plan_y_smem<double>),
       make_variant(Op::d2z, "window", "seismic part 2: sliding window along z, a register queue of 2R+1",
-                   {{"block", "64x4x1"}, {"nw", 64}}, z_cannot_run<false>, plan_z<float, false>,
+                   {{"block", "32x4x1"}, {"nw", 16}}, z_cannot_run<false>, plan_z<float, false>,
                    plan_z<double, false>),
-      make_variant(Op::d2z, "window_vec", "seismic part 3: the z sliding window with 16-byte vectors",
-                   {{"block", "32x8x1"}, {"nw", 64}}, z_cannot_run<true>, plan_z<float, true>, plan_z<double, true>),
+      make_variant(Op::d2z, "window_vec", "seismic part 3: the z sliding window with vectors of vec_bytes (16: float4 / double2)",
+                   {{"block", "32x4x1"}, {"nw", 16}, {"vec_bytes", 16}}, z_cannot_run<true>, plan_z<float, true>,
+                   plan_z<double, true>),
   };
 }
 

@@ -70,28 +70,37 @@ std::string fused_cannot_run(const Problem& p, const Params& params) {
 // the queue's registers, which fit the 128 a 512-thread block allows only up to R = 4.
 constexpr int kMaxRadiusMy2 = 4;
 
-template <class T>
-std::vector<Launch> plan_l1march(const Problem& p, const Params& params) {
-  constexpr int V = kVec16<T>;
-  Block b;
-  parse_block(params, b);
-  const int my = params.value("my", 1);
-  Launch l;
-  l.kernel = pick_radius(p.stencil.radius, [my](auto r) -> const void* {
+template <class T, int V>
+const void* l1march_kernel(int radius, int my) {
+  return pick_radius(radius, [my](auto r) -> const void* {
     constexpr int R = decltype(r)::value;
     if (my == 1) return reinterpret_cast<const void*>(xyz_l1march<T, R, V, 1>);
     if constexpr (R <= kMaxRadiusMy2) return reinterpret_cast<const void*>(xyz_l1march<T, R, V, 2>);
     return nullptr;
   });
+}
+
+// `vec_bytes` 16 (float4 / double2) or 8 (float2 / double): narrower vectors halve the queue.
+template <class T>
+std::vector<Launch> plan_l1march(const Problem& p, const Params& params) {
+  Block b;
+  parse_block(params, b);
+  const int my = params.value("my", 1);
+  const int vec = params.value("vec_bytes", 16) / int(sizeof(T));
+  Launch l;
+  l.kernel = vec == kVec16<T> ? l1march_kernel<T, kVec16<T>>(p.stencil.radius, my)
+                              : l1march_kernel<T, kVec16<T> / 2>(p.stencil.radius, my);
   l.block = dim3(b.x, b.y, 1);
   parse_nw(params, l.nw);
-  l.grid = march_grid(p, Block{b.x, b.y * my, 1}, V, l.nw);
+  l.grid = march_grid(p, Block{b.x, b.y * my, 1}, vec, l.nw);
   return {l};
 }
 
 std::string l1march_cannot_run(const Problem& p, const Params& params) {
+  const int bytes = params.value("vec_bytes", 16);
+  if (bytes != 8 && bytes != 16) return "vec_bytes " + std::to_string(bytes) + " must be 8 or 16";
   Block b;
-  std::string why = common_cannot_run(p, params, true, int(16 / dtype_bytes(p.dtype)), b, kMarchThreads);
+  std::string why = common_cannot_run(p, params, true, int(bytes / dtype_bytes(p.dtype)), b, kMarchThreads);
   if (!why.empty()) return why;
   const int my = params.value("my", 1);
   if (my != 1 && my != 2) return "my " + std::to_string(my) + " must be 1 or 2 (lines per thread)";
@@ -179,7 +188,7 @@ std::vector<bench::Variant> fused_variants() {
                    plan_fused<double, Fused::pipelined>),
       make_variant(Op::d2xyz, "l1march",
                    "ours: barrier-free z-march, register queue for z, x and y taps straight from L1",
-                   {{"block", "32x8x1"}, {"nw", 32}, {"my", 1}}, l1march_cannot_run, plan_l1march<float>,
+                   {{"block", "32x4x1"}, {"nw", 16}, {"my", 1}, {"vec_bytes", 16}}, l1march_cannot_run, plan_l1march<float>,
                    plan_l1march<double>),
       make_variant(Op::d2xyz, "3pass", "three passes: x vec4, then y vec_smem and z window_vec adding into f",
                    {{"nw", 64}}, passes_cannot_run, plan_passes<float, true>, plan_passes<double, true>),

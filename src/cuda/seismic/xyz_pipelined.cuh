@@ -16,7 +16,9 @@ __global__ void __launch_bounds__(kMarchThreads) xyz_pipelined(Args<T> a) {
   static_assert(V * sizeof(T) == 16, "cp.async moves 16-byte vectors");
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const TileShape<R, V> s{int(blockDim.x), int(blockDim.y)};
-  T* tiles[2] = {reinterpret_cast<T*>(smem_raw), reinterpret_cast<T*>(smem_raw) + s.elems()};
+  // Buffer b at tiles + b * s.elems(), by arithmetic: an array of the two pointers, indexed at
+  // run time, would live in local memory.
+  T* const tiles = reinterpret_cast<T*>(smem_raw);
   const int x0 = blockIdx.x * blockDim.x * V;
   const int j0 = blockIdx.y * blockDim.y;
   const int i0 = x0 + V * threadIdx.x;
@@ -45,9 +47,9 @@ __global__ void __launch_bounds__(kMarchThreads) xyz_pipelined(Args<T> a) {
 #pragma unroll
     for (int r = 0; r <= 2 * R; ++r) q[r] = load_vec<T, V>(u + (r - R) * a.slice);
   }
-  if (k0 < k1) start_halo(k0, tiles[0]);
+  if (k0 < k1) start_halo(k0, tiles);
   for (int k = k0; k < k1; ++k) {
-    T* tile = tiles[(k - k0) & 1];
+    T* tile = tiles + ((k - k0) & 1) * s.elems();
     store_vec(tile + centre, q[R]);
     ptx::copy_async_wait_all();
     // Everyone's halo copies and centres of plane k have landed, and everyone has finished
@@ -55,7 +57,7 @@ __global__ void __launch_bounds__(kMarchThreads) xyz_pipelined(Args<T> a) {
     __syncthreads();
     Vec<T, V> next = {};
     if (k + 1 < k1) {
-      start_halo(k + 1, tiles[(k + 1 - k0) & 1]);
+      start_halo(k + 1, tiles + ((k + 1 - k0) & 1) * s.elems());
       if (loads) next = load_vec<T, V>(u + (R + 1) * a.slice);
     }
     if (stores) {
