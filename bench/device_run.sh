@@ -19,6 +19,8 @@
 #   seis-shapes  block shapes of the tiled kernels (xy fused, one-pass xyz), R = 1, 4, 8, 512^3
 #   seis-tune  ours (l1march): block x my x nw; the z windows: block x nw; R = 1, 4, 8, 512^3
 #   seis-tune2 second round: vector width of the z window and of ours, the pipelined tile, R = 1..8
+#   seis-tune3 block shapes of the y kernels, R = 1, 4, 8
+#   seis-best1024  the tuned candidates of z and xyz at 1024^3, R = 1, 2, 4, 6, 8
 #   seis-double  every seismic variant in double, R = 1, 4, 8, 512^3
 # Example: bench/device_run.sh build test sanitize lap-quick
 # Logs all go to $OUT/log.txt and each benchmark to $OUT/<name>.json: the device tool returns at
@@ -152,6 +154,17 @@ stage_seis-tune2() {
     --reps 10 --param vec_bytes=8,16 --param nw=8,16,32 --param block=32x4x1,64x2x1
   bench seis-tune2-xyz --op d2xyz --variant l1march,pipelined,onepass --radius 1,2,4,6,8 --size 512,512,512 \
     --dtype float --reps 10 --param vec_bytes=8,16 --param nw=16,32 --param block=32x4x1,16x16x1,8x32x1
+}
+
+stage_seis-tune3() {
+  bench seis-tune3-y --op d2y --variant vec,vec_smem --radius 1,4,8 --size 512,512,512 --dtype float --reps 10 \
+    --param block=64x4x1,32x8x1,32x16x1,16x16x1,16x32x1,128x2x1
+}
+
+stage_seis-best1024() {
+  local common=(--radius 1,2,4,6,8 --size 1024,1024,1024 --dtype float --reps 10)
+  bench seis-best1024-z --op d2z --variant window_vec --param nw=8,16,32 "${common[@]}"
+  bench seis-best1024-xyz --op d2xyz --variant pipelined,l1march --param nw=16,32 --param vec_bytes=8,16 "${common[@]}"
 }
 
 stage_seis-double() {

@@ -153,7 +153,7 @@ std::vector<bench::Variant> axis_variants() {
                    {{"block", "32x4x1"}, {"nw", 16}}, z_cannot_run<false>, plan_z<float, false>,
                    plan_z<double, false>),
       make_variant(Op::d2z, "window_vec", "seismic part 3: the z sliding window with vectors of vec_bytes (16: float4 / double2)",
-                   {{"block", "32x4x1"}, {"nw", 16}, {"vec_bytes", 16}}, z_cannot_run<true>, plan_z<float, true>,
+                   {{"block", "32x4x1"}, {"nw", 8}, {"vec_bytes", 16}}, z_cannot_run<true>, plan_z<float, true>,
                    plan_z<double, true>),
   };
 }

@@ -115,7 +115,7 @@ std::string l1march_cannot_run(const Problem& p, const Params& params) {
 // Each pass is the family's best single-axis (or xy) kernel at its default block; the z pass
 // takes `nw`. Passes after the first read the output back and add to it.
 
-constexpr Block kPassX{64, 4, 1}, kPassY{32, 16, 1}, kPassZ{32, 8, 1}, kPassXY{16, 16, 1};
+constexpr Block kPassX{64, 4, 1}, kPassY{32, 16, 1}, kPassZ{32, 4, 1}, kPassXY{16, 16, 1};
 
 template <class T>
 Launch z_pass(const Problem& p, int nw) {
@@ -174,25 +174,27 @@ std::string passes_cannot_run(const Problem& p, const Params& params) {
 
 std::vector<bench::Variant> fused_variants() {
   const Params tile = {{"block", "16x16x1"}};
-  const Params march = {{"block", "16x16x1"}, {"nw", 128}};
+  // Defaults from the tuning sweeps on the H100 at 512^3 (bench/results/, docs/seismic.md).
+  const Params seed_march = {{"block", "16x16x1"}, {"nw", 16}};
+  const Params tall_march = {{"block", "8x32x1"}, {"nw", 16}};
   return {
       make_variant(Op::d2xy, "fused", "seismic part 3: xy in one pass, plane tile in shared memory, streaming stores",
                    tile, fused_cannot_run<Fused::xy>, plan_fused<float, Fused::xy>, plan_fused<double, Fused::xy>),
       make_variant(Op::d2xyz, "onepass",
                    "seismic part 3: one pass, x and y from a shared-memory tile, z sliding window of nw planes",
-                   march, fused_cannot_run<Fused::onepass>, plan_fused<float, Fused::onepass>,
+                   seed_march, fused_cannot_run<Fused::onepass>, plan_fused<float, Fused::onepass>,
                    plan_fused<double, Fused::onepass>),
       make_variant(Op::d2xyz, "pipelined",
                    "ours: the one-pass kernel software-pipelined, halo of plane k+1 by cp.async while k computes",
-                   march, fused_cannot_run<Fused::pipelined>, plan_fused<float, Fused::pipelined>,
+                   tall_march, fused_cannot_run<Fused::pipelined>, plan_fused<float, Fused::pipelined>,
                    plan_fused<double, Fused::pipelined>),
       make_variant(Op::d2xyz, "l1march",
                    "ours: barrier-free z-march, register queue for z, x and y taps straight from L1",
-                   {{"block", "32x4x1"}, {"nw", 16}, {"my", 1}, {"vec_bytes", 16}}, l1march_cannot_run, plan_l1march<float>,
-                   plan_l1march<double>),
+                   {{"block", "32x4x1"}, {"nw", 16}, {"my", 1}, {"vec_bytes", 8}}, l1march_cannot_run,
+                   plan_l1march<float>, plan_l1march<double>),
       make_variant(Op::d2xyz, "3pass", "three passes: x vec4, then y vec_smem and z window_vec adding into f",
-                   {{"nw", 64}}, passes_cannot_run, plan_passes<float, true>, plan_passes<double, true>),
-      make_variant(Op::d2xyz, "2pass", "two passes: xy fused, then z window_vec adding into f", {{"nw", 64}},
+                   {{"nw", 8}}, passes_cannot_run, plan_passes<float, true>, plan_passes<double, true>),
+      make_variant(Op::d2xyz, "2pass", "two passes: xy fused, then z window_vec adding into f", {{"nw", 8}},
                    passes_cannot_run, plan_passes<float, false>, plan_passes<double, false>),
   };
 }
