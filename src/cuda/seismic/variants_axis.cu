@@ -139,6 +139,7 @@ std::string z_cannot_run(const Problem& p, const Params& params) {
 }  // namespace
 
 std::vector<bench::Variant> axis_variants() {
+  // Defaults from the tuning sweeps on the H100 at 512^3 (bench/results/, docs/seismic.md).
   const Params pointwise = {{"block", "64x4x1"}};
   return {
       make_variant(Op::d2x, "vec2", "seismic part 3: float2 / double2 loads into an x register window",
@@ -146,9 +147,9 @@ std::vector<bench::Variant> axis_variants() {
       make_variant(Op::d2x, "vec4", "seismic part 3: float4 loads into an x register window (float only)",
                    pointwise, x_cannot_run<4>, plan_x<float, 4>, plan_x<double, 4>),
       make_variant(Op::d2y, "vec", "seismic part 3: 16-byte vectors, the 2R+1 y taps straight from global",
-                   pointwise, y_vec_cannot_run, plan_y_vec<float>, plan_y_vec<double>),
+                   {{"block", "32x8x1"}}, y_vec_cannot_run, plan_y_vec<float>, plan_y_vec<double>),
       make_variant(Op::d2y, "vec_smem", "seismic part 3: 16-byte vectors, the y taps from a shared-memory tile",
-                   {{"block", "32x16x1"}}, y_smem_cannot_run, plan_y_smem<float>, plan_y_smem<double>),
+                   {{"block", "16x16x1"}}, y_smem_cannot_run, plan_y_smem<float>, plan_y_smem<double>),
       make_variant(Op::d2z, "window", "seismic part 2: sliding window along z, a register queue of 2R+1",
                    {{"block", "32x4x1"}, {"nw", 16}}, z_cannot_run<false>, plan_z<float, false>,
                    plan_z<double, false>),
