@@ -13,7 +13,7 @@
 #   lap-planes part 4 figure 3: the xy-plane sweep across the L2 cliff
 #   seis-baseline  seismic part 1-2 baselines, R = 1, 4, 8, aligned and unaligned layout
 #   seis-r512  every seismic variant (the pass pipelines included), R = 1..8, 512^3 float
-#   seis-r1024 every seismic variant but the baselines, R = 1, 2, 4, 6, 8, 1024^3 float
+#   seis-r1024 every seismic variant but the baselines, R = 1, 2, 4, 6, 8, 1024^3 float (~9 min)
 #   seis-nw    the posts' figure: bandwidth against nw (1 .. nz) for the z-marching kernels
 #   seis-sizes the best variant of each operator, 256^3 -> 1024^3 and 1000 x 600 x 300
 #   seis-shapes  block shapes of the tiled kernels (xy fused, one-pass xyz), R = 1, 4, 8, 512^3
@@ -55,7 +55,7 @@ stage_sanitize() {
   # SANITIZE_FILTER narrows the gtest selection (the seismic suite alone takes too long to check
   # whole): e.g. CudaSeismic.BlockShapes:CudaSeismic.WindowLengths.
   for tool in memcheck racecheck; do
-    timeout 420 compute-sanitizer --tool $tool --error-exitcode 3 ./build/tests/test_cuda \
+    timeout "${SANITIZE_TIMEOUT:-420}" compute-sanitizer --tool $tool --error-exitcode 3 ./build/tests/test_cuda \
       --gtest_filter="${SANITIZE_FILTER:-*}" \
       >/tmp/sanitize-$tool.log 2>&1
     rc=$?
@@ -125,17 +125,17 @@ stage_seis-r512() {
 
 stage_seis-r1024() {
   bench seis-r1024 --op d2x,d2y,d2z,d2xy,d2xyz --radius 1,2,4,6,8 --size 1024,1024,1024 --dtype float \
-    --variant vec2,vec4,vec,vec_smem,window,window_vec,fused,onepass,pipelined,3pass,2pass --reps 10
+    --variant vec2,vec4,vec,vec_smem,window,window_vec,fused,onepass,pipelined,l1march,3pass,2pass --reps 10
 }
 
 stage_seis-nw() {
-  bench seis-nw --op d2z,d2xyz --variant window,window_vec,onepass,pipelined,l1march --radius 1,4,8 \
+  bench seis-nw --op d2z,d2xyz --variant window_vec,onepass,pipelined,l1march --radius 1,4,8 \
     --param nw=1,2,4,8,16,32,64,128,256,512 --size 512,512,512 --dtype float --reps 10
 }
 
 stage_seis-sizes() {
   local sizes=() s
-  for s in 256,256,256 512,256,256 512,512,256 768,512,512 768,768,768 1000,600,300; do sizes+=(--size "$s"); done
+  for s in 256,256,256 768,768,768 1000,600,300; do sizes+=(--size "$s"); done
   bench seis-sizes --op d2x,d2y,d2z,d2xy,d2xyz --variant vec4,vec,window_vec,fused,pipelined,l1march \
     --radius 4,8 --dtype float "${sizes[@]}" --reps 10
 }
@@ -171,7 +171,7 @@ stage_seis-best1024() {
 }
 
 stage_seis-double() {
-  bench seis-double --op d2x,d2y,d2z,d2xy,d2xyz --radius 1,4,8 --size 512,512,512 --dtype double --reps 10
+  bench seis-double --op d2x,d2y,d2z,d2xy,d2xyz --radius 4 --size 512,512,512 --dtype double --reps 10
 }
 
 for stage in "$@"; do
