@@ -15,13 +15,14 @@
 #   seis-r512  every seismic variant (the pass pipelines included), R = 1..8, 512^3 float
 #   seis-r1024 every seismic variant but the baselines, R = 1, 2, 4, 6, 8, 1024^3 float (~9 min)
 #   seis-nw    the posts' figure: bandwidth against nw (1 .. nz) for the z-marching kernels
-#   seis-sizes the best variant of each operator, 256^3 -> 1024^3 and 1000 x 600 x 300
+#   seis-sizes the best variants of each operator at 256^3, 768^3 and 1000 x 600 x 300 (512^3 and
+#              1024^3 are in seis-r512 and seis-r1024)
 #   seis-shapes  block shapes of the tiled kernels (xy fused, one-pass xyz), R = 1, 4, 8, 512^3
 #   seis-tune  ours (l1march): block x my x nw; the z windows: block x nw; R = 1, 4, 8, 512^3
 #   seis-tune2 second round: vector width of the z window and of ours, the pipelined tile, R = 1..8
 #   seis-tune3 block shapes of the y kernels, R = 1, 4, 8
 #   seis-best1024  the tuned candidates of z and xyz at 1024^3, R = 1, 2, 4, 6, 8
-#   seis-double  every seismic variant in double, R = 1, 4, 8, 512^3
+#   seis-double  every seismic variant in double, R = 4, 512^3
 # Example: bench/device_run.sh build test sanitize lap-quick
 # Logs all go to $OUT/log.txt and each benchmark to $OUT/<name>.json: the device tool returns at
 # most 8 files, so a call should name at most 7 benchmark outputs.
