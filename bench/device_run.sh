@@ -22,6 +22,7 @@
 #   seis-tune2 second round: vector width of the z window and of ours, the pipelined tile, R = 1..8
 #   seis-tune3 block shapes of the y kernels, R = 1, 4, 8
 #   seis-best1024  the tuned candidates of z and xyz at 1024^3, R = 1, 2, 4, 6, 8
+#   seis-zorder  the z window chunk-first (order zxy) against the default order at 1024^3
 #   seis-double  every seismic variant in double, R = 4, 512^3
 # Example: bench/device_run.sh build test sanitize lap-quick
 # Logs all go to $OUT/log.txt and each benchmark to $OUT/<name>.json: the device tool returns at
@@ -169,6 +170,11 @@ stage_seis-best1024() {
   local common=(--radius 1,2,4,6,8 --size 1024,1024,1024 --dtype float --reps 10)
   bench seis-best1024-z --op d2z --variant window_vec --param nw=8,16,32 "${common[@]}"
   bench seis-best1024-xyz --op d2xyz --variant pipelined,l1march --param nw=16,32 --param vec_bytes=8,16 "${common[@]}"
+}
+
+stage_seis-zorder() {
+  bench seis-zorder --op d2z --variant window_vec --radius 1,2,4,6,8 --size 1024,1024,1024 --dtype float \
+    --reps 10 --param order=xyz,zxy --param nw=16,64
 }
 
 stage_seis-double() {

@@ -5,6 +5,9 @@ committed run through this script, never typed by hand.
   python3 bench/report.py variants FILE.json [--variant k5]   per-variant rows (ms, GB/s, % copy, resources)
   python3 bench/report.py pivot FILE.json [FILE.json ...] --rows size --cols variant [--dtype double]
   python3 bench/report.py param FILE.json --param m           one column per value of a parameter
+  python3 bench/report.py best FILE.json [...] --op d2z         the best record per R, with its parameters
+  python3 bench/report.py passes FILE.json [...]                one-pass d2xyz against 2 and 3 passes, per R
+Filters: --op and --radius (comma-separated) on pivot, param and best.
 """
 import argparse
 import json
@@ -68,11 +71,20 @@ def key_of(r, name):
     return str(r[name])
 
 
+def keep(r, args):
+    """The op / radius filters of the subcommands that take them."""
+    if getattr(args, "op", None) and r["op"] not in args.op.split(","):
+        return False
+    if getattr(args, "radius", None) and str(r["radius"]) not in args.radius.split(","):
+        return False
+    return True
+
+
 def cmd_pivot(args):
     records, copies, devices = load(args.files)
     cells, rows, cols = {}, [], []
     for r in records:
-        if r.get("status") != "ok" or (args.dtype and r["dtype"] != args.dtype):
+        if r.get("status") != "ok" or (args.dtype and r["dtype"] != args.dtype) or not keep(r, args):
             continue
         if args.variant and r["variant"] not in args.variant.split(","):
             continue
@@ -102,9 +114,9 @@ def cmd_param(args):
     records, copies, devices = load(args.files)
     cells, rows, values = {}, [], []
     for r in records:
-        if r.get("status") != "ok" or args.param not in r["params"]:
+        if r.get("status") != "ok" or args.param not in r["params"] or not keep(r, args):
             continue
-        row = f'{r["variant"]} {r["dtype"]} {size(r)}'
+        row = f'{r["op"]} {r["variant"]} R={r["radius"]} {r["dtype"]} {size(r)}'
         value = r["params"][args.param]
         if row not in rows:
             rows.append(row)
@@ -112,7 +124,7 @@ def cmd_param(args):
             values.append(value)
         cells[row, value] = r
     print(f"*{caption(copies, devices)} Cells: % of copy (registers / occupancy).*\n")
-    print(f"| variant, type, size | " + " | ".join(f"{args.param}={v}" for v in values) + " |")
+    print(f"| op, variant, R, type, size | " + " | ".join(f"{args.param}={v}" for v in values) + " |")
     print("|---|" + "---:|" * len(values))
     for row in rows:
         out = []
@@ -120,6 +132,51 @@ def cmd_param(args):
             r = cells.get((row, v))
             out.append(f'{r["pct_of_copy"]:.1f} ({r.get("regs", "?")} / {r.get("occupancy", 0):.2f})' if r else "")
         print(f"| {row} | " + " | ".join(out) + " |")
+
+
+def cmd_best(args):
+    records, copies, devices = load(args.files)
+    best = {}
+    for r in records:
+        if r.get("status") != "ok" or not keep(r, args):
+            continue
+        key = (r["op"], size(r), r["dtype"], r["radius"])
+        if key not in best or r["pct_of_copy"] > best[key]["pct_of_copy"]:
+            best[key] = r
+    print(f"*{caption(copies, devices)} The fastest record per R over every variant and parameter "
+          f"value in the file(s).*\n")
+    print("| op | size | type | R | variant | parameters | ms | GB/s | % copy | regs | occupancy |")
+    print("|---|---|---|---:|---|---|---:|---:|---:|---:|---:|")
+    for key in sorted(best):
+        r = best[key]
+        params = ", ".join(f"{k}={v}" for k, v in r["params"].items())
+        print(f'| {r["op"]} | {size(r)} | {r["dtype"]} | {r["radius"]} | {r["variant"]} | {params} | '
+              f'{r["median_ms"]:.4f} | {r["effective_gbps"]:.0f} | {r["pct_of_copy"]:.1f} | {r.get("regs", "")} | '
+              f'{r.get("occupancy", 0):.2f} |')
+
+
+def cmd_passes(args):
+    records, copies, devices = load(args.files)
+    by = {}
+    for r in records:
+        if r.get("status") != "ok" or r["op"] != "d2xyz" or r["variant"] == "baseline":
+            continue
+        by.setdefault((size(r), r["dtype"], r["radius"]), []).append(r)
+    print(f"*{caption(copies, devices)} End-to-end time of one application of d2xyz: the fastest "
+          f"one-pass variant against xy + z (2 passes) and x + y + z (3 passes), each later pass adding "
+          f"into the output.*\n")
+    print("| size | type | R | one pass | ms | 2 passes ms | 3 passes ms | speed-up vs 2 | speed-up vs 3 |")
+    print("|---|---|---:|---|---:|---:|---:|---:|---:|")
+    for key in sorted(by):
+        rs = by[key]
+        one = [r for r in rs if r["variant"] not in ("2pass", "3pass")]
+        two = [r["median_ms"] for r in rs if r["variant"] == "2pass"]
+        three = [r["median_ms"] for r in rs if r["variant"] == "3pass"]
+        if not one or not two or not three:
+            continue
+        o = min(one, key=lambda r: r["median_ms"])
+        print(f'| {key[0]} | {key[1]} | {key[2]} | {o["variant"]} | {o["median_ms"]:.4f} | {two[0]:.4f} | '
+              f'{three[0]:.4f} | {two[0] / o["median_ms"]:.2f} | {three[0] / o["median_ms"]:.2f} |')
 
 
 def main():
@@ -137,8 +194,16 @@ def main():
     pp = sub.add_parser("param", help="one column per value of a parameter")
     pp.add_argument("files", nargs="+")
     pp.add_argument("--param", required=True)
+    pb = sub.add_parser("best", help="the best record per R")
+    pb.add_argument("files", nargs="+")
+    pa = sub.add_parser("passes", help="one pass against 2 and 3 passes")
+    pa.add_argument("files", nargs="+")
+    for sp in (pv, pp, pb):
+        sp.add_argument("--op")
+        sp.add_argument("--radius")
     args = p.parse_args()
-    {"variants": cmd_variants, "pivot": cmd_pivot, "param": cmd_param}[args.cmd](args)
+    {"variants": cmd_variants, "pivot": cmd_pivot, "param": cmd_param, "best": cmd_best,
+     "passes": cmd_passes}[args.cmd](args)
 
 
 if __name__ == "__main__":

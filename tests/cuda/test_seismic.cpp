@@ -39,8 +39,11 @@ void expect_verified(const Variant& v, Extents n, int radius, DType t, int64_t a
 }
 
 // Which (variant, type, layout) pairs are refused by design, with the word the reason must carry.
+// A variant is scalar when it loads one element at a time: the baselines, the scalar window, and
+// a vec_bytes that holds one element (ours in double at its default of 8 bytes).
 const char* expected_refusal(const Variant& v, DType t, int64_t align) {
-  const bool scalar = v.name == "baseline" || v.name == "window";
+  const int64_t vec_bytes = v.defaults.value("vec_bytes", int64_t(16));
+  const bool scalar = v.name == "baseline" || v.name == "window" || vec_bytes <= dtype_bytes(t);
   if (!scalar && align < 16) return "aligned";
   if (v.name == "vec4" && t == DType::f64) return "16 bytes";
   return nullptr;
@@ -75,6 +78,28 @@ TEST(CudaSeismic, RegistryHoldsEveryFamily) {
     for (const Variant* v : find_variants(op, "cuda")) have.push_back(v->name);
     EXPECT_EQ(have, names) << op_name(op);
   }
+}
+
+// Host-side, so CI checks it: at the default parameters a variant refuses exactly the designed
+// (type, layout) pairs, with the reason's key word, and accepts every other pair at every R.
+TEST(CudaSeismic, RefusalsAreExactlyTheDesignedOnes) {
+  for (Op op : kSeismicOps)
+    for (const Variant* v : find_variants(op, "cuda"))
+      for (int r = 1; r <= kMaxRadius; ++r)
+        for (DType t : {DType::f32, DType::f64})
+          for (int64_t align : {kAlignBytes, int64_t(1)}) {
+            Problem p;
+            p.stencil = {op, r, {}};
+            p.size = p.interior = {37, 23, 19};
+            p.dtype = t;
+            p.align_bytes = align;
+            const std::string why = v->cannot_run(p, merge_params(*v, Params::object()));
+            const char* word = expected_refusal(*v, t, align);
+            if (word == nullptr)
+              EXPECT_EQ(why, "") << v->name << " R=" << r << " " << dtype_name(t) << " align " << align;
+            else
+              EXPECT_NE(why.find(word), std::string::npos) << v->name << ": '" << why << "'";
+          }
 }
 
 TEST(CudaSeismic, EveryVariantEveryRadiusBothLayouts) {
@@ -134,6 +159,23 @@ TEST(CudaSeismic, VectorWidthsAndLineBlocking) {
           }
         }
     }
+}
+
+// The z window launched chunk-first (order zxy): same results at every seam, and a bad order
+// value is refused by name.
+TEST(CudaSeismic, ZWindowChunkFirstOrder) {
+  for (const Variant* v : find_variants(Op::d2z, "cuda")) {
+    if (v->name != "window_vec") continue;
+    Problem p;
+    p.stencil = {Op::d2z, 4, {}};
+    p.size = p.interior = {67, 35, 29};
+    EXPECT_NE(v->cannot_run(p, merge_params(*v, {{"order", "yxz"}})).find("order"), std::string::npos);
+    if (cuda::device_count() == 0) continue;
+    for (int nw : {1, 7, 300})
+      for (int r : {1, 4, 8})
+        for (DType t : {DType::f32, DType::f64})
+          expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes, {{"order", "zxy"}, {"nw", nw}});
+  }
 }
 
 // Shapes for every R (the posts' 64 * (4 / R) rule breaks beyond R = 4): tiles narrower and

@@ -15,6 +15,10 @@ struct Args {
   int nx, ny, nz;  // interior
   int64_t line, slice;
   int nw;  // planes per block along z (the sliding-window kernels), else unused
+  // The z window's launch order: false, blockIdx = (x tile, y tile, z chunk), so the chunks of
+  // one column run far apart in time; true, blockIdx = (z chunk, x tile, y tile), so they run
+  // together and the 2R seam planes they share are still in L2 (Laplacian k6's grid reordering).
+  bool z_first;
   // Second-derivative weights scaled by 1/h^2, tap r at offset r - R; zero on an axis the operator
   // does not differentiate. Passed by value: kernel parameters live in the constant bank.
   T wx[kMaxTaps], wy[kMaxTaps], wz[kMaxTaps];

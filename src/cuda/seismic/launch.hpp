@@ -22,6 +22,7 @@ struct Launch {
   dim3 grid, block;
   size_t smem = 0;
   int nw = 0;  // planes per block along z, 0 when the kernel does not march
+  bool z_first = false;  // see Args::z_first
 };
 
 // One launch, or the passes of a multi-pass pipeline run in order on the same fields.
@@ -109,6 +110,7 @@ class SeismicRunner final : public CudaRunner<T> {
     for (const Launch& l : launches_) {
       if (l.kernel == nullptr) throw Error(ErrorKind::invalid_argument, "seismic: no kernel instance");
       a.nw = l.nw;
+      a.z_first = l.z_first;
       args_.push_back(a);
       if (l.smem > 48 * 1024)  // above the default limit a kernel must opt in
         FDS_CUDA_CHECK(cudaFuncSetAttribute(l.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(l.smem)));

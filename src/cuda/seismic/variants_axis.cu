@@ -117,6 +117,10 @@ std::vector<Launch> plan_z(const Problem& p, const Params& params) {
   });
   l.block = dim3(b.x, b.y, 1);
   l.grid = march_grid(p, b, vec, l.nw);
+  if (Vectorized && params.value("order", std::string("xyz")) == "zxy") {
+    l.z_first = true;
+    l.grid = dim3(l.grid.z, l.grid.x, l.grid.y);
+  }
   return {l};
 }
 
@@ -133,7 +137,12 @@ std::string z_cannot_run(const Problem& p, const Params& params) {
   int nw = 0;
   why = parse_nw(params, nw);
   if (!why.empty()) return why;
-  return grid_cannot_run(march_grid(p, b, 1, nw));
+  const dim3 g = march_grid(p, b, vec, nw);
+  if (!Vectorized) return grid_cannot_run(g);
+  const std::string order = params.value("order", std::string("xyz"));
+  if (order == "xyz") return grid_cannot_run(g);
+  if (order != "zxy") return "order '" + order + "' must be xyz (z chunks last) or zxy (z chunks first)";
+  return grid_cannot_run(dim3(g.z, g.x, g.y));
 }
 
 }  // namespace
@@ -154,7 +163,7 @@ std::vector<bench::Variant> axis_variants() {
                    {{"block", "32x4x1"}, {"nw", 16}}, z_cannot_run<false>, plan_z<float, false>,
                    plan_z<double, false>),
       make_variant(Op::d2z, "window_vec", "seismic part 3: the z sliding window with vectors of vec_bytes (16: float4 / double2)",
-                   {{"block", "32x4x1"}, {"nw", 8}, {"vec_bytes", 16}}, z_cannot_run<true>, plan_z<float, true>,
+                   {{"block", "32x4x1"}, {"nw", 8}, {"vec_bytes", 16}, {"order", "xyz"}}, z_cannot_run<true>, plan_z<float, true>,
                    plan_z<double, true>),
   };
 }

@@ -16,9 +16,12 @@ template <class T, int R, int V, bool Acc = false>
 __global__ void __launch_bounds__(kMarchThreads) z_window(Args<T> a) {
   constexpr int D = kMarchPrefetch;
   constexpr int Q = 2 * R + 1 + D;  // the stencil's planes and the D planes in flight
-  const int i0 = V * int(threadIdx.x + blockIdx.x * blockDim.x);
-  const int j = threadIdx.y + blockIdx.y * blockDim.y;
-  const int k0 = blockIdx.z * a.nw;
+  const int tile_x = a.z_first ? blockIdx.y : blockIdx.x;
+  const int tile_y = a.z_first ? blockIdx.z : blockIdx.y;
+  const int chunk = a.z_first ? blockIdx.x : blockIdx.z;
+  const int i0 = V * int(threadIdx.x + tile_x * blockDim.x);
+  const int j = threadIdx.y + tile_y * blockDim.y;
+  const int k0 = chunk * a.nw;
   const int k1 = min(k0 + a.nw, a.nz);
   if (i0 >= a.nx || j >= a.ny) return;
   const int64_t pos = i0 + a.line * j + a.slice * k0;
