@@ -116,7 +116,8 @@ def cmd_param(args):
     for r in records:
         if r.get("status") != "ok" or args.param not in r["params"] or not keep(r, args):
             continue
-        row = f'{r["op"]} {r["variant"]} R={r["radius"]} {r["dtype"]} {size(r)}'
+        others = ", ".join(f"{k}={v}" for k, v in sorted(r["params"].items()) if k != args.param)
+        row = f'{r["op"]} {r["variant"]} R={r["radius"]} {r["dtype"]} {size(r)}' + (f" ({others})" if others else "")
         value = r["params"][args.param]
         if row not in rows:
             rows.append(row)
@@ -124,7 +125,7 @@ def cmd_param(args):
             values.append(value)
         cells[row, value] = r
     print(f"*{caption(copies, devices)} Cells: % of copy (registers / occupancy).*\n")
-    print(f"| op, variant, R, type, size | " + " | ".join(f"{args.param}={v}" for v in values) + " |")
+    print(f"| op, variant, R, type, size (other parameters) | " + " | ".join(f"{args.param}={v}" for v in values) + " |")
     print("|---|" + "---:|" * len(values))
     for row in rows:
         out = []
