@@ -3,6 +3,8 @@
 // posts' i+j+k field whose second derivative is 0). Skipped, never passed, without a GPU.
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cstdio>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -22,7 +24,7 @@ namespace {
 
 constexpr Op kSeismicOps[] = {Op::d2x, Op::d2y, Op::d2z, Op::d2xy, Op::d2xyz};
 
-void expect_verified(const Variant& v, Extents n, int radius, DType t, int64_t align, const Params& params) {
+nlohmann::json expect_verified(const Variant& v, Extents n, int radius, DType t, int64_t align, const Params& params) {
   Problem p;
   p.stencil = {v.op, radius, {0.5, 0.25, 2.0}};
   p.size = n;
@@ -36,7 +38,22 @@ void expect_verified(const Variant& v, Extents n, int radius, DType t, int64_t a
   // A named string: comparing the json with a literal inlines into a false GCC 12 -Warray-bounds.
   const std::string status = rec.value("status", std::string());
   EXPECT_EQ(status, "verified") << v.name << " R=" << radius << " align " << align << " " << rec.dump();
+  return rec;
 }
+
+// The launch grid a record reports ("GXxGYxGZ"), so a test can see that a parameter took effect:
+// a planner that ignored nw, vec_bytes, my or order would still verify, with the default grid.
+std::array<long, 3> grid_of(const nlohmann::json& rec) {
+  std::array<long, 3> g{-1, -1, -1};
+  if (!rec.contains("grid")) return g;
+  // A pipeline of passes reports one grid per pass: the last is the z march.
+  const nlohmann::json& grid = rec["grid"].is_array() ? rec["grid"].back() : rec["grid"];
+  const std::string s = grid.get<std::string>();
+  std::sscanf(s.c_str(), "%ldx%ldx%ld", &g[0], &g[1], &g[2]);
+  return g;
+}
+
+long ceil_div(long n, long d) { return (n + d - 1) / d; }
 
 // Which (variant, type, layout) pairs are refused by design, with the word the reason must carry.
 // A variant is scalar when it loads one element at a time: the baselines, the scalar window, and
@@ -122,8 +139,11 @@ TEST(CudaSeismic, WindowLengths) {
       if (!v->defaults.contains("nw")) continue;
       for (int nw : {1, 2, 7, 300})
         for (int r : {1, 4, 8})
-          for (DType t : {DType::f32, DType::f64})
-            expect_result(*v, {67, 35, 29}, r, t, kAlignBytes, {{"nw", nw}});
+          for (DType t : {DType::f32, DType::f64}) {
+            const auto rec = expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes, {{"nw", nw}});
+            EXPECT_EQ(rec.value("nw_used", 0), nw) << v->name;
+            EXPECT_EQ(grid_of(rec)[2], ceil_div(29, nw)) << v->name << " " << rec["grid"].dump();
+          }
     }
 }
 
@@ -155,7 +175,12 @@ TEST(CudaSeismic, VectorWidthsAndLineBlocking) {
             const std::string why = v->cannot_run(p, merge_params(*v, c.params));
             EXPECT_NE(why.find(narrow ? "narrower" : "R <= 4"), std::string::npos) << why;
           } else {
-            expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes, c.params);
+            const auto rec = expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes, c.params);
+            // Default blocks 32x4x1: V = vec_bytes / element points per thread along x, my lines
+            // per thread along y.
+            const long vec = c.params["vec_bytes"].get<int>() / long(dtype_bytes(t));
+            EXPECT_EQ(grid_of(rec)[0], ceil_div(67, 32 * vec)) << c.variant << " " << rec["grid"].dump();
+            EXPECT_EQ(grid_of(rec)[1], ceil_div(35, 4 * c.params.value("my", 1))) << c.variant;
           }
         }
     }
@@ -173,8 +198,12 @@ TEST(CudaSeismic, ZWindowChunkFirstOrder) {
     if (cuda::device_count() == 0) continue;
     for (int nw : {1, 7, 300})
       for (int r : {1, 4, 8})
-        for (DType t : {DType::f32, DType::f64})
-          expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes, {{"order", "zxy"}, {"nw", nw}});
+        for (DType t : {DType::f32, DType::f64}) {
+          const auto rec = expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes, {{"order", "zxy"}, {"nw", nw}});
+          const long vec = 16 / dtype_bytes(t);  // default block 32x4x1, 16-byte vectors
+          const std::array<long, 3> want{ceil_div(29, nw), ceil_div(67, 32 * vec), ceil_div(35, 4)};
+          EXPECT_EQ(grid_of(rec), want) << rec["grid"].dump();
+        }
   }
 }
 

@@ -29,9 +29,13 @@ struct Args {
 // Declared in __launch_bounds__ so nvcc keeps to 128, and checked before launch.
 inline constexpr int kMarchThreads = 512;
 
-// Planes a z-march's queue front runs ahead of the plane being written. With one load in flight
-// per thread, two 256-thread blocks per SM keep 8 KB in flight, half of what ~3 TB/s at ~1 us
-// of latency needs (Little's law, spread over 132 SMs); two planes ahead triple it.
+// Planes a z-march's queue front is loaded ahead of the plane being written, as measured (2).
+// The intent was more loads in flight than one per thread (Little's law: ~3 TB/s at ~1 us of
+// latency wants ~16 KB in flight per SM). It does not achieve that: the k loop is not unrolled,
+// so the queue's shift is register moves at the loop's end, which wait for the load issued at
+// the top of the same iteration (sm_90 SASS of z_window<float, 4, 4>). It hides one iteration of
+// arithmetic, like 1 would, at V more registers; it measured no faster (docs/seismic.md). The fix
+// is a march unrolled by the queue length with rotating slot indices, not yet written.
 inline constexpr int kMarchPrefetch = 2;
 
 // The x-halo width of a shared-memory tile: R rounded up to whole vectors of V, so every row of

@@ -3,7 +3,8 @@
 // The tile adds R halo rows above and below and P = R rounded up to whole vectors on the left and
 // right, so every access is one V-wide vector:
 //   tile element (row, col)  <->  global point (x0 - P + col, j0 - R + row)
-// with pitch bx * V + 2P elements and by + 2R rows. The corners are never needed or loaded.
+// with pitch bx * V + 2P elements and by + 2R rows. The corners are never needed: the halo loader
+// (one-pass xyz) skips them; the whole-tile loader (xy fused) loads them, a few wasted vectors.
 #pragma once
 
 #include "cuda/common/vec.cuh"

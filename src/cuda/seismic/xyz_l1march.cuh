@@ -3,7 +3,8 @@
 // 256 KB of L1 with the bandwidth of shared memory, and the single-axis kernels show that loads
 // straight from global memory reach it (y vec beats y vec_smem at every R). So no tile and no
 // barrier: a thread owns V x points on MY consecutive lines and walks `nw` planes along z.
-//   z  a register queue of 2R + 1 planes per line, the front loaded D planes ahead (DRAM);
+//   z  a register queue of 2R + 1 planes per line, the front loaded kMarchPrefetch planes ahead
+//      (DRAM; see common.cuh);
 //   y  the 2R lines above and below, straight from global (hits in L1: the block's neighbouring
 //      threads load the same lines); with MY > 1 one load serves up to MY outputs;
 //   x  ceil(R / V) vectors on each side, as in x_window (L1 hits), the centre from the queue.

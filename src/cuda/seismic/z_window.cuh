@@ -1,7 +1,8 @@
 // d2z with a sliding window (seismic part 2; V > 1 is its vectorized form): a thread owns V
 // consecutive x points of one line and walks `nw` planes along z, keeping the 2R + 1 planes of
 // its stencil in a register queue. Each step loads one new plane value (one V-wide access,
-// issued kMarchPrefetch planes ahead of its use), writes one output vector and shifts the queue,
+// kMarchPrefetch planes ahead of its use; see common.cuh for what that does and does not buy),
+// writes one output vector and shifts the queue,
 // so the 2R + 1 z taps cost one load instead of 2R + 1. The window restarts for every block of nw
 // planes: 2R seam planes are re-read per block, the cost that the posts' figure of bandwidth
 // against nw shows. Acc adds the result to the output (the last pass of the multi-pass d2xyz).
