@@ -23,6 +23,7 @@
 #   seis-tune3 block shapes of the y kernels, R = 1, 4, 8
 #   seis-best1024  the tuned candidates of z and xyz at 1024^3, R = 1, 2, 4, 6, 8
 #   seis-zorder  the z window chunk-first (order zxy) against the default order at 1024^3
+#   prof-smoke  bench --profile on two small cases, to check ncu and its CSV on the machine
 #   seis-double  every seismic variant in double, R = 4, 512^3
 # Example: bench/device_run.sh build test sanitize lap-quick
 # Logs all go to $OUT/log.txt and each benchmark to $OUT/<name>.json: the device tool returns at
@@ -175,6 +176,11 @@ stage_seis-best1024() {
 stage_seis-zorder() {
   bench seis-zorder --op d2z --variant window_vec --radius 1,2,4,6,8 --size 1024,1024,1024 --dtype float \
     --reps 10 --param order=xyz,zxy --param nw=16,64
+}
+
+stage_prof-smoke() {
+  which ncu || ls /usr/local/cuda/bin/ncu
+  bench prof-smoke --op laplacian7,d2xyz --variant k5,pipelined --size 256,256,256 --dtype float --reps 3 --profile
 }
 
 stage_seis-double() {

@@ -7,10 +7,12 @@
 #include <algorithm>
 #include <set>
 
+#include "bench/counters.hpp"
 #include "bench/harness.hpp"
 #include "commands.hpp"
 #include "fdstencil/error.hpp"
 #ifdef FDSTENCIL_HAVE_CUDA
+#include "cuda/common/runner.hpp"
 #include "cuda/device.hpp"
 #endif
 
@@ -24,7 +26,56 @@ struct BenchOpts {
   int reps = 20, warmup = 3;
   uint64_t seed = bench::BenchOptions{}.seed;
   int64_t align = kAlignBytes;
+  bool profile = false;  // each timed record again under ncu, counters merged into it
+  std::string ncu;       // the ncu executable (default: $NCU, PATH, /usr/local/cuda/bin)
+  bool nvtx = false;     // mark the timed launches for ncu (the --profile child sets it)
 };
+
+// The command that repeats one job alone, one timed application marked for ncu.
+std::vector<std::string> profile_child(const BenchOpts& o, const nlohmann::json& rec) {
+  std::vector<std::string> a = {std::filesystem::read_symlink("/proc/self/exe").string(),
+                                "bench",
+                                "--backend",
+                                "cuda",
+                                "--op",
+                                rec["op"].get<std::string>(),
+                                "--variant",
+                                rec["variant"].get<std::string>(),
+                                "--radius",
+                                std::to_string(rec["radius"].get<int>()),
+                                "--size",
+                                std::to_string(rec["nx"].get<int64_t>()) + "," + std::to_string(rec["ny"].get<int64_t>()) +
+                                    "," + std::to_string(rec["nz"].get<int64_t>()),
+                                "--dtype",
+                                rec["dtype"].get<std::string>(),
+                                "--align",
+                                std::to_string(o.align),
+                                "--seed",
+                                std::to_string(o.seed),
+                                "--reps",
+                                "1",
+                                "--warmup",
+                                "0",
+                                "--nvtx"};
+  for (const auto& [k, v] : rec["params"].items()) {
+    a.push_back("--param");
+    a.push_back(k + "=" + (v.is_string() ? v.get<std::string>() : v.dump()));
+  }
+  return a;
+}
+
+std::string counters_line(const nlohmann::json& c) {
+  if (c.value("status", std::string()) != "ok") return "  counters: " + c.value("reason", std::string("?"));
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "  counters: DRAM read %.3f x cube (fetch eff %.1f %%), write %.3f x cube (write eff %.1f %%), "
+                "achieved %.0f GB/s; L2 read %.2f, L1 read %.2f x cube; L2 hit %.1f %%",
+                c["dram_read_per_cube"].get<double>(), 100 * c.value("fetch_efficiency", 0.0),
+                c["dram_write_per_cube"].get<double>(), 100 * c.value("write_efficiency", 0.0),
+                c["achieved_gbps"].get<double>(), c["l2_read_per_cube"].get<double>(),
+                c["l1_read_per_cube"].get<double>(), c["l2_hit_rate_pct"].get<double>());
+  return buf;
+}
 
 struct Case {
   Op op;
@@ -97,6 +148,8 @@ void write_results(const std::string& path, const nlohmann::json& doc) {
 int run_bench(BenchOpts& o) {
   const bool gpu = gpu_available();
   if (o.backend.empty()) o.backend = gpu ? "cuda" : "cpu";
+  if (o.profile && o.backend != "cuda")
+    throw Error(ErrorKind::invalid_argument, "--profile reads GPU counters: it needs --backend cuda, not " + o.backend);
   if (o.backend == "cuda" && !gpu) {
 #ifdef FDSTENCIL_HAVE_CUDA
     throw Error(ErrorKind::unsupported, "--backend cuda: " + cuda::no_device_reason());
@@ -255,6 +308,17 @@ int run_bench(BenchOpts& o) {
   std::printf("%s\n", bench::table_header().c_str());
   std::fflush(stdout);
 
+#ifdef FDSTENCIL_HAVE_CUDA
+  cuda::set_timed_range(o.nvtx);
+#endif
+  std::string ncu;
+  if (o.profile) {
+    ncu = bench::find_ncu(o.ncu);
+    if (ncu.empty())
+      std::fprintf(stderr, "note: --profile: Nsight Compute (ncu) not found%s; the timings are reported "
+                           "without counters\n", o.ncu.empty() ? " ($NCU, PATH, /usr/local/cuda/bin)" : (" at " + o.ncu).c_str());
+  }
+
   bench::BenchOptions bo;
   bo.reps = o.reps;
   bo.warmup = o.warmup;
@@ -272,6 +336,11 @@ int run_bench(BenchOpts& o) {
     rec["device"] = doc["device"]["name"];
     if (rec["status"] == "FAILED") ++failed;
     std::printf("%s\n", bench::table_row(rec).c_str());
+    if (o.profile && rec["status"] == "ok") {
+      rec["counters"] = ncu.empty() ? nlohmann::json{{"status", "unavailable"}, {"reason", "Nsight Compute (ncu) not found"}}
+                                    : bench::profile_job(ncu, profile_child(o, rec), rec);
+      std::printf("%s\n", counters_line(rec["counters"]).c_str());
+    }
     std::fflush(stdout);
     doc["records"].push_back(rec);
     if (!o.json_path.empty()) write_results(o.json_path, doc);  // a cut-off sweep keeps its rows
@@ -307,6 +376,12 @@ Action add_bench(CLI::App& app) {
   cmd->add_option("--align", o->align, "Alignment of x-lines in bytes: 128 (aligned) or 1 (unaligned)")
       ->check(CLI::IsMember({1, 128}))->capture_default_str();
   cmd->add_option("--json", o->json_path, "Write the results file (JSON) here");
+  cmd->add_flag("--profile", o->profile,
+                "Also run each timed job under Nsight Compute (ncu --clock-control none) and add its "
+                "DRAM, L2 and L1 traffic, L2 hit rate and the derived efficiencies to the record");
+  cmd->add_option("--ncu", o->ncu, "The ncu executable for --profile (default: $NCU, PATH, /usr/local/cuda/bin/ncu)");
+  cmd->add_flag("--nvtx", o->nvtx, "Mark each timed application with the NVTX range fdstencil-timed")
+      ->group("");  // internal: set by --profile for the job it runs under ncu
   return [o] { return run_bench(*o); };
 }
 

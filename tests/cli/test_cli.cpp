@@ -130,6 +130,7 @@ TEST_F(Cli, BadInputExitsTwoWithAMessage) {
       {"apply --op d2x --radius 2 --spacing 1,1e200,1 --input " + in + " --output " + path("o.npy"), "hy"},
       {"apply --op d2z --radius 2 --spacing 1,1,1e-20 --input " + in + " --output " + path("o.npy"), "float range"},
       {"bench --backend cpu --op d2x --size 8,8,8 --json " + path("missing-dir/r.json"), "cannot write"},
+      {"bench --backend cpu --op d2x --size 8,8,8 --profile", "needs --backend cuda"},
   };
   for (const auto& c : cases) {
     const Result r = run(c.args);

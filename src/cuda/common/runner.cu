@@ -1,6 +1,10 @@
 // L2 flushing and the kernel resource report of the CUDA runner.
 #include "cuda/common/runner.hpp"
 
+#include <nvtx3/nvToolsExt.h>
+
+#include "bench/counters.hpp"
+
 namespace fdstencil::cuda {
 
 namespace {
@@ -16,6 +20,15 @@ __global__ void read_all(const float4* __restrict__ p, int64_t n, float* sink) {
 }
 
 }  // namespace
+
+namespace {
+bool g_timed_range = false;
+}  // namespace
+
+void set_timed_range(bool on) { g_timed_range = on; }
+bool timed_range() { return g_timed_range; }
+void push_timed_range() { nvtxRangePushA(bench::kTimedRange); }
+void pop_timed_range() { nvtxRangePop(); }
 
 void flush_l2() {
   static float4* buffer = nullptr;

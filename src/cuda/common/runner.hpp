@@ -18,6 +18,13 @@ namespace fdstencil::cuda {
 // the timed kernel and charged to it.
 void flush_l2();
 
+// Marks each timed application with the NVTX range bench::kTimedRange ("fdstencil-timed"), so a
+// profiler can select exactly those launches (bench --profile runs its jobs under ncu with it).
+void set_timed_range(bool on);
+bool timed_range();
+void push_timed_range();
+void pop_timed_range();
+
 // The resource report of one kernel at one block size.
 nlohmann::json kernel_resources(const void* kernel, int block_threads, size_t dynamic_smem);
 
@@ -47,7 +54,9 @@ class CudaRunner : public bench::Runner<T> {
     for (int r = 0; r < reps; ++r) {
       flush_l2();
       FDS_CUDA_CHECK(cudaEventRecord(e0));
+      if (timed_range()) push_timed_range();
       launch();
+      if (timed_range()) pop_timed_range();
       FDS_CUDA_CHECK(cudaEventRecord(e1));
       FDS_CUDA_CHECK(cudaEventSynchronize(e1));
       float t = 0;
