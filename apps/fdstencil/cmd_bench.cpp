@@ -64,17 +64,22 @@ std::vector<std::string> profile_child(const BenchOpts& o, const nlohmann::json&
   return a;
 }
 
-// An efficiency is null where the kernel moved no bytes that way: shown as 0.
-double number_or_zero(const nlohmann::json& v) { return v.is_number() ? v.get<double>() : 0.0; }
+// An efficiency is null where the kernel moved no bytes that way (e.g. all writes still in L2).
+std::string percent_or_na(const nlohmann::json& v) {
+  if (!v.is_number()) return "n/a";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f %%", 100 * v.get<double>());
+  return buf;
+}
 
 std::string counters_line(const nlohmann::json& c) {
   if (c.value("status", std::string()) != "ok") return "  counters: " + c.value("reason", std::string("?"));
   char buf[320];
   std::snprintf(buf, sizeof buf,
-                "  counters: DRAM read %.3f x cube (fetch eff %.1f %%), write %.3f x cube (write eff %.1f %%), "
+                "  counters: DRAM read %.3f x cube (fetch eff %s), write %.3f x cube (write eff %s), "
                 "achieved %.0f GB/s; L2 read %.2f, L1 read %.2f x cube; L2 hit %.1f %%",
-                c["dram_read_per_cube"].get<double>(), 100 * number_or_zero(c["fetch_efficiency"]),
-                c["dram_write_per_cube"].get<double>(), 100 * number_or_zero(c["write_efficiency"]),
+                c["dram_read_per_cube"].get<double>(), percent_or_na(c["fetch_efficiency"]).c_str(),
+                c["dram_write_per_cube"].get<double>(), percent_or_na(c["write_efficiency"]).c_str(),
                 c["achieved_gbps"].get<double>(), c["l2_read_per_cube"].get<double>(),
                 c["l1_read_per_cube"].get<double>(), c["l2_hit_rate_pct"].get<double>());
   return buf;

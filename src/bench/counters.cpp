@@ -2,6 +2,7 @@
 #include "bench/counters.hpp"
 
 #include <sys/wait.h>
+#include <csignal>
 #include <unistd.h>
 
 #include <cstdio>
@@ -73,7 +74,7 @@ const std::vector<std::string>& counter_metrics() {
       "lts__t_sectors_srcunit_tex_op_write.sum",
       "lts__t_sector_hit_rate.pct",
       "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-      "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+      "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",  // cp.async / bulk-copy loads are not in these two
       "gpu__time_duration.sum",
   };
   return m;
@@ -162,39 +163,60 @@ std::string find_ncu(const std::string& hint) {
 }
 
 nlohmann::json profile_job(const std::string& ncu, const std::vector<std::string>& child, const nlohmann::json& record) {
+  namespace fs = std::filesystem;
   if (ncu.empty()) return {{"status", "unavailable"}, {"reason", "Nsight Compute (ncu) not found"}};
   std::string metrics;
   for (const std::string& m : counter_metrics()) metrics += (metrics.empty() ? "" : ",") + m;
-  const std::string log = (std::filesystem::temp_directory_path() /
-                           ("fdstencil-ncu-" + std::to_string(getpid()) + ".csv")).string();
+  // A private directory (mkdtemp), not a guessable name in /tmp: ncu may run as root.
+  std::string dir_template = (fs::temp_directory_path() / "fdstencil-ncu-XXXXXX").string();
+  if (mkdtemp(dir_template.data()) == nullptr) return {{"status", "failed"}, {"reason", "cannot create a temporary directory"}};
+  const fs::path dir = dir_template, log = dir / "report.csv", err = dir / "stderr.txt";
   // --clock-control none: the clocks the timing ran at, not ncu's locked base clock.
   std::string cmd = shell_quote(ncu) + " --clock-control none --csv --page raw --print-units base --nvtx" +
                     " --nvtx-include " + shell_quote(std::string(kTimedRange) + "/") + " --metrics " + metrics +
-                    " --log-file " + shell_quote(log) + " --";
+                    " --log-file " + shell_quote(log.string()) + " --";
   for (const std::string& a : child) {  // appends: "lit" + string trips a false GCC 12 -Wrestrict
     cmd += ' ';
     cmd += shell_quote(a);
   }
-  cmd += " >/dev/null 2>&1";
+  cmd += " >/dev/null 2>";
+  cmd += shell_quote(err.string());
   const int rc = std::system(cmd.c_str());
-  std::ifstream f(log);
-  std::stringstream text;
-  text << f.rdbuf();
-  std::filesystem::remove(log);
-  const std::string out = text.str();
-  if (out.find("ERR_NVGPUCTRPERM") != std::string::npos)
+  const auto slurp = [](const fs::path& p) {
+    std::ifstream f(p);
+    std::stringstream t;
+    t << f.rdbuf();
+    return t.str();
+  };
+  const std::string out = slurp(log), errors = slurp(err);
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  // std::system ignores SIGINT in this process while the child runs: pass a Ctrl-C on.
+  if (rc != -1 && WIFSIGNALED(rc) && WTERMSIG(rc) == SIGINT) std::raise(SIGINT);
+  const std::string all = out + errors;
+  if (all.find("ERR_NVGPUCTRPERM") != std::string::npos)
     return {{"status", "unavailable"},
             {"reason", "no permission to read the GPU performance counters (ERR_NVGPUCTRPERM): run as root or "
                        "set NVreg_RestrictProfilingToAdminUsers=0"}};
-  if (rc != 0 && out.find("\"ID\"") == std::string::npos)
+  // The lines that say what went wrong: ncu's ==ERROR== lines, else the tail of what it printed.
+  const auto why = [&] {
+    std::string lines;
+    std::istringstream in(all);
+    for (std::string l; std::getline(in, l);)
+      if (l.find("==ERROR==") != std::string::npos) lines += l + " ";
+    return lines.empty() ? all.substr(all.size() > 400 ? all.size() - 400 : 0) : lines;
+  };
+  const std::string status = WIFEXITED(rc) ? "exit status " + std::to_string(WEXITSTATUS(rc)) : "killed by a signal";
+  if (out.find("\"ID\"") == std::string::npos)
     return {{"status", "failed"},
-            {"reason", "ncu exited with status " + std::to_string(WIFEXITED(rc) ? WEXITSTATUS(rc) : rc) +
-                           " and no CSV; its log: " + out.substr(0, 400)}};
+            {"reason", rc == 0 ? "ncu profiled no kernel in the timed range" : "ncu: " + status + ": " + why()}};
   try {
     const CounterSums s = parse_ncu_csv(out);
     if (s.kernels == 0) return {{"status", "failed"}, {"reason", "ncu profiled no kernel in the timed range"}};
-    return derive_counters(s, record);
-  } catch (const Error& e) {
+    nlohmann::json c = derive_counters(s, record);
+    if (rc != 0) c["warning"] = "ncu ended with " + status + " after writing its report: " + why();
+    return c;
+  } catch (const std::exception& e) {
     return {{"status", "failed"}, {"reason", e.what()}};
   }
 }

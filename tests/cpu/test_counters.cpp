@@ -105,17 +105,32 @@ TEST(Counters, DerivedFiguresByHand) {
   EXPECT_DOUBLE_EQ(c["ncu_duration_ms"].get<double>(), 4000 * 1e-6);
 }
 
+// ncu's working files (in a private mkdtemp directory) left behind in the temporary directory.
+int ncu_leftovers() {
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::temp_directory_path()))
+    n += e.path().filename().string().rfind("fdstencil-ncu-", 0) == 0;
+  return n;
+}
+
 TEST(Counters, ProfileJobAgainstAStandInNcu) {
   const auto dir = std::filesystem::temp_directory_path() / ("fds-counters-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   const std::string ncu = fake_ncu(dir, sample_csv(), 0);
+  const int before = ncu_leftovers();
   const nlohmann::json c = profile_job(ncu, {"/bin/fdstencil", "bench", "--op", "d2xyz"}, sample_record());
   EXPECT_EQ(c["status"], "ok") << c.dump();
   EXPECT_EQ(c["kernels"], 2);
+  EXPECT_EQ(ncu_leftovers(), before);
+  EXPECT_FALSE(c.contains("warning"));
   std::ifstream child(dir / "child.txt");
   std::string line;
   std::getline(child, line);
   EXPECT_EQ(line, "/bin/fdstencil bench --op d2xyz");  // the child runs as given, after --
+  // A report written, then a non-zero exit: the figures stand, with a warning naming the status.
+  const nlohmann::json w = profile_job(fake_ncu(dir, sample_csv(), 5), {"/bin/true"}, sample_record());
+  EXPECT_EQ(w["status"], "ok");
+  EXPECT_NE(w.value("warning", std::string()).find("exit status 5"), std::string::npos) << w.dump();
   std::filesystem::remove_all(dir);
 }
 
