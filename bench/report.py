@@ -71,6 +71,12 @@ def key_of(r, name):
     return str(r[name])
 
 
+def keep_fastest(cells, key, r):
+    """Several records per cell (a parameter sweep): the cell shows the fastest, never the last."""
+    if key not in cells or r["pct_of_copy"] > cells[key]["pct_of_copy"]:
+        cells[key] = r
+
+
 def keep(r, args):
     """The op / radius filters of the subcommands that take them."""
     if getattr(args, "op", None) and r["op"] not in args.op.split(","):
@@ -93,9 +99,7 @@ def cmd_pivot(args):
             rows.append(row)
         if col not in cols:
             cols.append(col)
-        # Several records per cell (a parameter sweep): the cell shows the fastest, never the last.
-        if (row, col) not in cells or r["pct_of_copy"] > cells[row, col]["pct_of_copy"]:
-            cells[row, col] = r
+        keep_fastest(cells, (row, col), r)
     if args.rows in ("size", "plane_mb"):  # smallest first
         points = {}
         for r in records:
@@ -126,8 +130,7 @@ def cmd_param(args):
             rows.append(row)
         if value not in values:
             values.append(value)
-        if (row, value) not in cells or r["pct_of_copy"] > cells[row, value]["pct_of_copy"]:
-            cells[row, value] = r
+        keep_fastest(cells, (row, value), r)
     print(f"*{caption(copies, devices)} Cells: % of copy (registers / occupancy).*\n")
     print(f"| op, variant, R, type, size (other parameters) | " + " | ".join(f"{args.param}={v}" for v in values) + " |")
     print("|---|" + "---:|" * len(values))

@@ -272,6 +272,24 @@ TEST(CudaSeismic, MarchingBlocksAtMost512) {
     }
 }
 
+// Parameter values outside their sets are refused by name, on the host (CI runs this).
+TEST(CudaSeismic, BadVectorWidthOrLineBlockingSaysWhy) {
+  const std::vector<std::tuple<Op, std::string, Params, std::string>> cases = {
+      {Op::d2z, "window_vec", {{"vec_bytes", 12}}, "vec_bytes 12"},
+      {Op::d2xyz, "l1march", {{"vec_bytes", 4}}, "vec_bytes 4"},
+      {Op::d2xyz, "l1march", {{"my", 3}}, "my 3"},
+  };
+  for (const auto& [op, name, params, word] : cases)
+    for (const Variant* v : find_variants(op, "cuda")) {
+      if (v->name != name) continue;
+      Problem p;
+      p.stencil = {op, 2, {}};
+      p.size = p.interior = {64, 64, 64};
+      const std::string why = v->cannot_run(p, merge_params(*v, params));
+      EXPECT_NE(why.find(word), std::string::npos) << name << ": " << why;
+    }
+}
+
 // Above 227 KB of shared memory a tile cannot be launched: refused with the size, not a launch error.
 TEST(CudaSeismic, OversizedTileSaysWhy) {
   const std::vector<std::tuple<Op, std::string, std::string>> cases = {

@@ -33,7 +33,7 @@ inline constexpr int kMarchThreads = 512;
 // The intent was more loads in flight than one per thread (Little's law: ~3 TB/s at ~1 us of
 // latency wants ~16 KB in flight per SM). It does not achieve that: the k loop is not unrolled,
 // so the queue's shift is register moves at the loop's end, which wait for the load issued at
-// the top of the same iteration (sm_90 SASS of z_window<float, 4, 4>). It hides one iteration of
+// the top of the same iteration (sm_90 PTX of z_window<float, 4, 4>). It hides one iteration of
 // arithmetic, like 1 would, at V more registers; it measured no faster (docs/seismic.md). The fix
 // is a march unrolled by the queue length with rotating slot indices, not yet written.
 inline constexpr int kMarchPrefetch = 2;
