@@ -23,7 +23,17 @@
 #   seis-tune3 block shapes of the y kernels, R = 1, 4, 8
 #   seis-best1024  the tuned candidates of z and xyz at 1024^3, R = 1, 2, 4, 6, 8
 #   seis-zorder  the z window chunk-first (order zxy) against the default order at 1024^3
-#   prof-smoke  bench --profile on two small cases, to check ncu and its CSV on the machine
+#   prof-smoke  bench --profile on two small cases, to check ncu and its CSV on the machine; also
+#              ncu's metric list and one raw CSV. The prof-* stages after it run only if it worked
+#   prof-lap   counters of every Laplacian variant, 512^3 and 1024^3, double and float
+#   prof-seis512  counters of every seismic variant, R = 1, 4, 8, 512^3 float
+#   prof-seis1024-r1, -r4, -r8  the same at 1024^3, one radius per stage (one call cannot hold all)
+#   prof-best512, prof-best1024  counters of the tuned best configuration of each seismic operator
+#              and R = 1, 4, 8 (from the seis-tune*, seis-best1024 and seis-zorder results)
+#   prof-z     after the z-march prefetch fix: counters of window, window_vec and l1march (defaults)
+#              at 512^3 and 1024^3, R = 1, 4, 8, and of their tuned best (prof-zbest512/1024), and
+#              the window_vec nw sweep at 1024^3 (seis-znw); prof-zbest512 and prof-zbest1024 alone
+#   prof-probe  extra L2 write counters of d2z window_vec at R = 1 and 4, raw, into the log
 #   seis-double  every seismic variant in double, R = 4, 512^3
 # Example: bench/device_run.sh build test sanitize lap-quick
 # Logs all go to $OUT/log.txt and each benchmark to $OUT/<name>.json: the device tool returns at
@@ -178,9 +188,149 @@ stage_seis-zorder() {
     --reps 10 --param order=xyz,zxy --param nw=16,64
 }
 
+PROF_OK=1
+NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 stage_prof-smoke() {
-  which ncu || ls /usr/local/cuda/bin/ncu
+  "$NCU" --version | tee -a "$LOG" || { PROF_OK=0; return; }
+  "$NCU" --query-metrics >"$OUT/ncu-metrics.txt" 2>&1
+  # One raw report exactly as bench --profile asks for it, to read its format by eye.
+  "$NCU" --clock-control none --csv --page raw --print-units base --nvtx --nvtx-include 'fdstencil-timed/' \
+    --metrics dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct,gpu__time_duration.sum \
+    --log-file "$OUT/ncu-raw.csv" -- $FD bench --backend cuda --op d2xyz --variant 3pass --size 256,256,256 \
+    --reps 2 --warmup 1 --profile-child >>"$LOG" 2>&1
+  local t0=$SECONDS
   bench prof-smoke --op laplacian7,d2xyz --variant k5,pipelined --size 256,256,256 --dtype float --reps 3 --profile
+  echo "prof-smoke: $((SECONDS - t0)) s"
+  python3 - "$OUT/prof-smoke.json" <<'PY' || PROF_OK=0
+import json, sys
+recs = json.load(open(sys.argv[1]))["records"]
+bad = [r for r in recs if r.get("counters", {}).get("status") != "ok"]
+for r in bad:
+    print("prof-smoke:", r["variant"], r.get("counters"))
+sys.exit(1 if bad or not recs else 0)
+PY
+  echo "prof-smoke: counters ok = $PROF_OK"
+}
+
+prof() {  # as bench, but only once prof-smoke (if it ran) found the counters readable
+  [ "$PROF_OK" = 1 ] || { echo "skipping $1: prof-smoke failed"; return; }
+  local t0=$SECONDS
+  bench "$@" --profile
+  echo "$1: $((SECONDS - t0)) s"
+}
+
+stage_prof-lap() {
+  prof prof-lap --op laplacian7 --size 512,512,512 --size 1024,1024,1024 --dtype double,float --reps 10
+}
+
+stage_prof-seis512() {
+  prof prof-seis512 --op d2x,d2y,d2z,d2xy,d2xyz --radius 1,4,8 --size 512,512,512 --dtype float --reps 10
+}
+
+stage_prof-seis1024-r1() {
+  prof prof-seis1024-r1 --op d2x,d2y,d2z,d2xy,d2xyz --radius 1 --size 1024,1024,1024 --dtype float --reps 10
+}
+
+stage_prof-seis1024-r4() {
+  prof prof-seis1024-r4 --op d2x,d2y,d2z,d2xy,d2xyz --radius 4 --size 1024,1024,1024 --dtype float --reps 10
+}
+
+stage_prof-seis1024-r8() {
+  prof prof-seis1024-r8 --op d2x,d2y,d2z,d2xy,d2xyz --radius 8 --size 1024,1024,1024 --dtype float --reps 10
+}
+
+# The tuned best of each operator and R (bench/report.py best over the tuning files): op, variant,
+# R, then its parameters. d2xy at 1024^3 is its default (16x16), already in prof-seis1024-*.
+# d2z at 1024^3, R = 4 and 8: the best of seis-znw after the z-march prefetch fix (prof-best1024
+# ran the earlier best, nw=64 xyz and nw=16 zxy).
+BEST512=(
+  "d2x vec4 1 block=64x4x1" "d2x vec4 4 block=64x4x1" "d2x vec4 8 block=64x4x1"
+  "d2y vec 1 block=32x16x1" "d2y vec 4 block=16x16x1" "d2y vec 8 block=32x8x1"
+  "d2z window_vec 1 block=64x2x1 nw=8 vec_bytes=8" "d2z window_vec 4 block=32x4x1 nw=8"
+  "d2z window_vec 8 block=32x4x1 nw=32"
+  "d2xy fused 1 block=64x4x1" "d2xy fused 4 block=32x16x1" "d2xy fused 8 block=32x8x1"
+  "d2xyz pipelined 1 block=8x32x1 nw=4" "d2xyz l1march 4 block=32x4x1 my=1 nw=16 vec_bytes=8"
+  "d2xyz pipelined 8 block=8x32x1 nw=16"
+)
+BEST1024=(
+  "d2x vec4 1 block=64x4x1" "d2x vec4 4 block=64x4x1" "d2x vec4 8 block=64x4x1"
+  "d2y vec 1 block=32x8x1" "d2y vec 4 block=32x8x1" "d2y vec 8 block=32x8x1"
+  "d2z window_vec 1 block=32x4x1 nw=64 order=xyz vec_bytes=16"
+  "d2z window_vec 4 block=32x4x1 nw=8 order=zxy vec_bytes=16"
+  "d2z window_vec 8 block=32x4x1 nw=8 order=zxy vec_bytes=16"
+  "d2xyz pipelined 1 block=8x32x1 nw=16" "d2xyz l1march 4 block=32x4x1 my=1 nw=32 vec_bytes=8"
+  "d2xyz pipelined 8 block=8x32x1 nw=32"
+)
+
+prof_best() {  # name, size, then the configurations; one bench run each, merged into $OUT/name.json
+  local name=$1 size=$2 cfg op variant radius params n=0 t0=$SECONDS
+  shift 2
+  [ "$PROF_OK" = 1 ] || { echo "skipping $name: prof-smoke failed"; return; }
+  mkdir -p "/tmp/$name"
+  for cfg in "$@"; do
+    read -r op variant radius params <<<"$cfg"
+    local args=()
+    for p in $params; do args+=(--param "$p"); done
+    n=$((n + 1))
+    $FD bench --backend cuda --op "$op" --variant "$variant" --radius "$radius" --size "$size" --dtype float \
+      --reps 10 --profile "${args[@]}" --json "/tmp/$name/$(printf %02d $n).json" 2>>"$LOG" | tee -a "$LOG"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  done
+  # One file back (the device returns at most 8): every record keeps its own run's copy bandwidth.
+  python3 - "$OUT/$name.json" /tmp/$name/*.json <<'PY'
+import json, statistics, sys
+docs = [json.load(open(p)) for p in sys.argv[2:]]
+records = []
+for d in docs:
+    for r in d["records"]:
+        r["copy_gbps"] = d["copy_gbps"]
+        records.append(r)
+merged = dict(docs[0], records=records)  # a new dict: docs[0]'s own records are among them
+merged["copy_gbps_runs"] = [d["copy_gbps"] for d in docs]
+merged["copy_gbps"] = statistics.median(merged["copy_gbps_runs"])
+json.dump(merged, open(sys.argv[1], "w"), indent=1)
+PY
+  echo "$name: $((SECONDS - t0)) s"
+}
+
+stage_prof-best512() { prof_best prof-best512 512,512,512 "${BEST512[@]}"; }
+stage_prof-best1024() { prof_best prof-best1024 1024,1024,1024 "${BEST1024[@]}"; }
+
+stage_prof-z() {
+  prof prof-z512 --op d2z,d2xyz --variant window,window_vec,l1march --radius 1,4,8 --size 512,512,512 --reps 10
+  prof prof-z1024 --op d2z,d2xyz --variant window,window_vec,l1march --radius 1,4,8 --size 1024,1024,1024 --reps 10
+  stage_prof-zbest512
+  stage_prof-zbest1024
+  bench seis-znw --op d2z --variant window_vec --radius 1,4,8 --size 1024,1024,1024 --param nw=8,16,32,64 \
+    --param order=xyz,zxy --reps 5
+}
+
+zbest() { local c; for c in "$@"; do [[ $c == "d2z "* || $c == *l1march* ]] && echo "$c"; done; }
+stage_prof-zbest512() { local z; mapfile -t z < <(zbest "${BEST512[@]}"); prof_best prof-zbest512 512,512,512 "${z[@]}"; }
+stage_prof-zbest1024() { local z; mapfile -t z < <(zbest "${BEST1024[@]}"); prof_best prof-zbest1024 1024,1024,1024 "${z[@]}"; }
+
+stage_prof-probe() {
+  local m=lts__t_sectors_srcunit_tex_op_write.sum,lts__t_sectors_srcunit_l1_op_write.sum
+  m+=,lts__t_sectors_srcunit_ltcfabric_op_write.sum,lts__t_sectors_op_write.sum,dram__bytes_write.sum
+  m+=,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum
+  m+=,smsp__inst_executed_op_global_st.sum,lts__t_sectors_srcunit_tex_op_write_lookup_miss.sum
+  local r p
+  for r in 1 4; do
+    for p in "vec_bytes=16" "vec_bytes=8"; do
+      echo "--- probe d2z window_vec R=$r $p" | tee -a "$LOG"
+      "$NCU" --clock-control none --csv --page raw --print-units base --nvtx --nvtx-include 'fdstencil-timed/' \
+        --metrics "$m" -- $FD bench --backend cuda --op d2z --variant window_vec --radius $r \
+        --size 512,512,512 --reps 1 --warmup 0 --param $p --profile-child 2>&1 |
+        python3 -c '
+import csv, sys
+rows = [r for r in csv.reader(sys.stdin) if r and (r[0] == "ID" or r[0].isdigit())]
+if rows:
+    keep = [i for i, h in enumerate(rows[0]) if h.endswith(".sum")]
+    for r in rows[1:]:
+        print(" ".join(f"{rows[0][i]}={r[i]}" for i in keep))
+' | tee -a "$LOG"
+    done
+  done
 }
 
 stage_seis-double() {

@@ -7,7 +7,9 @@ committed run through this script, never typed by hand.
   python3 bench/report.py param FILE.json --param m           one column per value of a parameter
   python3 bench/report.py best FILE.json [...] --op d2z         the best record per R, with its parameters
   python3 bench/report.py passes FILE.json [...]                one-pass d2xyz against 2 and 3 passes, per R
-Filters: --op and --radius (comma-separated) on pivot, param and best.
+  python3 bench/report.py counters FILE.json [...] [--best]    bench --profile's hardware counters per record
+Filters: --op and --radius (comma-separated) on pivot, param, best and counters; --variant and
+--dtype on counters too.
 """
 import argparse
 import json
@@ -188,6 +190,46 @@ def cmd_passes(args):
               f'{three:.4f} | {two / o["median_ms"]:.2f} | {three / o["median_ms"]:.2f} |')
 
 
+def pct_or_na(v):
+    """An efficiency is null where no bytes moved that way (bench's derive_counters)."""
+    return "n/a" if v is None else f"{100 * v:.1f}"
+
+
+def cmd_counters(args):
+    records, copies, devices = load(args.files)
+    rows = [r for r in records if keep(r, args) and r.get("counters")
+            and (not args.dtype or r["dtype"] == args.dtype)
+            and (not args.variant or r["variant"] in args.variant.split(","))]
+    if args.best:  # the fastest record per operator, size, type and R: the one the targets judge
+        best = {}
+        for r in rows:
+            if r.get("status") == "ok":
+                keep_fastest(best, (r["op"], size(r), r["dtype"], r["radius"]), r)
+        rows = sorted(best.values(), key=lambda r: (r["op"], r["nx"] * r["ny"] * r["nz"], r["dtype"], r["radius"]))
+    if not rows:
+        sys.exit("report.py: no record with counters (run bench with --profile) matches the selection")
+    print(f"*{caption(copies, devices)} Counters: Nsight Compute over one timed application (bench "
+          f"--profile); x cube = bytes / the output cube's bytes; fetch and write efficiency = the model's "
+          f"bytes / DRAM bytes; achieved = DRAM bytes / the un-profiled median time.*\n")
+    print("| op | variant | params | type | R | size | ms | % copy | effective GB/s | achieved GB/s | "
+          "DRAM read x cube | fetch eff % | DRAM write x cube | write eff % | read / write | L2 read x cube | "
+          "L2 write x cube | L1 read x cube | L2 hit % |")
+    print("|---|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        c = r["counters"]
+        params = ", ".join(f"{k}={v}" for k, v in r["params"].items())
+        head = f'| {r["op"]} | {r["variant"]} | {params} | {r["dtype"]} | {r["radius"]} | {size(r)} |'
+        if c.get("status") != "ok":
+            print(f'{head} {r["median_ms"]:.4f} | {r["pct_of_copy"]:.1f} | {c.get("status")}: {c.get("reason", "")} ||||||||||||')
+            continue
+        rw = c["read_write_ratio"]
+        print(f'{head} {r["median_ms"]:.4f} | {r["pct_of_copy"]:.1f} | {r["effective_gbps"]:.0f} | '
+              f'{c["achieved_gbps"]:.0f} | {c["dram_read_per_cube"]:.3f} | {pct_or_na(c["fetch_efficiency"])} | '
+              f'{c["dram_write_per_cube"]:.3f} | {pct_or_na(c["write_efficiency"])} | '
+              f'{"n/a" if rw is None else f"{rw:.2f}"} | {c["l2_read_per_cube"]:.2f} | {c["l2_write_per_cube"]:.2f} | '
+              f'{c["l1_read_per_cube"]:.2f} | {c["l2_hit_rate_pct"]:.1f} |')
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -207,12 +249,17 @@ def main():
     pb.add_argument("files", nargs="+")
     pa = sub.add_parser("passes", help="one pass against 2 and 3 passes")
     pa.add_argument("files", nargs="+")
-    for sp in (pv, pp, pb):
+    pc = sub.add_parser("counters", help="bench --profile's counters, one row per record")
+    pc.add_argument("files", nargs="+")
+    pc.add_argument("--best", action="store_true", help="only the fastest record per operator, size, type and R")
+    pc.add_argument("--variant")
+    pc.add_argument("--dtype")
+    for sp in (pv, pp, pb, pc):
         sp.add_argument("--op")
         sp.add_argument("--radius")
     args = p.parse_args()
     {"variants": cmd_variants, "pivot": cmd_pivot, "param": cmd_param, "best": cmd_best,
-     "passes": cmd_passes}[args.cmd](args)
+     "passes": cmd_passes, "counters": cmd_counters}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -28,11 +28,14 @@ struct BenchOpts {
   int64_t align = kAlignBytes;
   bool profile = false;  // each timed record again under ncu, counters merged into it
   std::string ncu;       // the ncu executable (default: $NCU, PATH, /usr/local/cuda/bin)
-  bool nvtx = false;     // mark the timed launches for ncu (the --profile child sets it)
+  // The job --profile runs under ncu: its timed launch marked with NVTX, no copy-bandwidth run,
+  // and no verification, because the parent verified this very job (variant, parameters,
+  // problem, seed) with this binary a moment before.
+  bool profile_child = false;
 };
 
 // The command that repeats one job alone, one timed application marked for ncu.
-std::vector<std::string> profile_child(const BenchOpts& o, const nlohmann::json& rec) {
+std::vector<std::string> child_command(const BenchOpts& o, const nlohmann::json& rec) {
   std::vector<std::string> a = {std::filesystem::read_symlink("/proc/self/exe").string(),
                                 "bench",
                                 "--backend",
@@ -56,7 +59,7 @@ std::vector<std::string> profile_child(const BenchOpts& o, const nlohmann::json&
                                 "1",
                                 "--warmup",
                                 "0",
-                                "--nvtx"};
+                                "--profile-child"};
   for (const auto& [k, v] : rec["params"].items()) {
     a.push_back("--param");
     a.push_back(k + "=" + (v.is_string() ? v.get<std::string>() : v.dump()));
@@ -156,7 +159,9 @@ void write_results(const std::string& path, const nlohmann::json& doc) {
 int run_bench(BenchOpts& o) {
   const bool gpu = gpu_available();
   if (o.backend.empty()) o.backend = gpu ? "cuda" : "cpu";
-  if (o.profile && o.backend != "cuda")
+  if (o.profile && o.profile_child)
+    throw Error(ErrorKind::invalid_argument, "--profile-child is what --profile runs under ncu: not both");
+  if ((o.profile || o.profile_child) && o.backend != "cuda")
     throw Error(ErrorKind::invalid_argument, "--profile reads GPU counters: it needs --backend cuda, not " + o.backend);
   if (o.backend == "cuda" && !gpu) {
 #ifdef FDSTENCIL_HAVE_CUDA
@@ -292,9 +297,11 @@ int run_bench(BenchOpts& o) {
 #ifdef FDSTENCIL_HAVE_CUDA
   if (o.backend == "cuda") {
     doc["device"] = cuda::device_info(0);
-    std::fprintf(stderr, "measuring the copy bandwidth of %s ...\n",
-                 doc["device"]["name"].get<std::string>().c_str());
-    const cuda::CopyBandwidth cb = cuda::measure_copy_bandwidth();
+    if (!o.profile_child)
+      std::fprintf(stderr, "measuring the copy bandwidth of %s ...\n",
+                   doc["device"]["name"].get<std::string>().c_str());
+    // The --profile child's figures are thrown away: it skips the copy run (zeros mean "none").
+    const cuda::CopyBandwidth cb = o.profile_child ? cuda::CopyBandwidth{} : cuda::measure_copy_bandwidth();
     doc["copy_gbps"] = cb.memcpy_gbps;
     doc["copy_kernel_gbps"] = cb.kernel_gbps;
     doc["copy_bytes"] = cb.bytes;
@@ -317,7 +324,7 @@ int run_bench(BenchOpts& o) {
   std::fflush(stdout);
 
 #ifdef FDSTENCIL_HAVE_CUDA
-  cuda::set_timed_range(o.nvtx);
+  cuda::set_timed_range(o.profile_child);
 #endif
   std::string ncu;
   if (o.profile) {
@@ -331,6 +338,7 @@ int run_bench(BenchOpts& o) {
   bo.reps = o.reps;
   bo.warmup = o.warmup;
   bo.seed = o.seed;
+  bo.verify = !o.profile_child;
   doc["records"] = nlohmann::json::array();
   int failed = 0;
   for (size_t n = 0; n < jobs.size(); ++n) {
@@ -346,7 +354,7 @@ int run_bench(BenchOpts& o) {
     std::printf("%s\n", bench::table_row(rec).c_str());
     if (o.profile && rec["status"] == "ok") {
       rec["counters"] = ncu.empty() ? nlohmann::json{{"status", "unavailable"}, {"reason", "Nsight Compute (ncu) not found"}}
-                                    : bench::profile_job(ncu, profile_child(o, rec), rec);
+                                    : bench::profile_job(ncu, child_command(o, rec), rec);
       std::printf("%s\n", counters_line(rec["counters"]).c_str());
     }
     std::fflush(stdout);
@@ -388,8 +396,10 @@ Action add_bench(CLI::App& app) {
                 "Also run each timed job under Nsight Compute (ncu --clock-control none) and add its "
                 "DRAM, L2 and L1 traffic, L2 hit rate and the derived efficiencies to the record");
   cmd->add_option("--ncu", o->ncu, "The ncu executable for --profile (default: $NCU, PATH, /usr/local/cuda/bin/ncu)");
-  cmd->add_flag("--nvtx", o->nvtx, "Mark each timed application with the NVTX range fdstencil-timed")
-      ->group("");  // internal: set by --profile for the job it runs under ncu
+  cmd->add_flag("--profile-child", o->profile_child,
+                "Internal to --profile: the timed launch marked with the NVTX range fdstencil-timed, "
+                "no verification (the parent verified the job)")
+      ->group("");
   return [o] { return run_bench(*o); };
 }
 

@@ -131,6 +131,8 @@ TEST_F(Cli, BadInputExitsTwoWithAMessage) {
       {"apply --op d2z --radius 2 --spacing 1,1,1e-20 --input " + in + " --output " + path("o.npy"), "float range"},
       {"bench --backend cpu --op d2x --size 8,8,8 --json " + path("missing-dir/r.json"), "cannot write"},
       {"bench --backend cpu --op d2x --size 8,8,8 --profile", "needs --backend cuda"},
+      {"bench --backend cpu --op d2x --size 8,8,8 --profile-child", "needs --backend cuda"},
+      {"bench --backend cpu --op d2x --size 8,8,8 --profile --profile-child", "not both"},
   };
   for (const auto& c : cases) {
     const Result r = run(c.args);

@@ -145,6 +145,20 @@ TEST(Harness, ResourcesAndVerifyOnlyReachTheRecord) {
   EXPECT_TRUE(v["median_ms"].is_null());
 }
 
+TEST(Harness, ProfileChildTimesWithoutVerifyingAndSaysSo) {
+  // Only bench --profile's child turns verification off; its record must never claim it.
+  BenchOptions child = quick();
+  child.verify = false;
+  const auto rec = run_variant(broken(Fault::wrong_weight), small_problem(Op::d2xyz, 2, DType::f32), Params::object(),
+                               child, 10.0);
+  EXPECT_EQ(rec["status"], "ok") << rec.dump();
+  EXPECT_FALSE(rec["verified"].get<bool>());
+  EXPECT_NE(rec["verification"].get<std::string>().find("skipped"), std::string::npos);
+  EXPECT_TRUE(rec["max_rel_err"].is_null());
+  EXPECT_GT(rec["median_ms"].get<double>(), 0.0);
+  EXPECT_NE(table_row(rec).find("unchecked"), std::string::npos);  // printed, not thrown
+}
+
 TEST(Harness, AnalyticPassCatchesWhatRandomInputMisses) {
   const auto rec = run_variant(broken(Fault::analytic_only), small_problem(Op::d2xyz, 3, DType::f64),
                                Params::object(), quick(), 10.0);

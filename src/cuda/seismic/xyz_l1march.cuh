@@ -36,11 +36,12 @@ __global__ void __launch_bounds__(kMarchThreads) xyz_l1march(Args<T> a) {
     if (j0 + m < a.ny + R) {
 #pragma unroll
       for (int r = 0; r < Q - 1; ++r)
-        if (k0 + r - R < a.nz + R) q[m][r] = load_vec<T, V>(u + m * a.line + (r - R) * a.slice);
+        if (k0 + r - R < k1 + R) q[m][r] = load_vec<T, V>(u + m * a.line + (r - R) * a.slice);
     }
   for (int k = k0; k < k1; ++k) {
-    // The front: plane k + R + D, if it exists (the allocation ends R planes after the interior).
-    if (k + D < a.nz) {
+    // The front: plane k + R + D, if this chunk's outputs use it (k1 <= nz: inside the allocation).
+    // Running past the chunk's end cost D / nw more reads (the counters of docs/counters.md).
+    if (k + D < k1) {
 #pragma unroll
       for (int m = 0; m < MY; ++m)
         if (j0 + m < a.ny + R) q[m][Q - 1] = load_vec<T, V>(u + m * a.line + (R + D) * a.slice);
