@@ -266,7 +266,7 @@ prof_best() {  # name, size, then the configurations; one bench run each, merged
   local name=$1 size=$2 cfg op variant radius params n=0 t0=$SECONDS
   shift 2
   [ "$PROF_OK" = 1 ] || { echo "skipping $name: prof-smoke failed"; return; }
-  mkdir -p "/tmp/$name"
+  rm -rf "/tmp/$name" && mkdir -p "/tmp/$name"  # no file of an earlier run on a warm machine
   for cfg in "$@"; do
     read -r op variant radius params <<<"$cfg"
     local args=()
@@ -276,6 +276,7 @@ prof_best() {  # name, size, then the configurations; one bench run each, merged
       --reps 10 --profile "${args[@]}" --json "/tmp/$name/$(printf %02d $n).json" 2>>"$LOG" | tee -a "$LOG"
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
   done
+  compgen -G "/tmp/$name/*.json" >/dev/null || { echo "$name: no run wrote results"; status=1; return; }
   # One file back (the device returns at most 8): every record keeps its own run's copy bandwidth.
   python3 - "$OUT/$name.json" /tmp/$name/*.json <<'PY'
 import json, statistics, sys
@@ -310,6 +311,7 @@ stage_prof-zbest512() { local z; mapfile -t z < <(zbest "${BEST512[@]}"); prof_b
 stage_prof-zbest1024() { local z; mapfile -t z < <(zbest "${BEST1024[@]}"); prof_best prof-zbest1024 1024,1024,1024 "${z[@]}"; }
 
 stage_prof-probe() {
+  [ "$PROF_OK" = 1 ] || { echo "skipping prof-probe: prof-smoke failed"; return; }
   local m=lts__t_sectors_srcunit_tex_op_write.sum,lts__t_sectors_srcunit_l1_op_write.sum
   m+=,lts__t_sectors_srcunit_ltcfabric_op_write.sum,lts__t_sectors_op_write.sum,dram__bytes_write.sum
   m+=,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum

@@ -198,7 +198,7 @@ def pct_or_na(v):
 def cmd_counters(args):
     records, copies, devices = load(args.files)
     rows = [r for r in records if keep(r, args) and r.get("counters")
-            and (not args.dtype or r["dtype"] == args.dtype)
+            and (not args.dtype or r["dtype"] in args.dtype.split(","))
             and (not args.variant or r["variant"] in args.variant.split(","))]
     if args.best:  # the fastest record per operator, size, type and R: the one the targets judge
         best = {}
@@ -220,7 +220,8 @@ def cmd_counters(args):
         params = ", ".join(f"{k}={v}" for k, v in r["params"].items())
         head = f'| {r["op"]} | {r["variant"]} | {params} | {r["dtype"]} | {r["radius"]} | {size(r)} |'
         if c.get("status") != "ok":
-            print(f'{head} {r["median_ms"]:.4f} | {r["pct_of_copy"]:.1f} | {c.get("status")}: {c.get("reason", "")} ||||||||||||')
+            blanks = " |" * 10  # the 10 counter columns after the status cell
+            print(f'{head} {r["median_ms"]:.4f} | {r["pct_of_copy"]:.1f} | {c.get("status")}: {c.get("reason", "")} |{blanks}')
             continue
         rw = c["read_write_ratio"]
         print(f'{head} {r["median_ms"]:.4f} | {r["pct_of_copy"]:.1f} | {r["effective_gbps"]:.0f} | '

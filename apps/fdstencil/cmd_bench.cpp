@@ -162,7 +162,8 @@ int run_bench(BenchOpts& o) {
   if (o.profile && o.profile_child)
     throw Error(ErrorKind::invalid_argument, "--profile-child is what --profile runs under ncu: not both");
   if ((o.profile || o.profile_child) && o.backend != "cuda")
-    throw Error(ErrorKind::invalid_argument, "--profile reads GPU counters: it needs --backend cuda, not " + o.backend);
+    throw Error(ErrorKind::invalid_argument, std::string(o.profile ? "--profile" : "--profile-child") +
+                                                 " reads GPU counters: it needs --backend cuda, not " + o.backend);
   if (o.backend == "cuda" && !gpu) {
 #ifdef FDSTENCIL_HAVE_CUDA
     throw Error(ErrorKind::unsupported, "--backend cuda: " + cuda::no_device_reason());
@@ -226,7 +227,8 @@ int run_bench(BenchOpts& o) {
     // Overflow and host memory up front: the oracle's input, reference and analytic field, the
     // output read back, and for host backends the runner's own input and output.
     const Layout l = Layout::make(p.interior, c.radius, dtype_bytes(c.dtype), o.align);
-    ensure_host_memory(l.alloc_bytes() * (o.backend == "cuda" ? 4 : 6), "this benchmark case");
+    // (The --profile child holds only the random input: it computes no reference.)
+    ensure_host_memory(l.alloc_bytes() * (o.profile_child ? 1 : o.backend == "cuda" ? 4 : 6), "this benchmark case");
     const auto candidates = bench::find_variants(c.op, o.backend);
     if (candidates.empty())
       std::fprintf(stderr, "note: backend %s has no variant of %s yet; skipped\n", o.backend.c_str(),

@@ -51,6 +51,9 @@ class CountersTest(unittest.TestCase):
         r = run(path)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(len(self.rows(r.stdout)), 2)
+        header = next(l for l in r.stdout.splitlines() if l.startswith("| op |"))
+        for row in self.rows(r.stdout):
+            self.assertEqual(row.count("|"), header.count("|"))
         r = run(path, "--best")
         rows = self.rows(r.stdout)
         self.assertEqual(len(rows), 1)
@@ -62,6 +65,8 @@ class CountersTest(unittest.TestCase):
         r = run(write(self.dir.name, [record("vec4", 97.6, None, "unavailable")]))
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("unavailable: Nsight Compute (ncu) not found", r.stdout)
+        header = next(l for l in r.stdout.splitlines() if l.startswith("| op |"))
+        self.assertEqual(self.rows(r.stdout)[0].count("|"), header.count("|"))  # same columns
 
     def test_no_counters_is_an_error(self):
         rec = record("vec4", 97.6, 0.95)

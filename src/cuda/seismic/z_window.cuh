@@ -30,8 +30,8 @@ __global__ void __launch_bounds__(kMarchThreads) z_window(Args<T> a) {
   T* f = a.f + pos;
   Vec<T, V> q[Q] = {};
   // Only the planes this chunk's outputs use, k0 - R .. k1 - 1 + R: the prefetch must not run
-  // past the chunk's end (D wasted planes per chunk, 25 % more reads at nw = 8, the counters
-  // showed), and k1 <= nz keeps it inside the allocation. (This form of the first guard costs no
+  // past the chunk's end (D wasted planes per chunk, 0.25 x the cube more reads at nw = 8, the
+  // counters showed), and k1 <= nz keeps it inside the allocation. (This form of the first guard costs no
   // register over the old one at R = 8; k0 + r - R < k1 + R, the same test, cost three.)
 #pragma unroll
   for (int r = 0; r < Q - 1; ++r)
