@@ -1,23 +1,27 @@
-// fdstencil apply: run an operator on a user's .npy field and write the result as .npy.
+// fdstencil apply: run an operator on a user's .npy field through a plan and write the result as
+// .npy. On the GPU (--backend cuda, or auto with a GPU present) the field is uploaded, the plan
+// applied, the result downloaded; the plan reads the tuning cache as every plan does.
 #include <cstdio>
 #include <cstring>
 
 #include "commands.hpp"
-#include "fdstencil/backend.hpp"
+#include "fdstencil/device_field.hpp"
 #include "fdstencil/error.hpp"
 #include "fdstencil/npy.hpp"
+#include "fdstencil/plan.hpp"
 
 namespace fdstencil::cli {
 
 namespace {
 
 struct ApplyOpts {
-  std::string op, input, output, spacing = "1", backend = "cpu";
+  std::string op, input, output, spacing = "1", backend = "auto", cache;
   int radius = 0;
+  bool no_cache = false, verbose = false;
 };
 
 template <class T>
-void apply_typed(const Stencil& s, const NpyArray& a, const ApplyOpts& o, const Backend& b) {
+void apply_typed(const Stencil& s, const NpyArray& a, const ApplyOpts& o) {
   const int R = s.radius;
   const Extents total{a.shape[2], a.shape[1], a.shape[0]};
   const Extents interior{total.nx - 2 * R, total.ny - 2 * R, total.nz - 2 * R};
@@ -30,7 +34,23 @@ void apply_typed(const Stencil& s, const NpyArray& a, const ApplyOpts& o, const 
       std::memcpy(&in.at(-R, j, k), row, sizeof(T) * size_t(total.nx));
       std::memcpy(&out.at(-R, j, k), row, sizeof(T) * size_t(total.nx));  // halo copied from input
     }
-  b.apply(s, in, out);
+  PlanOptions po;
+  po.backend = o.backend;
+  po.use_cache = !o.no_cache;
+  po.cache_file = o.cache;
+  const Plan plan(s, in.layout(), po);
+  if (plan.backend() == "cuda") {
+    DeviceField<T> d_in(in.layout()), d_out(in.layout());
+    d_in.upload(in);
+    d_out.upload(out);  // the halo of the result is the input's
+    plan.apply(d_in, d_out);
+    d_out.download(out);  // synchronous: waits for the plan's work on the default stream
+  } else {
+    plan.apply(in, out);
+  }
+  if (o.verbose) std::fprintf(stderr, "fdstencil: plan %s\n", plan.describe().dump().c_str());
+  std::fprintf(stderr, "fdstencil: %s R=%d on %s: %s %s (%s)\n", std::string(op_name(s.op)).c_str(), R,
+               plan.backend().c_str(), plan.variant().c_str(), plan.params().dump().c_str(), plan.source().c_str());
   ensure_host_memory(total.points() * int64_t(sizeof(T)), "the output array");
   std::vector<T> result(size_t(total.points()));
   for (int64_t k = -R; k < interior.nz + R; ++k)
@@ -53,7 +73,13 @@ Action add_apply(CLI::App& app) {
   cmd->add_option("--input,-i", o->input, "Input .npy file")->required();
   cmd->add_option("--output,-o", o->output, "Output .npy file (written atomically)")->required();
   cmd->add_option("--spacing,-s", o->spacing, "Grid spacing: H or HX,HY,HZ")->capture_default_str();
-  cmd->add_option("--backend,-b", o->backend, "reference or cpu")->capture_default_str();
+  cmd->add_option("--backend,-b", o->backend,
+                  "auto (the GPU when one is present, else cpu), cuda, cpu or reference")
+      ->capture_default_str();
+  cmd->add_option("--cache", o->cache, "The tuning cache file (default: $FDSTENCIL_TUNING_CACHE, else "
+                                       "$XDG_CACHE_HOME/fdstencil/tuning.json, else ~/.cache/fdstencil/tuning.json)");
+  cmd->add_flag("--no-cache", o->no_cache, "Ignore the tuning cache: the plan takes the built-in defaults");
+  cmd->add_flag("--verbose,-v", o->verbose, "Print the plan (variant, parameters, kernel resources) as JSON");
   return [o] {
     Stencil s;
     s.op = parse_op(o->op);
@@ -65,7 +91,7 @@ Action add_apply(CLI::App& app) {
     s.radius = o->radius;
     s.h = parse_spacing(o->spacing);
     validate(s);
-    const Backend& b = find_backend(o->backend);
+    check_backend_name(o->backend);
     const NpyArray a = read_npy(o->input);
     if (a.shape.size() != 3)
       throw Error(ErrorKind::invalid_argument,
@@ -78,10 +104,9 @@ Action add_apply(CLI::App& app) {
                     o->input + ": " + names[d] + " = " + std::to_string(a.shape[d]) +
                         " is smaller than 2R+1 = " + std::to_string(2 * s.radius + 1) +
                         " points needed for radius " + std::to_string(s.radius));
-    if (a.dtype == DType::f32) apply_typed<float>(s, a, *o, b);
-    else apply_typed<double>(s, a, *o, b);
-    std::fprintf(stderr, "fdstencil: wrote %s (%s, radius %d, backend %s)\n", o->output.c_str(),
-                 o->op.c_str(), s.radius, o->backend.c_str());
+    if (a.dtype == DType::f32) apply_typed<float>(s, a, *o);
+    else apply_typed<double>(s, a, *o);
+    std::fprintf(stderr, "fdstencil: wrote %s\n", o->output.c_str());
     return 0;
   };
 }

@@ -9,10 +9,11 @@
 
 #include "bench/counters.hpp"
 #include "bench/harness.hpp"
+#include "bench/overhead.hpp"
 #include "commands.hpp"
 #include "fdstencil/error.hpp"
+#include "plan/registry.hpp"
 #ifdef FDSTENCIL_HAVE_CUDA
-#include "cuda/common/runner.hpp"
 #include "cuda/device.hpp"
 #endif
 
@@ -21,10 +22,14 @@ namespace fdstencil::cli {
 namespace {
 
 struct BenchOpts {
-  std::string ops, variants, radii, dtypes, backend, json_path;
+  std::string ops, variants, radii, dtypes, backend, json_path, cache;
   std::vector<std::string> sizes, params;
   int reps = 20, warmup = 3;
   uint64_t seed = bench::BenchOptions{}.seed;
+  // The plan's own choice per case: from the tuning cache or the defaults (the default), from
+  // the cache alone (--tuned: only those rows), or from the defaults alone (--no-cache).
+  bool tuned = false, no_cache = false;
+  bool overhead = false;  // plan.apply against the bare launch, on small fields
   int64_t align = kAlignBytes;
   bool profile = false;  // each timed record again under ncu, counters merged into it
   std::string ncu;       // the ncu executable (default: $NCU, PATH, /usr/local/cuda/bin)
@@ -36,6 +41,9 @@ struct BenchOpts {
 
 // The command that repeats one job alone, one timed application marked for ncu.
 std::vector<std::string> child_command(const BenchOpts& o, const nlohmann::json& rec) {
+  // A plan row repeats the variant and parameters the plan chose.
+  const std::string variant = rec.contains("plan_variant") ? rec["plan_variant"].get<std::string>()
+                                                            : rec["variant"].get<std::string>();
   std::vector<std::string> a = {std::filesystem::read_symlink("/proc/self/exe").string(),
                                 "bench",
                                 "--backend",
@@ -43,7 +51,7 @@ std::vector<std::string> child_command(const BenchOpts& o, const nlohmann::json&
                                 "--op",
                                 rec["op"].get<std::string>(),
                                 "--variant",
-                                rec["variant"].get<std::string>(),
+                                variant,
                                 "--radius",
                                 std::to_string(rec["radius"].get<int>()),
                                 "--size",
@@ -116,17 +124,17 @@ nlohmann::json parse_value(const std::string& v) {
 }
 
 // --param k=v1,v2 --param q=w -> every combination, as JSON objects.
-std::vector<bench::Params> param_grid(const std::vector<std::string>& specs) {
-  std::vector<bench::Params> grid = {bench::Params::object()};
+std::vector<Params> param_grid(const std::vector<std::string>& specs) {
+  std::vector<Params> grid = {Params::object()};
   for (const std::string& spec : specs) {
     const size_t eq = spec.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
       throw Error(ErrorKind::invalid_argument, "--param: '" + spec + "' must be KEY=VALUE[,VALUE...]");
     const std::string key = spec.substr(0, eq);
-    std::vector<bench::Params> next;
-    for (const bench::Params& g : grid)
+    std::vector<Params> next;
+    for (const Params& g : grid)
       for (const std::string& v : split(spec.substr(eq + 1), ',')) {
-        bench::Params p = g;
+        Params p = g;
         p[key] = parse_value(v);
         next.push_back(p);
       }
@@ -156,6 +164,45 @@ void write_results(const std::string& path, const nlohmann::json& doc) {
   }
 }
 
+struct Job {
+  const Variant* v;  // nullptr: the plan's own choice
+  Problem p;
+  Params params;
+};
+
+// bench --overhead: for each case, the plan's apply against the bare launch of its kernel.
+int run_overhead(const BenchOpts& o, const std::vector<Job>& jobs, const PlanOptions& po) {
+  nlohmann::json doc = {{"records", nlohmann::json::array()}};
+#ifdef FDSTENCIL_HAVE_CUDA
+  doc["device"] = cuda::device_info(cuda::current_device());
+#endif
+  std::printf("# device: %s\n# per call, medians of alternating rounds of back-to-back calls\n",
+              doc.value("device", nlohmann::json::object()).value("name", std::string("?")).c_str());
+  std::printf("%-8s %2s %-6s %-14s %-12s %10s %10s %7s %10s %10s %7s\n", "op", "R", "type", "size", "variant",
+              "bare enq", "plan enq", "ratio", "bare total", "plan total", "ratio");
+  for (const Job& job : jobs) {
+    const Plan plan(job.p.stencil, job.p.layout, po);
+    nlohmann::json r = bench::measure_apply_overhead(plan);
+    const Extents n = job.p.interior();
+    r["op"] = std::string(op_name(job.p.stencil.op));
+    r["radius"] = job.p.stencil.radius;
+    r["dtype"] = std::string(dtype_name(job.p.dtype()));
+    r["nx"] = n.nx, r["ny"] = n.ny, r["nz"] = n.nz;
+    r["plan_variant"] = plan.variant();
+    r["params"] = plan.params();
+    std::printf("%-8s %2d %-6s %-14s %-12s %8.2f us %8.2f us %7.3f %8.2f us %8.2f us %7.3f\n",
+                r["op"].get<std::string>().c_str(), job.p.stencil.radius, r["dtype"].get<std::string>().c_str(),
+                (std::to_string(n.nx) + "x" + std::to_string(n.ny) + "x" + std::to_string(n.nz)).c_str(),
+                plan.variant().c_str(), r["bare_enqueue_us"].get<double>(), r["plan_enqueue_us"].get<double>(),
+                r["enqueue_ratio"].get<double>(), r["bare_total_us"].get<double>(), r["plan_total_us"].get<double>(),
+                r["total_ratio"].get<double>());
+    std::fflush(stdout);
+    doc["records"].push_back(r);
+    if (!o.json_path.empty()) write_results(o.json_path, doc);
+  }
+  return 0;
+}
+
 int run_bench(BenchOpts& o) {
   const bool gpu = gpu_available();
   if (o.backend.empty()) o.backend = gpu ? "cuda" : "cpu";
@@ -171,8 +218,12 @@ int run_bench(BenchOpts& o) {
     throw Error(ErrorKind::unsupported, "--backend cuda: this build has no CUDA backend");
 #endif
   }
+  if (o.tuned && o.no_cache) throw Error(ErrorKind::invalid_argument, "--tuned reads the tuning cache and --no-cache ignores it: not both");
+  if ((o.tuned || o.no_cache || o.overhead) && o.backend != "cuda")
+    throw Error(ErrorKind::invalid_argument, std::string(o.tuned ? "--tuned" : o.no_cache ? "--no-cache" : "--overhead") +
+                                                 " concerns the plans of the cuda backend, not " + o.backend);
   std::set<std::string> backends;
-  for (const auto& v : bench::all_variants()) backends.insert(v.backend);
+  for (const auto& v : all_variants()) backends.insert(v.backend);
   if (!backends.count(o.backend)) {
     std::string names;
     for (const auto& b : backends) names += (names.empty() ? "" : ", ") + b;
@@ -192,7 +243,8 @@ int run_bench(BenchOpts& o) {
       for (const auto& s : split(o.radii, ',')) radii.push_back(parse_int(s, "--radius"));
     std::vector<Extents> sizes;
     for (const auto& s : o.sizes) sizes.push_back(parse_extents(s, "--size"));
-    if (sizes.empty()) sizes.push_back(o.backend == "cuda" ? Extents{512, 512, 512} : Extents{128, 128, 128});
+    if (sizes.empty())
+      sizes.push_back(o.overhead ? Extents{64, 64, 64} : o.backend == "cuda" ? Extents{512, 512, 512} : Extents{128, 128, 128});
     std::vector<DType> dtypes;
     for (const auto& s : split(o.dtypes.empty() ? "float" : o.dtypes, ',')) dtypes.push_back(parse_dtype(s));
     for (const Extents& n : sizes)
@@ -205,44 +257,47 @@ int run_bench(BenchOpts& o) {
   std::set<std::string> wanted;
   if (!o.variants.empty())
     for (const auto& s : split(o.variants, ',')) wanted.insert(s);
-  const std::vector<bench::Params> grid = param_grid(o.params);
+  const std::vector<Params> grid = param_grid(o.params);
+  // The plan's own choice is a row of its own ("plan") on the cuda backend: with --tuned or
+  // --overhead the only rows, with --variant only when "plan" is named.
+  const bool plan_rows = o.backend == "cuda" && !o.profile_child && (wanted.empty() || wanted.count("plan"));
+  const bool variant_rows = !o.tuned && !o.overhead;
+  if (o.tuned && !wanted.empty() && !(wanted.size() == 1 && wanted.count("plan")))
+    throw Error(ErrorKind::invalid_argument, "--tuned measures the plan's choice alone: no --variant besides plan");
 
   // Validate everything before the first measurement: a typo fails in a second, not an hour.
-  struct Job {
-    const bench::Variant* v;
-    bench::Problem p;
-    bench::Params params;
-  };
   std::vector<Job> jobs;
   std::set<std::string> matched_variants, used_keys;
   for (const Case& c : cases) {
-    bench::Problem p;
-    p.stencil = {c.op, c.radius, {1.0, 1.0, 1.0}};
-    validate(p.stencil);
-    p.size = c.size;
-    p.interior = interior_from_size(c.op, c.size);
-    validate_extents(p.stencil, p.interior);
-    p.dtype = c.dtype;
-    p.align_bytes = o.align;
+    const Stencil stencil{c.op, c.radius, {1.0, 1.0, 1.0}};
+    validate(stencil);
+    const Extents interior = interior_from_size(c.op, c.size);
+    validate_extents(stencil, interior);
     // Overflow and host memory up front: the oracle's input, reference and analytic field, the
-    // output read back, and for host backends the runner's own input and output.
-    const Layout l = Layout::make(p.interior, c.radius, dtype_bytes(c.dtype), o.align);
+    // output read back, and for host backends the plan's own input and output.
+    const Problem p = make_problem(stencil, interior, c.dtype, o.align);
     // (The --profile child holds only the random input: it computes no reference.)
-    ensure_host_memory(l.alloc_bytes() * (o.profile_child ? 1 : o.backend == "cuda" ? 4 : 6), "this benchmark case");
-    const auto candidates = bench::find_variants(c.op, o.backend);
+    ensure_host_memory(p.layout.alloc_bytes() * (o.profile_child ? 1 : o.backend == "cuda" ? 4 : 6),
+                       "this benchmark case");
+    if (plan_rows) {
+      jobs.push_back({nullptr, p, Params::object()});
+      matched_variants.insert("plan");
+    }
+    if (!variant_rows) continue;
+    const auto candidates = find_variants(c.op, o.backend);
     if (candidates.empty())
       std::fprintf(stderr, "note: backend %s has no variant of %s yet; skipped\n", o.backend.c_str(),
                    std::string(op_name(c.op)).c_str());
-    for (const bench::Variant* v : candidates) {
+    for (const Variant* v : candidates) {
       if (!wanted.empty() && !wanted.count(v->name)) continue;
       matched_variants.insert(v->name);
       std::set<std::string> seen;
-      for (const bench::Params& g : grid) {
-        bench::Params mine = bench::Params::object();
+      for (const Params& g : grid) {
+        Params mine = Params::object();
         for (auto it = g.begin(); it != g.end(); ++it)
           if (v->defaults.contains(it.key())) mine[it.key()] = it.value(), used_keys.insert(it.key());
         if (!seen.insert(mine.dump()).second) continue;  // the grid varies a key it does not take
-        bench::merge_params(*v, mine);                     // a value of the wrong type fails here
+        merge_params(*v, mine);                           // a value of the wrong type fails here
         jobs.push_back({v, p, mine});
       }
     }
@@ -250,8 +305,11 @@ int run_bench(BenchOpts& o) {
   for (const auto& w : wanted)
     if (!matched_variants.count(w))
       throw Error(ErrorKind::invalid_argument, "--variant: no variant '" + w + "' of backend " +
-                                                   o.backend + " for the selected operators");
-  for (const bench::Params& g : grid)
+                                                   o.backend + " for the selected operators" +
+                                                   (w == "plan" ? " (plan rows are the cuda backend's)" : ""));
+  if (!o.params.empty() && !variant_rows)
+    throw Error(ErrorKind::invalid_argument, "--param sets a variant's parameters; the plan chooses its own");
+  for (const Params& g : grid)
     for (auto it = g.begin(); it != g.end(); ++it)
       if (!used_keys.count(it.key()))
         throw Error(ErrorKind::invalid_argument,
@@ -264,16 +322,14 @@ int run_bench(BenchOpts& o) {
   int64_t runnable = 0, largest = 0;
   for (const Job& job : jobs) {
     std::string why;
-    try {
-      why = job.v->cannot_run(job.p, bench::merge_params(*job.v, job.params));
-    } catch (const nlohmann::json::exception& e) {
-      throw Error(ErrorKind::invalid_argument, "variant " + job.v->name + ": bad parameter: " + e.what());
-    }
+    if (job.v != nullptr) try {
+        why = job.v->cannot_run(job.p, merge_params(*job.v, job.params));
+      } catch (const nlohmann::json::exception& e) {
+        throw Error(ErrorKind::invalid_argument, "variant " + job.v->name + ": bad parameter: " + e.what());
+      }
     if (why.empty()) {
       ++runnable;
-      largest = std::max(largest, Layout::make(job.p.interior, job.p.stencil.radius,
-                                               dtype_bytes(job.p.dtype), job.p.align_bytes)
-                                      .alloc_bytes());
+      largest = std::max(largest, job.p.layout.alloc_bytes());
     } else if (first_reason.empty()) {
       first_reason = job.v->name + ": " + why;
     }
@@ -295,10 +351,16 @@ int run_bench(BenchOpts& o) {
     std::filesystem::remove(probe);
   }
 
+  PlanOptions po;
+  po.backend = o.backend;
+  po.use_cache = !o.no_cache;
+  po.cache_file = o.cache;
+  if (o.overhead) return run_overhead(o, jobs, po);
+
   nlohmann::json doc;
 #ifdef FDSTENCIL_HAVE_CUDA
   if (o.backend == "cuda") {
-    doc["device"] = cuda::device_info(0);
+    doc["device"] = cuda::device_info(cuda::current_device());
     if (!o.profile_child)
       std::fprintf(stderr, "measuring the copy bandwidth of %s ...\n",
                    doc["device"]["name"].get<std::string>().c_str());
@@ -325,9 +387,6 @@ int run_bench(BenchOpts& o) {
   std::printf("%s\n", bench::table_header().c_str());
   std::fflush(stdout);
 
-#ifdef FDSTENCIL_HAVE_CUDA
-  cuda::set_timed_range(o.profile_child);
-#endif
   std::string ncu;
   if (o.profile) {
     ncu = bench::find_ncu(o.ncu);
@@ -341,16 +400,18 @@ int run_bench(BenchOpts& o) {
   bo.warmup = o.warmup;
   bo.seed = o.seed;
   bo.verify = !o.profile_child;
+  bo.nvtx_range = o.profile_child ? bench::kTimedRange : nullptr;
   doc["records"] = nlohmann::json::array();
   int failed = 0;
   for (size_t n = 0; n < jobs.size(); ++n) {
     const Job& job = jobs[n];
+    const Extents size = size_from_interior(job.p.stencil.op, job.p.interior());
     std::fprintf(stderr, "[%zu/%zu] %s %s %s R=%d %lldx%lldx%lld %s\n", n + 1, jobs.size(),
-                 std::string(op_name(job.p.stencil.op)).c_str(), job.v->name.c_str(),
-                 std::string(dtype_name(job.p.dtype)).c_str(), job.p.stencil.radius,
-                 (long long)job.p.size.nx, (long long)job.p.size.ny, (long long)job.p.size.nz,
-                 job.params.empty() ? "" : job.params.dump().c_str());
-    nlohmann::json rec = bench::run_variant(*job.v, job.p, job.params, bo, copy);
+                 std::string(op_name(job.p.stencil.op)).c_str(), job.v ? job.v->name.c_str() : "plan",
+                 std::string(dtype_name(job.p.dtype())).c_str(), job.p.stencil.radius, (long long)size.nx,
+                 (long long)size.ny, (long long)size.nz, job.params.empty() ? "" : job.params.dump().c_str());
+    nlohmann::json rec = job.v ? bench::run_variant(*job.v, job.p, job.params, bo, copy)
+                               : bench::run_plan(job.p, po, o.tuned, bo, copy);
     rec["device"] = doc["device"]["name"];
     if (rec["status"] == "FAILED") ++failed;
     std::printf("%s\n", bench::table_row(rec).c_str());
@@ -378,7 +439,9 @@ Action add_bench(CLI::App& app) {
                "default suite (on the GPU when one is present, else on the CPU)");
   auto o = std::make_shared<BenchOpts>();
   cmd->add_option("--op", o->ops, "Operators, comma-separated (laplacian7,d2x,d2y,d2z,d2xy,d2xyz)");
-  cmd->add_option("--variant", o->variants, "Variants, comma-separated (default: all of the backend)");
+  cmd->add_option("--variant", o->variants,
+                  "Variants, comma-separated (default: all of the backend, and on cuda the plan's own choice, "
+                  "named 'plan')");
   cmd->add_option("--radius,-r", o->radii, "Radii, comma-separated (default 4; laplacian7: 1)");
   cmd->add_option("--size", o->sizes,
                   "NX,NY,NZ; repeat for several. laplacian7 counts the boundary (the Laplacian "
@@ -394,6 +457,13 @@ Action add_bench(CLI::App& app) {
   cmd->add_option("--align", o->align, "Alignment of x-lines in bytes: 128 (aligned) or 1 (unaligned)")
       ->check(CLI::IsMember({1, 128}))->capture_default_str();
   cmd->add_option("--json", o->json_path, "Write the results file (JSON) here");
+  cmd->add_flag("--tuned", o->tuned,
+                "Measure only the plan's choice, from the tuning cache (a case the cache lacks is reported "
+                "'untuned'; see fdstencil tune)");
+  cmd->add_flag("--no-cache", o->no_cache, "The plan's choice from the built-in defaults, ignoring the tuning cache");
+  cmd->add_option("--cache", o->cache, "The tuning cache file the plan rows read (default: see fdstencil tune --help)");
+  cmd->add_flag("--overhead", o->overhead,
+                "Time the plan's apply against the bare launch of its kernel, back to back (default size 64^3)");
   cmd->add_flag("--profile", o->profile,
                 "Also run each timed job under Nsight Compute (ncu --clock-control none) and add its "
                 "DRAM, L2 and L1 traffic, L2 hit rate and the derived efficiencies to the record");

@@ -3,9 +3,11 @@
 
 #include <cstdio>
 
-#include "bench/variant.hpp"
 #include "commands.hpp"
 #include "fdstencil/backend.hpp"
+#include "fdstencil/tuning_cache.hpp"
+#include "fdstencil/version.hpp"
+#include "plan/registry.hpp"
 #ifdef FDSTENCIL_HAVE_CUDA
 #include "cuda/device.hpp"
 #endif
@@ -43,8 +45,12 @@ Action add_info(CLI::App& app) {
     j["gpu_status"] = "this build has no CUDA backend (configure with FDSTENCIL_CUDA=ON)";
 #endif
     j["backends"] = backends;
-    size_t variants = bench::all_variants().size();
+    size_t variants = all_variants().size();
     j["variants"] = variants;
+    const TuningCache cache = TuningCache::load(default_cache_file(), [](const std::string& w) {
+      std::fprintf(stderr, "fdstencil: warning: %s\n", w.c_str());
+    });
+    j["tuning_cache"] = {{"file", cache.file().string()}, {"entries", cache.entries().size()}};
     if (*json) {
       std::printf("%s\n", j.dump(2).c_str());
       return 0;
@@ -55,6 +61,7 @@ Action add_info(CLI::App& app) {
     std::printf("backends:");
     for (const auto& b : backends) std::printf(" %s", b.c_str());
     std::printf("\nvariants registered: %zu\n", variants);
+    std::printf("tuning cache: %s (%zu entries)\n", cache.file().string().c_str(), cache.entries().size());
     if (j.contains("gpus") && !j["gpus"].empty()) {
       for (const auto& g : j["gpus"])
         std::printf("gpu %d: %s, %.1f GiB, %d SMs, L2 %.1f MB, compute capability %s\n",

@@ -17,12 +17,15 @@ Action add_info(CLI::App& app);
 Action add_coeffs(CLI::App& app);
 Action add_apply(CLI::App& app);
 Action add_bench(CLI::App& app);
+Action add_tune(CLI::App& app);
 
 // "a,b,c" -> three numbers; throws Error(invalid_argument) naming `what`.
 Extents parse_extents(const std::string& text, const char* what);
 Spacing parse_spacing(const std::string& text);
 std::vector<std::string> split(const std::string& text, char sep);
 int parse_int(const std::string& text, const char* what);
+// Throws Error(invalid_argument) unless `name` is auto, cuda, cpu or reference.
+void check_backend_name(const std::string& name);
 
 // Whether this binary has the CUDA backend and the machine a usable GPU.
 bool gpu_available();

@@ -1,23 +1,26 @@
 // fdstencil: the command-line tool. Exit codes: 0 success, 1 a failure of the machine or of a
 // verification, 2 bad input (usage, sizes, files), so scripts can tell them apart.
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <string>
 
 #include "commands.hpp"
 #include "fdstencil/error.hpp"
+#include "fdstencil/version.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"fdstencil: high-order finite-difference stencils for seismic wave propagation"};
   app.require_subcommand(1);
   app.set_version_flag("--version", FDSTENCIL_VERSION);
   using namespace fdstencil::cli;
-  const Action actions[] = {add_info(app), add_coeffs(app), add_apply(app), add_bench(app)};
+  const Action actions[] = {add_info(app), add_coeffs(app), add_apply(app), add_bench(app), add_tune(app)};
+  const char* names[] = {"info", "coeffs", "apply", "bench", "tune"};
   // CLI11 reports an unknown command only as "a subcommand is required": name it instead.
   if (argc > 1 && argv[1][0] != '-') {
     const std::string first = argv[1];
-    if (first != "info" && first != "coeffs" && first != "apply" && first != "bench") {
-      std::fprintf(stderr, "fdstencil: error: unknown command '%s' (valid: info, coeffs, apply, bench)\n",
+    if (std::find(std::begin(names), std::end(names), first) == std::end(names)) {
+      std::fprintf(stderr, "fdstencil: error: unknown command '%s' (valid: info, coeffs, apply, bench, tune)\n",
                    first.c_str());
       return 2;
     }
@@ -36,7 +39,6 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    const char* names[] = {"info", "coeffs", "apply", "bench"};
     for (size_t i = 0; i < std::size(actions); ++i)
       if (app.got_subcommand(names[i])) return actions[i]();
     return 2;

@@ -67,4 +67,9 @@ Spacing parse_spacing(const std::string& text) {
   return {h[0], h[1], h[2]};  // validate() rejects zero, negative and non-finite values
 }
 
+void check_backend_name(const std::string& name) {
+  if (name != "auto" && name != "cuda" && name != "cpu" && name != "reference")
+    throw Error(ErrorKind::invalid_argument, "--backend: unknown backend '" + name + "' (valid: auto, cuda, cpu, reference)");
+}
+
 }  // namespace fdstencil::cli

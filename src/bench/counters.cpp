@@ -162,13 +162,14 @@ std::string find_ncu(const std::string& hint) {
   return runnable("/usr/local/cuda/bin/ncu") ? "/usr/local/cuda/bin/ncu" : "";
 }
 
-nlohmann::json profile_job(const std::string& ncu, const std::vector<std::string>& child, const nlohmann::json& record) {
+nlohmann::json profile_job(const std::string& ncu, const std::vector<std::string>& child, const nlohmann::json& record,
+                           const std::filesystem::path& scratch_parent) {
   namespace fs = std::filesystem;
   if (ncu.empty()) return {{"status", "unavailable"}, {"reason", "Nsight Compute (ncu) not found"}};
   std::string metrics;
   for (const std::string& m : counter_metrics()) metrics += (metrics.empty() ? "" : ",") + m;
   // A private directory (mkdtemp), not a guessable name in /tmp: ncu may run as root.
-  std::string dir_template = (fs::temp_directory_path() / "fdstencil-ncu-XXXXXX").string();
+  std::string dir_template = (scratch_parent / "fdstencil-ncu-XXXXXX").string();
   if (mkdtemp(dir_template.data()) == nullptr) return {{"status", "failed"}, {"reason", "cannot create a temporary directory"}};
   const fs::path dir = dir_template, log = dir / "report.csv", err = dir / "stderr.txt";
   // --clock-control none: the clocks the timing ran at, not ncu's locked base clock.

@@ -4,6 +4,7 @@
 // Host-only: the device side is one NVTX range around the timed launches (cuda/common/runner).
 #pragma once
 
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -44,7 +45,9 @@ std::string find_ncu(const std::string& hint);
 
 // Profiles one job: runs `ncu <options> -- <child>` and parses its CSV. On failure the result's
 // "status" says why (ncu missing, no permission to read counters, the child failed) and the
-// caller keeps the timing record as it is.
-nlohmann::json profile_job(const std::string& ncu, const std::vector<std::string>& child, const nlohmann::json& record);
+// caller keeps the timing record as it is. ncu's report goes to a private folder made (and
+// removed) inside `scratch_parent`.
+nlohmann::json profile_job(const std::string& ncu, const std::vector<std::string>& child, const nlohmann::json& record,
+                           const std::filesystem::path& scratch_parent = std::filesystem::temp_directory_path());
 
 }  // namespace fdstencil::bench

@@ -11,22 +11,25 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "fdstencil/backend.hpp"
 #include "fdstencil/bytes_model.hpp"
 #include "fdstencil/error.hpp"
+#include "fdstencil/tuning_cache.hpp"
+#include "plan/device_identity.hpp"
+#include "plan/plan_internal.hpp"
+#include "plan/registry.hpp"
+#ifdef FDSTENCIL_HAVE_CUDA
+#include "cuda/common/timing.hpp"
+#include "cuda/device.hpp"
+#endif
 
 namespace fdstencil::bench {
 
 namespace {
-
-uint64_t splitmix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 
 template <class T>
 double eps() {
@@ -44,11 +47,73 @@ int axis_count(Op op) {
   return int(a[0]) + int(a[1]) + int(a[2]);
 }
 
+// One job's plan applied to fields the harness owns, in the plan's memory: the input set from
+// the host, the output poisoned with NaN, read back, and timed.
 template <class T>
-std::unique_ptr<Runner<T>> make_runner(const Variant& v, const Problem& p, const Params& params) {
-  if constexpr (std::is_same_v<T, float>) return v.make_float(p, params);
-  else return v.make_double(p, params);
-}
+class Subject {
+ public:
+  explicit Subject(const Plan& plan) : plan_(plan), device_(plan.backend() == "cuda") {
+    const Layout& l = plan.layout();
+    if (device_) {
+      d_in_.emplace(l);
+      d_out_.emplace(l);
+    } else {
+      h_in_.emplace(l);
+      h_out_.emplace(l);
+    }
+  }
+
+  void set_input(const HostField<T>& in) {
+    if (device_) d_in_->upload(in);
+    else std::copy_n(in.data(), in.layout().alloc_elems(), h_in_->data());
+  }
+  void poison_output() {
+    if (device_) d_out_->poison();
+    else h_out_->fill(std::numeric_limits<T>::quiet_NaN());
+  }
+  void run() {
+    apply(nullptr);
+    sync();
+  }
+  void get_output(HostField<T>& out) const {
+    if (device_) d_out_->download(out);
+    else std::copy_n(h_out_->data(), out.layout().alloc_elems(), out.data());
+  }
+
+  std::vector<double> time_ms(int warmup, int reps, const char* nvtx_range) {
+#ifdef FDSTENCIL_HAVE_CUDA
+    if (device_) return cuda::time_ms([this](Stream s) { apply(s); }, warmup, reps, nvtx_range);
+#endif
+    (void)nvtx_range;
+    for (int r = 0; r < warmup; ++r) run();
+    std::vector<double> ms;
+    for (int r = 0; r < reps; ++r) {
+      const auto t0 = std::chrono::steady_clock::now();
+      run();
+      const auto t1 = std::chrono::steady_clock::now();
+      ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    }
+    return ms;
+  }
+
+  nlohmann::json resources() const { return plan_.impl().launcher->resources(); }
+
+ private:
+  void apply(Stream s) {
+    if (device_) plan_.apply(std::as_const(*d_in_).view(), d_out_->view(), s);
+    else plan_.apply(std::as_const(*h_in_).view(), h_out_->view());
+  }
+  void sync() const {
+#ifdef FDSTENCIL_HAVE_CUDA
+    if (device_) cuda::synchronize();
+#endif
+  }
+
+  const Plan& plan_;
+  bool device_;
+  std::optional<HostField<T>> h_in_, h_out_;
+  std::optional<DeviceField<T>> d_in_, d_out_;
+};
 
 // The oracle of one problem: its random input, the reference output, and the analytic field.
 // Every variant verified on the same problem shares it, so a sweep of many variants at 1024^3
@@ -74,14 +139,15 @@ const Oracle<T>& oracle_for(const Problem& p, uint64_t seed) {
   if constexpr (std::is_same_v<T, float>) oracle_slot<double>().reset();
   else oracle_slot<float>().reset();
   const Stencil& s = p.stencil;
-  char key[256];
-  std::snprintf(key, sizeof key, "%d %d %lld %lld %lld %lld %.17g %.17g %.17g %llu", int(s.op),
-                s.radius, (long long)p.interior.nx, (long long)p.interior.ny,
-                (long long)p.interior.nz, (long long)p.align_bytes, s.h.hx, s.h.hy, s.h.hz,
-                (unsigned long long)seed);
+  const Layout& l = p.layout;
+  char key[320];
+  std::snprintf(key, sizeof key, "%d %d %lld %lld %lld %lld %lld %lld %lld %.17g %.17g %.17g %llu", int(s.op),
+                s.radius, (long long)l.interior().nx, (long long)l.interior().ny, (long long)l.interior().nz,
+                (long long)l.align_bytes(), (long long)l.line(), (long long)l.slice(), (long long)l.offset(), s.h.hx,
+                s.h.hy, s.h.hz, (unsigned long long)seed);
   if (cached && cached->key == key) return *cached;
   cached.reset();  // release the previous problem's fields before allocating the next
-  auto o = std::make_unique<Oracle<T>>(Layout::make(p.interior, s.radius, sizeof(T), p.align_bytes));
+  auto o = std::make_unique<Oracle<T>>(l);
   o->key = key;
   fill_random(o->in, seed);
   o->ref.fill(std::numeric_limits<T>::quiet_NaN());
@@ -91,22 +157,22 @@ const Oracle<T>& oracle_for(const Problem& p, uint64_t seed) {
   return *cached;
 }
 
-// The launch the runner made (registers, grid, the parameters it settled on, ...).
+// The launch the plan made (registers, grid, the parameters it settled on, ...).
 template <class T>
-void add_resources(const Runner<T>& runner, nlohmann::json& rec) {
+void add_resources(const Subject<T>& subject, nlohmann::json& rec) {
   // A named copy: iterating the temporary's items() would outlive it.
-  const nlohmann::json resources = runner.resources();
+  const nlohmann::json resources = subject.resources();
   for (auto& [key, value] : resources.items()) rec[key] = value;
 }
 
-// Times a runner whose input is set; the figures go into the record.
+// Times a subject whose input is set; the figures go into the record.
 template <class T>
-nlohmann::json time_job(Runner<T>& runner, const Problem& p, const BenchOptions& opt, double copy_gbps,
+nlohmann::json time_job(Subject<T>& subject, const Problem& p, const BenchOptions& opt, double copy_gbps,
                         nlohmann::json rec) {
   const Stencil& s = p.stencil;
-  const std::vector<double> ms = runner.time_ms(opt.warmup, opt.reps);
+  const std::vector<double> ms = subject.time_ms(opt.warmup, opt.reps, opt.nvtx_range);
   const double med = median_of(ms);
-  const TheoreticalBytes b = theoretical_bytes(s.op, p.interior, s.radius, sizeof(T));
+  const TheoreticalBytes b = theoretical_bytes(s.op, p.interior(), s.radius, sizeof(T));
   const double eff = double(b.total()) / (med * 1e-3) / 1e9;
   rec["status"] = "ok";
   rec["reps"] = opt.reps;
@@ -117,38 +183,38 @@ nlohmann::json time_job(Runner<T>& runner, const Problem& p, const BenchOptions&
   rec["write_bytes"] = b.write;
   rec["effective_gbps"] = eff;
   rec["pct_of_copy"] = copy_gbps > 0 ? 100.0 * eff / copy_gbps : 0.0;
-  rec["gpts"] = double(p.interior.points()) / (med * 1e-3) / 1e9;
-  add_resources(runner, rec);
+  rec["gpts"] = double(p.interior().points()) / (med * 1e-3) / 1e9;
+  add_resources(subject, rec);
   return rec;
 }
 
 template <class T>
-nlohmann::json run_typed(const Variant& v, const Problem& p, const Params& params,
-                         const BenchOptions& opt, double copy_gbps, nlohmann::json rec) {
+nlohmann::json run_typed(const Plan& plan, const Problem& p, const BenchOptions& opt, double copy_gbps,
+                         nlohmann::json rec) {
   const Stencil& s = p.stencil;
   if (!opt.verify) {  // the --profile child: the parent verified this job
     rec["verified"] = false;
     rec["verification"] = "skipped: the job --profile runs under ncu, verified by its parent";
     oracle_slot<float>().reset();
     oracle_slot<double>().reset();
-    HostField<T> in(Layout::make(p.interior, s.radius, sizeof(T), p.align_bytes));
+    HostField<T> in(p.layout);
     fill_random(in, opt.seed);
-    auto runner = make_runner<T>(v, p, params);
-    runner->set_input(in);
-    return time_job(*runner, p, opt, copy_gbps, std::move(rec));
+    Subject<T> subject(plan);
+    subject.set_input(in);
+    return time_job(subject, p, opt, copy_gbps, std::move(rec));
   }
-  // The oracle first: it releases the previous problem's fields before the runner allocates.
+  // The oracle first: it releases the previous problem's fields before the subject allocates.
   const Oracle<T>& oracle = oracle_for<T>(p, opt.seed);
-  auto runner = make_runner<T>(v, p, params);
+  Subject<T> subject(plan);
   const HostField<T>& ref = oracle.ref;
   HostField<T> out(oracle.in.layout());
 
   // 1. Random input against the reference.
-  runner->set_input(oracle.in);
-  runner->poison_output();
-  runner->run();
-  runner->get_output(out);
-  const Check c = compare_to_reference(out, ref, p.dtype, s);
+  subject.set_input(oracle.in);
+  subject.poison_output();
+  subject.run();
+  subject.get_output(out);
+  const Check c = compare_to_reference(out, ref, p.dtype(), s);
   rec["max_rel_err"] = c.max_rel_err;
   rec["tolerance"] = c.tolerance;
   rec["seed"] = opt.seed;
@@ -162,15 +228,15 @@ nlohmann::json run_typed(const Variant& v, const Problem& p, const Params& param
   // 2. The series' analytic field: the exact value at every interior point.
   const HostField<T>& in = oracle.analytic;
   const double expected = oracle.expected;
-  runner->set_input(in);
-  runner->poison_output();
-  runner->run();
-  runner->get_output(out);
+  subject.set_input(in);
+  subject.poison_output();
+  subject.run();
+  subject.get_output(out);
   const StencilWeights sw = stencil_weights(s);
   double wsum = 0.0, umax = 0.0, err = 0.0;
   for (int a = 0; a < 3; ++a)
     for (int r = 0; r <= 2 * s.radius; ++r) wsum += std::fabs(sw.w[a][r]);
-  const Extents n = p.interior;
+  const Extents n = p.interior();
   const int R = s.radius;
 #pragma omp parallel for schedule(static) reduction(max : umax)
   for (int64_t k = -R; k < n.nz + R; ++k)
@@ -213,28 +279,53 @@ nlohmann::json run_typed(const Variant& v, const Problem& p, const Params& param
 
   if (opt.reps == 0) {  // verification only: the GPU tests and the sanitizer runs
     rec["status"] = "verified";
-    add_resources(*runner, rec);  // the tests check the launch the runner chose
+    add_resources(subject, rec);  // the tests check the launch the plan chose
     return rec;
   }
 
   // 3. Timing, on the random data again (never on zeros or on the smooth analytic field).
-  runner->set_input(oracle.in);
-  return time_job(*runner, p, opt, copy_gbps, std::move(rec));
+  subject.set_input(oracle.in);
+  return time_job(subject, p, opt, copy_gbps, std::move(rec));
+}
+
+nlohmann::json base_record(const Problem& p, const std::string& variant, const std::string& backend,
+                           const Params& params) {
+  const Extents size = size_from_interior(p.stencil.op, p.interior());
+  return {{"op", std::string(op_name(p.stencil.op))},
+          {"variant", variant},
+          {"backend", backend},
+          {"dtype", std::string(dtype_name(p.dtype()))},
+          {"radius", p.stencil.radius},
+          {"nx", size.nx},
+          {"ny", size.ny},
+          {"nz", size.nz},
+          {"params", params},
+          {"verified", false},
+          {"max_rel_err", nullptr},
+          {"median_ms", nullptr},
+          {"min_ms", nullptr},
+          {"max_ms", nullptr},
+          {"effective_gbps", nullptr},
+          {"pct_of_copy", nullptr},
+          {"gpts", nullptr}};
+}
+
+// Verifies and times `plan`; a device or verification failure is a FAILED record, bad
+// arguments and memory exhaustion are thrown.
+nlohmann::json run_plan_job(const Plan& plan, const Problem& p, const BenchOptions& opt, double copy_gbps,
+                            nlohmann::json rec) {
+  try {
+    if (p.dtype() == DType::f32) return run_typed<float>(plan, p, opt, copy_gbps, rec);
+    return run_typed<double>(plan, p, opt, copy_gbps, rec);
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::invalid_argument || e.kind() == ErrorKind::out_of_memory) throw;
+    rec["status"] = "FAILED";
+    rec["reason"] = e.what();
+    return rec;
+  }
 }
 
 }  // namespace
-
-template <class T>
-void fill_random(HostField<T>& f, uint64_t seed) {
-  T* p = f.data();
-  const int64_t n = f.layout().alloc_elems();
-#pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < n; ++i) {
-    const uint64_t bits = splitmix64(seed ^ splitmix64(uint64_t(i)));
-    // 53 random bits -> [0, 1) -> [-1, 1)
-    p[i] = static_cast<T>(double(bits >> 11) * 0x1.0p-53 * 2.0 - 1.0);
-  }
-}
 
 template <class T>
 double fill_analytic(HostField<T>& f, const Stencil& s) {
@@ -259,11 +350,6 @@ double fill_analytic(HostField<T>& f, const Stencil& s) {
     for (int64_t j = -R; j < n.ny + R; ++j)
       for (int64_t i = -R; i < n.nx + R; ++i) f.at(i, j, k) = static_cast<T>(i + j + k);
   return 0.0;
-}
-
-double tolerance_for(DType t, const Stencil& s) {
-  const int taps = 1 + 2 * s.radius * axis_count(s.op);
-  return 4.0 * taps * (t == DType::f32 ? eps<float>() : eps<double>());
 }
 
 template <class T>
@@ -353,23 +439,7 @@ nlohmann::json host_device_info() {
 nlohmann::json run_variant(const Variant& v, const Problem& p, const Params& overrides,
                            const BenchOptions& opt, double copy_gbps) {
   const Params params = merge_params(v, overrides);
-  nlohmann::json rec = {{"op", std::string(op_name(p.stencil.op))},
-                        {"variant", v.name},
-                        {"backend", v.backend},
-                        {"dtype", std::string(dtype_name(p.dtype))},
-                        {"radius", p.stencil.radius},
-                        {"nx", p.size.nx},
-                        {"ny", p.size.ny},
-                        {"nz", p.size.nz},
-                        {"params", params},
-                        {"verified", false},
-                        {"max_rel_err", nullptr},
-                        {"median_ms", nullptr},
-                        {"min_ms", nullptr},
-                        {"max_ms", nullptr},
-                        {"effective_gbps", nullptr},
-                        {"pct_of_copy", nullptr},
-                        {"gpts", nullptr}};
+  nlohmann::json rec = base_record(p, v.name, v.backend, params);
   std::string why;
   try {
     why = v.cannot_run(p, params);
@@ -381,15 +451,47 @@ nlohmann::json run_variant(const Variant& v, const Problem& p, const Params& ove
     rec["reason"] = why;
     return rec;
   }
+  std::optional<Plan> plan;
   try {
-    if (p.dtype == DType::f32) return run_typed<float>(v, p, params, opt, copy_gbps, rec);
-    return run_typed<double>(v, p, params, opt, copy_gbps, rec);
+    plan.emplace(plan_of_variant(v, p, params, "bench: --variant " + v.name));
   } catch (const Error& e) {
     if (e.kind() == ErrorKind::invalid_argument || e.kind() == ErrorKind::out_of_memory) throw;
     rec["status"] = "FAILED";
     rec["reason"] = e.what();
     return rec;
   }
+  return run_plan_job(*plan, p, opt, copy_gbps, std::move(rec));
+}
+
+nlohmann::json run_plan(const Problem& p, const PlanOptions& plan_options, bool tuned_only, const BenchOptions& opt,
+                        double copy_gbps) {
+  const std::string backend = plan_options.backend;
+  nlohmann::json rec = base_record(p, "plan", backend, Params::object());
+  if (tuned_only) {
+    const TuningCache cache = TuningCache::load(
+        plan_options.cache_file.empty() ? default_cache_file() : std::filesystem::path(plan_options.cache_file),
+        plan_options.warn);
+    if (cache.find(current_key(p.stencil.op, p.stencil.radius, p.dtype(), p.interior())) == nullptr) {
+      rec["status"] = "untuned";
+      rec["reason"] = "the tuning cache " + cache.file().string() +
+                      " has no entry for this case on this device (run fdstencil tune)";
+      return rec;
+    }
+  }
+  std::optional<Plan> plan;
+  try {
+    plan.emplace(p.stencil, p.layout, plan_options);
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::invalid_argument || e.kind() == ErrorKind::out_of_memory) throw;
+    rec["status"] = e.kind() == ErrorKind::unsupported ? "unsupported" : "FAILED";
+    rec["reason"] = e.what();
+    return rec;
+  }
+  rec["backend"] = plan->backend();
+  rec["plan_variant"] = plan->variant();
+  rec["params"] = plan->params();
+  rec["plan_source"] = plan->source();
+  return run_plan_job(*plan, p, opt, copy_gbps, std::move(rec));
 }
 
 std::string table_header() {
@@ -405,7 +507,9 @@ std::string table_row(const nlohmann::json& r) {
   std::snprintf(size, sizeof size, "%lldx%lldx%lld", (long long)r["nx"].get<int64_t>(),
                 (long long)r["ny"].get<int64_t>(), (long long)r["nz"].get<int64_t>());
   const std::string status = r.value("status", std::string("?"));
-  const std::string name = r["variant"].get<std::string>();
+  // The plan's own choice shows which variant it took.
+  const std::string name = r.contains("plan_variant") ? "plan:" + r["plan_variant"].get<std::string>()
+                                                      : r["variant"].get<std::string>();
   if (status != "ok") {
     std::snprintf(buf, sizeof buf, "%-10s %-16s %-6s %2d %-16s %-8s %s",
                   r["op"].get<std::string>().c_str(), name.c_str(),
@@ -425,8 +529,6 @@ std::string table_row(const nlohmann::json& r) {
   return buf;
 }
 
-template void fill_random(HostField<float>&, uint64_t);
-template void fill_random(HostField<double>&, uint64_t);
 template double fill_analytic(HostField<float>&, const Stencil&);
 template double fill_analytic(HostField<double>&, const Stencil&);
 template Check compare_to_reference(const HostField<float>&, const HostField<float>&, DType,

@@ -1,4 +1,4 @@
-// The host backend registry and the argument checks every backend shares.
+// The argument checks every backend shares.
 #include "fdstencil/backend.hpp"
 
 #include <string>
@@ -15,6 +15,11 @@ std::string describe(const Layout& l) {
 }
 }  // namespace
 
+void throw_device_view_on_host() {
+  throw Error(ErrorKind::invalid_argument,
+              "a host backend was given a view of device memory: use a plan on the cuda backend, or a host field");
+}
+
 void check_apply_args(const Stencil& s, const Layout& in, const Layout& out) {
   validate(s);
   if (in.radius() != s.radius)
@@ -22,21 +27,9 @@ void check_apply_args(const Stencil& s, const Layout& in, const Layout& out) {
                 "the input's halo is " + std::to_string(in.radius()) + " points wide but the " +
                     std::string(op_name(s.op)) + " stencil has radius " + std::to_string(s.radius));
   validate_extents(s, in.interior());
-  if (!(in == out))
+  if (!same_geometry(in, out))
     throw Error(ErrorKind::invalid_argument, "input and output shapes differ: input " +
                                                  describe(in) + ", output " + describe(out));
-}
-
-std::vector<const Backend*> host_backends() { return {&reference_backend(), &cpu_backend()}; }
-
-const Backend& find_backend(std::string_view name) {
-  std::string names;
-  for (const Backend* b : host_backends()) {
-    if (b->name() == name) return *b;
-    names += (names.empty() ? "" : ", ") + std::string(b->name());
-  }
-  throw Error(ErrorKind::invalid_argument,
-              "unknown backend '" + std::string(name) + "' (valid: " + names + ")");
 }
 
 }  // namespace fdstencil

@@ -29,14 +29,7 @@ int64_t checked_add(int64_t a, int64_t b, const char* what) {
 
 int64_t round_up(int64_t v, int64_t m) { return checked_mul((checked_add(v, m - 1, "line") / m), m, "line"); }
 
-// Vector kernels read whole 16-byte vectors past the last point of a line, and the bulk-copy
-// Laplacian (k8) whole staged rows of 34 vectors (544 bytes): give them slack inside the
-// allocation rather than a special case at the last line.
-constexpr int64_t kTailSlackBytes = 1024;
-
-}  // namespace
-
-Layout Layout::make(Extents n, int radius, int64_t elem_bytes, int64_t align_bytes) {
+void check_common(Extents n, int radius, int64_t elem_bytes) {
   if (radius < 1 || radius > kMaxRadius)
     throw Error(ErrorKind::invalid_argument,
                 "radius " + std::to_string(radius) + " is outside 1.." + std::to_string(kMaxRadius));
@@ -46,6 +39,54 @@ Layout Layout::make(Extents n, int radius, int64_t elem_bytes, int64_t align_byt
                     std::to_string(n.nz) + " must each be at least 1");
   if (elem_bytes != 4 && elem_bytes != 8)
     throw Error(ErrorKind::invalid_argument, "element size must be 4 or 8 bytes");
+}
+
+}  // namespace
+
+int64_t aligned_bytes_of(std::initializer_list<uint64_t> values) {
+  int64_t a = kAlignBytes;
+  for (uint64_t v : values)
+    while (a > 1 && v % uint64_t(a) != 0) a /= 2;
+  return a;
+}
+
+Layout Layout::strided(Extents n, int radius, int64_t elem_bytes, int64_t line, int64_t slice,
+                       int64_t align_bytes, int64_t tail_elems) {
+  check_common(n, radius, elem_bytes);
+  const int64_t R = radius;
+  const int64_t tx = checked_add(n.nx, 2 * R, "nx + 2R");
+  const int64_t ty = checked_add(n.ny, 2 * R, "ny + 2R");
+  const int64_t tz = checked_add(n.nz, 2 * R, "nz + 2R");
+  if (line < tx)
+    throw Error(ErrorKind::invalid_argument, "line stride " + std::to_string(line) + " is less than nx + 2R = " +
+                                                 std::to_string(tx) + " elements");
+  if (slice < checked_mul(line, ty, "line x (ny + 2R)"))
+    throw Error(ErrorKind::invalid_argument, "plane stride " + std::to_string(slice) +
+                                                 " is less than line x (ny + 2R) = " + std::to_string(line * ty) +
+                                                 " elements");
+  const bool power_of_two = align_bytes >= 1 && (align_bytes & (align_bytes - 1)) == 0;
+  if (!power_of_two || align_bytes > kAlignBytes)
+    throw Error(ErrorKind::invalid_argument, "alignment " + std::to_string(align_bytes) +
+                                                 " must be a power of two of at most " + std::to_string(kAlignBytes));
+  if (tail_elems < 0) throw Error(ErrorKind::invalid_argument, "a negative tail of readable elements");
+  Layout l;
+  l.interior_ = n;
+  l.radius_ = radius;
+  l.elem_bytes_ = elem_bytes;
+  l.align_bytes_ = align_bytes;
+  l.line_ = line;
+  l.slice_ = slice;
+  l.offset_ = 0;
+  // The far halo corner's index, plus one, plus the tail.
+  const int64_t last = checked_add(checked_add(tx - 1, checked_mul(ty - 1, line, "elements"), "elements"),
+                                   checked_mul(tz - 1, slice, "elements"), "elements");
+  l.alloc_elems_ = checked_add(last + 1, tail_elems, "elements");
+  checked_mul(l.alloc_elems_, elem_bytes, "bytes of the field");
+  return l;
+}
+
+Layout Layout::make(Extents n, int radius, int64_t elem_bytes, int64_t align_bytes) {
+  check_common(n, radius, elem_bytes);
   const bool power_of_two = align_bytes >= 1 && (align_bytes & (align_bytes - 1)) == 0;
   if (!power_of_two || (align_bytes != 1 && align_bytes % elem_bytes != 0))
     throw Error(ErrorKind::invalid_argument,

@@ -59,8 +59,8 @@ void dispatch(std::integer_sequence<int, Rs...>, const Stencil& s, const Stencil
 }
 
 template <class T>
-void cpu_apply(const Stencil& s, const HostField<T>& in, HostField<T>& out) {
-  check_apply_args(s, in.layout(), out.layout());
+void cpu_apply(const Stencil& s, FieldView<const T> in, FieldView<T> out) {
+  check_host_views(s, in, out);
   const StencilWeights sw = stencil_weights(s);
   dispatch(std::make_integer_sequence<int, kMaxRadius>{}, s, sw, in.data(), out.data(), in.layout());
 }
@@ -71,10 +71,10 @@ class CpuBackend final : public Backend {
   std::string_view description() const override {
     return "OpenMP-parallel lines, vectorized x loop, radius as a template parameter";
   }
-  void apply(const Stencil& s, const HostField<float>& in, HostField<float>& out) const override {
+  void apply(const Stencil& s, FieldView<const float> in, FieldView<float> out) const override {
     cpu_apply(s, in, out);
   }
-  void apply(const Stencil& s, const HostField<double>& in, HostField<double>& out) const override {
+  void apply(const Stencil& s, FieldView<const double> in, FieldView<double> out) const override {
     cpu_apply(s, in, out);
   }
 };

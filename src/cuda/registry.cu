@@ -1,15 +1,14 @@
-// The CUDA variants of every operator, joined into the one registry (src/bench/registry.cpp).
-#include "bench/registry.hpp"
+// The CUDA variants of every operator: the Laplacian series, then the seismic families.
 #include "cuda/laplacian/variants.hpp"
 #include "cuda/seismic/variants.hpp"
+#include "cuda/variants.hpp"
 
-namespace fdstencil::bench {
+namespace fdstencil::cuda {
 
-std::vector<Variant> cuda_variants() {
-  std::vector<Variant> vs;
-  for (Variant& v : cuda::laplacian_variants()) vs.push_back(std::move(v));
-  for (Variant& v : cuda::seismic_variants()) vs.push_back(std::move(v));
+std::vector<Variant> variants() {
+  std::vector<Variant> vs = laplacian_variants();
+  for (Variant& v : seismic_variants()) vs.push_back(std::move(v));
   return vs;
 }
 
-}  // namespace fdstencil::bench
+}  // namespace fdstencil::cuda

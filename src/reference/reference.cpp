@@ -7,10 +7,10 @@ namespace fdstencil {
 namespace {
 
 template <class T>
-void reference_apply(const Stencil& s, const HostField<T>& in, HostField<T>& out) {
-  check_apply_args(s, in.layout(), out.layout());
+void reference_apply(const Stencil& s, FieldView<const T> in, FieldView<T> out) {
+  check_host_views(s, in, out);
   const StencilWeights sw = stencil_weights(s);
-  const Extents n = in.interior();
+  const Extents n = in.layout().interior();
   const int R = s.radius;
   // Planes are independent; threads only make 1024^3 verification take seconds, not minutes.
 #pragma omp parallel for schedule(static)
@@ -33,10 +33,10 @@ class ReferenceBackend final : public Backend {
   std::string_view description() const override {
     return "plain loops accumulating in double: the oracle";
   }
-  void apply(const Stencil& s, const HostField<float>& in, HostField<float>& out) const override {
+  void apply(const Stencil& s, FieldView<const float> in, FieldView<float> out) const override {
     reference_apply(s, in, out);
   }
-  void apply(const Stencil& s, const HostField<double>& in, HostField<double>& out) const override {
+  void apply(const Stencil& s, FieldView<const double> in, FieldView<double> out) const override {
     reference_apply(s, in, out);
   }
 };

@@ -12,6 +12,7 @@
 
 #include "bench/harness.hpp"
 #include "fdstencil/backend.hpp"
+#include "fdstencil/version.hpp"
 #include "fdstencil/npy.hpp"
 
 namespace fs = std::filesystem;

@@ -105,10 +105,12 @@ TEST(Counters, DerivedFiguresByHand) {
   EXPECT_DOUBLE_EQ(c["ncu_duration_ms"].get<double>(), 4000 * 1e-6);
 }
 
-// ncu's working files (in a private mkdtemp directory) left behind in the temporary directory.
-int ncu_leftovers() {
+// ncu's working folders (private mkdtemp folders) left behind in `parent`. The test gives
+// profile_job a parent of its own: counting in the shared temporary directory raced with the
+// other tests that profile at the same time under ctest -j.
+int ncu_leftovers(const std::filesystem::path& parent) {
   int n = 0;
-  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::temp_directory_path()))
+  for (const auto& e : std::filesystem::directory_iterator(parent))
     n += e.path().filename().string().rfind("fdstencil-ncu-", 0) == 0;
   return n;
 }
@@ -117,11 +119,12 @@ TEST(Counters, ProfileJobAgainstAStandInNcu) {
   const auto dir = std::filesystem::temp_directory_path() / ("fds-counters-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   const std::string ncu = fake_ncu(dir, sample_csv(), 0);
-  const int before = ncu_leftovers();
-  const nlohmann::json c = profile_job(ncu, {"/bin/fdstencil", "bench", "--op", "d2xyz"}, sample_record());
+  const auto scratch = dir / "scratch";
+  std::filesystem::create_directories(scratch);
+  const nlohmann::json c = profile_job(ncu, {"/bin/fdstencil", "bench", "--op", "d2xyz"}, sample_record(), scratch);
   EXPECT_EQ(c["status"], "ok") << c.dump();
   EXPECT_EQ(c["kernels"], 2);
-  EXPECT_EQ(ncu_leftovers(), before);
+  EXPECT_EQ(ncu_leftovers(scratch), 0);
   EXPECT_FALSE(c.contains("warning"));
   std::ifstream child(dir / "child.txt");
   std::string line;

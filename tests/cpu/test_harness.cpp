@@ -6,9 +6,10 @@
 #include <limits>
 
 #include "bench/harness.hpp"
-#include "bench/variant.hpp"
+#include "core/variant.hpp"
 #include "fdstencil/backend.hpp"
 #include "fdstencil/error.hpp"
+#include "plan/registry.hpp"
 
 using namespace fdstencil;
 using namespace fdstencil::bench;
@@ -16,12 +17,8 @@ using namespace fdstencil::bench;
 namespace {
 
 Problem small_problem(Op op, int radius, DType t) {
-  Problem p;
-  p.stencil = {op, radius, {0.5, 0.25, 2.0}};
-  p.size = op == Op::laplacian7 ? Extents{19, 13, 11} : Extents{17, 11, 9};
-  p.interior = interior_from_size(op, p.size);
-  p.dtype = t;
-  return p;
+  const Extents size = op == Op::laplacian7 ? Extents{19, 13, 11} : Extents{17, 11, 9};
+  return make_problem({op, radius, {0.5, 0.25, 2.0}}, interior_from_size(op, size), t);
 }
 
 BenchOptions quick() {
@@ -72,34 +69,31 @@ namespace {
 enum class Fault { none, analytic_only, skip_point, write_halo, wrong_weight, nan_out, off_by_one_x };
 
 template <class T>
-class BrokenRunner final : public Runner<T> {
+class BrokenLauncher final : public Launcher {
  public:
-  BrokenRunner(const Problem& p, Fault f) : p_(p), fault_(f), in_(p.interior, p.stencil.radius), out_(in_.layout()) {}
-  void set_input(const HostField<T>& in) override { std::copy_n(in.data(), in.layout().alloc_elems(), in_.data()); }
-  void poison_output() override { out_.fill(std::numeric_limits<T>::quiet_NaN()); }
-  void run() override {
+  BrokenLauncher(const Problem& p, Fault f) : p_(p), fault_(f) {}
+  void run(const void* in_data, void* out_data, Stream) const override {
+    const FieldView<const T> in(static_cast<const T*>(in_data), p_.layout, Memory::host);
+    const FieldView<T> out(static_cast<T*>(out_data), p_.layout, Memory::host);
     Stencil s = p_.stencil;
     if (fault_ == Fault::wrong_weight) s.h.hx *= 1.001;
-    cpu_backend().apply(s, in_, out_);
-    const Extents n = p_.interior;
-    if (fault_ == Fault::skip_point) out_.at(n.nx / 2, n.ny / 2, n.nz / 2) = std::numeric_limits<T>::quiet_NaN();
-    if (fault_ == Fault::write_halo) out_.at(-1, 0, 0) = T(0);
-    if (fault_ == Fault::nan_out) out_.at(0, 0, 0) = std::numeric_limits<T>::infinity();
+    cpu_backend().apply(s, in, out);
+    const Extents n = p_.interior();
+    if (fault_ == Fault::skip_point) out.at(n.nx / 2, n.ny / 2, n.nz / 2) = std::numeric_limits<T>::quiet_NaN();
+    if (fault_ == Fault::write_halo) out.at(-1, 0, 0) = T(0);
+    if (fault_ == Fault::nan_out) out.at(0, 0, 0) = std::numeric_limits<T>::infinity();
     // Right on random input, off by 1 at one point on the posts' i + j + k field (whose (0,0,0) is
     // 0 and (1,0,0) is 1, where the exact result is 0): only the analytic pass can catch it.
-    if (fault_ == Fault::analytic_only && in_.at(0, 0, 0) == T(0) && in_.at(1, 0, 0) == T(1))
-      out_.at(n.nx / 2, n.ny / 2, n.nz / 2) += T(1);
+    if (fault_ == Fault::analytic_only && in.at(0, 0, 0) == T(0) && in.at(1, 0, 0) == T(1))
+      out.at(n.nx / 2, n.ny / 2, n.nz / 2) += T(1);
     if (fault_ == Fault::off_by_one_x)
-      for (int64_t i = n.nx - 1; i > 0; --i) out_.at(i, 1, 1) = out_.at(i - 1, 1, 1);
+      for (int64_t i = n.nx - 1; i > 0; --i) out.at(i, 1, 1) = out.at(i - 1, 1, 1);
   }
-  void get_output(HostField<T>& out) override { std::copy_n(out_.data(), out_.layout().alloc_elems(), out.data()); }
-  std::vector<double> time_ms(int, int reps) override { return std::vector<double>(size_t(reps), 1.0); }
   nlohmann::json resources() const override { return {{"regs", 42}, {"occupancy", 0.5}}; }
 
  private:
   Problem p_;
   Fault fault_;
-  HostField<T> in_, out_;
 };
 
 Variant broken(Fault f) {
@@ -108,11 +102,9 @@ Variant broken(Fault f) {
   v.name = "broken";
   v.backend = "test";
   v.cannot_run = [](const Problem&, const Params&) { return std::string(); };
-  v.make_float = [f](const Problem& p, const Params&) -> std::unique_ptr<Runner<float>> {
-    return std::make_unique<BrokenRunner<float>>(p, f);
-  };
-  v.make_double = [f](const Problem& p, const Params&) -> std::unique_ptr<Runner<double>> {
-    return std::make_unique<BrokenRunner<double>>(p, f);
+  v.prepare = [f](const Problem& p, const Params&) -> std::unique_ptr<Launcher> {
+    if (p.dtype() == DType::f32) return std::make_unique<BrokenLauncher<float>>(p, f);
+    return std::make_unique<BrokenLauncher<double>>(p, f);
   };
   return v;
 }

@@ -4,8 +4,9 @@
 #include <gtest/gtest.h>
 
 #include "bench/harness.hpp"
-#include "bench/variant.hpp"
+#include "core/variant.hpp"
 #include "cuda/device.hpp"
+#include "plan/registry.hpp"
 #include "fdstencil/error.hpp"
 
 using namespace fdstencil;
@@ -17,13 +18,8 @@ namespace {
 #define REQUIRE_GPU() \
   if (cuda::device_count() == 0) GTEST_SKIP() << "no GPU: " << cuda::no_device_reason()
 
-Problem grid_problem(Extents size, DType t) {
-  Problem p;
-  p.stencil = {Op::laplacian7, 1, {0.5, 0.25, 2.0}};
-  p.size = size;
-  p.interior = interior_from_size(Op::laplacian7, size);
-  p.dtype = t;
-  return p;
+Problem grid_problem(Extents size, DType t, int64_t align = kAlignBytes) {
+  return make_problem({Op::laplacian7, 1, {0.5, 0.25, 2.0}}, interior_from_size(Op::laplacian7, size), t, align);
 }
 
 BenchOptions verify_only() {
@@ -103,8 +99,7 @@ TEST(CudaLaplacian, UnsupportedShapesSayWhy) {
 // Host-side checks of the registry: no GPU needed, so CI runs them.
 TEST(CudaLaplacian, VectorKernelsRefuseTheUnalignedLayout) {
   for (const std::string name : {"k8", "k8_shfl"}) {
-    Problem p = grid_problem({66, 48, 19}, DType::f32);
-    p.align_bytes = 1;
+    const Problem p = grid_problem({66, 48, 19}, DType::f32, 1);
     const auto rec = run_variant(variant(name), p, Params::object(), verify_only(), 1.0);
     EXPECT_EQ(rec["status"], "unsupported") << name;
     EXPECT_NE(rec["reason"].get<std::string>().find("aligned"), std::string::npos) << rec.dump();

@@ -10,8 +10,9 @@
 #include <vector>
 
 #include "bench/harness.hpp"
-#include "bench/variant.hpp"
+#include "core/variant.hpp"
 #include "cuda/device.hpp"
+#include "plan/registry.hpp"
 
 using namespace fdstencil;
 using namespace fdstencil::bench;
@@ -25,12 +26,7 @@ namespace {
 constexpr Op kSeismicOps[] = {Op::d2x, Op::d2y, Op::d2z, Op::d2xy, Op::d2xyz};
 
 nlohmann::json expect_verified(const Variant& v, Extents n, int radius, DType t, int64_t align, const Params& params) {
-  Problem p;
-  p.stencil = {v.op, radius, {0.5, 0.25, 2.0}};
-  p.size = n;
-  p.interior = n;
-  p.dtype = t;
-  p.align_bytes = align;
+  const Problem p = make_problem({v.op, radius, {0.5, 0.25, 2.0}}, n, t, align);
   BenchOptions o;
   o.warmup = 0;
   o.reps = 0;  // verify only
@@ -68,11 +64,7 @@ const char* expected_refusal(const Variant& v, DType t, int64_t align) {
 
 void expect_result(const Variant& v, Extents n, int radius, DType t, int64_t align, const Params& params) {
   if (const char* word = expected_refusal(v, t, align)) {
-    Problem p;
-    p.stencil = {v.op, radius, {0.5, 0.25, 2.0}};
-    p.size = p.interior = n;
-    p.dtype = t;
-    p.align_bytes = align;
+    const Problem p = make_problem({v.op, radius, {0.5, 0.25, 2.0}}, n, t, align);
     const std::string why = v.cannot_run(p, merge_params(v, params));
     EXPECT_NE(why.find(word), std::string::npos) << v.name << ": '" << why << "'";
     return;
@@ -105,11 +97,7 @@ TEST(CudaSeismic, RefusalsAreExactlyTheDesignedOnes) {
       for (int r = 1; r <= kMaxRadius; ++r)
         for (DType t : {DType::f32, DType::f64})
           for (int64_t align : {kAlignBytes, int64_t(1)}) {
-            Problem p;
-            p.stencil = {op, r, {}};
-            p.size = p.interior = {37, 23, 19};
-            p.dtype = t;
-            p.align_bytes = align;
+            const Problem p = make_problem({op, r, {}}, Extents{37, 23, 19}, t, align);
             const std::string why = v->cannot_run(p, merge_params(*v, Params::object()));
             const char* word = expected_refusal(*v, t, align);
             if (word == nullptr)
@@ -168,10 +156,7 @@ TEST(CudaSeismic, VectorWidthsAndLineBlocking) {
           const bool narrow = c.params["vec_bytes"] == 4 && t == DType::f64;
           const bool deep = c.params.value("my", 1) == 2 && r > 4;
           if (narrow || deep) {
-            Problem p;
-            p.stencil = {c.op, r, {}};
-            p.size = p.interior = {67, 35, 29};
-            p.dtype = t;
+            const Problem p = make_problem({c.op, r, {}}, Extents{67, 35, 29}, t, kAlignBytes);
             const std::string why = v->cannot_run(p, merge_params(*v, c.params));
             EXPECT_NE(why.find(narrow ? "narrower" : "R <= 4"), std::string::npos) << why;
           } else {
@@ -191,9 +176,7 @@ TEST(CudaSeismic, VectorWidthsAndLineBlocking) {
 TEST(CudaSeismic, ZWindowChunkFirstOrder) {
   for (const Variant* v : find_variants(Op::d2z, "cuda")) {
     if (v->name != "window_vec") continue;
-    Problem p;
-    p.stencil = {Op::d2z, 4, {}};
-    p.size = p.interior = {67, 35, 29};
+    const Problem p = make_problem({Op::d2z, 4, {}}, Extents{67, 35, 29}, DType::f32, kAlignBytes);
     EXPECT_NE(v->cannot_run(p, merge_params(*v, {{"order", "yxz"}})).find("order"), std::string::npos);
     if (cuda::device_count() == 0) continue;
     for (int nw : {1, 7, 300})
@@ -224,15 +207,13 @@ TEST(CudaSeismic, BlockShapes) {
 TEST(CudaSeismic, DeepBlocks) {
   for (Op op : kSeismicOps)
     for (const Variant* v : find_variants(op, "cuda")) {
-      Problem p;
       if (!v->defaults.contains("block")) continue;  // the pass pipelines fix their blocks
-      p.stencil = {op, 3, {}};
-      p.size = p.interior = {37, 23, 19};
+      const Problem p = make_problem({op, 3, {}}, {37, 23, 19}, DType::f32);
       const std::string why = v->cannot_run(p, merge_params(*v, {{"block", "32x4x2"}}));
       const bool pointwise = v->name == "baseline" || v->name == "vec2" || v->name == "vec4" || v->name == "vec";
       if (pointwise) {
         EXPECT_EQ(why, "") << v->name;
-        if (cuda::device_count() > 0) expect_verified(*v, p.interior, 3, DType::f32, kAlignBytes, {{"block", "32x4x2"}});
+        if (cuda::device_count() > 0) expect_verified(*v, p.interior(), 3, DType::f32, kAlignBytes, {{"block", "32x4x2"}});
       } else {
         EXPECT_NE(why.find("BZ must be 1"), std::string::npos) << v->name << ": " << why;
       }
@@ -242,9 +223,7 @@ TEST(CudaSeismic, DeepBlocks) {
 TEST(CudaSeismic, BadParametersSayWhy) {
   for (Op op : kSeismicOps)
     for (const Variant* v : find_variants(op, "cuda")) {
-      Problem p;
-      p.stencil = {op, 2, {}};
-      p.size = p.interior = {16, 16, 16};
+      const Problem p = make_problem({op, 2, {}}, Extents{16, 16, 16}, DType::f32, kAlignBytes);
       for (const char* block : {"0x1x1", "2048x1x1", "abc", "64x1x1x", "1x1x128"}) {
         if (!v->defaults.contains("block")) break;  // the pass pipelines fix their blocks
         const auto rec = run_variant(*v, p, {{"block", block}}, BenchOptions{}, 1.0);
@@ -264,9 +243,7 @@ TEST(CudaSeismic, MarchingBlocksAtMost512) {
   for (Op op : {Op::d2z, Op::d2xyz})
     for (const Variant* v : find_variants(op, "cuda")) {
       if (!v->defaults.contains("nw") || !v->defaults.contains("block")) continue;
-      Problem p;
-      p.stencil = {op, 8, {}};
-      p.size = p.interior = {64, 64, 64};
+      const Problem p = make_problem({op, 8, {}}, Extents{64, 64, 64}, DType::f32, kAlignBytes);
       const std::string why = v->cannot_run(p, merge_params(*v, {{"block", "256x4x1"}}));
       EXPECT_NE(why.find("at most 512"), std::string::npos) << v->name << ": " << why;
     }
@@ -282,9 +259,7 @@ TEST(CudaSeismic, BadVectorWidthOrLineBlockingSaysWhy) {
   for (const auto& [op, name, params, word] : cases)
     for (const Variant* v : find_variants(op, "cuda")) {
       if (v->name != name) continue;
-      Problem p;
-      p.stencil = {op, 2, {}};
-      p.size = p.interior = {64, 64, 64};
+      const Problem p = make_problem({op, 2, {}}, Extents{64, 64, 64}, DType::f32, kAlignBytes);
       const std::string why = v->cannot_run(p, merge_params(*v, params));
       EXPECT_NE(why.find(word), std::string::npos) << name << ": " << why;
     }
@@ -297,10 +272,7 @@ TEST(CudaSeismic, OversizedTileSaysWhy) {
   for (const auto& [op, name, block] : cases)
     for (const Variant* v : find_variants(op, "cuda")) {
       if (v->name != name) continue;
-      Problem p;
-      p.stencil = {op, 8, {}};
-      p.size = p.interior = {64, 64, 64};
-      p.dtype = DType::f64;
+      const Problem p = make_problem({op, 8, {}}, Extents{64, 64, 64}, DType::f64, kAlignBytes);
       const std::string why = v->cannot_run(p, merge_params(*v, {{"block", block}}));
       EXPECT_NE(why.find("227 KB"), std::string::npos) << v->name << ": " << why;
     }

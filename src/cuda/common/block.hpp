@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <string>
 
-#include "bench/variant.hpp"
+#include "core/variant.hpp"
 
 namespace fdstencil::cuda {
 
@@ -16,7 +16,7 @@ struct Block {
 };
 
 // Empty when `p["block"]` (or the default) is a valid shape, else the reason.
-inline std::string parse_block(const bench::Params& p, Block& b) {
+inline std::string parse_block(const Params& p, Block& b) {
   const std::string s = p.value("block", std::string("256x1x1"));
   char tail = 0;
   if (std::sscanf(s.c_str(), "%dx%dx%d%c", &b.x, &b.y, &b.z, &tail) != 3 || b.x < 1 || b.y < 1 || b.z < 1)

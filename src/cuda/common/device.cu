@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "cuda/common/check.hpp"
-#include "cuda/common/device_field.hpp"
 #include "cuda/device.hpp"
 
 namespace fdstencil::cuda {
@@ -42,6 +41,20 @@ int runtime_version() {
   return v;
 }
 
+int driver_version() {
+  int v = 0;
+  cudaDriverGetVersion(&v);
+  return v;
+}
+
+int current_device() {
+  int d = 0;
+  FDS_CUDA_CHECK(cudaGetDevice(&d));
+  return d;
+}
+
+void synchronize() { FDS_CUDA_CHECK(cudaDeviceSynchronize()); }
+
 nlohmann::json device_info(int device) {
   cudaDeviceProp p{};
   FDS_CUDA_CHECK(cudaGetDeviceProperties(&p, device));
@@ -64,7 +77,8 @@ nlohmann::json device_info(int device) {
           {"memory_bus_bits", bus_width},
           // DDR: two transfers per clock.
           {"theoretical_gbps", 2.0 * mem_clock_khz * 1e3 * (bus_width / 8) / 1e9},
-          {"runtime_version", runtime_version()}};
+          {"runtime_version", runtime_version()},
+          {"driver_version", driver_version()}};
 }
 
 int64_t device_free_bytes() {
@@ -110,7 +124,7 @@ CopyBandwidth measure_copy_bandwidth(int64_t bytes, int reps) {
   FDS_CUDA_CHECK(cudaEventCreate(&e0));
   FDS_CUDA_CHECK(cudaEventCreate(&e1));
   int sms = 0;
-  FDS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  FDS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, current_device()));
   auto time = [&](auto&& op) {
     op();  // warm-up
     FDS_CUDA_CHECK(cudaDeviceSynchronize());

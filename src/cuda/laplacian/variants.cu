@@ -4,7 +4,8 @@
 #include <string>
 
 #include "cuda/common/block.hpp"
-#include "cuda/common/runner.hpp"
+#include "cuda/common/check.hpp"
+#include "cuda/common/resources.hpp"
 #include "cuda/laplacian/k1_baseline.cuh"
 #include "cuda/laplacian/k2_tiling.cuh"
 #include "cuda/laplacian/k3_to_k7.cuh"
@@ -18,8 +19,7 @@ namespace fdstencil::cuda {
 namespace {
 
 using namespace laplacian;
-using bench::Params;
-using bench::Problem;
+
 
 Block block_of(const Params& p) {
   Block b;
@@ -76,20 +76,19 @@ int auto_subdomains(int64_t plane_bytes) {
 }
 
 template <class T>
-class SeedRunner final : public CudaRunner<T> {
+class SeedLauncher final : public Launcher {
  public:
-  SeedRunner(const Problem& p, const Params& params, std::string name)
-      : CudaRunner<T>(p), name_(std::move(name)), block_(block_of(params)) {
+  SeedLauncher(const Problem& p, const Params& params, std::string name)
+      : name_(std::move(name)), block_(block_of(params)) {
     m_ = params.value("m", 1);
     lb_ = params.value("lb", 0);
     const StencilWeights sw = stencil_weights(p.stencil);
-    const Layout& l = this->layout_;
-    const int64_t corner = 1 + l.line() + l.slice();  // interior (0,0,0) -> grid corner
-    a_.u = this->in_.origin() - corner;
-    a_.f = this->out_.origin() - corner;
-    a_.nx = int(p.interior.nx + 2);
-    a_.ny = int(p.interior.ny + 2);
-    a_.nz = int(p.interior.nz + 2);
+    const Layout& l = p.layout;
+    // Interior (0,0,0) -> grid corner: the kernels take pointers at the corner.
+    corner_ = l.origin() - (1 + l.line() + l.slice());
+    a_.nx = int(p.interior().nx + 2);
+    a_.ny = int(p.interior().ny + 2);
+    a_.nz = int(p.interior().nz + 2);
     a_.line = l.line();
     a_.slice = l.slice();
     a_.invhx2 = T(sw.w[0][0]);
@@ -105,49 +104,58 @@ class SeedRunner final : public CudaRunner<T> {
       const int tile_rows = m_ * block_.y;
       rows_per_sub_ = ceil_div(ceil_div(a_.ny, subdomains_), tile_rows) * tile_rows;
       subdomains_ = ceil_div(a_.ny, rows_per_sub_);
-      this->extra_["subdomains"] = subdomains_;
-      this->extra_["rows_per_subdomain"] = rows_per_sub_;
+      extra_["subdomains"] = subdomains_;
+      extra_["rows_per_subdomain"] = rows_per_sub_;
     }
-    this->describe_kernel(kernel_, block_.threads(), 0);
   }
 
- protected:
-  void launch() override {
+  void run(const void* in, void* out, Stream stream) const override {
+    Args<T> a = a_;
+    a.u = static_cast<const T*>(in) + corner_;
+    a.f = static_cast<T*>(out) + corner_;
     const dim3 block(block_.x, block_.y, block_.z);
-    const int gx = ceil_div(a_.nx, block_.x), gy = ceil_div(a_.ny, int64_t(block_.y) * m_),
-              gz = ceil_div(a_.nz, block_.z);
+    const int gx = ceil_div(a.nx, block_.x), gy = ceil_div(a.ny, int64_t(block_.y) * m_),
+              gz = ceil_div(a.nz, block_.z);
     if (name_ == "k1") {
-      void* args[] = {&a_};
-      FDS_CUDA_CHECK(cudaLaunchKernel(kernel_, dim3(gx, ceil_div(a_.ny, block_.y), gz), block, args, 0, 0));
+      void* args[] = {&a};
+      FDS_CUDA_CHECK(cudaLaunchKernel(kernel_, dim3(gx, ceil_div(a.ny, block_.y), gz), block, args, 0, stream));
     } else if (name_ == "k6") {
-      void* args[] = {&a_};
-      FDS_CUDA_CHECK(cudaLaunchKernel(kernel_, dim3(gy, gz, gx), block, args, 0, 0));
+      void* args[] = {&a};
+      FDS_CUDA_CHECK(cudaLaunchKernel(kernel_, dim3(gy, gz, gx), block, args, 0, stream));
     } else if (name_ == "k7") {
       for (int s = 0; s < subdomains_; ++s) {
-        int y_begin = s * rows_per_sub_, y_end = std::min(a_.ny, y_begin + rows_per_sub_);
-        void* args[] = {&a_, &y_begin, &y_end};
+        int y_begin = s * rows_per_sub_, y_end = std::min(a.ny, y_begin + rows_per_sub_);
+        void* args[] = {&a, &y_begin, &y_end};
         const int sub_gy = ceil_div(y_end - y_begin, int64_t(block_.y) * m_);
-        FDS_CUDA_CHECK(cudaLaunchKernel(kernel_, dim3(gx, sub_gy, gz), block, args, 0, 0));
+        FDS_CUDA_CHECK(cudaLaunchKernel(kernel_, dim3(gx, sub_gy, gz), block, args, 0, stream));
       }
     } else {
-      void* args[] = {&a_};
-      FDS_CUDA_CHECK(cudaLaunchKernel(kernel_, dim3(gx, gy, gz), block, args, 0, 0));
+      void* args[] = {&a};
+      FDS_CUDA_CHECK(cudaLaunchKernel(kernel_, dim3(gx, gy, gz), block, args, 0, stream));
     }
     FDS_CUDA_CHECK_LAUNCH();
+  }
+
+  nlohmann::json resources() const override {
+    nlohmann::json j = kernel_resources(kernel_, block_.threads(), 0);
+    for (auto& [k, v] : extra_.items()) j[k] = v;
+    return j;
   }
 
  private:
   std::string name_;
   Block block_;
   int m_ = 1, lb_ = 0, subdomains_ = 1, rows_per_sub_ = 0;
+  int64_t corner_ = 0;
   const void* kernel_ = nullptr;
   Args<T> a_{};
+  nlohmann::json extra_ = nlohmann::json::object();
 };
 
 std::string seed_cannot_run(const std::string& name, const Problem& p, const Params& params) {
   Block b;
   if (const std::string why = parse_block(params, b); !why.empty()) return why;
-  const int64_t ny = p.interior.ny + 2, nx = p.interior.nx + 2, nz = p.interior.nz + 2;
+  const int64_t ny = p.interior().ny + 2, nx = p.interior().nx + 2, nz = p.interior().nz + 2;
   if (name != "k1") {
     const int m = params.value("m", 1);
     if (m != 1 && m != 2 && m != 4 && m != 8 && m != 16) return "m = " + std::to_string(m) + " is not one of 1, 2, 4, 8, 16";
@@ -199,19 +207,17 @@ size_t zmarch_smem(bool bulk, int ty, int stages) {
 }
 
 template <class T>
-class ZmarchRunner final : public CudaRunner<T> {
+class ZmarchLauncher final : public Launcher {
  public:
-  ZmarchRunner(const Problem& p, const Params& params, bool bulk) : CudaRunner<T>(p) {
+  ZmarchLauncher(const Problem& p, const Params& params, bool bulk) : origin_(p.layout.origin()) {
     ty_ = params.value("ty", 8);
     const int stages = params.value("stages", 6);
     const StencilWeights sw = stencil_weights(p.stencil);
-    a_.u = this->in_.origin();
-    a_.f = this->out_.origin();
-    a_.nx = int(p.interior.nx);
-    a_.ny = int(p.interior.ny);
-    a_.nz = int(p.interior.nz);
-    a_.line = this->layout_.line();
-    a_.slice = this->layout_.slice();
+    a_.nx = int(p.interior().nx);
+    a_.ny = int(p.interior().ny);
+    a_.nz = int(p.interior().nz);
+    a_.line = p.layout.line();
+    a_.slice = p.layout.slice();
     a_.cx = T(sw.w[0][0]);
     a_.cy = T(sw.w[1][0]);
     a_.cz = T(sw.w[2][0]);
@@ -230,8 +236,9 @@ class ZmarchRunner final : public CudaRunner<T> {
       // planes a chunk reads beyond its own, but long marches ran slower at 512^3 (H200 lap-nzc:
       // nzc 128 gave 72.7 % double / 60.4 % float against 79.3 / 76.1 % at 16), presumably as
       // neighbouring blocks drift apart in z. At 1024^3 nzc mattered little (within 1.6 points).
-      int sms = 0, per_sm = 0;
-      FDS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+      int device = 0, sms = 0, per_sm = 0;
+      FDS_CUDA_CHECK(cudaGetDevice(&device));
+      FDS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
       FDS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel_, 32 * ty_, smem_));
       const int64_t want_blocks = 8 * int64_t(sms) * std::max(per_sm, 1);
       nzc = int(std::clamp<int64_t>(a_.nz * tiles / want_blocks, 8, 128));
@@ -239,18 +246,25 @@ class ZmarchRunner final : public CudaRunner<T> {
     a_.nzc = std::min(nzc, a_.nz);
     a_.chunks = ceil_div(a_.nz, a_.nzc);
     blocks_ = tiles * a_.chunks;
-    this->extra_["nzc_used"] = a_.nzc;
-    this->describe_kernel(kernel_, 32 * ty_, smem_);
   }
 
- protected:
-  void launch() override {
-    void* args[] = {&a_};
-    FDS_CUDA_CHECK(cudaLaunchKernel(kernel_, dim3(unsigned(blocks_)), dim3(32, ty_), args, smem_, 0));
+  void run(const void* in, void* out, Stream stream) const override {
+    ZmarchArgs<T> a = a_;
+    a.u = static_cast<const T*>(in) + origin_;
+    a.f = static_cast<T*>(out) + origin_;
+    void* args[] = {&a};
+    FDS_CUDA_CHECK(cudaLaunchKernel(kernel_, dim3(unsigned(blocks_)), dim3(32, ty_), args, smem_, stream));
     FDS_CUDA_CHECK_LAUNCH();
   }
 
+  nlohmann::json resources() const override {
+    nlohmann::json j = kernel_resources(kernel_, 32 * ty_, smem_);
+    j["nzc_used"] = a_.nzc;
+    return j;
+  }
+
  private:
+  int64_t origin_;
   int ty_ = 8;
   int64_t blocks_ = 0;
   size_t smem_ = 0;
@@ -263,71 +277,83 @@ std::string zmarch_cannot_run(const Problem& p, const Params& params) {
   if (ty != 4 && ty != 8 && ty != 16) return "ty = " + std::to_string(ty) + " is not one of 4, 8, 16";
   const int stages = params.value("stages", 6);
   if (stages != 4 && stages != 6 && stages != 8) return "stages = " + std::to_string(stages) + " is not one of 4, 6, 8";
-  if (p.interior.nx > (1 << 30) || p.interior.ny > (1 << 30) || p.interior.nz > (1 << 30))
+  if (p.interior().nx > (1 << 30) || p.interior().ny > (1 << 30) || p.interior().nz > (1 << 30))
     return "extents above 2^30";
   // 16-byte vector loads and stores, and cp.async.bulk rows, need every x-line 16-byte aligned.
-  if (p.align_bytes < 16) return "needs the aligned layout (16-byte vectors and bulk copies); run with --align 128";
+  if (p.layout.align_bytes() < 16)
+    return "needs the aligned layout (16-byte vectors and bulk copies); run with --align 128, or give a view whose "
+           "pointer and strides are multiples of 16 bytes";
+  // The last staged row of the last line runs up to a whole tile row (34 vectors) past it.
+  if (p.layout.tail_bytes() < kTailSlackBytes)
+    return "reads up to " + std::to_string(kTailSlackBytes) + " bytes past the field's last point, and this layout has " +
+           std::to_string(p.layout.tail_bytes()) + " readable there (a view: pass the readable tail)";
   return "";
 }
 
-bench::Variant make(const std::string& name, const std::string& summary, Params defaults) {
-  bench::Variant v;
+Variant make(const std::string& name, const std::string& summary, Params defaults, Params space) {
+  Variant v;
   v.op = Op::laplacian7;
   v.name = name;
   v.backend = "cuda";
   v.summary = summary;
   v.defaults = std::move(defaults);
+  v.space = std::move(space);
   if (name == "k8" || name == "k8_shfl") {
     const bool bulk = name == "k8";
     v.cannot_run = zmarch_cannot_run;
-    v.make_float = [bulk](const Problem& p, const Params& q) -> std::unique_ptr<bench::Runner<float>> {
-      return std::make_unique<ZmarchRunner<float>>(p, q, bulk);
-    };
-    v.make_double = [bulk](const Problem& p, const Params& q) -> std::unique_ptr<bench::Runner<double>> {
-      return std::make_unique<ZmarchRunner<double>>(p, q, bulk);
+    v.prepare = [bulk](const Problem& p, const Params& q) -> std::unique_ptr<Launcher> {
+      if (p.dtype() == DType::f32) return std::make_unique<ZmarchLauncher<float>>(p, q, bulk);
+      return std::make_unique<ZmarchLauncher<double>>(p, q, bulk);
     };
     return v;
   }
   v.cannot_run = [name](const Problem& p, const Params& q) { return seed_cannot_run(name, p, q); };
-  v.make_float = [name](const Problem& p, const Params& q) -> std::unique_ptr<bench::Runner<float>> {
-    return std::make_unique<SeedRunner<float>>(p, q, name);
-  };
-  v.make_double = [name](const Problem& p, const Params& q) -> std::unique_ptr<bench::Runner<double>> {
-    return std::make_unique<SeedRunner<double>>(p, q, name);
+  v.prepare = [name](const Problem& p, const Params& q) -> std::unique_ptr<Launcher> {
+    if (p.dtype() == DType::f32) return std::make_unique<SeedLauncher<float>>(p, q, name);
+    return std::make_unique<SeedLauncher<double>>(p, q, name);
   };
   return v;
 }
 
 }  // namespace
 
-std::vector<bench::Variant> laplacian_variants() {
+std::vector<Variant> laplacian_variants() {
+  // The tuner's spaces: the posts' block shapes and tiling factors (part 2-4 tables), the launch
+  // bounds a 256- to 1024-thread block admits, and ours over the ranges the lap-k8 and lap-nzc
+  // sweeps measured (docs/laplacian.md).
+  const Params blocks = {"256x1x1", "128x1x1", "512x1x1", "128x2x1"};
+  const Params ms = {1, 2, 4, 8, 16};
+  const Params tiled = {{"block", blocks}, {"m", ms}, {"lb", {256, 512, 1024}}};
   // The posts' best MI250X configuration (part 4 table): 256 x 1 x 1, launch bound 256, m = 8.
   return {
       make("k1", "part 1 baseline: a point per thread, early exit on the boundary",
-           {{"block", "256x1x1"}}),
+           {{"block", "256x1x1"}}, {{"block", blocks}}),
       make("k2", "part 2 loop tiling: m outputs along y per thread, centre reused for y+-1",
-           {{"block", "256x1x1"}, {"m", 8}}),
+           {{"block", "256x1x1"}, {"m", 8}}, {{"block", blocks}, {"m", ms}}),
       make("k3", "part 2 k2 with the loads reordered to ascending addresses",
-           {{"block", "256x1x1"}, {"m", 8}}),
+           {{"block", "256x1x1"}, {"m", 8}}, {{"block", blocks}, {"m", ms}}),
       make("k4", "part 3 k3 with __launch_bounds__ matching the block",
-           {{"block", "256x1x1"}, {"m", 8}, {"lb", 256}}),
+           {{"block", "256x1x1"}, {"m", 8}, {"lb", 256}}, tiled),
       make("k5", "part 3 k4 with streaming (evict-first, st.global.cs) output stores",
-           {{"block", "256x1x1"}, {"m", 8}, {"lb", 256}}),
+           {{"block", "256x1x1"}, {"m", 8}, {"lb", 256}}, tiled),
       make("k6_block", "part 4 option 1a: k5 with the 128 x 1 x 8 block (launch bound 1024)",
-           {{"block", "128x1x8"}, {"m", 8}, {"lb", 1024}}),
+           {{"block", "128x1x8"}, {"m", 8}, {"lb", 1024}},
+           {{"block", {"128x1x8", "64x1x8", "128x1x4", "256x1x4"}}, {"m", ms}}),
       make("k6", "part 4 option 1b: k5 with the grid index permuted (y, z, x)",
-           {{"block", "256x1x1"}, {"m", 8}, {"lb", 256}}),
+           {{"block", "256x1x1"}, {"m", 8}, {"lb", 256}}, tiled),
       make("k7", "part 4 option 2: k5 over y-subdomains launched in turn, count from the L2 size",
-           {{"block", "256x1x1"}, {"m", 8}, {"lb", 256}, {"subdomains", 0}}),
+           {{"block", "256x1x1"}, {"m", 8}, {"lb", 256}, {"subdomains", 0}},
+           {{"block", blocks}, {"m", ms}, {"subdomains", {0, 2, 4, 8}}}),
       make("k8_shfl", "ours, first: z-march, register queue, 16-byte vectors, shuffles for x, smem for y",
-           {{"ty", 4}, {"nzc", 0}}),
+           {{"ty", 4}, {"nzc", 0}}, {{"ty", {4, 8, 16}}, {"nzc", {0, 16, 32, 64}}}),
       // H200, 1024^3 double: ty 16 / stages 4 ran 75.3 % of copy against 69.6-72.7 % for ty 4
       // and 8 (taller tiles read fewer halo rows); more stages did not help (lap-k8 sweep).
       // nzc 16: 79.3 % at 512^3 double and 75.5 % at 1024^3 float, the best or within 1.2 points
       // of it in every case of the lap-nzc sweep; at 512^3, 256 fell to 60.9 % (double) and
       // 69.2 % (float).
       make("k8", "ours: z-march fed by bulk async copies (cp.async.bulk) into an S-plane smem ring",
-           {{"ty", 16}, {"stages", 4}, {"nzc", 16}}),
+           {{"ty", 16}, {"stages", 4}, {"nzc", 16}},
+           {{"ty", {4, 8, 16}}, {"stages", {4, 6, 8}}, {"nzc", {0, 8, 16, 32, 64}}}),
   };
 }
 

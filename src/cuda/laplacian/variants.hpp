@@ -3,10 +3,10 @@
 
 #include <vector>
 
-#include "bench/variant.hpp"
+#include "core/variant.hpp"
 
 namespace fdstencil::cuda {
 
-std::vector<bench::Variant> laplacian_variants();
+std::vector<Variant> laplacian_variants();
 
 }  // namespace fdstencil::cuda

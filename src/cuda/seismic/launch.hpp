@@ -1,7 +1,7 @@
-// How a seismic variant becomes a runner: a plan (kernel instance, grid, block, shared memory,
-// planes per block) computed from the problem and the parameters, and one runner that fills the
-// argument block and launches any plan. The checks every family shares live here too, so each
-// family's cannot_run names its own limits only.
+// How a seismic variant becomes a launcher: a list of launches (kernel instance, grid, block,
+// shared memory, planes per block) computed from the problem and the parameters, and one
+// launcher that fills the argument block and enqueues any such list. The checks every family
+// shares live here too, so each family's cannot_run names its own limits only.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -10,9 +10,10 @@
 #include <utility>
 #include <vector>
 
-#include "bench/variant.hpp"
+#include "core/variant.hpp"
 #include "cuda/common/block.hpp"
-#include "cuda/common/runner.hpp"
+#include "cuda/common/check.hpp"
+#include "cuda/common/resources.hpp"
 #include "cuda/seismic/common.cuh"
 
 namespace fdstencil::cuda::seismic {
@@ -26,7 +27,7 @@ struct Launch {
 };
 
 // One launch, or the passes of a multi-pass pipeline run in order on the same fields.
-using Planner = std::vector<Launch> (*)(const bench::Problem&, const bench::Params&);
+using Planner = std::vector<Launch> (*)(const Problem&, const Params&);
 
 // The kernel instance for radius R: f(std::integral_constant<int, R>) for R = 1..kMaxRadius.
 template <class F, int... Rs>
@@ -48,19 +49,22 @@ inline unsigned ceil_div(int64_t n, int64_t d) { return unsigned((n + d - 1) / d
 // Grids of the three kinds of kernel, threads along x owning `vec` points each:
 // pointwise (one point per thread in y and z), plane tiles (one plane per block in z), and z
 // marches (nw planes per block).
-inline dim3 pointwise_grid(const bench::Problem& p, const Block& b, int vec) {
-  return dim3(ceil_div(p.interior.nx, int64_t(b.x) * vec), ceil_div(p.interior.ny, b.y), ceil_div(p.interior.nz, b.z));
+inline dim3 pointwise_grid(const Problem& p, const Block& b, int vec) {
+  const Extents n = p.interior();
+  return dim3(ceil_div(n.nx, int64_t(b.x) * vec), ceil_div(n.ny, b.y), ceil_div(n.nz, b.z));
 }
-inline dim3 plane_grid(const bench::Problem& p, const Block& b, int vec) {
-  return dim3(ceil_div(p.interior.nx, int64_t(b.x) * vec), ceil_div(p.interior.ny, b.y), unsigned(p.interior.nz));
+inline dim3 plane_grid(const Problem& p, const Block& b, int vec) {
+  const Extents n = p.interior();
+  return dim3(ceil_div(n.nx, int64_t(b.x) * vec), ceil_div(n.ny, b.y), unsigned(n.nz));
 }
-inline dim3 march_grid(const bench::Problem& p, const Block& b, int vec, int nw) {
-  return dim3(ceil_div(p.interior.nx, int64_t(b.x) * vec), ceil_div(p.interior.ny, b.y), ceil_div(p.interior.nz, nw));
+inline dim3 march_grid(const Problem& p, const Block& b, int vec, int nw) {
+  const Extents n = p.interior();
+  return dim3(ceil_div(n.nx, int64_t(b.x) * vec), ceil_div(n.ny, b.y), ceil_div(n.nz, nw));
 }
 
-// The checks of every seismic family: a valid block ("BXxBYx1" for the tiled kernels), 16-byte
-// vectors need the aligned layout, grid limits, and extents that fit the kernels' int indices.
-inline std::string common_cannot_run(const bench::Problem& p, const bench::Params& params, bool tiled, int vec,
+// The checks of every seismic family: a valid block ("BXxBYx1" for the tiled kernels), vectors
+// need x-lines aligned to their width, grid limits, and extents that fit the kernels' int indices.
+inline std::string common_cannot_run(const Problem& p, const Params& params, bool tiled, int vec,
                                      Block& b, int max_threads = 1024) {
   std::string why = parse_block(params, b);
   if (!why.empty()) return why;
@@ -68,15 +72,18 @@ inline std::string common_cannot_run(const bench::Problem& p, const bench::Param
     return "block " + params.value("block", std::string()) + " has " + std::to_string(b.threads()) +
            " threads; this kernel's z queue allows at most " + std::to_string(max_threads) + " (registers)";
   if (tiled && b.z != 1) return "block " + params.value("block", std::string()) + ": this kernel tiles the xy-plane, so BZ must be 1";
-  if (vec > 1 && p.align_bytes < 16)
-    return "needs the aligned layout (--align 128): its " + std::to_string(vec) +
-           "-wide vector accesses need every x-line 16-byte aligned";
-  if (p.interior.nx > (1 << 30) || p.interior.ny > (1 << 30) || p.interior.nz > (1 << 30))
-    return "extents above 2^30";
+  const int64_t vec_bytes = vec * p.layout.elem_bytes();
+  if (vec > 1 && p.layout.align_bytes() < vec_bytes)
+    return "needs the aligned layout (--align 128, or a view whose pointer and strides are multiples of " +
+           std::to_string(vec_bytes) + " bytes): its " + std::to_string(vec) + "-wide vector accesses need every x-line " +
+           std::to_string(vec_bytes) + "-byte aligned, and this layout guarantees " +
+           std::to_string(p.layout.align_bytes());
+  const Extents n = p.interior();
+  if (n.nx > (1 << 30) || n.ny > (1 << 30) || n.nz > (1 << 30)) return "extents above 2^30";
   return "";
 }
 
-inline std::string parse_nw(const bench::Params& params, int& nw) {
+inline std::string parse_nw(const Params& params, int& nw) {
   nw = params.value("nw", 0);
   if (nw < 1) return "nw " + std::to_string(nw) + " must be at least 1 (planes per block along z)";
   return "";
@@ -88,19 +95,18 @@ inline std::string grid_cannot_run(dim3 grid) {
 }
 
 template <class T>
-class SeismicRunner final : public CudaRunner<T> {
+class SeismicLauncher final : public Launcher {
  public:
-  SeismicRunner(const bench::Problem& p, const bench::Params& params, Planner plan) : CudaRunner<T>(p) {
+  SeismicLauncher(const Problem& p, const Params& params, Planner plan) : origin_(p.layout.origin()) {
     launches_ = plan(p, params);
     const StencilWeights sw = stencil_weights(p.stencil);
+    const Extents n = p.interior();
     Args<T> a{};
-    a.u = this->in_.origin();
-    a.f = this->out_.origin();
-    a.nx = int(p.interior.nx);
-    a.ny = int(p.interior.ny);
-    a.nz = int(p.interior.nz);
-    a.line = this->layout_.line();
-    a.slice = this->layout_.slice();
+    a.nx = int(n.nx);
+    a.ny = int(n.ny);
+    a.nz = int(n.nz);
+    a.line = p.layout.line();
+    a.slice = p.layout.slice();
     for (int r = 0; r < kMaxTaps; ++r) {
       a.wx[r] = T(sw.w[0][r]);
       a.wy[r] = T(sw.w[1][r]);
@@ -114,46 +120,54 @@ class SeismicRunner final : public CudaRunner<T> {
       args_.push_back(a);
       if (l.smem > 48 * 1024)  // above the default limit a kernel must opt in
         FDS_CUDA_CHECK(cudaFuncSetAttribute(l.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(l.smem)));
-      if (l.nw > 0) this->extra_["nw_used"] = l.nw;
+      if (l.nw > 0) extra_["nw_used"] = l.nw;
       grids.push_back(std::to_string(l.grid.x) + "x" + std::to_string(l.grid.y) + "x" + std::to_string(l.grid.z));
     }
-    this->extra_["grid"] = launches_.size() == 1 ? grids[0] : grids;
-    // The resource report names one kernel: the only one, or the last pass of a pipeline.
-    const Launch& l = launches_.back();
-    this->describe_kernel(l.kernel, int(l.block.x * l.block.y * l.block.z), l.smem);
+    extra_["grid"] = launches_.size() == 1 ? grids[0] : grids;
   }
 
- protected:
-  void launch() override {
+  void run(const void* in, void* out, Stream stream) const override {
     for (size_t i = 0; i < launches_.size(); ++i) {
       const Launch& l = launches_[i];
-      void* args[] = {&args_[i]};
-      FDS_CUDA_CHECK(cudaLaunchKernel(l.kernel, l.grid, l.block, args, l.smem, 0));
+      Args<T> a = args_[i];
+      a.u = static_cast<const T*>(in) + origin_;
+      a.f = static_cast<T*>(out) + origin_;
+      void* args[] = {&a};
+      FDS_CUDA_CHECK(cudaLaunchKernel(l.kernel, l.grid, l.block, args, l.smem, stream));
       FDS_CUDA_CHECK_LAUNCH();
     }
   }
 
+  // The resource report names one kernel: the only one, or the last pass of a pipeline.
+  nlohmann::json resources() const override {
+    const Launch& l = launches_.back();
+    nlohmann::json j = kernel_resources(l.kernel, int(l.block.x * l.block.y * l.block.z), l.smem);
+    for (auto& [k, v] : extra_.items()) j[k] = v;
+    return j;
+  }
+
  private:
+  int64_t origin_;  // elements from element 0 to interior point (0, 0, 0)
   std::vector<Launch> launches_;
-  std::vector<Args<T>> args_;
+  std::vector<Args<T>> args_;  // per launch, with the field pointers left for run()
+  nlohmann::json extra_ = nlohmann::json::object();
 };
 
-// A registry entry whose runners launch the plans of `plan_f` (float) and `plan_d` (double).
-inline bench::Variant make_variant(Op op, std::string name, std::string summary, bench::Params defaults,
-                                   std::function<std::string(const bench::Problem&, const bench::Params&)> cannot_run,
-                                   Planner plan_f, Planner plan_d) {
-  bench::Variant v;
+// A registry entry whose launchers enqueue the launches of `plan_f` (float) and `plan_d` (double).
+inline Variant make_variant(Op op, std::string name, std::string summary, Params defaults, Params space,
+                            std::function<std::string(const Problem&, const Params&)> cannot_run,
+                            Planner plan_f, Planner plan_d) {
+  Variant v;
   v.op = op;
   v.name = std::move(name);
   v.backend = "cuda";
   v.summary = std::move(summary);
   v.defaults = std::move(defaults);
+  v.space = std::move(space);
   v.cannot_run = std::move(cannot_run);
-  v.make_float = [plan_f](const bench::Problem& p, const bench::Params& q) -> std::unique_ptr<bench::Runner<float>> {
-    return std::make_unique<SeismicRunner<float>>(p, q, plan_f);
-  };
-  v.make_double = [plan_d](const bench::Problem& p, const bench::Params& q) -> std::unique_ptr<bench::Runner<double>> {
-    return std::make_unique<SeismicRunner<double>>(p, q, plan_d);
+  v.prepare = [plan_f, plan_d](const Problem& p, const Params& q) -> std::unique_ptr<Launcher> {
+    if (p.dtype() == DType::f32) return std::make_unique<SeismicLauncher<float>>(p, q, plan_f);
+    return std::make_unique<SeismicLauncher<double>>(p, q, plan_d);
   };
   return v;
 }

@@ -7,8 +7,8 @@ namespace fdstencil::cuda {
 
 namespace {
 
-using bench::Params;
-using bench::Problem;
+
+
 using namespace seismic;
 
 template <class T, int R>
@@ -25,7 +25,7 @@ const void* baseline_for(Op op) {
 }
 
 dim3 baseline_grid(const Problem& p, const Block& b) {
-  return dim3(ceil_div(p.interior.nx, b.x), ceil_div(p.interior.ny, b.y), ceil_div(p.interior.nz, b.z));
+  return dim3(ceil_div(p.interior().nx, b.x), ceil_div(p.interior().ny, b.y), ceil_div(p.interior().nz, b.z));
 }
 
 template <class T>
@@ -47,13 +47,15 @@ std::string baseline_cannot_run(const Problem& p, const Params& params) {
 
 }  // namespace
 
-std::vector<bench::Variant> seismic_variants() {
-  std::vector<bench::Variant> vs;
+std::vector<Variant> seismic_variants() {
+  std::vector<Variant> vs;
   for (Op op : {Op::d2x, Op::d2y, Op::d2z, Op::d2xy, Op::d2xyz})
     vs.push_back(make_variant(op, "baseline", "seismic part 1: a point per thread, every tap a global load",
-                              {{"block", "256x1x1"}}, baseline_cannot_run, plan_baseline<float>, plan_baseline<double>));
+                              {{"block", "256x1x1"}},
+                              {{"block", {"256x1x1", "128x2x1", "64x4x1", "32x8x1"}}}, baseline_cannot_run,
+                              plan_baseline<float>, plan_baseline<double>));
   for (auto&& family : {seismic::axis_variants(), seismic::fused_variants()})
-    for (const bench::Variant& v : family) vs.push_back(v);
+    for (const Variant& v : family) vs.push_back(v);
   return vs;
 }
 

@@ -3,16 +3,16 @@
 
 #include <vector>
 
-#include "bench/variant.hpp"
+#include "core/variant.hpp"
 
 namespace fdstencil::cuda {
 
 // Every seismic variant: the baselines, then the single-axis and the fused families.
-std::vector<bench::Variant> seismic_variants();
+std::vector<Variant> seismic_variants();
 
 namespace seismic {
-std::vector<bench::Variant> axis_variants();   // variants_axis.cu
-std::vector<bench::Variant> fused_variants();  // variants_fused.cu
+std::vector<Variant> axis_variants();   // variants_axis.cu
+std::vector<Variant> fused_variants();  // variants_fused.cu
 }  // namespace seismic
 
 }  // namespace fdstencil::cuda

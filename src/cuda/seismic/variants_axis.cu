@@ -12,8 +12,8 @@ namespace fdstencil::cuda::seismic {
 
 namespace {
 
-using bench::Params;
-using bench::Problem;
+
+
 
 // ---- d2x: register window ----------------------------------------------------------------------
 
@@ -36,9 +36,9 @@ std::string x_cannot_run(const Problem& p, const Params& params) {
   Block b;
   std::string why = common_cannot_run(p, params, false, V, b);
   if (!why.empty()) return why;
-  if (V * int64_t(dtype_bytes(p.dtype)) > 16)
-    return "vec" + std::to_string(V) + " of " + std::string(dtype_name(p.dtype)) + " would be a " +
-           std::to_string(V * dtype_bytes(p.dtype)) + "-byte access; the widest is 16 bytes (use vec2)";
+  if (V * int64_t(dtype_bytes(p.dtype())) > 16)
+    return "vec" + std::to_string(V) + " of " + std::string(dtype_name(p.dtype())) + " would be a " +
+           std::to_string(V * dtype_bytes(p.dtype())) + "-byte access; the widest is 16 bytes (use vec2)";
   return grid_cannot_run(pointwise_grid(p, b, V));
 }
 
@@ -59,8 +59,8 @@ std::vector<Launch> plan_y_vec(const Problem& p, const Params& params) {
 
 std::string y_vec_cannot_run(const Problem& p, const Params& params) {
   Block b;
-  std::string why = common_cannot_run(p, params, false, int(16 / dtype_bytes(p.dtype)), b);
-  return why.empty() ? grid_cannot_run(pointwise_grid(p, b, int(16 / dtype_bytes(p.dtype)))) : why;
+  std::string why = common_cannot_run(p, params, false, int(16 / dtype_bytes(p.dtype())), b);
+  return why.empty() ? grid_cannot_run(pointwise_grid(p, b, int(16 / dtype_bytes(p.dtype())))) : why;
 }
 
 template <class T>
@@ -79,7 +79,7 @@ std::vector<Launch> plan_y_smem(const Problem& p, const Params& params) {
 
 std::string y_smem_cannot_run(const Problem& p, const Params& params) {
   Block b;
-  std::string why = common_cannot_run(p, params, true, int(16 / dtype_bytes(p.dtype)), b);
+  std::string why = common_cannot_run(p, params, true, int(16 / dtype_bytes(p.dtype())), b);
   if (!why.empty()) return why;
   if (y_smem_bytes(b.x, b.y, p.stencil.radius) > kMaxSmemPerBlock)
     return "tile of " + std::to_string(y_smem_bytes(b.x, b.y, p.stencil.radius)) + " bytes exceeds 227 KB of shared memory";
@@ -92,10 +92,10 @@ std::string y_smem_cannot_run(const Problem& p, const Params& params) {
 
 std::string parse_vec_bytes(const Problem& p, const Params& params, int& vec) {
   const int bytes = params.value("vec_bytes", 16);
-  const int64_t e = dtype_bytes(p.dtype);
+  const int64_t e = dtype_bytes(p.dtype());
   if (bytes != 4 && bytes != 8 && bytes != 16)
     return "vec_bytes " + std::to_string(bytes) + " must be 4, 8 or 16";
-  if (bytes < e) return "vec_bytes " + std::to_string(bytes) + " is narrower than one " + std::string(dtype_name(p.dtype));
+  if (bytes < e) return "vec_bytes " + std::to_string(bytes) + " is narrower than one " + std::string(dtype_name(p.dtype()));
   vec = int(bytes / e);
   return "";
 }
@@ -147,24 +147,34 @@ std::string z_cannot_run(const Problem& p, const Params& params) {
 
 }  // namespace
 
-std::vector<bench::Variant> axis_variants() {
+std::vector<Variant> axis_variants() {
   // Defaults from the tuning sweeps on the H100 at 512^3 (bench/results/, docs/seismic.md).
   const Params pointwise = {{"block", "64x4x1"}};
+  // The tuner's spaces hold every shape the seis-tune* sweeps measured within a few points of
+  // the best at 512^3 or 1024^3, and the tuned values of seis-best1024 (docs/seismic.md).
+  const Params x_space = {{"block", {"64x4x1", "128x2x1", "32x8x1", "256x1x1", "128x1x1"}}};
+  const Params y_space = {{"block", {"32x8x1", "32x16x1", "16x16x1", "64x4x1", "32x4x1"}}};
+  const Params z_space = {{"block", {"32x4x1", "64x2x1", "32x8x1", "64x4x1", "16x8x1"}},
+                          {"nw", {4, 8, 16, 32, 64}},
+                          {"vec_bytes", {16, 8}},
+                          {"order", {"xyz", "zxy"}}};
   return {
       make_variant(Op::d2x, "vec2", "seismic part 3: float2 / double2 loads into an x register window",
-                   pointwise, x_cannot_run<2>, plan_x<float, 2>, plan_x<double, 2>),
+                   pointwise, x_space, x_cannot_run<2>, plan_x<float, 2>, plan_x<double, 2>),
       make_variant(Op::d2x, "vec4", "seismic part 3: float4 loads into an x register window (float only)",
-                   pointwise, x_cannot_run<4>, plan_x<float, 4>, plan_x<double, 4>),
+                   pointwise, x_space, x_cannot_run<4>, plan_x<float, 4>, plan_x<double, 4>),
       make_variant(Op::d2y, "vec", "seismic part 3: 16-byte vectors, the 2R+1 y taps straight from global",
-                   {{"block", "32x8x1"}}, y_vec_cannot_run, plan_y_vec<float>, plan_y_vec<double>),
+                   {{"block", "32x8x1"}}, y_space, y_vec_cannot_run, plan_y_vec<float>, plan_y_vec<double>),
       make_variant(Op::d2y, "vec_smem", "seismic part 3: 16-byte vectors, the y taps from a shared-memory tile",
-                   {{"block", "16x16x1"}}, y_smem_cannot_run, plan_y_smem<float>, plan_y_smem<double>),
+                   {{"block", "16x16x1"}}, {{"block", {"16x16x1", "32x8x1", "32x16x1", "64x4x1"}}},
+                   y_smem_cannot_run, plan_y_smem<float>, plan_y_smem<double>),
       make_variant(Op::d2z, "window", "seismic part 2: sliding window along z, a register queue of 2R+1",
-                   {{"block", "32x4x1"}, {"nw", 16}}, z_cannot_run<false>, plan_z<float, false>,
-                   plan_z<double, false>),
+                   {{"block", "32x4x1"}, {"nw", 16}},
+                   {{"block", {"32x4x1", "64x2x1", "32x8x1", "64x4x1"}}, {"nw", {8, 16, 32, 64}}},
+                   z_cannot_run<false>, plan_z<float, false>, plan_z<double, false>),
       make_variant(Op::d2z, "window_vec", "seismic part 3: the z sliding window with vectors of vec_bytes (16: float4 / double2)",
-                   {{"block", "32x4x1"}, {"nw", 8}, {"vec_bytes", 16}, {"order", "xyz"}}, z_cannot_run<true>, plan_z<float, true>,
-                   plan_z<double, true>),
+                   {{"block", "32x4x1"}, {"nw", 8}, {"vec_bytes", 16}, {"order", "xyz"}}, z_space, z_cannot_run<true>,
+                   plan_z<float, true>, plan_z<double, true>),
   };
 }
 

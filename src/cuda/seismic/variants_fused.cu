@@ -16,13 +16,13 @@ namespace fdstencil::cuda::seismic {
 
 namespace {
 
-using bench::Params;
-using bench::Problem;
+
+
 
 enum class Fused { xy, onepass, pipelined };
 
 size_t fused_smem(Fused f, const Problem& p, const Block& b) {
-  const size_t tile = tile_bytes(b.x, b.y, p.stencil.radius, int(dtype_bytes(p.dtype)));
+  const size_t tile = tile_bytes(b.x, b.y, p.stencil.radius, int(dtype_bytes(p.dtype())));
   return f == Fused::pipelined ? 2 * tile : tile;  // the pipelined kernel double-buffers
 }
 
@@ -52,7 +52,7 @@ std::vector<Launch> plan_fused(const Problem& p, const Params& params) {
 template <Fused F>
 std::string fused_cannot_run(const Problem& p, const Params& params) {
   Block b;
-  std::string why = common_cannot_run(p, params, true, int(16 / dtype_bytes(p.dtype)), b,
+  std::string why = common_cannot_run(p, params, true, int(16 / dtype_bytes(p.dtype())), b,
                                       F == Fused::xy ? 1024 : kMarchThreads);
   if (!why.empty()) return why;
   const size_t smem = fused_smem(F, p, b);
@@ -100,7 +100,7 @@ std::string l1march_cannot_run(const Problem& p, const Params& params) {
   const int bytes = params.value("vec_bytes", 16);
   if (bytes != 8 && bytes != 16) return "vec_bytes " + std::to_string(bytes) + " must be 8 or 16";
   Block b;
-  std::string why = common_cannot_run(p, params, true, int(bytes / dtype_bytes(p.dtype)), b, kMarchThreads);
+  std::string why = common_cannot_run(p, params, true, int(bytes / dtype_bytes(p.dtype())), b, kMarchThreads);
   if (!why.empty()) return why;
   const int my = params.value("my", 1);
   if (my != 1 && my != 2) return "my " + std::to_string(my) + " must be 1 or 2 (lines per thread)";
@@ -158,7 +158,7 @@ std::vector<Launch> plan_passes(const Problem& p, const Params& params) {
 
 std::string passes_cannot_run(const Problem& p, const Params& params) {
   Block b;
-  std::string why = common_cannot_run(p, params, false, int(16 / dtype_bytes(p.dtype)), b);
+  std::string why = common_cannot_run(p, params, false, int(16 / dtype_bytes(p.dtype())), b);
   if (!why.empty()) return why;
   int nw = 0;
   why = parse_nw(params, nw);
@@ -172,30 +172,40 @@ std::string passes_cannot_run(const Problem& p, const Params& params) {
 
 }  // namespace
 
-std::vector<bench::Variant> fused_variants() {
+std::vector<Variant> fused_variants() {
   const Params tile = {{"block", "16x16x1"}};
   // Defaults from the tuning sweeps on the H100 at 512^3 (bench/results/, docs/seismic.md).
   const Params seed_march = {{"block", "16x16x1"}, {"nw", 16}};
   const Params tall_march = {{"block", "8x32x1"}, {"nw", 16}};
+  // The tuner's spaces: the shapes and lengths of the seis-shapes, seis-tune* and seis-best1024
+  // sweeps that came within a few points of the best (docs/seismic.md).
+  const Params tile_space = {{"block", {"16x16x1", "32x8x1", "32x16x1", "64x4x1", "16x8x1"}}};
+  const Params march_space = {{"block", {"16x16x1", "32x8x1", "8x32x1", "16x32x1", "8x16x1"}}, {"nw", {4, 8, 16, 32}}};
+  const Params l1_space = {{"block", {"32x4x1", "16x16x1", "32x8x1", "64x2x1", "16x8x1"}},
+                           {"nw", {8, 16, 32, 64}},
+                           {"my", {1, 2}},
+                           {"vec_bytes", {8, 16}}};
+  const Params pass_space = {{"nw", {8, 16, 32}}};
   return {
       make_variant(Op::d2xy, "fused", "seismic part 3: xy in one pass, plane tile in shared memory, streaming stores",
-                   tile, fused_cannot_run<Fused::xy>, plan_fused<float, Fused::xy>, plan_fused<double, Fused::xy>),
+                   tile, tile_space, fused_cannot_run<Fused::xy>, plan_fused<float, Fused::xy>,
+                   plan_fused<double, Fused::xy>),
       make_variant(Op::d2xyz, "onepass",
                    "seismic part 3: one pass, x and y from a shared-memory tile, z sliding window of nw planes",
-                   seed_march, fused_cannot_run<Fused::onepass>, plan_fused<float, Fused::onepass>,
+                   seed_march, march_space, fused_cannot_run<Fused::onepass>, plan_fused<float, Fused::onepass>,
                    plan_fused<double, Fused::onepass>),
       make_variant(Op::d2xyz, "pipelined",
                    "ours: the one-pass kernel software-pipelined, halo of plane k+1 by cp.async while k computes",
-                   tall_march, fused_cannot_run<Fused::pipelined>, plan_fused<float, Fused::pipelined>,
+                   tall_march, march_space, fused_cannot_run<Fused::pipelined>, plan_fused<float, Fused::pipelined>,
                    plan_fused<double, Fused::pipelined>),
       make_variant(Op::d2xyz, "l1march",
                    "ours: barrier-free z-march, register queue for z, x and y taps straight from L1",
-                   {{"block", "32x4x1"}, {"nw", 16}, {"my", 1}, {"vec_bytes", 8}}, l1march_cannot_run,
+                   {{"block", "32x4x1"}, {"nw", 16}, {"my", 1}, {"vec_bytes", 8}}, l1_space, l1march_cannot_run,
                    plan_l1march<float>, plan_l1march<double>),
       make_variant(Op::d2xyz, "3pass", "three passes: x vec4, then y vec_smem and z window_vec adding into f",
-                   {{"nw", 8}}, passes_cannot_run, plan_passes<float, true>, plan_passes<double, true>),
+                   {{"nw", 8}}, pass_space, passes_cannot_run, plan_passes<float, true>, plan_passes<double, true>),
       make_variant(Op::d2xyz, "2pass", "two passes: xy fused, then z window_vec adding into f", {{"nw", 8}},
-                   passes_cannot_run, plan_passes<float, false>, plan_passes<double, false>),
+                   pass_space, passes_cannot_run, plan_passes<float, false>, plan_passes<double, false>),
   };
 }
 

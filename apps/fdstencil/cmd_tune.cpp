@@ -1,0 +1,210 @@
+// fdstencil tune: fill the tuning cache for the cases given (every combination of --op, --radius,
+// --size and --dtype), or show it (--show). Every case is checked before the first is tuned, so
+// a typo fails at once rather than after an hour of tuning.
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "commands.hpp"
+#include "fdstencil/device_field.hpp"
+#include "fdstencil/error.hpp"
+#include "fdstencil/tune.hpp"
+#include "fdstencil/tuning_cache.hpp"
+#ifdef FDSTENCIL_HAVE_CUDA
+#include "cuda/device.hpp"
+#endif
+
+namespace fdstencil::cli {
+
+namespace {
+
+struct TuneOpts {
+  std::string ops, radii, dtypes = "float", cache, json_path;
+  std::vector<std::string> sizes;
+  double budget = 60;
+  int reps = 10;
+  bool show = false, no_store = false, quiet = false;
+};
+
+struct Case {
+  Op op;
+  int radius;
+  DType dtype;
+  Extents size, interior;
+};
+
+std::string extents_text(Extents n) {
+  return std::to_string(n.nx) + "x" + std::to_string(n.ny) + "x" + std::to_string(n.nz);
+}
+
+int show_cache(const TuneOpts& o, bool json) {
+  const std::filesystem::path file = o.cache.empty() ? default_cache_file() : std::filesystem::path(o.cache);
+  const TuningCache c = TuningCache::load(file, [](const std::string& w) {
+    std::fprintf(stderr, "fdstencil: warning: %s\n", w.c_str());
+  });
+  if (json) {
+    nlohmann::json out = {{"file", file.string()}, {"entries", nlohmann::json::array()}};
+    for (const TuningEntry& e : c.entries())
+      out["entries"].push_back({{"device", e.key.device},
+                                {"op", std::string(op_name(e.key.op))},
+                                {"radius", e.key.radius},
+                                {"dtype", std::string(dtype_name(e.key.dtype))},
+                                {"interior", {e.key.interior.nx, e.key.interior.ny, e.key.interior.nz}},
+                                {"variant", e.variant},
+                                {"params", e.params},
+                                {"median_ms", e.median_ms},
+                                {"pct_of_copy", e.pct_of_copy},
+                                {"copy_gbps", e.copy_gbps},
+                                {"tuned_at", e.tuned_at}});
+    std::printf("%s\n", out.dump(2).c_str());
+    return 0;
+  }
+  std::printf("# tuning cache: %s (%zu entries)\n", file.string().c_str(), c.entries().size());
+  if (c.entries().empty()) return 0;
+  std::printf("%-24s %-10s %2s %-6s %-16s %-12s %-44s %9s %7s\n", "device", "op", "R", "type", "interior", "variant",
+              "parameters", "ms", "% copy");
+  for (const TuningEntry& e : c.entries())
+    std::printf("%-24s %-10s %2d %-6s %-16s %-12s %-44s %9.4f %7.1f\n", e.key.device.c_str(),
+                std::string(op_name(e.key.op)).c_str(), e.key.radius, std::string(dtype_name(e.key.dtype)).c_str(),
+                extents_text(e.key.interior).c_str(), e.variant.c_str(), e.params.dump().c_str(), e.median_ms,
+                e.pct_of_copy);
+  return 0;
+}
+
+void write_json(const std::string& path, const nlohmann::json& doc) {
+  const std::filesystem::path tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp);
+    f << doc.dump(1) << "\n";
+    f.close();
+    if (!f) {
+      std::error_code ec;
+      std::filesystem::remove(tmp, ec);
+      throw Error(ErrorKind::io, "cannot write " + path);
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw Error(ErrorKind::io, "cannot write " + path + ": " + ec.message());
+}
+
+int run_tune(const TuneOpts& o, bool json_show) {
+  if (o.show) return show_cache(o, json_show);
+  if (o.ops.empty()) throw Error(ErrorKind::invalid_argument, "--op is required (or --show to print the cache)");
+  if (o.sizes.empty()) throw Error(ErrorKind::invalid_argument, "--size is required: the extents to tune for");
+  if (!(o.budget > 0) || !std::isfinite(o.budget)) {
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "--budget %g: the time budget must be a positive number of seconds", o.budget);
+    throw Error(ErrorKind::invalid_argument, buf);
+  }
+  std::vector<Case> cases;
+  for (const auto& os : split(o.ops, ',')) {
+    const Op op = parse_op(os);
+    std::vector<int> radii;
+    if (o.radii.empty()) {
+      if (op != Op::laplacian7) throw Error(ErrorKind::invalid_argument, "--radius is required for " + os);
+      radii = {1};
+    } else {
+      for (const auto& r : split(o.radii, ',')) radii.push_back(parse_int(r, "--radius"));
+    }
+    for (int r : radii)
+      for (const auto& ss : o.sizes)
+        for (const auto& ds : split(o.dtypes, ',')) {
+          Case c{op, r, parse_dtype(ds), parse_extents(ss, "--size"), {}};
+          const Stencil s{op, r, {}};
+          validate(s);
+          c.interior = interior_from_size(op, c.size);
+          validate_extents(s, c.interior);
+          Layout::make(c.interior, r, dtype_bytes(c.dtype));  // sizes whose bytes overflow
+          cases.push_back(c);
+        }
+  }
+  if (gpu_count() == 0) throw Error(ErrorKind::unsupported, "fdstencil tune needs a GPU: " + gpu_unavailable_reason());
+#ifdef FDSTENCIL_HAVE_CUDA
+  // Every case must fit before the first is tuned: input, output and reference on the device.
+  for (const Case& c : cases)
+    cuda::ensure_device_memory(3 * Layout::make(c.interior, c.radius, dtype_bytes(c.dtype)).alloc_bytes(),
+                               ("tuning " + std::string(op_name(c.op)) + " at " + extents_text(c.size) +
+                                " (input, output and reference)").c_str());
+#endif
+
+  TuneOptions to;
+  to.budget_seconds = o.budget;
+  to.cache_file = o.cache;
+  to.store = !o.no_store;
+  to.reps = o.reps;
+  if (o.quiet) to.progress = [](const std::string&) {};
+  nlohmann::json doc = {{"cases", nlohmann::json::array()}};
+  std::printf("%-10s %2s %-6s %-16s %-12s %-44s %9s %8s %7s %6s %7s\n", "op", "R", "type", "size", "variant",
+              "parameters", "ms", "GB/s", "% copy", "timed", "seconds");
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const Case& c = cases[i];
+    if (!o.quiet)
+      std::fprintf(stderr, "[%zu/%zu] tuning %s R=%d %s %s\n", i + 1, cases.size(), std::string(op_name(c.op)).c_str(),
+                   c.radius, std::string(dtype_name(c.dtype)).c_str(), extents_text(c.size).c_str());
+    const TuneResult r = tune(c.op, c.radius, c.dtype, c.interior, to);
+    const TuningEntry& e = r.best;
+    std::printf("%-10s %2d %-6s %-16s %-12s %-44s %9.4f %8.0f %7.1f %6d %7.1f\n", std::string(op_name(c.op)).c_str(),
+                c.radius, std::string(dtype_name(c.dtype)).c_str(), extents_text(c.size).c_str(), e.variant.c_str(),
+                e.params.dump().c_str(), e.median_ms, e.effective_gbps, e.pct_of_copy, r.timed, r.seconds);
+    std::fflush(stdout);
+    doc["cases"].push_back({{"op", std::string(op_name(c.op))},
+                            {"radius", c.radius},
+                            {"dtype", std::string(dtype_name(c.dtype))},
+                            {"size", {c.size.nx, c.size.ny, c.size.nz}},
+                            {"device", e.key.device},
+                            {"variant", e.variant},
+                            {"params", e.params},
+                            {"median_ms", e.median_ms},
+                            {"effective_gbps", e.effective_gbps},
+                            {"copy_gbps", e.copy_gbps},
+                            {"pct_of_copy", e.pct_of_copy},
+                            {"timed", r.timed},
+                            {"failed", r.failed},
+                            {"unsupported", r.unsupported},
+                            {"budget_reached", r.budget_reached},
+                            {"seconds", r.seconds},
+                            {"cache_file", r.cache_file},
+                            {"candidates", r.candidates}});
+    if (!o.json_path.empty()) write_json(o.json_path, doc);  // a cut-off run keeps its cases
+  }
+  if (!o.no_store && !cases.empty())
+    std::fprintf(stderr, "fdstencil: stored in %s\n",
+                 (o.cache.empty() ? default_cache_file() : std::filesystem::path(o.cache)).string().c_str());
+  return 0;
+}
+
+}  // namespace
+
+Action add_tune(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "tune", "Search the CUDA variants and their parameters for each case, verify every candidate against the "
+              "reference before timing it, and store the fastest in the tuning cache that plans read; or --show it");
+  auto o = std::make_shared<TuneOpts>();
+  auto json = std::make_shared<bool>(false);
+  cmd->add_option("--op", o->ops, "Operators, comma-separated (laplacian7,d2x,d2y,d2z,d2xy,d2xyz)");
+  cmd->add_option("--radius,-r", o->radii, "Radii, comma-separated (laplacian7: 1, the default for it)");
+  cmd->add_option("--size", o->sizes,
+                  "NX,NY,NZ; repeat for several. laplacian7 counts the boundary, the seismic operators only the "
+                  "interior (as in bench)");
+  cmd->add_option("--dtype", o->dtypes, "float, double, or float,double")->capture_default_str();
+  cmd->add_option("--budget", o->budget, "Seconds of search per case (the first round always runs)")
+      ->capture_default_str();
+  cmd->add_option("--reps", o->reps, "Timed applications per candidate (median)")
+      ->check(CLI::Range(1, 10000))
+      ->capture_default_str();
+  cmd->add_option("--cache", o->cache, "The tuning cache file (default: $FDSTENCIL_TUNING_CACHE, else "
+                                       "$XDG_CACHE_HOME/fdstencil/tuning.json, else ~/.cache/fdstencil/tuning.json)");
+  cmd->add_flag("--no-store", o->no_store, "Search and report, but leave the cache as it is");
+  cmd->add_option("--json", o->json_path, "Write every case and every candidate tried to this JSON file");
+  cmd->add_flag("--quiet,-q", o->quiet, "No progress on stderr");
+  cmd->add_flag("--show", o->show, "Print the cache (its file, then one row per entry) and exit");
+  cmd->add_flag("--show-json", *json, "Print the cache as JSON and exit");
+  return [o, json] {
+    if (*json) o->show = true;
+    return run_tune(*o, *json);
+  };
+}
+
+}  // namespace fdstencil::cli

@@ -1,0 +1,26 @@
+// The one registry of variants: every backend's, in one list that the plans, the tuner, the
+// benchmark and the tests iterate. A variant missing here is missing everywhere.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/variant.hpp"
+
+namespace fdstencil {
+
+// Every variant of every backend built into this library.
+const std::vector<Variant>& all_variants();
+// The variants of `op` on `backend` ("" for every backend), in registry order.
+std::vector<const Variant*> find_variants(Op op, const std::string& backend);
+// One variant by name; nullptr when there is none.
+const Variant* find_variant(Op op, const std::string& backend, const std::string& name);
+
+// The defaults overridden by the user's values; throws Error(invalid_argument) for a key the
+// variant does not take or a value of the wrong JSON type.
+Params merge_params(const Variant& v, const Params& overrides);
+
+// The host backends as variants ("reference" and "cpu" for every operator): host_variants.cpp.
+std::vector<Variant> host_variants();
+
+}  // namespace fdstencil
