@@ -35,6 +35,19 @@
 #              the window_vec nw sweep at 1024^3 (seis-znw); prof-zbest512 and prof-zbest1024 alone
 #   prof-probe  extra L2 write counters of d2z window_vec at R = 1 and 4, raw, into the log
 #   seis-double  every seismic variant in double, R = 4, 512^3
+# The library (issue 10). The tuning cache travels between calls as the committed file
+# bench/results/<device>/tuning-cache.json: a tune stage starts from it (or from the $OUT copy an
+# earlier stage of the same call left) and leaves the grown cache in $OUT/tuning-cache.json.
+#   build-cli  configure + build the command-line tool alone (the tune and bench stages need no tests)
+#   tune256, tune512   fdstencil tune for d2x..d2xyz at R = 1, 4, 8 (float) and laplacian7 (float,
+#              double) at that size, into the cache; every candidate in $OUT/tune-<size>.json
+#   tune1024a, tune1024b  the same at 1024^3, R = 1 and 4, then R = 8 and laplacian7 (one call
+#              cannot hold all)
+#   plan-tuned    bench --tuned: the plan's choice from the cache, R = 1, 4, 8, 512^3 and 1024^3
+#   plan-defaults bench --no-cache --variant plan: the built-in defaults, the same cases
+#   overhead   bench --overhead: Plan::apply against the bare launch on 64^3 fields
+#   consumer   the installed package (CUDA build) and examples/consumer against it, on the GPU
+#   quickstart the README's first command, as written (install-deps, build, info, default suite)
 # Example: bench/device_run.sh build test sanitize lap-quick
 # Logs all go to $OUT/log.txt and each benchmark to $OUT/<name>.json: the device tool returns at
 # most 8 files, so a call should name at most 7 benchmark outputs.
@@ -337,6 +350,105 @@ if rows:
 
 stage_seis-double() {
   bench seis-double --op d2x,d2y,d2z,d2xy,d2xyz --radius 4 --size 512,512,512 --dtype double --reps 10
+}
+
+# ---- the library (issue 10) ---------------------------------------------------------------------
+
+DEVICE_DIR=bench/results/nvidia-h100
+CACHE=$OUT/tuning-cache.json
+TUNE_OPS=d2x,d2y,d2z,d2xy,d2xyz
+
+stage_build-cli() {
+  nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.mem --format=csv | tee -a "$LOG"
+  cmake --preset default -DFDSTENCIL_CUDA=ON >/tmp/build.log 2>&1 &&
+    cmake --build --preset default --target fdstencil_cli -j "$(nproc)" >>/tmp/build.log 2>&1 ||
+    { tail -50 /tmp/build.log | tee -a "$LOG"; exit 1; }
+  $FD info >>"$LOG"
+  echo "build-cli ok"
+}
+
+cache_start() {
+  if [ ! -f "$CACHE" ] && [ -f "$DEVICE_DIR/tuning-cache.json" ]; then cp "$DEVICE_DIR/tuning-cache.json" "$CACHE"; fi
+}
+
+# Merges the JSON files given after the output name ({"cases": [...]} or {"records": [...]}).
+merge_json() {
+  python3 - "$@" <<'PY'
+import json, sys
+out, docs = sys.argv[1], [json.load(open(f)) for f in sys.argv[2:]]
+key = "cases" if "cases" in docs[0] else "records"
+merged = dict(docs[0])
+merged[key] = [x for d in docs for x in d.get(key, [])]
+if key == "records":
+    merged["copy_gbps_runs"] = [d["copy_gbps"] for d in docs]
+json.dump(merged, open(out, "w"), indent=1)
+PY
+}
+
+tune_size() {  # name, size (NX,NY,NZ), radii
+  local name=$1 size=$2 radii=$3 t0=$SECONDS
+  cache_start
+  $FD tune --cache "$CACHE" --json /tmp/$name-seis.json --op $TUNE_OPS --radius "$radii" --size "$size" \
+    2>>"$LOG" | tee -a "$LOG"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  local files=(/tmp/$name-seis.json)
+  if [ "${4:-lap}" = lap ]; then
+    $FD tune --cache "$CACHE" --json /tmp/$name-lap.json --op laplacian7 --size "$size" --dtype float,double \
+      2>>"$LOG" | tee -a "$LOG"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+    files+=(/tmp/$name-lap.json)
+  fi
+  merge_json "$OUT/$name.json" "${files[@]}"
+  echo "$name: $((SECONDS - t0)) s" | tee -a "$LOG"
+}
+
+stage_tune256() { tune_size tune-256 256,256,256 1,4,8; }
+stage_tune512() { tune_size tune-512 512,512,512 1,4,8; }
+stage_tune1024a() { tune_size tune-1024a 1024,1024,1024 1,4 nolap; }
+stage_tune1024b() { tune_size tune-1024b 1024,1024,1024 8; }
+
+plan_bench() {  # name, then the plan flags
+  local name=$1 t0=$SECONDS
+  shift
+  cache_start
+  bench_to /tmp/$name-seis.json --op $TUNE_OPS --radius 1,4,8 --size 512,512,512 --size 1024,1024,1024 \
+    --cache "$CACHE" --reps 20 "$@"
+  bench_to /tmp/$name-lap.json --op laplacian7 --size 512,512,512 --size 1024,1024,1024 --cache "$CACHE" \
+    --reps 20 "$@"
+  merge_json "$OUT/$name.json" /tmp/$name-seis.json /tmp/$name-lap.json
+  echo "$name: $((SECONDS - t0)) s" | tee -a "$LOG"
+}
+bench_to() {  # file, then bench arguments
+  local file=$1
+  shift
+  $FD bench --backend cuda "$@" --json "$file" 2>>"$LOG" | tee -a "$LOG"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+}
+
+stage_plan-tuned() { plan_bench plan-tuned --tuned; }
+stage_plan-defaults() { plan_bench plan-defaults --no-cache --variant plan; }
+
+stage_overhead() {
+  bench_to /tmp/overhead-seis.json --overhead --op $TUNE_OPS --radius 1,4,8 --size 64,64,64 --no-cache
+  bench_to /tmp/overhead-lap.json --overhead --op laplacian7 --size 64,64,64 --no-cache
+  merge_json "$OUT/overhead.json" /tmp/overhead-seis.json /tmp/overhead-lap.json
+}
+
+stage_consumer() {
+  local prefix=/tmp/fds-prefix
+  rm -rf "$prefix" /tmp/fds-consumer
+  cmake --install build --prefix "$prefix" >>"$LOG" 2>&1 &&
+    cmake -S examples/consumer -B /tmp/fds-consumer -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >>"$LOG" 2>&1 &&
+    cmake --build /tmp/fds-consumer >>"$LOG" 2>&1 &&
+    /tmp/fds-consumer/consumer 2>&1 | tee -a "$LOG" || { echo "consumer FAILED"; status=1; }
+}
+
+stage_quickstart() {
+  local t0=$SECONDS
+  bash scripts/quickstart.sh >/tmp/quickstart.log 2>&1 || status=1
+  cat /tmp/quickstart.log >>"$LOG"
+  tail -25 /tmp/quickstart.log
+  echo "quickstart: $((SECONDS - t0)) s, exit ${PIPESTATUS[0]}"
 }
 
 for stage in "$@"; do

@@ -1,36 +1,223 @@
 #!/usr/bin/env bash
-# Installs what fdstencil needs to build and test, from Debian 12 packages by name. Idempotent:
-# packages already present are not touched, so a second run does nothing and needs no root.
-# The CUDA toolkit is optional (nvcc enables the CUDA backend) and is not installed here.
+# Makes sure what fdstencil needs to build and test is there, and installs from Debian 12 packages
+# only what is really missing. It looks for the tools and headers themselves (a C++20 compiler with
+# OpenMP, CMake >= 3.25, Ninja, GoogleTest, CLI11, nlohmann-json, Python 3 with NumPy and
+# Matplotlib), not for package names, so a CMake or a compiler installed outside dpkg counts.
+# Idempotent: when everything is found it exits 0 without apt and without root. When something is
+# missing and apt-get is absent or fails (no network), it exits non-zero naming what is missing and
+# the package that would provide it. The CUDA toolkit is optional (nvcc enables the CUDA backend)
+# and is not installed here.
 set -euo pipefail
 
-packages=(
-  build-essential   # g++ with OpenMP (libgomp)
-  cmake             # >= 3.25 (Debian 12 ships 3.25.1)
-  ninja-build
-  libgtest-dev      # GoogleTest
-  libcli11-dev      # CLI11: the command line
-  nlohmann-json3-dev  # results files, parameters
-  python3           # bench/ scripts
-  python3-numpy     # bench/plot.py, .npy examples
-  python3-matplotlib  # bench/plot.py
-)
+min_cmake=3.25
 
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-deps: all packages present"
-  exit 0
-fi
+say() { echo "install-deps: $*"; }
 
-echo "install-deps: installing ${missing[*]}"
-sudo_cmd=()
-if [ "$(id -u)" -ne 0 ]; then
-  command -v sudo >/dev/null || { echo "install-deps: need root or sudo to install ${missing[*]}" >&2; exit 1; }
-  sudo_cmd=(sudo)
-fi
-export DEBIAN_FRONTEND=noninteractive
-"${sudo_cmd[@]}" apt-get update -qq
-"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# The requirements not met: parallel arrays of a description and the Debian package providing it.
+missing_what=()
+missing_pkg=()
+miss() { missing_what+=("$1"); missing_pkg+=("$2"); say "$1: MISSING (Debian package $2)"; }
+
+# version_ge A B: is dotted version A >= B?
+version_ge() { [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n1)" = "$2" ]; }
+
+# Directories that may hold a CMake package config, each with how deep to look (a prefix holds
+# lib/<arch>/cmake/<name>/<name>Config.cmake), and include directories, in search order.
+cmake_config_dirs() {
+  local d
+  for d in /usr/lib/*/cmake /usr/local/lib/cmake /usr/lib/cmake /usr/local/lib*/cmake; do
+    [ -d "$d" ] && echo "2 $d"
+  done
+  for d in /usr/share /usr/local/share; do [ -d "$d" ] && echo "3 $d"; done
+  # CMAKE_PREFIX_PATH may be separated by ':' (environment) or ';' (CMake list).
+  local IFS=':;'
+  for d in ${CMAKE_PREFIX_PATH:-}; do
+    [ -n "$d" ] && [ -d "$d" ] && echo "5 $d"
+  done
+  return 0
+}
+include_dirs() {
+  local d
+  for d in /usr/include /usr/local/include; do [ -d "$d" ] && echo "$d"; done
+  local IFS=':;'
+  for d in ${CMAKE_PREFIX_PATH:-}; do
+    [ -n "$d" ] && [ -d "$d/include" ] && echo "$d/include"
+  done
+  return 0
+}
+
+# find_config NAME...: the first CMake config file with one of these names, or nothing.
+find_config() {
+  local depth d f names=() n
+  for n in "$@"; do names+=(-name "$n" -o); done
+  unset 'names[${#names[@]}-1]'
+  while read -r depth d; do
+    f=$(find "$d" -maxdepth "$depth" \( "${names[@]}" \) -print -quit 2>/dev/null || true)
+    [ -n "$f" ] && { echo "$f"; return 0; }
+  done < <(cmake_config_dirs)
+  return 0
+}
+
+# find_header REL: the first include directory's REL (e.g. gtest/gtest.h), or nothing.
+find_header() {
+  local d
+  while read -r d; do
+    [ -f "$d/$1" ] && { echo "$d/$1"; return 0; }
+  done < <(include_dirs)
+  return 0
+}
+
+# --- the checks: each prints one line and records what is missing -------------------------------
+
+check_compiler() {
+  # CMake takes $CXX when set (it may carry flags), else c++, else g++.
+  local cxx=() c
+  if [ -n "${CXX:-}" ]; then read -r -a cxx <<<"$CXX"; fi
+  if [ ${#cxx[@]} -eq 0 ] || ! command -v "${cxx[0]}" >/dev/null 2>&1; then
+    cxx=()
+    for c in c++ g++; do
+      if command -v "$c" >/dev/null 2>&1; then cxx=("$(command -v "$c")"); break; fi
+    done
+  fi
+  if [ ${#cxx[@]} -eq 0 ]; then miss "C++ compiler (g++ or c++ on PATH)" g++; return 0; fi
+  local tmp rc=0
+  tmp=$(mktemp -d)
+  cat >"$tmp/probe.cpp" <<'EOF'
+#include <omp.h>
+#include <span>
+#include <version>
+int main() { return omp_get_max_threads() > 0 ? 0 : 1; }
+EOF
+  "${cxx[@]}" -std=c++20 -fopenmp "$tmp/probe.cpp" -o "$tmp/probe" >"$tmp/log" 2>&1 || rc=$?
+  if [ "$rc" -eq 0 ]; then
+    say "C++ compiler ${cxx[*]} ($("${cxx[@]}" -dumpfullversion -dumpversion 2>/dev/null | head -n1)) with -std=c++20 -fopenmp: ok"
+  else
+    miss "C++ compiler with -std=c++20 -fopenmp (${cxx[*]} fails: $(grep -m1 -i error "$tmp/log" || head -n1 "$tmp/log"))" g++
+  fi
+  rm -rf "$tmp"
+}
+
+check_cmake() {
+  local cm ver
+  if ! cm=$(command -v cmake 2>/dev/null); then miss "cmake >= $min_cmake on PATH" cmake; return 0; fi
+  ver=$(cmake --version 2>/dev/null | sed -n 's/^cmake version \([0-9][0-9.]*\).*/\1/p' | head -n1)
+  if [ -z "$ver" ]; then
+    miss "cmake >= $min_cmake ($cm prints no version)" cmake
+  elif version_ge "$ver" "$min_cmake"; then
+    say "cmake $ver at $cm: ok"
+  else
+    miss "cmake >= $min_cmake ($cm is $ver, too old)" cmake
+  fi
+}
+
+check_ninja() {
+  local nj
+  if nj=$(command -v ninja 2>/dev/null); then
+    say "ninja $(ninja --version 2>/dev/null || echo '?') at $nj: ok"
+  else
+    miss "ninja on PATH" ninja-build
+  fi
+}
+
+# check_package WHAT PACKAGE HEADER CONFIG...: found when the header or one of the configs is.
+check_package() {
+  local what=$1 pkg=$2 header=$3 f
+  shift 3
+  f=$(find_config "$@")
+  [ -z "$f" ] && f=$(find_header "$header")
+  if [ -n "$f" ]; then say "$what at $f: ok"; else miss "$what ($header or $1)" "$pkg"; fi
+}
+
+check_python() {
+  # CMake prefers /usr/bin/python3 when it exists (tests/CMakeLists.txt), so that one must do.
+  local py=""
+  if [ -x /usr/bin/python3 ]; then py=/usr/bin/python3
+  elif py=$(command -v python3 2>/dev/null); then :
+  else py=""; fi
+  if [ -z "$py" ]; then
+    miss "python3" python3
+    miss "NumPy for python3" python3-numpy
+    miss "Matplotlib for python3" python3-matplotlib
+    return 0
+  fi
+  say "python3 at $py ($("$py" -c 'import sys; print(sys.version.split()[0])' 2>/dev/null || echo '?')): ok"
+  local mod pkg ver
+  for mod in numpy:python3-numpy matplotlib:python3-matplotlib; do
+    pkg=${mod#*:}; mod=${mod%%:*}
+    if ver=$("$py" -c "import $mod; print($mod.__version__)" 2>/dev/null); then
+      say "python3 module $mod $ver: ok"
+    else
+      miss "python3 module $mod (for $py)" "$pkg"
+    fi
+  done
+}
+
+check_cuda() {  # informational only: the CUDA toolkit is optional and never installed here
+  local nv
+  if nv=$(command -v nvcc 2>/dev/null) || { [ -x /usr/local/cuda/bin/nvcc ] && nv=/usr/local/cuda/bin/nvcc; }; then
+    say "nvcc at $nv: the CUDA backend will be built (optional)"
+  else
+    say "nvcc not found: CPU-only build (optional; the CUDA toolkit is not installed by this script)"
+  fi
+}
+
+check_all() {
+  missing_what=()
+  missing_pkg=()
+  check_compiler
+  check_cmake
+  check_ninja
+  check_package GoogleTest libgtest-dev gtest/gtest.h GTestConfig.cmake gtest-config.cmake
+  check_package CLI11 libcli11-dev CLI/CLI.hpp CLI11Config.cmake cli11-config.cmake
+  check_package nlohmann-json nlohmann-json3-dev nlohmann/json.hpp nlohmann_jsonConfig.cmake \
+    nlohmann_json-config.cmake
+  check_python
+}
+
+# "what (package)" for everything missing, one per line.
+missing_report() {
+  local i
+  for i in "${!missing_what[@]}"; do echo "  - ${missing_what[$i]}  (Debian package ${missing_pkg[$i]})"; done
+}
+
+fail() {
+  echo "install-deps: $1. Missing:" >&2
+  missing_report >&2
+  exit 1
+}
+
+main() {
+  check_all
+  check_cuda
+  if [ ${#missing_what[@]} -eq 0 ]; then
+    say "everything found, nothing to install"
+    exit 0
+  fi
+
+  local packages=() p
+  for p in "${missing_pkg[@]}"; do
+    [[ " ${packages[*]} " == *" $p "* ]] || packages+=("$p")
+  done
+  command -v apt-get >/dev/null 2>&1 || fail "apt-get is not available to install ${packages[*]}"
+  local sudo_cmd=()
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null 2>&1 || fail "need root or sudo to install ${packages[*]}"
+    sudo_cmd=(sudo)
+  fi
+  say "installing ${packages[*]}"
+  # Through env: sudo resets the environment.
+  "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq \
+    || fail "apt-get update failed (no network?), cannot install ${packages[*]}"
+  "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y -qq --no-install-recommends "${packages[@]}" \
+    || fail "apt-get install ${packages[*]} failed"
+
+  # The packages may not have been enough (e.g. an older cmake earlier on PATH): look again.
+  say "checking again after the install"
+  check_all
+  [ ${#missing_what[@]} -eq 0 ] || fail "installed ${packages[*]}, but requirements are still not met"
+  say "everything found"
+}
+
+# Run when executed; sourcing the file only defines the checks (for testing them one by one).
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then main "$@"; fi

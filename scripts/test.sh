@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # The test command (README quick start, second command; .ci/run calls it): installs missing
-# dependencies, builds, and runs the whole CTest suite. GPU tests report skipped without a GPU.
+# dependencies, builds, runs the whole CTest suite (GPU tests report skipped without a GPU), then
+# checks the install (scripts/check-install.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 bash scripts/build.sh
 ctest --preset default -j "$(nproc)"
+# The install: a CPU build installed into a temporary prefix, and examples/consumer built
+# against it through find_package(fdstencil).
+bash scripts/check-install.sh

@@ -4,6 +4,8 @@
 // Error(unsupported).
 #pragma once
 
+#include <string>
+
 #include "fdstencil/field.hpp"
 #include "fdstencil/stream.hpp"
 

@@ -16,10 +16,12 @@ namespace fdstencil::bench {
 
 namespace {
 
+#ifdef FDSTENCIL_HAVE_CUDA
 double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
 }
+#endif
 
 template <class T>
 nlohmann::json measure(const Plan& plan, int calls, int rounds) {

@@ -42,16 +42,6 @@ constexpr int kMaxSweeps = 2;
 // Candidates re-timed in the final round with TuneOptions::final_reps.
 constexpr int kFinalists = 3;
 
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-std::string extents_text(Extents n) {
-  return std::to_string(n.nx) + "x" + std::to_string(n.ny) + "x" + std::to_string(n.nz);
-}
-
 void check_options(const TuneOptions& o) {
   if (!std::isfinite(o.budget_seconds) || o.budget_seconds <= 0) {
     char buf[128];
@@ -81,6 +71,16 @@ TuneResult tune(Op op, int radius, DType dtype, Extents interior, const TuneOpti
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::string extents_text(Extents n) {
+  return std::to_string(n.nx) + "x" + std::to_string(n.ny) + "x" + std::to_string(n.nz);
+}
 
 template <class T>
 class Tuner {

@@ -14,6 +14,7 @@
 #include "fdstencil/backend.hpp"
 #include "fdstencil/version.hpp"
 #include "fdstencil/npy.hpp"
+#include "fdstencil/tuning_cache.hpp"
 
 namespace fs = std::filesystem;
 using namespace fdstencil;
@@ -37,6 +38,8 @@ Result run(const std::string& args) {
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
 }
+
+bool gpu_present() { return run("info --json").out.find("\"gpus\": [\n    {") != std::string::npos; }
 
 class Cli : public ::testing::Test {
  protected:
@@ -67,7 +70,7 @@ class Cli : public ::testing::Test {
 }  // namespace
 
 TEST_F(Cli, HelpOnEverySubcommand) {
-  for (const char* sub : {"", "info", "coeffs", "apply", "bench"}) {
+  for (const char* sub : {"", "info", "coeffs", "apply", "bench", "tune"}) {
     const Result r = run(std::string(sub) + " --help");
     EXPECT_EQ(r.code, 0) << sub << ": " << r.out;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << sub;
@@ -186,7 +189,9 @@ TEST_F(Cli, MalformedNpyLeavesNoOutput) {
 TEST_F(Cli, ApplyMatchesTheReferenceAndCopiesTheHalo) {
   const int R = 3;
   const int64_t nz = 2 * R + 5, ny = 2 * R + 7, nx = 2 * R + 9;
-  for (const std::string backend : {"reference", "cpu"}) {
+  std::vector<std::string> backends = {"reference", "cpu", "auto"};
+  if (gpu_present()) backends.push_back("cuda");
+  for (const std::string& backend : backends) {
     const auto in = write_field<double>("in.npy", nz, ny, nx);
     const Result r = run("apply --op d2xyz --radius 3 --spacing 0.5,0.25,2 --backend " + backend +
                          " --input " + path("in.npy") + " --output " + path("out.npy"));
@@ -232,8 +237,105 @@ TEST_F(Cli, BenchWritesTheResultsFile) {
 }
 
 TEST_F(Cli, ApplyOnGpuWithoutOneIsAClearError) {
-  if (run("info --json").out.find("\"gpus\": [\n    {") != std::string::npos) GTEST_SKIP() << "a GPU is present";
+  if (gpu_present()) GTEST_SKIP() << "a GPU is present";
   const Result r = run("bench --backend cuda --op d2x --size 8,8,8");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("cuda"), std::string::npos) << r.out;
+}
+
+// fdstencil tune refuses nonsense before it looks for a GPU: each case exits 2 naming the problem.
+TEST_F(Cli, TuneRefusesNonsense) {
+  const struct {
+    std::string args, needle;
+  } cases[] = {
+      {"tune --op d2q --radius 4 --size 64,64,64", "unknown operator"},
+      {"tune --op d2z --radius 4 --size 0,64,64", "at least 1"},
+      {"tune --op d2z --radius 4 --size 64,64", "three integers"},
+      {"tune --op d2z --radius 4 --size 100000000,100000000,100000000", "overflow"},
+      {"tune --op d2z --radius 4 --size 64,64,64 --budget 0", "budget"},
+      {"tune --op d2z --radius 4 --size 64,64,64 --budget -3", "budget"},
+      {"tune --op d2z --radius 4", "--size"},
+      {"tune --radius 4 --size 64,64,64", "--op"},
+      {"tune --op d2z --size 64,64,64", "--radius is required"},
+      {"tune --op d2z --radius 9 --size 64,64,64", "radius 9"},
+      {"tune --op laplacian7 --radius 2 --size 64,64,64", "laplacian7"},
+      {"tune --op d2z --radius 4 --size 64,64,64 --dtype half", "half"},
+  };
+  for (const auto& c : cases) {
+    const Result r = run(c.args + " --cache " + path("never.json"));
+    EXPECT_EQ(r.code, 2) << c.args << ": " << r.out;
+    EXPECT_NE(r.out.find(c.needle), std::string::npos) << c.args << ": " << r.out;
+  }
+  EXPECT_FALSE(fs::exists(path("never.json")));
+}
+
+TEST_F(Cli, TuneWithoutAGpuSaysSo) {
+  if (gpu_present()) GTEST_SKIP() << "a GPU is present";
+  const Result r = run("tune --op d2z --radius 4 --size 64,64,64 --cache " + path("c.json"));
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("needs a GPU"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(path("c.json")));
+}
+
+// tune --show prints the cache; a corrupt one is a warning naming the file, not a failure.
+TEST_F(Cli, TuneShowPrintsTheCacheAndWarnsOnACorruptOne) {
+  const std::string file = path("tuning.json");
+  Result r = run("tune --show --cache " + file);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("0 entries"), std::string::npos) << r.out;
+  TuningEntry e;
+  e.key = {"NVIDIA Test GPU", "9.0", 13000, 13000, Op::d2z, 4, DType::f32, {512, 512, 512}};
+  e.variant = "window_vec";
+  e.params = {{"nw", 8}};
+  e.median_ms = 0.3712;
+  e.pct_of_copy = 97.0;
+  TuningCache::store(file, e, nullptr);
+  r = run("tune --show --cache " + file);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("1 entries"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("window_vec"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("512x512x512"), std::string::npos) << r.out;
+  r = run("tune --show-json --cache " + file);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["entries"].size(), 1u);
+  EXPECT_EQ(j["entries"][0]["params"]["nw"], 8);
+  std::ofstream(file) << "{ not json";
+  r = run("tune --show --cache " + file);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("warning"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(file), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, PlanFlagsOfBenchAreTheCudaBackends) {
+  EXPECT_EQ(run("bench --backend cpu --tuned --op d2x --size 8,8,8").code, 2);
+  EXPECT_EQ(run("bench --backend cpu --no-cache --op d2x --size 8,8,8").code, 2);
+  const Result r = run("bench --tuned --no-cache --op d2x --size 8,8,8");
+  EXPECT_EQ(r.code, 2) << r.out;
+  const Result a = run("apply --op d2x --radius 1 --backend fpga --input x.npy --output y.npy");
+  EXPECT_EQ(a.code, 2) << a.out;
+  EXPECT_NE(a.out.find("fpga"), std::string::npos) << a.out;
+}
+
+// On a GPU: bench's plan row says which variant the plan chose and from where; --tuned on an
+// empty cache reports each case untuned rather than guessing.
+TEST_F(Cli, BenchPlanRowsOnTheGpu) {
+  if (!gpu_present()) GTEST_SKIP() << "no GPU";
+  const std::string json = path("r.json"), cache = path("empty-cache.json");
+  Result r = run("bench --op d2z,d2xyz --radius 4 --size 70,50,40 --variant plan --reps 3 --cache " + cache +
+                 " --json " + json);
+  ASSERT_EQ(r.code, 0) << r.out;
+  std::ifstream f(json);
+  const auto doc = nlohmann::json::parse(f);
+  ASSERT_EQ(doc["records"].size(), 2u);
+  for (const auto& rec : doc["records"]) {
+    EXPECT_EQ(rec["variant"], "plan");
+    EXPECT_EQ(rec["status"], "ok") << rec.dump();
+    EXPECT_TRUE(rec["verified"].get<bool>());
+    EXPECT_NE(rec["plan_source"].get<std::string>().find("defaults"), std::string::npos) << rec.dump();
+    EXPECT_FALSE(rec["plan_variant"].get<std::string>().empty());
+  }
+  r = run("bench --op d2z --radius 4 --size 70,50,40 --tuned --reps 3 --cache " + cache);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("untuned"), std::string::npos) << r.out;
 }
