@@ -41,10 +41,11 @@
 #   build-cli  configure + build the command-line tool alone (the tune and bench stages need no tests)
 #   tune256, tune512   fdstencil tune for d2x..d2xyz at R = 1, 4, 8 (float) and laplacian7 (float,
 #              double) at that size, into the cache; every candidate in $OUT/tune-<size>.json
-#   tune1024a, tune1024b  the same at 1024^3, R = 1 and 4, then R = 8 and laplacian7 (one call
-#              cannot hold all)
+#   tune1024a, tune1024b  the same at 1024^3, R = 1 and 4, then R = 8 and laplacian7
+#   tune768, tune-odd  the same at 768^3 and 1000 x 600 x 300, sizes the defaults were not tuned at
 #   plan-tuned    bench --tuned: the plan's choice from the cache, R = 1, 4, 8, 512^3 and 1024^3
-#   plan-defaults bench --no-cache --variant plan: the built-in defaults, the same cases
+#   plan-defaults bench --no-cache --variant plan: the built-in defaults, the same cases and the
+#              sizes of tune768 and tune-odd
 #   overhead   bench --overhead: Plan::apply against the bare launch on 64^3 fields
 #   consumer   the installed package (CUDA build) and examples/consumer against it, on the GPU
 #   quickstart the README's first command, as written (install-deps, build, info, default suite)
@@ -406,15 +407,17 @@ stage_tune256() { tune_size tune-256 256,256,256 1,4,8; }
 stage_tune512() { tune_size tune-512 512,512,512 1,4,8; }
 stage_tune1024a() { tune_size tune-1024a 1024,1024,1024 1,4 nolap; }
 stage_tune1024b() { tune_size tune-1024b 1024,1024,1024 8; }
+# Sizes the defaults table was not tuned at, to see how its size classes carry over.
+stage_tune768() { tune_size tune-768 768,768,768 1,4,8; }
+stage_tune-odd() { tune_size tune-odd 1000,600,300 1,4,8; }
 
+PLAN_SIZES=(--size 512,512,512 --size 1024,1024,1024)
 plan_bench() {  # name, then the plan flags
   local name=$1 t0=$SECONDS
   shift
   cache_start
-  bench_to /tmp/$name-seis.json --op $TUNE_OPS --radius 1,4,8 --size 512,512,512 --size 1024,1024,1024 \
-    --cache "$CACHE" --reps 20 "$@"
-  bench_to /tmp/$name-lap.json --op laplacian7 --size 512,512,512 --size 1024,1024,1024 --cache "$CACHE" \
-    --reps 20 "$@"
+  bench_to /tmp/$name-seis.json --op $TUNE_OPS --radius 1,4,8 "${PLAN_SIZES[@]}" --cache "$CACHE" --reps 20 "$@"
+  bench_to /tmp/$name-lap.json --op laplacian7 "${PLAN_SIZES[@]}" --cache "$CACHE" --reps 20 "$@"
   merge_json "$OUT/$name.json" /tmp/$name-seis.json /tmp/$name-lap.json
   echo "$name: $((SECONDS - t0)) s" | tee -a "$LOG"
 }
@@ -426,7 +429,11 @@ bench_to() {  # file, then bench arguments
 }
 
 stage_plan-tuned() { plan_bench plan-tuned --tuned; }
-stage_plan-defaults() { plan_bench plan-defaults --no-cache --variant plan; }
+# The defaults at the tuned sizes and at the two it was not tuned at (tune768, tune-odd).
+stage_plan-defaults() {
+  PLAN_SIZES+=(--size 768,768,768 --size 1000,600,300)
+  plan_bench plan-defaults --no-cache --variant plan
+}
 
 stage_overhead() {
   bench_to /tmp/overhead-seis.json --overhead --op $TUNE_OPS --radius 1,4,8 --size 64,64,64 --no-cache
