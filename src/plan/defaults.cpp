@@ -1,8 +1,11 @@
-// The built-in choices (see defaults.hpp). Each row cites the measurement it rests on: the
-// tuner's runs on the H100 committed under bench/results/nvidia-h100/, float, with the share of
-// the copy bandwidth measured in the same run. A band of radii takes the choice tuned at the
-// radius inside it (R = 1 for 1, R = 4 for 2..5, R = 8 for 6..8). Double shares the float rows;
-// where a float choice cannot run in double (16-byte vectors of 4 elements), the next row does.
+// The built-in choices (see defaults.hpp). Each row is the winner of `fdstencil tune` on the
+// H100 for its operator, radius and size class, as committed under bench/results/nvidia-h100/:
+// small from tune-256.json (256^3), medium from tune-512.json (512^3), large from
+// tune-1024a.json and tune-1024b.json (1024^3); the comment gives the winner's median time and
+// its share of the copy bandwidth measured in the same run. A band of radii takes the choice
+// tuned at the radius inside it (R = 1 for 1, R = 4 for 2..5, R = 8 for 6..8). The seismic rows
+// serve double too: where a float choice cannot run in double (four-element vectors), the row
+// after it does. docs/library.md shows how these choices fare at sizes they were not tuned at.
 #include "plan/defaults.hpp"
 
 namespace fdstencil {
@@ -10,55 +13,86 @@ namespace fdstencil {
 namespace {
 
 enum class Class { small, medium, large, any };
+enum class Type { any, f32, f64 };
 
 struct Row {
   Op op;
   int r_lo, r_hi;
   Class size;
+  Type type;
   const char* variant;
   const char* params;  // JSON over the variant's defaults
 };
 
+constexpr Class S = Class::small, M = Class::medium, L = Class::large, Any = Class::any;
+
 // clang-format off
 constexpr Row kRows[] = {
-  // d2x: the x window of float4 loads holds 97-99 % of copy at every R and size
-  // (seis-r512/seis-r1024: 97.2-99.4 %); block 64x4x1 throughout.
-  {Op::d2x, 1, 8, Class::any, "vec4", R"({"block": "64x4x1"})"},
-  {Op::d2x, 1, 8, Class::any, "vec2", R"({"block": "64x4x1"})"},  // double: 16-byte vec2
-  // d2y: 16-byte vectors straight from global; 32x8x1 (seis-tune3-y: 98.0-100.1 % for R <= 4,
-  // 88.6-89.5 % at R = 8).
-  {Op::d2y, 1, 8, Class::any, "vec", R"({"block": "32x8x1"})"},
-  // d2z: the vectorized window. 512^3: nw 8 (R <= 4, 97.0-97.7 %), nw 32 at R = 8 (83.3 %).
-  // 1024^3: the chunk-first order with nw 8 (R = 4: 87.9 %, R = 8: 84.6 %), nw 64 at R = 1 (91.2 %).
-  {Op::d2z, 1, 5, Class::small,  "window_vec", R"({"block": "32x4x1", "nw": 8, "vec_bytes": 16, "order": "xyz"})"},
-  {Op::d2z, 6, 8, Class::small,  "window_vec", R"({"block": "32x4x1", "nw": 32, "vec_bytes": 16, "order": "xyz"})"},
-  {Op::d2z, 1, 5, Class::medium, "window_vec", R"({"block": "32x4x1", "nw": 8, "vec_bytes": 16, "order": "xyz"})"},
-  {Op::d2z, 6, 8, Class::medium, "window_vec", R"({"block": "32x4x1", "nw": 32, "vec_bytes": 16, "order": "xyz"})"},
-  {Op::d2z, 1, 1, Class::large,  "window_vec", R"({"block": "32x4x1", "nw": 64, "vec_bytes": 16, "order": "xyz"})"},
-  {Op::d2z, 2, 8, Class::large,  "window_vec", R"({"block": "32x4x1", "nw": 8, "vec_bytes": 16, "order": "zxy"})"},
-  {Op::d2z, 1, 8, Class::any,    "window", R"({"block": "32x4x1", "nw": 16})"},
-  // d2xy: the fused plane tile, 16x16x1 (seis-shapes: within 1 point of the best shape at R = 4
-  // and 8; 64x4x1 at R = 1, 89.6 % at 512^3).
-  {Op::d2xy, 1, 1, Class::any, "fused", R"({"block": "64x4x1"})"},
-  {Op::d2xy, 1, 8, Class::any, "fused", R"({"block": "16x16x1"})"},
-  // d2xyz: the pipelined tile at R = 1 (93.6 % at 512^3 with nw 4, 86.9 % at 1024^3 with nw 16)
-  // and R >= 5 (nw 16: 52.8 % at 512^3; nw 32: 48.9 % at 1024^3); ours, the L1 march, for
-  // 2 <= R <= 4 (70.2 % at 512^3 with nw 16, 65.3 % at 1024^3 with nw 32).
-  {Op::d2xyz, 1, 1, Class::small,  "pipelined", R"({"block": "8x32x1", "nw": 4})"},
-  {Op::d2xyz, 1, 1, Class::medium, "pipelined", R"({"block": "8x32x1", "nw": 4})"},
-  {Op::d2xyz, 1, 1, Class::large,  "pipelined", R"({"block": "8x32x1", "nw": 16})"},
-  {Op::d2xyz, 2, 5, Class::small,  "l1march", R"({"block": "32x4x1", "nw": 16, "my": 1, "vec_bytes": 8})"},
-  {Op::d2xyz, 2, 5, Class::medium, "l1march", R"({"block": "32x4x1", "nw": 16, "my": 1, "vec_bytes": 8})"},
-  {Op::d2xyz, 2, 5, Class::large,  "l1march", R"({"block": "32x4x1", "nw": 32, "my": 1, "vec_bytes": 8})"},
-  {Op::d2xyz, 6, 8, Class::small,  "pipelined", R"({"block": "8x32x1", "nw": 16})"},
-  {Op::d2xyz, 6, 8, Class::medium, "pipelined", R"({"block": "8x32x1", "nw": 16})"},
-  {Op::d2xyz, 6, 8, Class::large,  "pipelined", R"({"block": "8x32x1", "nw": 32})"},
-  {Op::d2xyz, 1, 8, Class::any,    "l1march", R"({"block": "32x4x1", "nw": 16, "my": 1, "vec_bytes": 8})"},
-  // laplacian7: the posts' k5 in double at 1024^3 (prof-lap, H100: 88.8 %), ours k8 elsewhere
-  // (H200 lap-quick/lap-k8: 75.5-79.3 %).
-  {Op::laplacian7, 1, 1, Class::large, "k5", R"({"block": "256x1x1", "m": 8, "lb": 256})"},
-  {Op::laplacian7, 1, 1, Class::any,   "k8", R"({"ty": 16, "stages": 4, "nzc": 16})"},
-  {Op::laplacian7, 1, 1, Class::any,   "k5", R"({"block": "256x1x1", "m": 8, "lb": 256})"},
+  // d2x: float4 x windows at every size (96.3-99.6 %); the block matters within noise only.
+  {Op::d2x, 1, 1, S, Type::any, "vec4", R"({"block": "32x8x1"})"},    // 0.0460 ms, 97.3 %
+  {Op::d2x, 2, 5, S, Type::any, "vec4", R"({"block": "64x4x1"})"},    // 0.0470 ms, 96.3 %
+  {Op::d2x, 6, 8, S, Type::any, "vec4", R"({"block": "128x2x1"})"},   // 0.0467 ms, 98.8 %
+  {Op::d2x, 1, 8, M, Type::any, "vec4", R"({"block": "256x1x1"})"},   // 0.3663-0.3668 ms, 97.5-98.8 %
+  {Op::d2x, 1, 8, L, Type::any, "vec4", R"({"block": "256x1x1"})"},   // 2.8913-2.8948 ms, 98.9-99.6 %
+  {Op::d2x, 1, 8, Any, Type::any, "vec2", R"({"block": "64x4x1"})"},  // double: 16-byte vectors of 2
+  // d2y: 16-byte vectors straight from global memory.
+  {Op::d2y, 1, 1, S, Type::any, "vec", R"({"block": "32x8x1"})"},     // 0.0442 ms, 101.5 %
+  {Op::d2y, 2, 5, S, Type::any, "vec", R"({"block": "32x16x1"})"},    // 0.0463 ms, 98.3 %
+  {Op::d2y, 6, 8, S, Type::any, "vec", R"({"block": "32x4x1"})"},     // 0.0571 ms, 80.4 %
+  {Op::d2y, 1, 1, M, Type::any, "vec", R"({"block": "32x16x1"})"},    // 0.3546 ms, 100.6 %
+  {Op::d2y, 2, 5, M, Type::any, "vec", R"({"block": "16x16x1"})"},    // 0.3608 ms, 99.7 %
+  {Op::d2y, 6, 8, M, Type::any, "vec", R"({"block": "32x8x1"})"},     // 0.4124 ms, 87.7 %
+  {Op::d2y, 1, 1, L, Type::any, "vec", R"({"block": "64x4x1"})"},     // 2.8461 ms, 100.6 %
+  {Op::d2y, 2, 5, L, Type::any, "vec", R"({"block": "16x16x1"})"},    // 2.8940 ms, 99.2 %
+  {Op::d2y, 6, 8, L, Type::any, "vec", R"({"block": "32x8x1"})"},     // 3.2370 ms, 89.0 %
+  // d2z: the vectorized sliding window; from 1024^3 (4 MB planes) the chunk-first order.
+  {Op::d2z, 1, 1, S, Type::any, "window_vec", R"({"block": "16x8x1", "nw": 4, "order": "xyz", "vec_bytes": 8})"},    // 0.0454 ms, 98.6 %
+  {Op::d2z, 2, 5, S, Type::any, "window_vec", R"({"block": "32x4x1", "nw": 8, "order": "xyz", "vec_bytes": 16})"},   // 0.0494 ms, 91.7 %
+  {Op::d2z, 6, 8, S, Type::any, "window_vec", R"({"block": "64x2x1", "nw": 8, "order": "xyz", "vec_bytes": 16})"},   // 0.0555 ms, 83.2 %
+  {Op::d2z, 1, 1, M, Type::any, "window_vec", R"({"block": "32x8x1", "nw": 4, "order": "xyz", "vec_bytes": 16})"},   // 0.3592 ms, 99.3 %
+  {Op::d2z, 2, 5, M, Type::any, "window_vec", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "vec_bytes": 16})"},   // 0.3695 ms, 97.1 %
+  {Op::d2z, 6, 8, M, Type::any, "window_vec", R"({"block": "64x2x1", "nw": 32, "order": "xyz", "vec_bytes": 16})"},  // 0.4362 ms, 83.1 %
+  {Op::d2z, 1, 1, L, Type::any, "window_vec", R"({"block": "64x4x1", "nw": 4, "order": "xyz", "vec_bytes": 16})"},   // 3.1158 ms, 91.9 %
+  {Op::d2z, 2, 5, L, Type::any, "window_vec", R"({"block": "64x4x1", "nw": 4, "order": "zxy", "vec_bytes": 16})"},   // 3.2207 ms, 89.1 %
+  {Op::d2z, 6, 8, L, Type::any, "window_vec", R"({"block": "64x2x1", "nw": 8, "order": "zxy", "vec_bytes": 16})"},   // 3.3600 ms, 85.7 %
+  {Op::d2z, 1, 8, Any, Type::any, "window", R"({"block": "32x4x1", "nw": 16})"},  // scalar: any alignment
+  // d2xy: the fused plane tile.
+  {Op::d2xy, 1, 1, S, Type::any, "fused", R"({"block": "16x8x1"})"},   // 0.0542 ms, 82.8 %
+  {Op::d2xy, 2, 8, S, Type::any, "fused", R"({"block": "16x16x1"})"},  // R = 4: 0.0680 ms, 67.5 %; R = 8: 0.0823 ms, 57.5 %
+  {Op::d2xy, 1, 1, M, Type::any, "fused", R"({"block": "64x4x1"})"},   // 0.4008 ms, 89.3 %
+  {Op::d2xy, 2, 5, M, Type::any, "fused", R"({"block": "32x16x1"})"},  // 0.5305 ms, 68.2 %
+  {Op::d2xy, 6, 8, M, Type::any, "fused", R"({"block": "32x8x1"})"},   // 0.6203 ms, 59.2 %
+  {Op::d2xy, 1, 1, L, Type::any, "fused", R"({"block": "64x4x1"})"},   // 3.1908 ms, 89.8 %
+  {Op::d2xy, 2, 5, L, Type::any, "fused", R"({"block": "32x16x1"})"},  // 4.1976 ms, 68.7 %
+  {Op::d2xy, 6, 8, L, Type::any, "fused", R"({"block": "16x8x1"})"},   // 5.5018 ms, 52.7 %
+  // d2xyz: our pipelined one-pass tile, and our L1 march at 1024^3 for R = 4.
+  {Op::d2xyz, 1, 1, S, Type::any, "pipelined", R"({"block": "16x16x1", "nw": 4})"},  // 0.0527 ms, 85.7 %
+  {Op::d2xyz, 2, 5, S, Type::any, "pipelined", R"({"block": "8x16x1", "nw": 4})"},   // 0.0679 ms, 68.7 %
+  {Op::d2xyz, 6, 8, S, Type::any, "pipelined", R"({"block": "8x32x1", "nw": 8})"},   // 0.0988 ms, 49.3 %
+  {Op::d2xyz, 1, 1, M, Type::any, "pipelined", R"({"block": "16x16x1", "nw": 4})"},  // 0.3790 ms, 94.5 %
+  {Op::d2xyz, 2, 5, M, Type::any, "pipelined", R"({"block": "8x16x1", "nw": 16})"},  // 0.5152 ms, 71.2 %
+  {Op::d2xyz, 6, 8, M, Type::any, "pipelined", R"({"block": "8x32x1", "nw": 16})"},  // 0.7068 ms, 53.1 %
+  {Op::d2xyz, 1, 1, L, Type::any, "pipelined", R"({"block": "32x8x1", "nw": 4})"},   // 3.0632 ms, 93.6 %
+  {Op::d2xyz, 2, 5, L, Type::any, "l1march", R"({"block": "32x8x1", "my": 1, "nw": 32, "vec_bytes": 8})"},  // 4.5067 ms, 64.2 %
+  {Op::d2xyz, 6, 8, L, Type::any, "pipelined", R"({"block": "8x32x1", "nw": 32})"},  // 6.0128 ms, 48.6 %
+  {Op::d2xyz, 1, 8, Any, Type::any, "l1march", R"({"block": "32x4x1", "nw": 16, "my": 1, "vec_bytes": 8})"},
+  // A layout no vector kernel can take (a view whose lines are not 8- or 16-byte aligned): the
+  // seeds' baselines, one point per thread, which run on any layout.
+  {Op::d2x, 1, 8, Any, Type::any, "baseline", R"({"block": "256x1x1"})"},
+  {Op::d2y, 1, 8, Any, Type::any, "baseline", R"({"block": "256x1x1"})"},
+  {Op::d2xy, 1, 8, Any, Type::any, "baseline", R"({"block": "256x1x1"})"},
+  {Op::d2xyz, 1, 8, Any, Type::any, "baseline", R"({"block": "256x1x1"})"},
+  // laplacian7 (radius 1 only), float and double tuned apart.
+  {Op::laplacian7, 1, 1, S, Type::f32, "k8_shfl", R"({"nzc": 0, "ty": 4})"},   // 0.0515 ms, 85.5 %
+  {Op::laplacian7, 1, 1, S, Type::f64, "k8_shfl", R"({"nzc": 0, "ty": 4})"},   // 0.0992 ms, 88.8 %
+  {Op::laplacian7, 1, 1, M, Type::f32, "k8_shfl", R"({"nzc": 32, "ty": 4})"},  // 0.4122 ms, 86.4 %
+  {Op::laplacian7, 1, 1, M, Type::f64, "k6_block", R"({"block": "128x1x4", "lb": 1024, "m": 4})"},  // 0.7700 ms, 92.0 %
+  {Op::laplacian7, 1, 1, L, Type::f32, "k8_shfl", R"({"nzc": 32, "ty": 4})"},  // 3.3721 ms, 84.3 %
+  {Op::laplacian7, 1, 1, L, Type::f64, "k7", R"({"block": "128x1x1", "lb": 256, "m": 8, "subdomains": 2})"},  // 6.3681 ms, 89.3 %
+  // Where the tuned choice cannot run (a grid ny that m does not divide, an unaligned layout):
+  // ours at the lap-k8/lap-nzc defaults, then the posts' k5 with m = 1, which runs on anything.
+  {Op::laplacian7, 1, 1, Any, Type::any, "k8", R"({"ty": 16, "stages": 4, "nzc": 16})"},
+  {Op::laplacian7, 1, 1, Any, Type::any, "k5", R"({"block": "256x1x1", "m": 1, "lb": 256})"},
 };
 // clang-format on
 
@@ -83,10 +117,11 @@ std::string_view size_class_name(SizeClass c) {
 std::vector<std::pair<std::string, Params>> default_choices(const Problem& p) {
   const SizeClass c = size_class(p.interior());
   const Class want = c == SizeClass::small ? Class::small : c == SizeClass::medium ? Class::medium : Class::large;
+  const Type type = p.dtype() == DType::f32 ? Type::f32 : Type::f64;
   std::vector<std::pair<std::string, Params>> out;
   for (const Row& r : kRows)
     if (r.op == p.stencil.op && p.stencil.radius >= r.r_lo && p.stencil.radius <= r.r_hi &&
-        (r.size == Class::any || r.size == want))
+        (r.size == Class::any || r.size == want) && (r.type == Type::any || r.type == type))
       out.emplace_back(r.variant, Params::parse(r.params));
   return out;
 }

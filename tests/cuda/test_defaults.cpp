@@ -1,0 +1,52 @@
+// The built-in defaults table, host-side (CI runs it): every row names a registered CUDA variant
+// with parameters it takes, and at each size class's tuned size every operator and radius gets a
+// choice from the table that can run, in float and double, the first row in float being it.
+#include <gtest/gtest.h>
+
+#include "core/variant.hpp"
+#include "plan/defaults.hpp"
+#include "plan/registry.hpp"
+
+using namespace fdstencil;
+
+TEST(Defaults, EveryChoiceIsARegisteredVariantThatCanRun) {
+  const Extents tuned[] = {{256, 256, 256}, {512, 512, 512}, {1024, 1024, 1024}};
+  const SizeClass classes[] = {SizeClass::small, SizeClass::medium, SizeClass::large};
+  for (int c = 0; c < 3; ++c) {
+    EXPECT_EQ(size_class(tuned[c]), classes[c]);
+    for (Op op : kAllOps)
+      for (int r = 1; r <= kMaxRadius; ++r) {
+        if (op == Op::laplacian7 && r > 1) break;
+        for (DType t : {DType::f32, DType::f64}) {
+          const Problem p = make_problem({op, r, {}}, interior_from_size(op, tuned[c]), t);
+          const auto choices = default_choices(p);
+          ASSERT_FALSE(choices.empty()) << op_name(op) << " R=" << r;
+          bool first_runnable_found = false;
+          for (size_t i = 0; i < choices.size(); ++i) {
+            const auto& [name, params] = choices[i];
+            const Variant* v = find_variant(op, "cuda", name);
+            ASSERT_NE(v, nullptr) << name;
+            const Params merged = merge_params(*v, params);  // throws for a parameter it does not take
+            const std::string why = v->cannot_run(p, merged);
+            if (why.empty()) {
+              first_runnable_found = true;
+              // In float the table's first row is the tuned choice itself, never a fallback.
+              if (t == DType::f32) {
+                EXPECT_EQ(i, 0u) << op_name(op) << " R=" << r << " " << name;
+              }
+              break;
+            }
+          }
+          EXPECT_TRUE(first_runnable_found) << op_name(op) << " R=" << r << " " << dtype_name(t);
+          // An awkward size (odd extents) and the unaligned layout still find a row that runs.
+          for (int64_t align : {kAlignBytes, int64_t(1)}) {
+            const Problem q = make_problem({op, r, {}}, {257, 131, 67}, t, align);
+            bool any = false;
+            for (const auto& [name, params] : default_choices(q))
+              any = any || find_variant(op, "cuda", name)->cannot_run(q, merge_params(*find_variant(op, "cuda", name), params)).empty();
+            EXPECT_TRUE(any) << op_name(op) << " R=" << r << " " << dtype_name(t) << " align " << align;
+          }
+        }
+      }
+  }
+}
