@@ -46,6 +46,7 @@
 #   plan-tuned    bench --tuned: the plan's choice from the cache, R = 1, 4, 8, 512^3 and 1024^3
 #   plan-defaults bench --no-cache --variant plan: the built-in defaults, the same cases and the
 #              sizes of tune768 and tune-odd
+#   plan-defaults-odd  the same at 1000 x 600 x 300 alone
 #   overhead   bench --overhead: Plan::apply against the bare launch on 64^3 fields
 #   consumer   the installed package (CUDA build) and examples/consumer against it, on the GPU
 #   quickstart the README's first command, as written (install-deps, build, info, default suite)
@@ -380,7 +381,7 @@ out, docs = sys.argv[1], [json.load(open(f)) for f in sys.argv[2:]]
 key = "cases" if "cases" in docs[0] else "records"
 merged = dict(docs[0])
 merged[key] = [x for d in docs for x in d.get(key, [])]
-if key == "records":
+if key == "records" and all("copy_gbps" in d for d in docs):
     merged["copy_gbps_runs"] = [d["copy_gbps"] for d in docs]
 json.dump(merged, open(out, "w"), indent=1)
 PY
@@ -433,6 +434,11 @@ stage_plan-tuned() { plan_bench plan-tuned --tuned; }
 stage_plan-defaults() {
   PLAN_SIZES+=(--size 768,768,768 --size 1000,600,300)
   plan_bench plan-defaults --no-cache --variant plan
+}
+# 1000 x 600 x 300 alone, after the size classes went from points to plane bytes.
+stage_plan-defaults-odd() {
+  PLAN_SIZES=(--size 1000,600,300)
+  plan_bench plan-defaults-odd --no-cache --variant plan
 }
 
 stage_overhead() {

@@ -1,7 +1,7 @@
 // The built-in choices (see defaults.hpp). Each row is the winner of `fdstencil tune` on the
-// H100 for its operator, radius and size class, as committed under bench/results/nvidia-h100/:
-// small from tune-256.json (256^3), medium from tune-512.json (512^3), large from
-// tune-1024a.json and tune-1024b.json (1024^3); the comment gives the winner's median time and
+// H100 for its operator, radius and size class (defaults.hpp), as committed under
+// bench/results/nvidia-h100/: small from tune-256.json (256^3), medium from tune-512.json
+// (512^3), large from tune-1024a.json and tune-1024b.json (1024^3); the comment gives the winner's median time and
 // its share of the copy bandwidth measured in the same run. A band of radii takes the choice
 // tuned at the radius inside it (R = 1 for 1, R = 4 for 2..5, R = 8 for 6..8). The seismic rows
 // serve double too: where a float choice cannot run in double (four-element vectors), the row
@@ -98,10 +98,10 @@ constexpr Row kRows[] = {
 
 }  // namespace
 
-SizeClass size_class(Extents n) {
-  const int64_t points = n.points();
-  if (points < (int64_t(1) << 25)) return SizeClass::small;
-  if (points < (int64_t(1) << 28)) return SizeClass::medium;
+SizeClass size_class(Extents n, DType t) {
+  const int64_t plane = n.nx * n.ny * dtype_bytes(t);
+  if (plane <= (int64_t(512) << 10)) return SizeClass::small;
+  if (plane <= (int64_t(2) << 20)) return SizeClass::medium;
   return SizeClass::large;
 }
 
@@ -115,7 +115,7 @@ std::string_view size_class_name(SizeClass c) {
 }
 
 std::vector<std::pair<std::string, Params>> default_choices(const Problem& p) {
-  const SizeClass c = size_class(p.interior());
+  const SizeClass c = size_class(p.interior(), p.dtype());
   const Class want = c == SizeClass::small ? Class::small : c == SizeClass::medium ? Class::medium : Class::large;
   const Type type = p.dtype() == DType::f32 ? Type::f32 : Type::f64;
   std::vector<std::pair<std::string, Params>> out;

@@ -13,12 +13,15 @@
 
 namespace fdstencil {
 
-// By interior points: where the tuned parameters were seen to change. small: below 2^25 (e.g.
-// 256^3); medium: below 2^28 (e.g. 512^3; a float plane of 1 MB, whose 2R z-neighbours stay in
-// the 50 MB L2); large: from 2^28 (e.g. 1024^3, 4 MB planes, where the z-marching kernels want
-// the chunk-first order and longer marches).
+// By the bytes of one xy-plane (nx ny elements): what decides whether a z-march's neighbouring
+// planes and seams stay in the 50 MB L2, and so where the tuned z-marching choices change.
+// small: up to 512 KiB (256^2 float or double); medium: up to 2 MiB (512^2 float or double);
+// large: beyond (768^2 and 1000 x 600 float, 2.4 MB; 1024^2 float, 4 MiB), where the z window
+// wants the chunk-first order. Classes by total points misplaced 1000 x 600 x 300 (fewer points
+// than 768^3 but the same plane): its d2z R = 4 default ran at 66 % of copy against 87.7 %
+// tuned (plan-defaults.json, tune-odd.json).
 enum class SizeClass { small, medium, large };
-SizeClass size_class(Extents interior);
+SizeClass size_class(Extents interior, DType t);
 std::string_view size_class_name(SizeClass c);
 
 // The built-in choices for `p` on the cuda backend, preferred first: a plan takes the first that

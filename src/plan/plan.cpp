@@ -161,7 +161,7 @@ Plan::Plan(const Stencil& s, const Layout& layout, const PlanOptions& opt) {
            " cannot be used (" + why + "); the built-in defaults are used");
     }
   }
-  const std::string cls(size_class_name(size_class(layout.interior())));
+  const std::string cls(size_class_name(size_class(layout.interior(), p.dtype())));
   std::string reasons;
   for (const auto& [name, params] : default_choices(p)) {
     const Variant* v = find_variant(s.op, "cuda", name);

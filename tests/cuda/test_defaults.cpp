@@ -9,11 +9,22 @@
 
 using namespace fdstencil;
 
+// The classes go by the bytes of a plane: 1000 x 600 x 300 has fewer points than 768^3 but the
+// same plane, and the z window wants the same choice for both.
+TEST(Defaults, SizeClassesGoByThePlane) {
+  EXPECT_EQ(size_class({1000, 600, 300}, DType::f32), SizeClass::large);
+  EXPECT_EQ(size_class({768, 768, 768}, DType::f32), SizeClass::large);
+  EXPECT_EQ(size_class({512, 512, 4096}, DType::f32), SizeClass::medium);
+  EXPECT_EQ(size_class({363, 363, 10}, DType::f64), SizeClass::medium);  // 1 MB of doubles
+  EXPECT_EQ(size_class({64, 64, 64}, DType::f32), SizeClass::small);
+}
+
 TEST(Defaults, EveryChoiceIsARegisteredVariantThatCanRun) {
   const Extents tuned[] = {{256, 256, 256}, {512, 512, 512}, {1024, 1024, 1024}};
   const SizeClass classes[] = {SizeClass::small, SizeClass::medium, SizeClass::large};
   for (int c = 0; c < 3; ++c) {
-    EXPECT_EQ(size_class(tuned[c]), classes[c]);
+    EXPECT_EQ(size_class(tuned[c], DType::f32), classes[c]);
+    EXPECT_EQ(size_class(tuned[c], DType::f64), classes[c]);
     for (Op op : kAllOps)
       for (int r = 1; r <= kMaxRadius; ++r) {
         if (op == Op::laplacian7 && r > 1) break;
