@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Makes sure what fdstencil needs to build and test is there, and installs from Debian 12 packages
 # only what is really missing. It looks for the tools and headers themselves (a C++20 compiler with
-# OpenMP, CMake >= 3.25, Ninja, GoogleTest, CLI11, nlohmann-json, Python 3 with NumPy and
-# Matplotlib), not for package names, so a CMake or a compiler installed outside dpkg counts.
-# Idempotent: when everything is found it exits 0 without apt and without root. When something is
-# missing and apt-get is absent or fails (no network), it exits non-zero naming what is missing and
-# the package that would provide it. The CUDA toolkit is optional (nvcc enables the CUDA backend)
-# and is not installed here.
+# OpenMP, CMake >= 3.25, Ninja, GoogleTest, CLI11, nlohmann-json, Python 3), not for package
+# names, so a CMake or a compiler installed outside dpkg counts. NumPy and Matplotlib (the bench
+# plots and their tests) are optional: installed when missing if apt can, else a warning, and the
+# plot tests report skipped. Idempotent: when everything is found it exits 0 without apt and
+# without root. When a requirement is missing and apt-get is absent or fails (no network), it
+# exits non-zero naming what is missing and the package that would provide it. The CUDA toolkit
+# is optional (nvcc enables the CUDA backend) and is not installed here.
 set -euo pipefail
 
 min_cmake=3.25
@@ -17,6 +18,10 @@ say() { echo "install-deps: $*"; }
 missing_what=()
 missing_pkg=()
 miss() { missing_what+=("$1"); missing_pkg+=("$2"); say "$1: MISSING (Debian package $2)"; }
+# The optional ones: wanted, installed when apt can, never a failure.
+optional_what=()
+optional_pkg=()
+miss_optional() { optional_what+=("$1"); optional_pkg+=("$2"); say "$1: missing, optional (Debian package $2)"; }
 
 # version_ge A B: is dotted version A >= B?
 version_ge() { [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n1)" = "$2" ]; }
@@ -128,16 +133,31 @@ check_package() {
   if [ -n "$f" ]; then say "$what at $f: ok"; else miss "$what ($header or $1)" "$pkg"; fi
 }
 
+# The interpreter CMake's tests run with is the first of these that has NumPy and Matplotlib
+# (tests/CMakeLists.txt does the same search), else /usr/bin/python3, else python3 on PATH.
+python_candidates() {
+  local c
+  c=$(command -v python3 2>/dev/null) && echo "$c"
+  [ -x /usr/bin/python3 ] && echo /usr/bin/python3
+  return 0
+}
+
 check_python() {
-  # CMake prefers /usr/bin/python3 when it exists (tests/CMakeLists.txt), so that one must do.
-  local py=""
+  local py="" c
+  while read -r c; do
+    if "$c" -c 'import numpy, matplotlib' 2>/dev/null; then py=$c; break; fi
+  done < <(python_candidates)
+  if [ -n "$py" ]; then
+    say "python3 at $py ($("$py" -c 'import sys, numpy, matplotlib; print(sys.version.split()[0], "with NumPy", numpy.__version__, "and Matplotlib", matplotlib.__version__)')): ok"
+    return 0
+  fi
   if [ -x /usr/bin/python3 ]; then py=/usr/bin/python3
   elif py=$(command -v python3 2>/dev/null); then :
   else py=""; fi
   if [ -z "$py" ]; then
     miss "python3" python3
-    miss "NumPy for python3" python3-numpy
-    miss "Matplotlib for python3" python3-matplotlib
+    miss_optional "NumPy for python3" python3-numpy
+    miss_optional "Matplotlib for python3" python3-matplotlib
     return 0
   fi
   say "python3 at $py ($("$py" -c 'import sys; print(sys.version.split()[0])' 2>/dev/null || echo '?')): ok"
@@ -147,7 +167,7 @@ check_python() {
     if ver=$("$py" -c "import $mod; print($mod.__version__)" 2>/dev/null); then
       say "python3 module $mod $ver: ok"
     else
-      miss "python3 module $mod (for $py)" "$pkg"
+      miss_optional "python3 module $mod (for $py; the bench plots)" "$pkg"
     fi
   done
 }
@@ -164,6 +184,8 @@ check_cuda() {  # informational only: the CUDA toolkit is optional and never ins
 check_all() {
   missing_what=()
   missing_pkg=()
+  optional_what=()
+  optional_pkg=()
   check_compiler
   check_cmake
   check_ninja
@@ -186,36 +208,52 @@ fail() {
   exit 1
 }
 
+# Without the optional ones: a warning, and on.
+warn_optional() {
+  local i
+  echo "install-deps: warning: $1; going on without:" >&2
+  for i in "${!optional_what[@]}"; do echo "  - ${optional_what[$i]}  (Debian package ${optional_pkg[$i]})" >&2; done
+  echo "install-deps: the bench plots need them; their tests report skipped" >&2
+}
+
+# A failure if a requirement is missing, else a warning about the optional ones.
+cannot_install() {
+  [ ${#missing_what[@]} -eq 0 ] || fail "$1"
+  warn_optional "$1"
+  exit 0
+}
+
 main() {
   check_all
   check_cuda
-  if [ ${#missing_what[@]} -eq 0 ]; then
+  if [ ${#missing_what[@]} -eq 0 ] && [ ${#optional_what[@]} -eq 0 ]; then
     say "everything found, nothing to install"
     exit 0
   fi
 
   local packages=() p
-  for p in "${missing_pkg[@]}"; do
+  for p in "${missing_pkg[@]}" "${optional_pkg[@]}"; do
     [[ " ${packages[*]} " == *" $p "* ]] || packages+=("$p")
   done
-  command -v apt-get >/dev/null 2>&1 || fail "apt-get is not available to install ${packages[*]}"
+  command -v apt-get >/dev/null 2>&1 || cannot_install "apt-get is not available to install ${packages[*]}"
   local sudo_cmd=()
   if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null 2>&1 || fail "need root or sudo to install ${packages[*]}"
+    command -v sudo >/dev/null 2>&1 || cannot_install "need root or sudo to install ${packages[*]}"
     sudo_cmd=(sudo)
   fi
   say "installing ${packages[*]}"
   # Through env: sudo resets the environment.
   "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq \
-    || fail "apt-get update failed (no network?), cannot install ${packages[*]}"
+    || cannot_install "apt-get update failed (no network?), cannot install ${packages[*]}"
   "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive \
     apt-get install -y -qq --no-install-recommends "${packages[@]}" \
-    || fail "apt-get install ${packages[*]} failed"
+    || cannot_install "apt-get install ${packages[*]} failed"
 
   # The packages may not have been enough (e.g. an older cmake earlier on PATH): look again.
   say "checking again after the install"
   check_all
   [ ${#missing_what[@]} -eq 0 ] || fail "installed ${packages[*]}, but requirements are still not met"
+  [ ${#optional_what[@]} -eq 0 ] || warn_optional "installed ${packages[*]}, but optional modules are still missing"
   say "everything found"
 }
 
