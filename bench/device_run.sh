@@ -43,6 +43,8 @@
 #              double) at that size, into the cache; every candidate in $OUT/tune-<size>.json
 #   tune1024a, tune1024b  the same at 1024^3, R = 1 and 4, then R = 8 and laplacian7
 #   tune768, tune-odd  the same at 768^3 and 1000 x 600 x 300, sizes the defaults were not tuned at
+#   tune-seeded  tune-odd's seismic cases again after the first round took every defaults row,
+#              into a scratch cache
 #   plan-tuned    bench --tuned: the plan's choice from the cache, R = 1, 4, 8, 512^3 and 1024^3
 #   plan-defaults bench --no-cache --variant plan: the built-in defaults, the same cases and the
 #              sizes of tune768 and tune-odd
@@ -411,6 +413,9 @@ stage_tune1024b() { tune_size tune-1024b 1024,1024,1024 8; }
 # Sizes the defaults table was not tuned at, to see how its size classes carry over.
 stage_tune768() { tune_size tune-768 768,768,768 1,4,8; }
 stage_tune-odd() { tune_size tune-odd 1000,600,300 1,4,8; }
+# The tuner seeded with every defaults row (not only the size class's), into a scratch cache so
+# the committed one stays what plan-tuned measured.
+stage_tune-seeded() { CACHE=/tmp/scratch-cache.json tune_size tune-seeded 1000,600,300 1,4,8 nolap; }
 
 PLAN_SIZES=(--size 512,512,512 --size 1024,1024,1024)
 plan_bench() {  # name, then the plan flags

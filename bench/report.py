@@ -24,7 +24,8 @@ def load(paths):
                 doc = json.load(f)
         except (OSError, json.JSONDecodeError) as e:
             sys.exit(f"report.py: cannot read {path}: {e}")
-        copies.append(doc["copy_gbps"])
+        # A file merged from several runs (bench/device_run.sh merge_json) lists each run's copy.
+        copies.extend(doc.get("copy_gbps_runs", [doc["copy_gbps"]]))
         devices.add(doc["device"]["name"])
         for r in doc["records"]:
             r["_copy"] = doc["copy_gbps"]

@@ -4,8 +4,8 @@
 // tuning cache with its time and its share of the copy bandwidth measured in the same run.
 //
 // The search, bounded by a time budget:
-//   1. every variant of the operator at its registry defaults, and the built-in defaults of the
-//      case's size class;
+//   1. every variant of the operator at its registry defaults, and every built-in default of the
+//      operator (each size class's and radius band's choice);
 //   2. the families within kPruneFactor of the fastest go on; each is refined by coordinate
 //      descent over its parameter space (one parameter at a time, the others held at the
 //      family's best), until a sweep over all its parameters finds nothing faster;

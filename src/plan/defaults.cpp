@@ -126,4 +126,11 @@ std::vector<std::pair<std::string, Params>> default_choices(const Problem& p) {
   return out;
 }
 
+std::vector<std::pair<std::string, Params>> all_default_choices(Op op) {
+  std::vector<std::pair<std::string, Params>> out;
+  for (const Row& r : kRows)
+    if (r.op == op) out.emplace_back(r.variant, Params::parse(r.params));
+  return out;
+}
+
 }  // namespace fdstencil

@@ -28,4 +28,8 @@ std::string_view size_class_name(SizeClass c);
 // can run. Every operator and radius has at least one row.
 std::vector<std::pair<std::string, Params>> default_choices(const Problem& p);
 
+// Every row of the table for `op`, whatever its size class, radii and type: the tuner's first
+// round tries them all, so a size between the classes starts from each class's best.
+std::vector<std::pair<std::string, Params>> all_default_choices(Op op);
+
 }  // namespace fdstencil
