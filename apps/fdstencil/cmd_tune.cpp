@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "commands.hpp"
+#include "core/summary.hpp"
 #include "fdstencil/device_field.hpp"
 #include "fdstencil/error.hpp"
 #include "fdstencil/tune.hpp"
@@ -33,10 +34,6 @@ struct Case {
   DType dtype;
   Extents size, interior;
 };
-
-std::string extents_text(Extents n) {
-  return std::to_string(n.nx) + "x" + std::to_string(n.ny) + "x" + std::to_string(n.nz);
-}
 
 int show_cache(const TuneOpts& o, bool json) {
   const std::filesystem::path file = o.cache.empty() ? default_cache_file() : std::filesystem::path(o.cache);
@@ -119,6 +116,13 @@ int run_tune(const TuneOpts& o, bool json_show) {
           Layout::make(c.interior, r, dtype_bytes(c.dtype));  // sizes whose bytes overflow
           cases.push_back(c);
         }
+  }
+  if (!o.json_path.empty()) {  // fail now, not after the first case is tuned
+    const std::string probe = o.json_path + ".tmp";
+    std::ofstream f(probe);
+    if (!f) throw Error(ErrorKind::io, "cannot write " + o.json_path);
+    f.close();
+    std::filesystem::remove(probe);
   }
   if (gpu_count() == 0) throw Error(ErrorKind::unsupported, "fdstencil tune needs a GPU: " + gpu_unavailable_reason());
 #ifdef FDSTENCIL_HAVE_CUDA

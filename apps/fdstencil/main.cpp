@@ -1,5 +1,6 @@
 // fdstencil: the command-line tool. Exit codes: 0 success, 1 a failure of the machine or of a
-// verification, 2 bad input (usage, sizes, files), so scripts can tell them apart.
+// verification, 2 bad input or a request this machine cannot serve (usage, sizes, files, no GPU),
+// so scripts can tell them apart.
 #include <algorithm>
 #include <cstdio>
 #include <exception>

@@ -35,14 +35,14 @@ class Layout {
                      int64_t align_bytes = kAlignBytes);
 
   // A caller's storage (a view): `line` and `slice` elements between neighbouring x-lines and
-  // planes, at least nx + 2R and line * (ny + 2R). Element 0 is halo point (-R, -R, -R)
-  // (offset() is 0) and the storage ends at the far halo corner (nx+R-1, ny+R-1, nz+R-1), plus
-  // `tail_elems` readable elements after it. `align_bytes` (1 or a power of two, at most
-  // kAlignBytes) is the alignment of every x-line's first interior point, which the caller's
-  // pointer and strides guarantee (see aligned_bytes_of). Throws like make(), and
-  // Error(invalid_argument) for strides too small for the extents.
+  // planes, at least nx + 2R and line * (ny + 2R). `head_elems` readable elements come before
+  // halo point (-R, -R, -R) (offset() is head_elems) and `tail_elems` after the far halo corner
+  // (nx+R-1, ny+R-1, nz+R-1). `align_bytes` (1 or a power of two, at most kAlignBytes) is the
+  // alignment of every x-line's first interior point, which the caller's pointer and strides
+  // guarantee (see aligned_bytes_of). Throws like make(), and Error(invalid_argument) for
+  // strides too small for the extents or an alignment the strides do not keep.
   static Layout strided(Extents interior, int radius, int64_t elem_bytes, int64_t line, int64_t slice,
-                        int64_t align_bytes, int64_t tail_elems = 0);
+                        int64_t align_bytes, int64_t tail_elems = 0, int64_t head_elems = 0);
 
   Extents interior() const { return interior_; }
   Extents total() const { return {interior_.nx + 2 * radius_, interior_.ny + 2 * radius_, interior_.nz + 2 * radius_}; }
@@ -54,8 +54,10 @@ class Layout {
   int64_t offset() const { return offset_; }            // elements before halo point (-R,-R,-R)
   int64_t alloc_elems() const { return alloc_elems_; }  // elements to allocate, tail slack included
   int64_t alloc_bytes() const { return alloc_elems_ * elem_bytes_; }
-  // Readable bytes after the far halo corner: kTailSlackBytes or more for make(), the caller's
-  // promise for strided(). Kernels whose loads run past the last line need some (laplacian k8).
+  // Readable bytes after the far halo corner, and before the halo corner: kTailSlackBytes or more
+  // after and the base shift before for make(), the caller's promise for strided(). Kernels whose
+  // loads run past either end need some (the bulk-copy Laplacian k8).
+  int64_t head_bytes() const { return offset_ * elem_bytes_; }
   int64_t tail_bytes() const { return (alloc_elems_ - index(interior_.nx + radius_ - 1, interior_.ny + radius_ - 1, interior_.nz + radius_ - 1) - 1) * elem_bytes_; }
 
   // Element index of interior coordinate (i, j, k); halo points have coordinates in [-R, 0)
@@ -73,8 +75,10 @@ class Layout {
   int64_t elem_bytes_ = 0, align_bytes_ = 0, line_ = 0, slice_ = 0, offset_ = 0, alloc_elems_ = 0;
 };
 
-// Whether two layouts address their points alike: extents, halo, element size and strides (not
-// the alignment, offset or tail, which only say what a kernel may assume of the storage).
+// Whether two layouts address their points alike from their origins (interior point (0, 0, 0)):
+// extents, halo, element size and strides. Not the alignment, the offset of the origin from
+// element 0, or the tail: every backend addresses points from the origin, so those only say what
+// a kernel may assume of the storage around them.
 inline bool same_geometry(const Layout& a, const Layout& b) {
   return a.interior() == b.interior() && a.radius() == b.radius() && a.elem_bytes() == b.elem_bytes() &&
          a.line() == b.line() && a.slice() == b.slice();

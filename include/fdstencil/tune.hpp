@@ -27,7 +27,9 @@ namespace fdstencil {
 inline constexpr uint64_t kDefaultSeed = 20260522;
 
 struct TuneOptions {
-  double budget_seconds = 60;  // wall time for the search; must be positive
+  // Wall time, from the start, after which no more refinement candidates are tried; must be
+  // positive. The first round and the final round always run.
+  double budget_seconds = 60;
   std::string cache_file;      // "" is default_cache_file()
   bool store = true;           // write the winner into the cache
   int warmup = 2;              // untimed applications per candidate
@@ -53,7 +55,8 @@ struct TuneResult {
 
 // `interior` counts the points written (for laplacian7, the grid without its boundary). Throws
 // Error(invalid_argument) for a bad case or option, Error(unsupported) without a GPU,
-// Error(out_of_memory) when the case does not fit the device or the host, and
+// Error(out_of_memory) when the case does not fit the device or the host, Error(io) when the
+// cache is to be written and its folder is not writable (checked before the search), and
 // Error(verification) when no candidate verifies.
 TuneResult tune(Op op, int radius, DType dtype, Extents interior, const TuneOptions& options = {});
 

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/summary.hpp"
 #include "fdstencil/backend.hpp"
 #include "fdstencil/bytes_model.hpp"
 #include "fdstencil/error.hpp"
@@ -34,12 +35,6 @@ namespace {
 template <class T>
 double eps() {
   return std::numeric_limits<T>::epsilon();
-}
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 int axis_count(Op op) {

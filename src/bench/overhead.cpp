@@ -5,6 +5,7 @@
 #include <chrono>
 #include <vector>
 
+#include "core/summary.hpp"
 #include "fdstencil/device_field.hpp"
 #include "fdstencil/error.hpp"
 #include "plan/plan_internal.hpp"
@@ -15,13 +16,6 @@
 namespace fdstencil::bench {
 
 namespace {
-
-#ifdef FDSTENCIL_HAVE_CUDA
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-#endif
 
 template <class T>
 nlohmann::json measure(const Plan& plan, int calls, int rounds) {
@@ -35,8 +29,8 @@ nlohmann::json measure(const Plan& plan, int calls, int rounds) {
   for (int64_t i = 0; i < plan.layout().alloc_elems(); ++i) h.data()[i] = T(1 + i % 7);  // finite, non-zero
   in.upload(h);
   const Launcher& bare = *plan.impl().launcher;
-  const T* in_data = in.data();
-  T* out_data = out.data();
+  const T* in_data = in.origin();
+  T* out_data = out.origin();
   const FieldView<const T> vin = std::as_const(in).view();
   const FieldView<T> vout = out.view();
   const auto run_bare = [&] { bare.run(in_data, out_data, nullptr); };

@@ -51,7 +51,7 @@ int64_t aligned_bytes_of(std::initializer_list<uint64_t> values) {
 }
 
 Layout Layout::strided(Extents n, int radius, int64_t elem_bytes, int64_t line, int64_t slice,
-                       int64_t align_bytes, int64_t tail_elems) {
+                       int64_t align_bytes, int64_t tail_elems, int64_t head_elems) {
   check_common(n, radius, elem_bytes);
   const int64_t R = radius;
   const int64_t tx = checked_add(n.nx, 2 * R, "nx + 2R");
@@ -68,7 +68,12 @@ Layout Layout::strided(Extents n, int radius, int64_t elem_bytes, int64_t line, 
   if (!power_of_two || align_bytes > kAlignBytes)
     throw Error(ErrorKind::invalid_argument, "alignment " + std::to_string(align_bytes) +
                                                  " must be a power of two of at most " + std::to_string(kAlignBytes));
-  if (tail_elems < 0) throw Error(ErrorKind::invalid_argument, "a negative tail of readable elements");
+  if (tail_elems < 0 || head_elems < 0)
+    throw Error(ErrorKind::invalid_argument, "a negative count of readable elements around the field");
+  if (checked_mul(line, elem_bytes, "line bytes") % align_bytes != 0 || (checked_mul(slice, elem_bytes, "plane bytes") % align_bytes) != 0)
+    throw Error(ErrorKind::invalid_argument, "strides of " + std::to_string(line) + " and " + std::to_string(slice) +
+                                                 " elements do not keep the x-lines " +
+                                                 std::to_string(align_bytes) + "-byte aligned");
   Layout l;
   l.interior_ = n;
   l.radius_ = radius;
@@ -76,11 +81,11 @@ Layout Layout::strided(Extents n, int radius, int64_t elem_bytes, int64_t line, 
   l.align_bytes_ = align_bytes;
   l.line_ = line;
   l.slice_ = slice;
-  l.offset_ = 0;
-  // The far halo corner's index, plus one, plus the tail.
+  l.offset_ = head_elems;
+  // The head, the far halo corner's index from the halo corner plus one, the tail.
   const int64_t last = checked_add(checked_add(tx - 1, checked_mul(ty - 1, line, "elements"), "elements"),
                                    checked_mul(tz - 1, slice, "elements"), "elements");
-  l.alloc_elems_ = checked_add(last + 1, tail_elems, "elements");
+  l.alloc_elems_ = checked_add(checked_add(head_elems, last + 1, "elements"), tail_elems, "elements");
   checked_mul(l.alloc_elems_, elem_bytes, "bytes of the field");
   return l;
 }

@@ -43,9 +43,11 @@ class Launcher {
  public:
   virtual ~Launcher() = default;
   // out = op(in) at every interior point; out's halo and padding are left as they were. `in` and
-  // `out` are element 0 of fields with the problem's layout (FieldView::data()), in the memory of
-  // the variant's backend. Device launchers enqueue on `stream` and return at once: no
-  // allocation, no synchronisation. Host launchers run to completion and ignore the stream.
+  // `out` point at interior point (0, 0, 0) (FieldView::origin()) of fields with the problem's
+  // extents, halo and strides, in the memory of the variant's backend; every point is addressed
+  // from there, so two fields may differ in what lies before their halo corner. Device launchers
+  // enqueue on `stream` and return at once: no allocation, no synchronisation. Host launchers
+  // run to completion and ignore the stream.
   virtual void run(const void* in, void* out, Stream stream) const = 0;
   // Registers, spills, shared memory, occupancy, the grid and the parameters it settled on.
   virtual nlohmann::json resources() const { return nlohmann::json::object(); }

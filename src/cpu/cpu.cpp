@@ -9,6 +9,7 @@ namespace fdstencil {
 
 namespace {
 
+// `in` and `out` point at interior point (0, 0, 0); both fields have the strides of `l`.
 template <class T, int R, bool X, bool Y, bool Z>
 void apply_lines(const StencilWeights& sw, const T* __restrict__ in, T* __restrict__ out,
                  const Layout& l) {
@@ -25,8 +26,8 @@ void apply_lines(const StencilWeights& sw, const T* __restrict__ in, T* __restri
 #pragma omp parallel for collapse(2) schedule(static)
   for (int64_t k = 0; k < n.nz; ++k)
     for (int64_t j = 0; j < n.ny; ++j) {
-      const T* p = in + l.index(0, j, k);
-      T* q = out + l.index(0, j, k);
+      const T* p = in + j * line + k * slice;
+      T* q = out + j * line + k * slice;
 #pragma omp simd
       for (int64_t i = 0; i < n.nx; ++i) {
         T acc = wc * p[i];
@@ -62,7 +63,7 @@ template <class T>
 void cpu_apply(const Stencil& s, FieldView<const T> in, FieldView<T> out) {
   check_host_views(s, in, out);
   const StencilWeights sw = stencil_weights(s);
-  dispatch(std::make_integer_sequence<int, kMaxRadius>{}, s, sw, in.data(), out.data(), in.layout());
+  dispatch(std::make_integer_sequence<int, kMaxRadius>{}, s, sw, in.origin(), out.origin(), in.layout());
 }
 
 class CpuBackend final : public Backend {

@@ -93,13 +93,19 @@ std::vector<TuningEntry> parse(const std::filesystem::path& file, const std::str
     if (warn) warn(name + " is not valid JSON (a corrupt tuning cache): " + consequence);
     return out;
   }
-  if (!doc.is_object() || doc.value("format", std::string()) != kFormat || !doc.contains("entries") ||
-      !doc["entries"].is_array()) {
+  // Every field read with its type checked: a file of the right shape but wrong types is still a
+  // warning, never an exception out of load().
+  const auto text_of = [&](const char* key) {
+    return doc.contains(key) && doc[key].is_string() ? doc[key].get<std::string>() : std::string("?");
+  };
+  if (!doc.is_object() || text_of("format") != kFormat || !doc.contains("entries") || !doc["entries"].is_array()) {
     if (warn) warn(name + " is not an fdstencil tuning cache: " + consequence);
     return out;
   }
-  const std::string version = doc.value("library_version", std::string("?"));
-  if (doc.value("format_version", 0) != kFormatVersion || version != kVersion) {
+  const std::string version = text_of("library_version");
+  const bool format_ok = doc.contains("format_version") && doc["format_version"].is_number_integer() &&
+                         doc["format_version"].get<int64_t>() == kFormatVersion;
+  if (!format_ok || version != kVersion) {
     if (warn)
       warn(name + " was written by fdstencil " + version + " (this is " + kVersion + "): " + consequence);
     return out;

@@ -11,16 +11,19 @@ class HostLauncher final : public Launcher {
  public:
   HostLauncher(const Backend& b, const Problem& p) : backend_(b), problem_(p) {}
   void run(const void* in, void* out, Stream) const override {
-    const Layout& l = problem_.layout;
-    if (problem_.dtype() == DType::f32)
-      backend_.apply(problem_.stencil, FieldView<const float>(static_cast<const float*>(in), l, Memory::host),
-                     FieldView<float>(static_cast<float*>(out), l, Memory::host));
-    else
-      backend_.apply(problem_.stencil, FieldView<const double>(static_cast<const double*>(in), l, Memory::host),
-                     FieldView<double>(static_cast<double*>(out), l, Memory::host));
+    if (problem_.dtype() == DType::f32) apply<float>(in, out);
+    else apply<double>(in, out);
   }
 
  private:
+  // Views of the plan's layout whose origins are the given ones.
+  template <class T>
+  void apply(const void* in, void* out) const {
+    const Layout& l = problem_.layout;
+    backend_.apply(problem_.stencil, FieldView<const T>(static_cast<const T*>(in) - l.origin(), l, Memory::host),
+                   FieldView<T>(static_cast<T*>(out) - l.origin(), l, Memory::host));
+  }
+
   const Backend& backend_;
   Problem problem_;
 };

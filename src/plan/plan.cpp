@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 
+#include "core/summary.hpp"
 #include "fdstencil/error.hpp"
 #include "fdstencil/plan.hpp"
 #include "fdstencil/tuning_cache.hpp"
@@ -18,17 +19,18 @@ namespace fdstencil {
 
 namespace {
 
-// Each distinct warning once per process: a wave solver builds several plans from one cache.
-Warn once(const Warn& sink) {
-  return [sink](const std::string& message) {
+// The caller's sink gets every warning; stderr gets each distinct one once per process (a wave
+// solver builds several plans from one cache).
+Warn warner(const Warn& sink) {
+  if (sink) return sink;
+  return [](const std::string& message) {
     static std::mutex m;
     static std::set<std::string> given;
     {
       const std::lock_guard<std::mutex> lock(m);
       if (!given.insert(message).second) return;
     }
-    if (sink) sink(message);
-    else std::fprintf(stderr, "fdstencil: warning: %s\n", message.c_str());
+    std::fprintf(stderr, "fdstencil: warning: %s\n", message.c_str());
   };
 }
 
@@ -44,18 +46,15 @@ std::string resolve_backend(const std::string& asked) {
   throw Error(ErrorKind::invalid_argument, "unknown backend '" + asked + "' (valid: auto, cuda, cpu, reference)");
 }
 
-std::string extents_text(Extents n) {
-  return std::to_string(n.nx) + "x" + std::to_string(n.ny) + "x" + std::to_string(n.nz);
-}
-
 // The weakest layout of the problem's geometry that the variant still runs on: the alignment
 // and the tail it relies on. Probed through cannot_run, the one place the variant states them.
 void find_requirements(const Variant& v, const Problem& p, const Params& params, Plan::Impl& im) {
   const Layout& l = p.layout;
-  const auto runs_on = [&](int64_t align, int64_t tail_bytes) {
+  const int64_t eb = l.elem_bytes();
+  const auto runs_on = [&](int64_t align, int64_t tail_bytes, int64_t head_bytes) {
     try {
-      const Layout weaker = Layout::strided(l.interior(), l.radius(), l.elem_bytes(), l.line(), l.slice(), align,
-                                            (tail_bytes + l.elem_bytes() - 1) / l.elem_bytes());
+      const Layout weaker = Layout::strided(l.interior(), l.radius(), eb, l.line(), l.slice(), align,
+                                            (tail_bytes + eb - 1) / eb, (head_bytes + eb - 1) / eb);
       return v.cannot_run({p.stencil, weaker}, params).empty();
     } catch (const std::exception&) {
       return false;
@@ -63,9 +62,13 @@ void find_requirements(const Variant& v, const Problem& p, const Params& params,
   };
   im.required_align = std::min(l.align_bytes(), kAlignBytes);
   im.required_tail = l.tail_bytes();
-  if (runs_on(im.required_align, 0)) im.required_tail = 0;
-  for (int64_t a = l.elem_bytes(); a < im.required_align; a *= 2)
-    if (runs_on(a, im.required_tail)) {
+  im.required_head = l.head_bytes();
+  if (runs_on(im.required_align, 0, im.required_head)) im.required_tail = 0;
+  else if (im.required_tail > kTailSlackBytes && runs_on(im.required_align, kTailSlackBytes, im.required_head))
+    im.required_tail = kTailSlackBytes;  // the most any kernel reads past the end (layout.hpp)
+  if (runs_on(im.required_align, im.required_tail, 0)) im.required_head = 0;
+  for (int64_t a = eb; a < im.required_align; a *= 2)
+    if (runs_on(a, im.required_tail, im.required_head)) {
       im.required_align = a;
       break;
     }
@@ -121,7 +124,10 @@ Plan::Plan(const Stencil& s, const Layout& layout, const PlanOptions& opt) {
   validate_extents(s, layout.interior());
   const Problem p{s, layout};
   const std::string backend = resolve_backend(opt.backend);
-  const Warn warn = once(opt.warn);
+  const Warn warn = warner(opt.warn);
+  if (opt.variant.empty() && !(opt.params.is_object() && opt.params.empty()))
+    throw Error(ErrorKind::invalid_argument,
+                "plan options: parameters " + opt.params.dump() + " without a variant to give them to");
 
   if (!opt.variant.empty()) {
     const Variant* v = find_variant(s.op, backend, opt.variant);
@@ -205,13 +211,30 @@ void check_view(const Plan::Impl& im, const FieldView<T>& v, const char* which) 
          std::to_string(want.radius()) + ", strides " + std::to_string(want.line()) + "/" +
          std::to_string(want.slice()) + " and " + std::to_string(want.elem_bytes()) + "-byte elements");
   }
-  const auto origin = uintptr_t(v.origin());
-  if (have.align_bytes() < im.required_align || origin % uintptr_t(im.required_align) != 0)
-    fail("x-lines are not " + std::to_string(im.required_align) + "-byte aligned, which variant " + im.variant +
-         " needs");
+  // The alignment the pointer and the strides actually keep, not only what the layout claims.
+  const int64_t eb = have.elem_bytes();
+  const int64_t kept = std::min(have.align_bytes(), aligned_bytes_of({uint64_t(uintptr_t(v.origin())),
+                                                                      uint64_t(have.line() * eb),
+                                                                      uint64_t(have.slice() * eb)}));
+  if (kept < im.required_align)
+    fail("x-lines are " + std::to_string(kept) + "-byte aligned; variant " + im.variant + " needs " +
+         std::to_string(im.required_align));
   if (have.tail_bytes() < im.required_tail)
     fail("has " + std::to_string(have.tail_bytes()) + " readable bytes after its last point; variant " + im.variant +
          " reads up to " + std::to_string(im.required_tail));
+  if (have.head_bytes() < im.required_head)
+    fail("has " + std::to_string(have.head_bytes()) + " readable bytes before its halo corner; variant " + im.variant +
+         " reads up to " + std::to_string(im.required_head));
+}
+
+// The bytes a field's points span, from its halo corner to its far halo corner.
+template <class T>
+std::pair<uintptr_t, uintptr_t> span_of(const FieldView<T>& v) {
+  const Layout& l = v.layout();
+  const Extents n = l.interior();
+  const int64_t R = l.radius();
+  const auto at = [&](int64_t i, int64_t j, int64_t k) { return uintptr_t(v.origin() + (i + j * l.line() + k * l.slice())); };
+  return {at(-R, -R, -R), at(n.nx + R - 1, n.ny + R - 1, n.nz + R - 1) + uintptr_t(l.elem_bytes())};
 }
 
 template <class T>
@@ -222,9 +245,11 @@ void apply_typed(const Plan::Impl& im, FieldView<const T> in, FieldView<T> out, 
                                                  std::string(dtype_name(dtype_of<T>())));
   check_view(im, in, "input");
   check_view(im, out, "output");
-  if (static_cast<const void*>(in.data()) == static_cast<const void*>(out.data()))
-    throw Error(ErrorKind::invalid_argument, "plan apply: input and output are the same field (in-place is not supported)");
-  im.launcher->run(in.data(), out.data(), stream);
+  const auto a = span_of(in), b = span_of(out);
+  if (a.first < b.second && b.first < a.second)
+    throw Error(ErrorKind::invalid_argument,
+                "plan apply: input and output overlap (in-place is not supported: the output must not be read)");
+  im.launcher->run(in.origin(), out.origin(), stream);
 }
 
 }  // namespace
@@ -256,7 +281,10 @@ nlohmann::json Plan::describe() const {
           {"variant", impl_->variant},
           {"params", impl_->params},
           {"source", impl_->source},
-          {"requires", {{"align_bytes", impl_->required_align}, {"tail_bytes", impl_->required_tail}}},
+          {"requires",
+           {{"align_bytes", impl_->required_align},
+            {"tail_bytes", impl_->required_tail},
+            {"head_bytes", impl_->required_head}}},
           {"resources", impl_->launcher->resources()}};
 }
 

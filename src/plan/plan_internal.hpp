@@ -17,10 +17,12 @@ struct Plan::Impl {
   Params params;
   Memory memory = Memory::host;
   // What apply() demands of a view beyond the plan's geometry: the least alignment of its x-lines
-  // and the readable bytes after its last point that the chosen variant relies on (found by
-  // asking the variant's cannot_run about weaker layouts when the plan is built).
+  // and the readable bytes after its far halo corner and before its halo corner that the chosen
+  // variant relies on (found by asking the variant's cannot_run about weaker layouts when the
+  // plan is built).
   int64_t required_align = 1;
   int64_t required_tail = 0;
+  int64_t required_head = 0;
   std::unique_ptr<Launcher> launcher;
 };
 

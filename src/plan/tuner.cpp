@@ -1,8 +1,12 @@
 // The autotuner (see include/fdstencil/tune.hpp): verify every candidate on the device against
 // the reference output, time the ones that pass, refine the promising families by coordinate
 // descent, re-time the finalists, store the winner.
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -10,6 +14,7 @@
 #include <optional>
 #include <set>
 
+#include "core/summary.hpp"
 #include "core/variant.hpp"
 #include "fdstencil/backend.hpp"
 #include "fdstencil/bytes_model.hpp"
@@ -72,15 +77,19 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+// Throws Error(io) unless the cache's folder can be made and a file written in it.
+void probe_writable(const std::filesystem::path& file) {
+  std::error_code ec;
+  const std::filesystem::path dir = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
+  std::filesystem::create_directories(dir, ec);
+  const std::filesystem::path probe = dir / (".fdstencil-probe-" + std::to_string(::getpid()));
+  std::ofstream f(probe);
+  const bool ok = !ec && bool(f);
+  f.close();
+  std::filesystem::remove(probe, ec);
+  if (!ok) throw Error(ErrorKind::io, "the tuning cache " + file.string() + " cannot be written (its folder is not writable)");
 }
 
-std::string extents_text(Extents n) {
-  return std::to_string(n.nx) + "x" + std::to_string(n.ny) + "x" + std::to_string(n.nz);
-}
 
 // The copy bandwidth of the current device, measured once per process, as bench does: a
 // measurement taken after a previous case freed its 1024^3 fields read 2596-2600 GB/s on the
@@ -216,8 +225,8 @@ class Tuner {
   }
 
   double time_launcher(const Launcher& launcher, int reps) {
-    const T* in = d_in_->data();
-    T* out = d_out_->data();
+    const T* in = d_in_->origin();
+    T* out = d_out_->origin();
     return median_of(cuda::time_ms([&](Stream s) { launcher.run(in, out, s); }, opt_.warmup, reps));
   }
 
@@ -265,7 +274,7 @@ class Tuner {
       const std::unique_ptr<Launcher> launcher = v->prepare(p_, params);
       // Verify first: NaN over the output, one application, the device-side comparison.
       d_out_->poison();
-      launcher->run(d_in_->data(), d_out_->data(), nullptr);
+      launcher->run(d_in_->origin(), d_out_->origin(), nullptr);
       const cuda::FieldDiff d = cuda::compare_on_device(d_out_->data(), d_ref_->data(), p_.layout);
       const double rel = d.max_abs_ref > 0 ? d.max_abs_diff / d.max_abs_ref : d.max_abs_diff;
       std::string bad;
@@ -321,11 +330,12 @@ TuneResult tune(Op op, int radius, DType dtype, Extents interior, const TuneOpti
   validate_extents(s, interior);
   const Problem p = make_problem(s, interior, dtype);
   if (gpu_count() == 0) throw Error(ErrorKind::unsupported, "tuning needs a GPU: " + gpu_unavailable_reason());
+  const std::filesystem::path file = opt.cache_file.empty() ? default_cache_file() : std::filesystem::path(opt.cache_file);
+  if (opt.store) probe_writable(file);  // before the search, not after it
   TuneResult result;
   if (dtype == DType::f32) Tuner<float>(p, opt, result).run();
   else Tuner<double>(p, opt, result).run();
   if (opt.store) {
-    const std::filesystem::path file = opt.cache_file.empty() ? default_cache_file() : std::filesystem::path(opt.cache_file);
     TuningCache::store(file, result.best, [&](const std::string& w) {
       if (opt.progress) opt.progress("warning: " + w);
       else std::fprintf(stderr, "fdstencil: warning: %s\n", w.c_str());

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "fdstencil/error.hpp"
 #include "fdstencil/tuning_cache.hpp"
@@ -25,15 +26,24 @@ namespace {
 class Cache : public ::testing::Test {
  protected:
   void SetUp() override {
+    for (const char* name : {"FDSTENCIL_TUNING_CACHE", "XDG_CACHE_HOME", "HOME"})
+      if (const char* v = std::getenv(name)) saved_.emplace_back(name, v);
+      else saved_.emplace_back(name, std::nullopt);
     dir_ = fs::temp_directory_path() / ("fds-cache-" + std::to_string(getpid()) + "-" +
                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
-  void TearDown() override { fs::remove_all(dir_); }
+  void TearDown() override {
+    fs::remove_all(dir_);
+    for (const auto& [name, value] : saved_)  // the environment as the test found it
+      if (value) ::setenv(name.c_str(), value->c_str(), 1);
+      else ::unsetenv(name.c_str());
+  }
   fs::path file() const { return dir_ / "tuning.json"; }
   void write(const std::string& text) const { std::ofstream(file()) << text; }
   fs::path dir_;
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
 };
 
 TuningEntry entry(Op op, int radius, Extents n, const std::string& variant, nlohmann::json params) {
@@ -136,6 +146,23 @@ TEST_F(Cache, AFileThatIsNotACacheWarns) {
   Warnings v;
   EXPECT_TRUE(TuningCache::load(dir_ / "folder.json", v.sink()).entries().empty());
   EXPECT_TRUE(v.any_names(dir_ / "folder.json"));
+}
+
+// The right shape with the wrong types: still a warning naming the file, never an exception.
+TEST_F(Cache, HeaderFieldsOfTheWrongTypeWarn) {
+  for (const std::string text :
+       {R"({"format": 1, "entries": []})",
+        R"({"format": "fdstencil-tuning-cache", "format_version": "1", "library_version": "x", "entries": []})",
+        R"({"format": "fdstencil-tuning-cache", "format_version": 1, "library_version": 2, "entries": []})",
+        R"({"format": "fdstencil-tuning-cache", "format_version": 1, "library_version": "0.2.0", "entries": {}})"}) {
+    write(text);
+    Warnings w;
+    TuningCache c;
+    EXPECT_NO_THROW(c = TuningCache::load(file(), w.sink())) << text;
+    EXPECT_TRUE(c.entries().empty()) << text;
+    ASSERT_EQ(w.lines.size(), 1u) << text;
+    EXPECT_TRUE(w.any_names(file())) << w.lines[0];
+  }
 }
 
 TEST_F(Cache, AnotherVersionsCacheIsIgnoredWithAWarning) {

@@ -73,8 +73,9 @@ class BrokenLauncher final : public Launcher {
  public:
   BrokenLauncher(const Problem& p, Fault f) : p_(p), fault_(f) {}
   void run(const void* in_data, void* out_data, Stream) const override {
-    const FieldView<const T> in(static_cast<const T*>(in_data), p_.layout, Memory::host);
-    const FieldView<T> out(static_cast<T*>(out_data), p_.layout, Memory::host);
+    // The launcher contract: pointers at interior point (0, 0, 0).
+    const FieldView<const T> in(static_cast<const T*>(in_data) - p_.layout.origin(), p_.layout, Memory::host);
+    const FieldView<T> out(static_cast<T*>(out_data) - p_.layout.origin(), p_.layout, Memory::host);
     Stencil s = p_.stencil;
     if (fault_ == Fault::wrong_weight) s.h.hx *= 1.001;
     cpu_backend().apply(s, in, out);

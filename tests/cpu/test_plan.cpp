@@ -170,3 +170,58 @@ TEST(Plan, ViewsRefuseBadPointersAndStrides) {
   EXPECT_EQ(v.layout().align_bytes() % 4, 0);
   EXPECT_LT(v.layout().align_bytes(), 8);  // a line of 7 floats is 28 bytes
 }
+
+// Every backend addresses points from the origin: a plan built for the library's own layout
+// serves views of a caller's arrays with the same strides, whatever lies before their halo
+// corner, and the cpu backend takes fields whose element 0 differ.
+TEST(Plan, ViewsWithTheSameStridesButAnotherOffset) {
+  const Extents n{13, 9, 7};
+  const int R = 2;
+  const Stencil s{Op::d2xyz, R, {1.0, 0.5, 2.0}};
+  HostField<float> in(n, R), ref(n, R), got(n, R);
+  test::fill_random(in, test::announce_seed(21, "offsets"));
+  reference_backend().apply(s, in, ref);
+  const Layout& l = in.layout();
+  ASSERT_GT(l.offset(), 0);  // the owned layout shifts its base; the views below do not
+  std::vector<float> a(static_cast<size_t>(l.alloc_elems())), b(static_cast<size_t>(l.alloc_elems()), -3.0f);
+  const int64_t corner = R + R * l.line() + R * l.slice();
+  for (int64_t k = -R; k < n.nz + R; ++k)
+    for (int64_t j = -R; j < n.ny + R; ++j)
+      for (int64_t i = -R; i < n.nx + R; ++i) a[size_t(corner + i + j * l.line() + k * l.slice())] = in.at(i, j, k);
+  const auto vin = view_of<const float>(a.data() + corner, Memory::host, n, R, l.line(), l.slice());
+  const auto vout = view_of<float>(b.data() + corner, Memory::host, n, R, l.line(), l.slice());
+  ASSERT_EQ(vin.layout().offset(), 0);
+  PlanOptions o;
+  o.backend = "cpu";
+  const Plan plan(s, l, o);  // built for the owned layout
+  plan.apply(vin, vout);
+  cpu_backend().apply(s, vin, got.view());  // a view in, a field out: different element 0s
+  const double tol = tolerance_for(DType::f32, s) * test::max_abs_read(ref);
+  double worst = 0, worst_mixed = 0;
+  for (int64_t k = 0; k < n.nz; ++k)
+    for (int64_t j = 0; j < n.ny; ++j)
+      for (int64_t i = 0; i < n.nx; ++i) {
+        worst = std::max(worst, std::abs(double(vout.at(i, j, k)) - double(ref.at(i, j, k))));
+        worst_mixed = std::max(worst_mixed, std::abs(double(got.at(i, j, k)) - double(ref.at(i, j, k))));
+      }
+  EXPECT_LE(worst, tol);
+  EXPECT_LE(worst_mixed, tol);
+  // Two views of one array, the output one plane on: they overlap, and that is refused.
+  const auto shifted = view_of<float>(a.data() + corner + l.slice(), Memory::host, n, R, l.line(), l.slice());
+  EXPECT_TRUE(throws_error([&] { plan.apply(vin, shifted); }, ErrorKind::invalid_argument, {"overlap"}));
+}
+
+TEST(Plan, ParametersWithoutAVariantAreRefused) {
+  PlanOptions o;
+  o.backend = "cpu";
+  o.params = {{"nw", 8}};
+  EXPECT_TRUE(throws_error([&] { Plan({Op::d2z, 4, {}}, Layout::make({16, 16, 16}, 4, 4), o); },
+                           ErrorKind::invalid_argument, {"without a variant"}));
+}
+
+TEST(Plan, AViewThatClaimsMoreAlignmentThanItsStridesKeepIsRefused) {
+  // A layout must not claim an alignment its strides cannot keep.
+  EXPECT_TRUE(throws_error([] { Layout::strided({8, 8, 8}, 1, 4, 11, 110, 16); }, ErrorKind::invalid_argument,
+                           {"aligned"}));
+  EXPECT_NO_THROW(Layout::strided({8, 8, 8}, 1, 4, 12, 120, 16));
+}

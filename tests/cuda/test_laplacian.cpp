@@ -125,3 +125,22 @@ TEST(CudaLaplacian, BlockBeyondTheDeviceLimitsIsUnsupported) {
     EXPECT_EQ(rec["status"], "unsupported") << block << " " << rec.dump();
   }
 }
+
+// k8 stages rows from one vector left of the tile: it needs 16 - sizeof(T) readable bytes before
+// the halo corner, and 1 KiB after the last point; a view without them is refused by name.
+TEST(CudaLaplacian, BulkCopyNeedsReadableBytesAroundTheField) {
+  const Extents n{62, 46, 17};
+  const int64_t line = 64, slice = line * 48;  // 16-byte aligned strides
+  const Stencil s{Op::laplacian7, 1, {}};
+  const auto why = [&](int64_t tail, int64_t head) {
+    return variant("k8").cannot_run({s, Layout::strided(n, 1, 4, line, slice, 16, tail, head)},
+                                    merge_params(variant("k8"), Params::object()));
+  };
+  EXPECT_NE(why(256, 0).find("before the field's halo corner"), std::string::npos) << why(256, 0);
+  EXPECT_NE(why(0, 4).find("past the field's last point"), std::string::npos) << why(0, 4);
+  EXPECT_EQ(why(256, 3), "");
+  // k8_shfl reads nothing before the halo corner.
+  EXPECT_EQ(variant("k8_shfl").cannot_run({s, Layout::strided(n, 1, 4, line, slice, 16, 256, 0)},
+                                          merge_params(variant("k8_shfl"), Params::object())),
+            "");
+}

@@ -154,6 +154,54 @@ TEST(CudaPlan, DeviceViewsWithUnusualStrides) {
       }
 }
 
+// A plan built for the library's own layout (DeviceField's) serves views over a caller's memory
+// with the same strides: every launcher addresses points from the origin, not from element 0.
+TEST(CudaPlan, APlanForOwnedFieldsServesViewsWithTheSameStrides) {
+  REQUIRE_GPU();
+  const Extents n{70, 30, 20};
+  for (const Op op : {Op::d2x, Op::d2y, Op::d2z, Op::d2xy, Op::d2xyz})
+    for (const int R : {1, 4, 8}) {
+      const Layout owned = Layout::make(n, R, 4);
+      const Plan plan({op, R, {1.0, 0.5, 2.0}}, owned, no_cache());
+      // The caller's storage: its halo corner `pad` floats into the allocation, so that the
+      // origin is on 128 bytes as in the owned layout, and room behind the far corner.
+      const int64_t corner = R + R * owned.line() + R * owned.slice();
+      const int64_t pad = (32 - corner % 32) % 32;
+      const int64_t total = pad + corner + (n.nx + R) + (n.ny + R) * owned.line() + (n.nz + R) * owned.slice() + 1024;
+      float *base_a = nullptr, *base_b = nullptr;
+      ASSERT_EQ(cudaMalloc(&base_a, size_t(total) * 4), cudaSuccess);
+      ASSERT_EQ(cudaMalloc(&base_b, size_t(total) * 4), cudaSuccess);
+      float *a = base_a + pad, *b = base_b + pad;  // the halo corners
+      const auto vin = view_of<const float>(a + corner, Memory::device, n, R, owned.line(), owned.slice());
+      const auto vout = view_of<float>(b + corner, Memory::device, n, R, owned.line(), owned.slice());
+      ASSERT_EQ(vin.layout().align_bytes(), kAlignBytes);
+      HostField<float> in(owned), ref(owned), got(owned);
+      fill_random(in, kDefaultSeed + R);
+      reference_backend().apply(plan.stencil(), in, ref);
+      // Upload the field's points from its origin onwards, then run.
+      ASSERT_EQ(cudaMemcpy(a, in.data() + owned.origin() - corner, size_t(owned.alloc_elems() - owned.origin() + corner) * 4,
+                           cudaMemcpyHostToDevice),
+                cudaSuccess);
+      ASSERT_EQ(cudaMemset(base_b, 0xff, size_t(total) * 4), cudaSuccess);
+      const std::string what = std::string(op_name(op)) + " R=" + std::to_string(R) + " " + plan.describe().dump();
+      if (plan.describe()["requires"]["head_bytes"].get<int64_t>() > 0 ||
+          plan.describe()["requires"]["tail_bytes"].get<int64_t>() > 0) {
+        EXPECT_THROW(plan.apply(vin, vout), Error) << what;  // a view has no head or tail to give
+      } else {
+        plan.apply(vin, vout);
+        cuda::synchronize();
+        got.fill(std::numeric_limits<float>::quiet_NaN());
+        ASSERT_EQ(cudaMemcpy(got.data() + owned.origin() - corner, b, size_t(owned.alloc_elems() - owned.origin() + corner) * 4,
+                             cudaMemcpyDeviceToHost),
+                  cudaSuccess);
+        const bench::Check c = bench::compare_to_reference(got, ref, DType::f32, plan.stencil());
+        EXPECT_TRUE(c.ok) << what << ": " << c.message;
+      }
+      cudaFree(base_a);
+      cudaFree(base_b);
+    }
+}
+
 // A plan built for the aligned layout refuses a view that lacks the alignment its kernel needs.
 TEST(CudaPlan, ApplyRefusesAViewTooWeaklyAligned) {
   REQUIRE_GPU();

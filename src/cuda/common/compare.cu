@@ -59,28 +59,31 @@ __global__ void compare_kernel(const T* __restrict__ out, const T* __restrict__ 
   }
 }
 
+
+// The result block on the device, freed however the comparison ends.
+struct DeviceResult {
+  DiffBits* p = nullptr;
+  DeviceResult() { FDS_CUDA_CHECK(cudaMalloc(&p, sizeof(DiffBits))); }
+  ~DeviceResult() { cudaFree(p); }
+  DeviceResult(const DeviceResult&) = delete;
+  DeviceResult& operator=(const DeviceResult&) = delete;
+};
+
 }  // namespace
 
 template <class T>
 FieldDiff compare_on_device(const T* out, const T* ref, const Layout& l) {
-  DiffBits* d = nullptr;
-  FDS_CUDA_CHECK(cudaMalloc(&d, sizeof(DiffBits)));
-  FDS_CUDA_CHECK(cudaMemset(d, 0, sizeof(DiffBits)));
+  const DeviceResult d;
+  FDS_CUDA_CHECK(cudaMemset(d.p, 0, sizeof(DiffBits)));
   const CompareArgs a{l.interior(), l.radius(), l.offset(), l.line(), l.slice()};
   int device = 0, sms = 0;
   FDS_CUDA_CHECK(cudaGetDevice(&device));
   FDS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   // 8 resident blocks of 256 threads per SM, grid-stride over the rest (as the copy kernel).
-  compare_kernel<T><<<sms * 8, 256>>>(out, ref, a, d);
+  compare_kernel<T><<<sms * 8, 256>>>(out, ref, a, d.p);
+  FDS_CUDA_CHECK_LAUNCH();
   DiffBits h{};
-  try {
-    FDS_CUDA_CHECK_LAUNCH();
-    FDS_CUDA_CHECK(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost));
-  } catch (...) {
-    cudaFree(d);
-    throw;
-  }
-  cudaFree(d);
+  FDS_CUDA_CHECK(cudaMemcpy(&h, d.p, sizeof h, cudaMemcpyDeviceToHost));
   FieldDiff f;
   f.max_abs_diff = __builtin_bit_cast(double, h.max_abs_diff);
   f.max_abs_ref = __builtin_bit_cast(double, h.max_abs_ref);

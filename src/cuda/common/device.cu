@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/summary.hpp"
 #include "cuda/common/check.hpp"
 #include "cuda/device.hpp"
 
@@ -107,11 +108,6 @@ __global__ void copy_vec16(const float4* __restrict__ in, float4* __restrict__ o
     out[i] = in[i];
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 }  // namespace
 
 CopyBandwidth measure_copy_bandwidth(int64_t bytes, int reps) {
@@ -138,7 +134,7 @@ CopyBandwidth measure_copy_bandwidth(int64_t bytes, int reps) {
       FDS_CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
       gbps.push_back(2.0 * double(bytes) / (ms * 1e-3) / 1e9);
     }
-    return median(gbps);
+    return median_of(gbps);
   };
   CopyBandwidth cb;
   cb.bytes = bytes;

@@ -3,6 +3,8 @@
 
 #include <nvtx3/nvToolsExt.h>
 
+#include <map>
+
 #include "cuda/common/check.hpp"
 
 namespace fdstencil::cuda {
@@ -35,21 +37,28 @@ struct EventPair {
 }  // namespace
 
 void flush_l2() {
-  static float4* buffer = nullptr;
-  static float* sink = nullptr;
-  static int64_t n = 0;
-  static int sms = 0;
-  if (buffer == nullptr) {
+  // One buffer per device, made on first use and kept for the process.
+  struct Flush {
+    float4* buffer = nullptr;
+    float* sink = nullptr;
+    int64_t n = 0;
+    int sms = 0;
+  };
+  static std::map<int, Flush> flushes;
+  int device = 0;
+  FDS_CUDA_CHECK(cudaGetDevice(&device));
+  Flush& f = flushes[device];
+  if (f.buffer == nullptr) {
     int l2 = 0;
-    FDS_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
-    FDS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-    n = 2 * int64_t(l2) / 16;
-    FDS_CUDA_CHECK(cudaMalloc(&buffer, size_t(n) * 16));
-    FDS_CUDA_CHECK(cudaMalloc(&sink, sizeof(float)));
-    FDS_CUDA_CHECK(cudaMemset(buffer, 0, size_t(n) * 16));
+    FDS_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+    FDS_CUDA_CHECK(cudaDeviceGetAttribute(&f.sms, cudaDevAttrMultiProcessorCount, device));
+    f.n = 2 * int64_t(l2) / 16;
+    FDS_CUDA_CHECK(cudaMalloc(&f.sink, sizeof(float)));
+    FDS_CUDA_CHECK(cudaMalloc(&f.buffer, size_t(f.n) * 16));
+    FDS_CUDA_CHECK(cudaMemset(f.buffer, 0, size_t(f.n) * 16));
     FDS_CUDA_CHECK(cudaDeviceSynchronize());
   }
-  read_all<<<sms * 4, 256>>>(buffer, n, sink);
+  read_all<<<f.sms * 4, 256>>>(f.buffer, f.n, f.sink);
   FDS_CUDA_CHECK_LAUNCH();
 }
 

@@ -10,8 +10,9 @@
 
 namespace fdstencil::cuda {
 
-// Evicts the L2 by reading a buffer twice its size (device 0's L2, allocated once). Reads, not
-// writes: a dirty flush buffer would be written back during the timed kernel and charged to it.
+// Evicts the current device's L2 by reading a buffer twice its size (allocated once per device).
+// Reads, not writes: a dirty flush buffer would be written back during the timed kernel and
+// charged to it.
 void flush_l2();
 
 // Per-repeat times in milliseconds of `work`, enqueued on the default stream: `warmup` untimed

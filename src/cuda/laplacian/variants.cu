@@ -70,8 +70,9 @@ const void* seed_kernel(const std::string& name, int m, int lb) {
 // Subdomains so that three sub-planes (z-1, z, z+1) fit in half the L2: the other half holds the
 // lines in flight and the evict-first output. Read off the device, not the posts' constant 4.
 int auto_subdomains(int64_t plane_bytes) {
-  int l2 = 0;
-  FDS_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+  int device = 0, l2 = 0;
+  FDS_CUDA_CHECK(cudaGetDevice(&device));
+  FDS_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
   return std::max<int64_t>(1, (3 * plane_bytes + l2 / 2 - 1) / (l2 / 2));
 }
 
@@ -85,7 +86,7 @@ class SeedLauncher final : public Launcher {
     const StencilWeights sw = stencil_weights(p.stencil);
     const Layout& l = p.layout;
     // Interior (0,0,0) -> grid corner: the kernels take pointers at the corner.
-    corner_ = l.origin() - (1 + l.line() + l.slice());
+    corner_ = -(1 + l.line() + l.slice());
     a_.nx = int(p.interior().nx + 2);
     a_.ny = int(p.interior().ny + 2);
     a_.nz = int(p.interior().nz + 2);
@@ -146,7 +147,7 @@ class SeedLauncher final : public Launcher {
   std::string name_;
   Block block_;
   int m_ = 1, lb_ = 0, subdomains_ = 1, rows_per_sub_ = 0;
-  int64_t corner_ = 0;
+  int64_t corner_ = 0;  // elements from interior point (0, 0, 0) to the grid corner
   const void* kernel_ = nullptr;
   Args<T> a_{};
   nlohmann::json extra_ = nlohmann::json::object();
@@ -209,7 +210,7 @@ size_t zmarch_smem(bool bulk, int ty, int stages) {
 template <class T>
 class ZmarchLauncher final : public Launcher {
  public:
-  ZmarchLauncher(const Problem& p, const Params& params, bool bulk) : origin_(p.layout.origin()) {
+  ZmarchLauncher(const Problem& p, const Params& params, bool bulk) {
     ty_ = params.value("ty", 8);
     const int stages = params.value("stages", 6);
     const StencilWeights sw = stencil_weights(p.stencil);
@@ -250,8 +251,8 @@ class ZmarchLauncher final : public Launcher {
 
   void run(const void* in, void* out, Stream stream) const override {
     ZmarchArgs<T> a = a_;
-    a.u = static_cast<const T*>(in) + origin_;
-    a.f = static_cast<T*>(out) + origin_;
+    a.u = static_cast<const T*>(in);
+    a.f = static_cast<T*>(out);
     void* args[] = {&a};
     FDS_CUDA_CHECK(cudaLaunchKernel(kernel_, dim3(unsigned(blocks_)), dim3(32, ty_), args, smem_, stream));
     FDS_CUDA_CHECK_LAUNCH();
@@ -264,7 +265,6 @@ class ZmarchLauncher final : public Launcher {
   }
 
  private:
-  int64_t origin_;
   int ty_ = 8;
   int64_t blocks_ = 0;
   size_t smem_ = 0;
@@ -272,7 +272,7 @@ class ZmarchLauncher final : public Launcher {
   ZmarchArgs<T> a_{};
 };
 
-std::string zmarch_cannot_run(const Problem& p, const Params& params) {
+std::string zmarch_cannot_run(const Problem& p, const Params& params, bool bulk) {
   const int ty = params.value("ty", 8);
   if (ty != 4 && ty != 8 && ty != 16) return "ty = " + std::to_string(ty) + " is not one of 4, 8, 16";
   const int stages = params.value("stages", 6);
@@ -286,7 +286,13 @@ std::string zmarch_cannot_run(const Problem& p, const Params& params) {
   // The last staged row of the last line runs up to a whole tile row (34 vectors) past it.
   if (p.layout.tail_bytes() < kTailSlackBytes)
     return "reads up to " + std::to_string(kTailSlackBytes) + " bytes past the field's last point, and this layout has " +
-           std::to_string(p.layout.tail_bytes()) + " readable there (a view: pass the readable tail)";
+           std::to_string(p.layout.tail_bytes()) + " readable there";
+  // k8's staged rows start one vector left of the tile: the first reaches 16 - sizeof(T) bytes
+  // before the halo corner.
+  const int64_t head = 16 - p.layout.elem_bytes();
+  if (bulk && p.layout.head_bytes() < head)
+    return "reads " + std::to_string(head) + " bytes before the field's halo corner, and this layout has " +
+           std::to_string(p.layout.head_bytes()) + " readable there";
   return "";
 }
 
@@ -300,7 +306,7 @@ Variant make(const std::string& name, const std::string& summary, Params default
   v.space = std::move(space);
   if (name == "k8" || name == "k8_shfl") {
     const bool bulk = name == "k8";
-    v.cannot_run = zmarch_cannot_run;
+    v.cannot_run = [bulk](const Problem& p, const Params& q) { return zmarch_cannot_run(p, q, bulk); };
     v.prepare = [bulk](const Problem& p, const Params& q) -> std::unique_ptr<Launcher> {
       if (p.dtype() == DType::f32) return std::make_unique<ZmarchLauncher<float>>(p, q, bulk);
       return std::make_unique<ZmarchLauncher<double>>(p, q, bulk);

@@ -97,7 +97,7 @@ inline std::string grid_cannot_run(dim3 grid) {
 template <class T>
 class SeismicLauncher final : public Launcher {
  public:
-  SeismicLauncher(const Problem& p, const Params& params, Planner plan) : origin_(p.layout.origin()) {
+  SeismicLauncher(const Problem& p, const Params& params, Planner plan) {
     launches_ = plan(p, params);
     const StencilWeights sw = stencil_weights(p.stencil);
     const Extents n = p.interior();
@@ -130,8 +130,8 @@ class SeismicLauncher final : public Launcher {
     for (size_t i = 0; i < launches_.size(); ++i) {
       const Launch& l = launches_[i];
       Args<T> a = args_[i];
-      a.u = static_cast<const T*>(in) + origin_;
-      a.f = static_cast<T*>(out) + origin_;
+      a.u = static_cast<const T*>(in);
+      a.f = static_cast<T*>(out);
       void* args[] = {&a};
       FDS_CUDA_CHECK(cudaLaunchKernel(l.kernel, l.grid, l.block, args, l.smem, stream));
       FDS_CUDA_CHECK_LAUNCH();
@@ -147,7 +147,6 @@ class SeismicLauncher final : public Launcher {
   }
 
  private:
-  int64_t origin_;  // elements from element 0 to interior point (0, 0, 0)
   std::vector<Launch> launches_;
   std::vector<Args<T>> args_;  // per launch, with the field pointers left for run()
   nlohmann::json extra_ = nlohmann::json::object();
