@@ -3,7 +3,6 @@
 // a sweep: --op d2x,d2z --radius 1,4,8 --size 256,256,256 --size 512,512,512 --param m=1,2,4.
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <algorithm>
 #include <set>
 
@@ -143,26 +142,6 @@ std::vector<Params> param_grid(const std::vector<std::string>& specs) {
   return grid;
 }
 
-void write_results(const std::string& path, const nlohmann::json& doc) {
-  const std::filesystem::path target(path);
-  const std::filesystem::path tmp = target.string() + ".tmp";
-  {
-    std::ofstream f(tmp);
-    f << doc.dump(1) << "\n";
-    f.close();
-    if (!f) {
-      std::error_code ec;
-      std::filesystem::remove(tmp, ec);
-      throw Error(ErrorKind::io, "cannot write results file " + path);
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, target, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    throw Error(ErrorKind::io, "cannot write results file " + path + ": " + ec.message());
-  }
-}
 
 struct Job {
   const Variant* v;  // nullptr: the plan's own choice
@@ -198,7 +177,7 @@ int run_overhead(const BenchOpts& o, const std::vector<Job>& jobs, const PlanOpt
                 r["total_ratio"].get<double>());
     std::fflush(stdout);
     doc["records"].push_back(r);
-    if (!o.json_path.empty()) write_results(o.json_path, doc);
+    if (!o.json_path.empty()) write_json_file(o.json_path, doc);
   }
   return 0;
 }
@@ -344,11 +323,7 @@ int run_bench(BenchOpts& o) {
                     std::to_string(cuda::device_free_bytes() / (1 << 20)) + " MiB are free");
 #endif
   if (!o.json_path.empty()) {  // fail now, not after an hour of measurements
-    const std::string probe = o.json_path + ".tmp";
-    std::ofstream f(probe);
-    if (!f) throw Error(ErrorKind::io, "cannot write results file " + o.json_path);
-    f.close();
-    std::filesystem::remove(probe);
+    check_writable(o.json_path);
   }
 
   PlanOptions po;
@@ -422,7 +397,7 @@ int run_bench(BenchOpts& o) {
     }
     std::fflush(stdout);
     doc["records"].push_back(rec);
-    if (!o.json_path.empty()) write_results(o.json_path, doc);  // a cut-off sweep keeps its rows
+    if (!o.json_path.empty()) write_json_file(o.json_path, doc);  // a cut-off sweep keeps its rows
   }
   if (failed > 0) {
     std::fprintf(stderr, "fdstencil: %d variant(s) FAILED verification and were not timed\n", failed);

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 
 #include "commands.hpp"
 #include "core/summary.hpp"
@@ -42,18 +41,7 @@ int show_cache(const TuneOpts& o, bool json) {
   });
   if (json) {
     nlohmann::json out = {{"file", file.string()}, {"entries", nlohmann::json::array()}};
-    for (const TuningEntry& e : c.entries())
-      out["entries"].push_back({{"device", e.key.device},
-                                {"op", std::string(op_name(e.key.op))},
-                                {"radius", e.key.radius},
-                                {"dtype", std::string(dtype_name(e.key.dtype))},
-                                {"interior", {e.key.interior.nx, e.key.interior.ny, e.key.interior.nz}},
-                                {"variant", e.variant},
-                                {"params", e.params},
-                                {"median_ms", e.median_ms},
-                                {"pct_of_copy", e.pct_of_copy},
-                                {"copy_gbps", e.copy_gbps},
-                                {"tuned_at", e.tuned_at}});
+    for (const TuningEntry& e : c.entries()) out["entries"].push_back(to_json(e));
     std::printf("%s\n", out.dump(2).c_str());
     return 0;
   }
@@ -69,22 +57,6 @@ int show_cache(const TuneOpts& o, bool json) {
   return 0;
 }
 
-void write_json(const std::string& path, const nlohmann::json& doc) {
-  const std::filesystem::path tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp);
-    f << doc.dump(1) << "\n";
-    f.close();
-    if (!f) {
-      std::error_code ec;
-      std::filesystem::remove(tmp, ec);
-      throw Error(ErrorKind::io, "cannot write " + path);
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) throw Error(ErrorKind::io, "cannot write " + path + ": " + ec.message());
-}
 
 int run_tune(const TuneOpts& o, bool json_show) {
   if (o.show) return show_cache(o, json_show);
@@ -118,11 +90,7 @@ int run_tune(const TuneOpts& o, bool json_show) {
         }
   }
   if (!o.json_path.empty()) {  // fail now, not after the first case is tuned
-    const std::string probe = o.json_path + ".tmp";
-    std::ofstream f(probe);
-    if (!f) throw Error(ErrorKind::io, "cannot write " + o.json_path);
-    f.close();
-    std::filesystem::remove(probe);
+    check_writable(o.json_path);
   }
   if (gpu_count() == 0) throw Error(ErrorKind::unsupported, "fdstencil tune needs a GPU: " + gpu_unavailable_reason());
 #ifdef FDSTENCIL_HAVE_CUDA
@@ -171,7 +139,7 @@ int run_tune(const TuneOpts& o, bool json_show) {
                             {"seconds", r.seconds},
                             {"cache_file", r.cache_file},
                             {"candidates", r.candidates}});
-    if (!o.json_path.empty()) write_json(o.json_path, doc);  // a cut-off run keeps its cases
+    if (!o.json_path.empty()) write_json_file(o.json_path, doc);  // a cut-off run keeps its cases
   }
   if (!o.no_store && !cases.empty())
     std::fprintf(stderr, "fdstencil: stored in %s\n",

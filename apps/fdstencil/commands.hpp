@@ -2,6 +2,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 #include <functional>
 #include <string>
 #include <vector>
@@ -26,6 +27,11 @@ std::vector<std::string> split(const std::string& text, char sep);
 int parse_int(const std::string& text, const char* what);
 // Throws Error(invalid_argument) unless `name` is auto, cuda, cpu or reference.
 void check_backend_name(const std::string& name);
+
+// JSON files: written to a temporary name and renamed, so a failure never leaves a partial file;
+// check_writable fails (Error(io)) before the work that would fill one. json_file.cpp.
+void check_writable(const std::string& path);
+void write_json_file(const std::string& path, const nlohmann::json& doc);
 
 // Whether this binary has the CUDA backend and the machine a usable GPU.
 bool gpu_available();

@@ -56,6 +56,9 @@ struct TuningEntry {
 
 std::filesystem::path default_cache_file();
 
+// An entry as the cache file holds it (what `fdstencil tune --show-json` prints).
+nlohmann::json to_json(const TuningEntry& e);
+
 class TuningCache {
  public:
   // Reads `file`. A missing file is an empty cache. A file that cannot be parsed, that is not a

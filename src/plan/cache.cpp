@@ -24,6 +24,8 @@ namespace {
 constexpr const char* kFormat = "fdstencil-tuning-cache";
 constexpr int kFormatVersion = 1;
 
+}  // namespace
+
 nlohmann::json to_json(const TuningEntry& e) {
   const TuningKey& k = e.key;
   return {{"device", k.device},
@@ -44,6 +46,8 @@ nlohmann::json to_json(const TuningEntry& e) {
           {"seconds", e.seconds},
           {"tuned_at", e.tuned_at}};
 }
+
+namespace {
 
 // Throws (nlohmann::json or fdstencil::Error) for a malformed entry.
 TuningEntry from_json(const nlohmann::json& j) {
