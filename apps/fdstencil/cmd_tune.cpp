@@ -121,24 +121,17 @@ int run_tune(const TuneOpts& o, bool json_show) {
                 c.radius, std::string(dtype_name(c.dtype)).c_str(), extents_text(c.size).c_str(), e.variant.c_str(),
                 e.params.dump().c_str(), e.median_ms, e.effective_gbps, e.pct_of_copy, r.timed, r.seconds);
     std::fflush(stdout);
-    doc["cases"].push_back({{"op", std::string(op_name(c.op))},
-                            {"radius", c.radius},
-                            {"dtype", std::string(dtype_name(c.dtype))},
-                            {"size", {c.size.nx, c.size.ny, c.size.nz}},
-                            {"device", e.key.device},
-                            {"variant", e.variant},
-                            {"params", e.params},
-                            {"median_ms", e.median_ms},
-                            {"effective_gbps", e.effective_gbps},
-                            {"copy_gbps", e.copy_gbps},
-                            {"pct_of_copy", e.pct_of_copy},
-                            {"timed", r.timed},
-                            {"failed", r.failed},
-                            {"unsupported", r.unsupported},
-                            {"budget_reached", r.budget_reached},
-                            {"seconds", r.seconds},
-                            {"cache_file", r.cache_file},
-                            {"candidates", r.candidates}});
+    // The cache's own entry, with the size as given, the search's counts and every candidate.
+    nlohmann::json rec = to_json(e);
+    rec["size"] = {c.size.nx, c.size.ny, c.size.nz};
+    rec["timed"] = r.timed;
+    rec["failed"] = r.failed;
+    rec["unsupported"] = r.unsupported;
+    rec["budget_reached"] = r.budget_reached;
+    rec["seconds"] = r.seconds;
+    rec["cache_file"] = r.cache_file;
+    rec["candidates"] = r.candidates;
+    doc["cases"].push_back(rec);
     if (!o.json_path.empty()) write_json_file(o.json_path, doc);  // a cut-off run keeps its cases
   }
   if (!o.no_store && !cases.empty())
