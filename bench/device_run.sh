@@ -52,6 +52,14 @@
 #   overhead   bench --overhead: Plan::apply against the bare launch on 64^3 fields
 #   consumer   the installed package (CUDA build) and examples/consumer against it, on the GPU
 #   quickstart the README's first command, as written (install-deps, build, info, default suite)
+# The wave solver (issue 11). Each stage's run directories travel back as one tar file.
+#   wave-test     the wave tests alone (cpu and GPU), gtest output in the log
+#   wave-configs  the step kernel's launch shapes: block x vec x nw, R = 1, 2, 4, 8, 512^3, no CPML
+#   wave-perf     GPts/s at 256^3, 512^3, 1024^3 for R = 1, 2, 4, 8: the interior step (no CPML)
+#                 and the whole run with a 20-point CPML, beside the same-run copy bandwidth
+#   wave-verify   3D and 2D homogeneous runs on the GPU against the analytic solution, R = 1, 2, 4, 8,
+#                 a snapshot slice, and a 10,000-step stability run
+#   wave-cpml     bench/wave_cpml.py: the CPML's reflection at widths 10, 20, 40, in 3D and 2D
 # Example: bench/device_run.sh build test sanitize lap-quick
 # Logs all go to $OUT/log.txt and each benchmark to $OUT/<name>.json: the device tool returns at
 # most 8 files, so a call should name at most 7 benchmark outputs.
@@ -465,6 +473,113 @@ stage_quickstart() {
   cat /tmp/quickstart.log >>"$LOG"
   grep -E "^install-deps|^fdstencil|^gpu|^#|^op |plan:" /tmp/quickstart.log | tail -40
   echo "quickstart: $((SECONDS - t0)) s, exit $rc"
+}
+
+# --- the wave solver ------------------------------------------------------------------------------
+stage_wave-test() {
+  ctest --preset default -j 4 -R "[Ww]ave" >/tmp/wave-test.log 2>&1 || status=1
+  cat /tmp/wave-test.log >>"$LOG"
+  ./build/tests/test_cuda --gtest_filter='*Wave*' >>"$LOG" 2>&1 || status=1
+  grep -E "measured|misfit|max diff|relative" "$LOG" | tail -40
+  tail -6 /tmp/wave-test.log
+}
+
+# One GPU run of fdstencil wave into /tmp/wave/<name>, its summary printed: name, then options.
+wave_run() {
+  local name=$1
+  shift
+  rm -rf "/tmp/wave/$name"
+  mkdir -p /tmp/wave
+  $FD wave --backend cuda --quiet --output "/tmp/wave/$name" "$@" 2>>"$LOG" || { echo "wave $name FAILED"; status=1; return; }
+  python3 - "/tmp/wave/$name/summary.json" "$name" <<'PY' | tee -a "$LOG"
+import json, sys
+s = json.load(open(sys.argv[1])); t = s["timing"]
+print(f'{sys.argv[2]:28s} {t["gpts"]:7.1f} GPts/s  {t["percent_of_bound"]:5.1f} % of {t["bound_gpts"]:.1f} '
+      f'(copy {t["copy_gbps"]:.0f} GB/s)  {s.get("bytes_per_grid_point", 0):.1f} B/pt  {s["kernel"]}')
+PY
+}
+
+# A constant 2000 m/s cube of computational extent n (model n - 2 cpml) and a Ricker at its centre.
+cube() {  # n radius cpml steps [more options]
+  local n=$1 r=$2 w=$3 steps=$4
+  shift 4
+  local m=$((n - 2 * w)) c
+  c=$(( (m / 2) * 10 ))
+  echo --constant 2000 --shape $m,$m,$m --spacing 10 --radius "$r" --cpml "$w" --steps "$steps" \
+    --source "$c,$c,$c" --ricker 8 --no-final "$@"
+}
+
+pack() {  # the stage's run directories, less their wavefields, into $OUT/<name>.tar
+  # (the snapshots and final fields of wave-verify made a tar past the device tool's 16 MiB)
+  tar -C /tmp/wave --exclude='snapshot_*.npy' --exclude='final.npy' -cf "$OUT/$1.tar" . && rm -rf /tmp/wave
+}
+
+stage_wave-configs() {
+  local r p
+  for r in 1 2 4 8; do
+    for p in '{"block":"32x4","vec":4,"nw":32}' '{"block":"32x4","vec":2,"nw":32}' '{"block":"64x2","vec":4,"nw":32}' \
+             '{"block":"16x16","vec":2,"nw":32}' '{"block":"32x8","vec":2,"nw":16}'; do
+      wave_run "cfg-r$r-$(echo "$p" | tr -dc '0-9x')" $(cube 512 "$r" 0 60) --kernel-params "$p"
+    done
+  done
+  # The fastest shape per radius, for wave-perf in the same call.
+  python3 - /tmp/wave /tmp/wave-best.json <<'PY' | tee -a "$LOG"
+import glob, json, os, sys
+best = {}
+for f in glob.glob(os.path.join(sys.argv[1], "cfg-*", "summary.json")):
+    s = json.load(open(f)); r = str(s["radius"]); g = s["timing"]["gpts"]
+    if r not in best or g > best[r][0]:
+        best[r] = (g, s["kernel"])
+params = {}
+for r, (g, k) in sorted(best.items()):
+    w = dict(x.split("=") for x in k.split() if "=" in x)
+    bx, by = w["block"].split("x")
+    params[r] = {"block": w["block"], "vec": int(w["vec"]), "nw": int(w["nw"])}
+    print(f"best R={r}: {g:.1f} GPts/s {params[r]}")
+json.dump(params, open(sys.argv[2], "w"))
+PY
+  pack wave-configs
+}
+
+# The launch shape wave-configs found fastest for radius $1 (none: the built-in default).
+best_params() {
+  [ -f /tmp/wave-best.json ] || return 0
+  python3 -c "import json,sys; p=json.load(open('/tmp/wave-best.json')).get('$1'); print('--kernel-params', json.dumps(p, separators=(',',':'))) if p else None"
+}
+
+stage_wave-perf() {
+  local n r
+  for n in 256 512 1024; do
+    for r in 1 2 4 8; do
+      wave_run "perf-$n-r$r-cpml0" $(cube "$n" "$r" 0 $((n == 1024 ? 60 : 200))) $(best_params $r)
+      wave_run "perf-$n-r$r-cpml20" $(cube "$n" "$r" 20 $((n == 1024 ? 60 : 200))) $(best_params $r)
+    done
+  done
+  pack wave-perf
+}
+
+stage_wave-verify() {
+  local r
+  # 3D: h = 10 m, v = 2000 m/s, Ricker 20 Hz (55 Hz highest: 3.6 points per shortest wavelength
+  # at R = 8 needs ~3.2); receivers 200-400 m from the source, before any reflection.
+  for r in 1 2 4 8; do
+    wave_run "verify3d-r$r" --constant 2000 --shape 161,161,161 --spacing 5 --radius $r --cpml 20 \
+      --time 0.35 --cfl-safety 0.4 --source 400,400,400 --ricker 20 \
+      --receiver-line "400,400,500:400,400,700:5" --compare-analytic
+  done
+  wave_run verify2d-r4 --constant 2000 --shape 401,401 --spacing 5 --radius 4 --cpml 20 --time 0.5 \
+    --cfl-safety 0.4 --source 1000,1000 --ricker 20 --receiver-line "1000,1100:1000,1500:5" --compare-analytic
+  wave_run snapshot3d --layered "0:1500,600:2500,1200:3500" --shape 201,201,201 --spacing 10 --radius 4 \
+    --cpml 20 --time 0.6 --source 500,1000,1000 --ricker 10 --free-surface \
+    --snapshot-steps 300 --snapshot-slice y=100 --receiver-line "0,1000,0:0,1000,2000:201"
+  wave_run stability --constant 2500 --shape 101,101,101 --spacing 10 --radius 8 --cpml 20 --steps 10000 \
+    --source 500,500,500 --ricker 15
+  pack wave-verify
+}
+
+stage_wave-cpml() {
+  python3 bench/wave_cpml.py --cli "$FD" --backend cuda --dim 3 --output "$OUT/wave-cpml-3d.json" 2>&1 | tee -a "$LOG"
+  python3 bench/wave_cpml.py --cli "$FD" --backend cuda --dim 2 --output "$OUT/wave-cpml-2d.json" 2>&1 | tee -a "$LOG"
 }
 
 for stage in "$@"; do

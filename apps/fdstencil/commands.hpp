@@ -19,6 +19,8 @@ Action add_coeffs(CLI::App& app);
 Action add_apply(CLI::App& app);
 Action add_bench(CLI::App& app);
 Action add_tune(CLI::App& app);
+// `argv` is the whole command line, which the wave summary records.
+Action add_wave(CLI::App& app, const std::vector<std::string>& argv);
 
 // "a,b,c" -> three numbers; throws Error(invalid_argument) naming `what`.
 Extents parse_extents(const std::string& text, const char* what);

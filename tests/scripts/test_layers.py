@@ -19,6 +19,7 @@ ALLOWED = {
     "cpu": {"fdstencil", "core", "cpu"},
     "cuda": {"fdstencil", "core", "cuda"},
     "plan": {"fdstencil", "core", "reference", "cpu", "cuda", "plan"},
+    "wave": {"fdstencil", "core", "reference", "cpu", "cuda", "plan", "wave"},
 }
 # The bench layer sits at the top beside the apps: it may name anything but them.
 FORBIDDEN = {"bench": {"apps"}}

@@ -1,0 +1,255 @@
+// fdstencil wave: one shot of the acoustic solver from the command line. The order of work is
+// the point of this file: every input is parsed and checked (wave_inputs.cpp) and the output
+// directory made and probed before the solver starts, so bad input costs nothing and leaves
+// nothing; snapshots are written as they arrive, and everything else only after a run succeeded.
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+#include <string_view>
+
+#include "commands.hpp"
+#include "fdstencil/error.hpp"
+#include "progress.hpp"
+#include "wave_cli.hpp"
+
+namespace fdstencil::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace wave_cli;
+
+// The output directory for one run: made when missing, probed for writing, and removed again
+// (with the parents this run made) when the run fails before anything was written into it, so
+// a refused run leaves no trace. A directory that existed before is never removed.
+class OutputDir {
+ public:
+  explicit OutputDir(const fs::path& dir) : dir_(dir) {
+    std::error_code ec;
+    for (fs::path p = dir; !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
+      top_ = p;
+      if (p == p.parent_path()) break;
+    }
+    if (!top_.empty()) {
+      fs::create_directories(dir, ec);
+      if (ec) throw Error(ErrorKind::io, "--output " + dir.string() + ": cannot create the directory: " + ec.message());
+    }
+    try {
+      check_writable((dir / "summary.json").string());
+    } catch (...) {
+      remove_if_empty();
+      throw;
+    }
+  }
+  ~OutputDir() {
+    if (!kept_) remove_if_empty();
+  }
+  void keep() { kept_ = true; }
+
+ private:
+  void remove_if_empty() {
+    if (top_.empty()) return;
+    std::error_code ec;
+    for (fs::path p = dir_;; p = p.parent_path()) {
+      if (!fs::remove(p, ec)) return;  // removes only an empty directory: stops at the first with files
+      if (p == top_ || p == p.parent_path()) return;
+    }
+  }
+  fs::path dir_, top_;  // top_: the outermost directory this run created, empty when none
+  bool kept_ = false;
+};
+
+std::string gib_text(double bytes) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3g GiB", bytes / (1024.0 * 1024 * 1024));
+  return buf;
+}
+
+// The files the run will write must fit on the disk: a full-volume snapshot every few steps of a
+// large model fills a disk quickly, and finding that out after the run would waste it.
+void check_disk_space(const Setup& s) {
+  const wave::Model& m = s.model;
+  double snapshot_points = double(m.points());
+  if (s.slice.axis == 'z') snapshot_points = double(m.ny * m.nx);
+  if (s.slice.axis == 'y') snapshot_points = double(m.nz * m.nx);
+  if (s.slice.axis == 'x') snapshot_points = double(m.nz * m.ny);
+  const double record = double(s.options.receivers.size()) * double(s.n_out);
+  const double bytes = 4 * (double(s.options.snapshot_steps.size()) * snapshot_points +
+                            record * (s.compare_analytic ? 2 : 1) + (s.write_final ? double(m.points()) : 0));
+  std::error_code ec;
+  const fs::space_info space = fs::space(s.out_dir, ec);
+  if (!ec && bytes > double(space.available))
+    throw Error(ErrorKind::io, "the outputs need " + gib_text(bytes) + " but " + s.out_dir.string() + " has only " +
+                                   gib_text(double(space.available)) + " free (fewer snapshots, a --snapshot-slice, or "
+                                   "--no-final would need less)");
+}
+
+// The command as typed, quoted so that pasting it into a shell runs it again.
+std::string command_text(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const std::string& a : argv) {
+    constexpr std::string_view kShellSafe = "_-./:=,@%+";  // characters no shell interprets
+    bool plain = !a.empty();
+    for (char c : a)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && kShellSafe.find(c) == std::string_view::npos) plain = false;
+    std::string q = a;
+    if (!plain) {
+      q = "'";
+      for (char c : a) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+      q += "'";
+    }
+    out += (out.empty() ? "" : " ") + q;
+  }
+  return out;
+}
+
+int run_wave(const Flags& flags, const std::string& command) {
+  Setup s = prepare(flags);
+
+  // The analytic record needs only the inputs, so a comparison that cannot work (no receiver
+  // sees the direct wave before the box's edges could echo) is refused before the run.
+  std::vector<float> analytic;
+  if (s.compare_analytic) {
+    const wave::Model& m = s.model;
+    analytic = analytic_record(s);
+    const wave::Domain d = wave::Domain::make(m.dim, s.options.radius, m.nz, m.ny, m.nx, s.options.boundary);
+    compare(s, analytic, analytic, window_end(s, d));  // throws exactly when no window holds energy
+  }
+
+  OutputDir dir(s.out_dir);
+  check_disk_space(s);
+  std::vector<std::string> outputs;
+  ProgressBar bar("fdstencil wave", !s.quiet);
+  s.options.progress = [&bar](int64_t done, int64_t total) { bar.update(done, total); };
+  s.options.on_snapshot = [&s, &outputs](const wave::Snapshot& snap) { outputs.push_back(write_snapshot(s, snap)); };
+  wave::Result r;
+  try {
+    r = wave::run(s.model, s.options);
+  } catch (...) {
+    bar.finish();
+    throw;
+  }
+  bar.finish();
+  for (const std::string& w : r.warnings) std::fprintf(stderr, "fdstencil: warning: %s\n", w.c_str());
+
+  nlohmann::json comparison;
+  if (!s.options.receivers.empty()) {
+    const std::vector<float> record = shot_record(s, r);
+    for (const std::string& name : write_shot(s, record)) outputs.push_back(name);
+    if (s.compare_analytic) {
+      comparison = compare(s, record, analytic, window_end(s, r.domain));
+      outputs.push_back(write_analytic(s, analytic));
+    }
+  }
+  if (s.write_final) outputs.push_back(write_final(s, r));
+  outputs.push_back("summary.json");
+  write_summary(s, r, command, comparison, outputs);
+  dir.keep();
+  if (!s.quiet) std::fprintf(stderr, "%s\n", human_summary(s, r, comparison, outputs.size()).c_str());
+  return 0;
+}
+
+}  // namespace
+
+Action add_wave(CLI::App& app, const std::vector<std::string>& argv) {
+  auto* cmd = app.add_subcommand(
+      "wave",
+      "Propagate one shot through an acoustic velocity model (u_tt = v^2 lap u + v^2 f delta, order 2R in space, "
+      "leapfrog in time, CPML or a free surface at the edges) and write the shot record, the final field, snapshots "
+      "and a summary into --output DIR. Positions are in metres from the model's first grid point, Z,Y,X in 3D and "
+      "Z,X in 2D. Bad input exits 2 before the run and writes nothing.");
+  auto f = std::make_shared<Flags>();
+  // Every value flag is text until prepare() parses it (Flags), shown in the help by `type`.
+  std::string group;
+  const auto option = [cmd, &group](const char* name, auto& into, const char* type, const std::string& help) {
+    return cmd->add_option(name, into, help)->type_name(type)->group(group);
+  };
+  const auto flag = [cmd, &group](const char* name, bool& into, const std::string& help) {
+    return cmd->add_flag(name, into, help)->group(group);
+  };
+  const std::string d = "(default ";
+
+  group = "Model (one of --model, --constant, --layered)";
+  option("--model", f->model, "FILE.npy", "Velocity model: float32 .npy of shape (nz,ny,nx) or (nz,nx), m/s");
+  option("--constant", f->constant, "V", "A homogeneous model of this velocity, m/s (needs --shape)");
+  option("--layered", f->layered, "SPEC",
+         "Horizontal layers 'D0:V0,D1:V1,...': top depth in m (the first 0, then rising) and velocity in m/s (needs "
+         "--shape)");
+  option("--shape", f->shape, "NZ,NY,NX", "Grid points NZ,NY,NX (3D) or NZ,NX (2D) of --constant and --layered");
+  option("--spacing", f->spacing, "H", "Grid spacing in metres, the same on every axis (required)");
+
+  group = "Time (one of --steps, --time)";
+  option("--steps", f->steps, "N", "Time steps to run");
+  option("--time", f->time, "T", "Seconds to simulate: ceil(T/dt) steps");
+  option("--dt", f->dt, "DT",
+         "Time step in seconds (default: --cfl-safety x the stability limit; a step above the limit is refused, "
+         "naming it)");
+  option("--cfl-safety", f->cfl_safety, "F",
+         "The default step's fraction of the stability limit, in (0, 1] " + d + kDefaultCfl + ")");
+
+  group = "Numerics";
+  option("--radius,-r", f->radius, "R", "Stencil radius R, 1..8: order 2R in space " + d + kDefaultRadius + ")");
+  option("--cpml", f->cpml, "W",
+         "CPML width in grid points on every face, outside the model; 0: none, a rigid box " + d + kDefaultCpml + ")");
+  flag("--free-surface", f->free_surface, "The top face (z = 0) is pressure-free instead of absorbing");
+  option("--cpml-reflection", f->cpml_reflection, "RC",
+         "The CPML's theoretical reflection coefficient, in (0, 1) " + d + "0: chosen from the width)");
+  option("--interpolation", f->interpolation, "NAME",
+         "How off-grid sources and receivers spread over the grid: hicks (windowed sinc, 8 points per axis) or "
+         "trilinear " + d + "hicks)");
+
+  group = "Sources (at least one; all share the wavelet)";
+  option("--source", f->sources, "Z,[Y,]X", "A source at Z,Y,X (3D) or Z,X (2D), metres; repeatable")
+      ->allow_extra_args(false);
+  option("--sources", f->sources_file, "FILE",
+         "Sources from a file: CSV rows Z,Y,X or Z,X in metres ('#' comments, an optional header line), or an .npy "
+         "array (n,3) or (n,2)");
+  option("--ricker", f->ricker, "F0", "A Ricker wavelet of this peak frequency, Hz " + d + kDefaultRicker + ")");
+  option("--delay", f->delay, "T", "The Ricker's delay in seconds " + d + "1.5/F0)");
+  option("--wavelet", f->wavelet, "FILE.npy",
+         "The wavelet from a 1-D float32/float64 .npy, resampled to the run's dt (needs --wavelet-dt)");
+  option("--wavelet-dt", f->wavelet_dt, "DT", "The --wavelet file's sample interval, seconds");
+
+  group = "Receivers (optional; may be combined)";
+  option("--receivers", f->receivers_file, "FILE",
+         "Receivers from a file: CSV rows Z,Y,X or Z,X in metres, or an .npy array (n,3) or (n,2)");
+  option("--receiver-line", f->receiver_lines, "SPEC",
+         "N receivers evenly from the first point to the last, both included: 'Z0,Y0,X0:Z1,Y1,X1:N' (2D "
+         "'Z0,X0:Z1,X1:N'), metres; repeatable")
+      ->allow_extra_args(false);
+  option("--receiver-grid", f->receiver_grids, "SPEC",
+         "A horizontal grid of receivers at depth Z, 3D only: 'Z:Y0,Y1,NY:X0,X1,NX', metres; repeatable")
+      ->allow_extra_args(false);
+  option("--record-dt", f->record_dt, "DT",
+         "Sample interval of the shot record in seconds (default: the run's dt); the traces are resampled, "
+         "band-limited, to floor((nt-1) dt / DT) + 1 samples");
+
+  group = "Outputs";
+  option("--output,-o", f->output, "DIR",
+         "Directory for the outputs, created if missing (required): shot.npy (nrec, nsamples) float32 with "
+         "shot.json, final.npy, snapshot_<step>.npy, analytic.npy, summary.json");
+  flag("--no-final", f->no_final, "Do not write final.npy, the wavefield after the last step");
+  option("--snapshot-every", f->snapshot_every, "N", "A snapshot of u after every N steps: N, 2N, ... up to nt");
+  option("--snapshot-steps", f->snapshot_steps, "A,B,C",
+         "Snapshots after these steps, each 0..nt (0: before the first)");
+  option("--snapshot-slice", f->snapshot_slice, "AXIS=I",
+         "Cut each snapshot at a grid index: 'z=K', 'y=J' (3D) or 'x=I' (default: the whole model; a 2D model's "
+         "slice is a line)");
+  flag("--compare-analytic", f->compare_analytic,
+       "Constant model without --free-surface: write analytic.npy and, in summary.json, the relative L2 misfit of "
+       "the record against the exact solution up to the first possible reflection from the box's edge");
+
+  group = "Run";
+  option("--backend,-b", f->backend, "NAME", "auto (the GPU when present, else cpu), cuda or cpu " + d + "auto)");
+  flag("--double", f->double_precision,
+       "The whole solver in double precision, for verification (the cpu backend only, which auto then picks)");
+  option("--kernel-params", f->kernel_params, "JSON",
+         "The GPU step kernel's parameters, e.g. '{\"block\": \"32x4\", \"vec\": 4, \"nw\": 16}' (default: the "
+         "defaults for R)");
+  flag("--quiet,-q", f->quiet, "No progress bar and no summary on stderr (warnings still)");
+
+  const std::string command = command_text(argv);
+  return [f, command] { return run_wave(*f, command); };
+}
+
+}  // namespace fdstencil::cli

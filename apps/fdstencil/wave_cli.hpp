@@ -1,0 +1,119 @@
+// The pieces of `fdstencil wave` shared by its files: the flags as typed (cmd_wave.cpp registers
+// them), the run they describe once parsed and checked (wave_inputs.cpp), the comparison with the
+// analytic solution (wave_analytic.cpp) and the files a run leaves (wave_outputs.cpp).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "fdstencil/wave.hpp"
+
+namespace fdstencil::cli::wave_cli {
+
+// The defaults the help states, as text because the flags are text until parsed (Flags).
+inline constexpr const char* kDefaultRadius = "4";   // order 8, wave::Options::radius
+inline constexpr const char* kDefaultCpml = "20";    // points, wave::Boundary::cpml_width
+inline constexpr const char* kDefaultCfl = "0.8";    // wave::Options::cfl_safety
+inline constexpr const char* kDefaultRicker = "10";  // Hz: a typical seismic source's peak frequency
+// The Ricker's delay is 1.5 / f0: at t = 0 the wavelet is then ~1e-8 of its peak, so the source
+// switches on without a jump that would ring through the record.
+inline constexpr double kRickerDelayPeriods = 1.5;
+
+// What the user typed. Numbers stay text until parse time, so every message can quote the text
+// and name its flag, and "absent" is an empty string rather than a sentinel value.
+struct Flags {
+  std::string model, constant, layered, shape, spacing;
+  std::string steps, time, dt, cfl_safety;
+  std::string radius, cpml, cpml_reflection, interpolation = "hicks";
+  bool free_surface = false;
+  std::vector<std::string> sources;
+  std::string sources_file;
+  std::string ricker, delay, wavelet, wavelet_dt;
+  std::string receivers_file;
+  std::vector<std::string> receiver_lines, receiver_grids;
+  std::string record_dt;
+  std::string output;
+  bool no_final = false;
+  std::string snapshot_every, snapshot_steps, snapshot_slice;
+  bool compare_analytic = false;
+  std::string backend = "auto";
+  bool double_precision = false;
+  std::string kernel_params;
+  bool quiet = false;
+};
+
+// The wavelet all sources share, as the user described it (the samples at the run's dt are in
+// every wave::Source).
+struct Wavelet {
+  std::string kind;               // "ricker" or "file"
+  double f0 = 0, delay = 0;       // ricker: Hz, s
+  std::string path;               // file
+  double file_dt = 0;             // file: its own sample interval, s
+  double run_dt = 0;              // the run's step, s
+  std::vector<double> at_run_dt;  // f(n run_dt) for n = 0..nt-1, or longer: the whole pulse
+
+  nlohmann::json to_json() const;
+  double operator()(double t) const;  // f(t): the formula, or the samples interpolated linearly
+};
+
+// A 2-D cut of each snapshot (or a line of a 2D one): axis 'z', 'y' or 'x' at grid index `index`;
+// axis 0 keeps the whole volume.
+struct Slice {
+  char axis = 0;
+  int64_t index = 0;
+};
+
+// Everything a run needs, parsed and checked before the solver starts.
+struct Setup {
+  wave::Model model;
+  nlohmann::json model_json;  // the model's sidecar entry: dim, shape, spacing, vmin, vmax, kind...
+  wave::Options options;      // dt, nt, sources with their wavelets, receivers, snapshots, backend
+  double dt_limit = 0;
+  bool dt_given = false;  // --dt: the step is the user's, not cfl_safety x the limit
+  Wavelet wavelet;
+  std::vector<wave::Point> sources;  // the positions, as given (options.sources has them too)
+  double record_dt = 0;
+  int64_t n_out = 0;  // samples per trace in the shot record
+  Slice slice;
+  std::filesystem::path out_dir;
+  bool write_final = true, compare_analytic = false, quiet = false;
+};
+
+// Parses and checks every flag and input file; throws Error (an input error, exit code 2) naming
+// the flag and the problem. Creates nothing.
+Setup prepare(const Flags& flags);
+
+// The model's shape as the user sees it: (nz, ny, nx), or (nz, nx) in 2D.
+std::vector<int64_t> model_shape(const wave::Model& m);
+
+// --- wave_outputs.cpp ---------------------------------------------------------------------------
+// Writes one snapshot, cut to `slice`, as DIR/snapshot_<step, 6 digits>.npy; returns its name.
+std::string write_snapshot(const Setup& s, const wave::Snapshot& snap);
+// The shot record resampled to record_dt, (nrec, n_out), row-major.
+std::vector<float> shot_record(const Setup& s, const wave::Result& r);
+// Writes shot.npy and shot.json; returns their names.
+std::vector<std::string> write_shot(const Setup& s, const std::vector<float>& record);
+std::string write_final(const Setup& s, const wave::Result& r);
+std::string write_analytic(const Setup& s, const std::vector<float>& analytic);
+void write_summary(const Setup& s, const wave::Result& r, const std::string& command,
+                   const nlohmann::json& analytic, const std::vector<std::string>& outputs);
+// The paragraph on stderr after a run.
+std::string human_summary(const Setup& s, const wave::Result& r, const nlohmann::json& analytic,
+                          size_t files_written);
+
+// --- wave_analytic.cpp --------------------------------------------------------------------------
+// The analytic shot record of the homogeneous model, (nrec, n_out) at record_dt: the sum over the
+// sources of wave::analytic_trace.
+std::vector<float> analytic_record(const Setup& s);
+// The time until the first reflection from the outer edge of `domain` (model plus absorbing
+// layers) could reach a receiver: before it, the homogeneous solution is the exact answer.
+double window_end(const Setup& s, const wave::Domain& domain);
+// The comparison for the summary: {"misfit", "window_end_s", "per_receiver", "skipped"}.
+// Throws Error(invalid_argument) when no receiver's window holds any of the direct wave.
+nlohmann::json compare(const Setup& s, const std::vector<float>& record, const std::vector<float>& analytic,
+                       double t_end);
+
+}  // namespace fdstencil::cli::wave_cli

@@ -1,0 +1,548 @@
+// fdstencil wave's inputs: the flags and files turned into a checked run (wave_cli::Setup). All
+// of it happens before the solver starts and before any file is created, so a typo in the last
+// flag fails at once, with exit code 2 and nothing written, rather than after an hour's run.
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <numbers>
+#include <set>
+
+#include "commands.hpp"
+#include "fdstencil/device_field.hpp"
+#include "fdstencil/error.hpp"
+#include "fdstencil/field.hpp"
+#include "fdstencil/npy.hpp"
+#include "wave_cli.hpp"
+
+namespace fdstencil::cli::wave_cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kMaxRadius = 8;                    // the highest order the coefficient tables have
+// A ratio that is an integer up to the rounding of the division (T/dt, the record's span over its
+// interval) counts as that integer: 0.3 / 0.001 must give 300 steps, not 301.
+constexpr double kRatioTolerance = 1e-9;
+// More steps than this are a typo (a million years at a microsecond step), and beyond it the
+// step count would lose integer precision in a double.
+constexpr double kMaxSteps = 1e15;
+// A wavelet outlasting a short run is sampled whole up to this many samples (8 MiB a source), not
+// beyond: a --delay of hours on a run of milliseconds should not need gigabytes.
+constexpr int64_t kMaxWaveletSamples = int64_t(1) << 20;
+
+[[noreturn]] void bad(const std::string& message) { throw Error(ErrorKind::invalid_argument, message); }
+
+std::string trim(const std::string& s) {
+  size_t a = 0, b = s.size();
+  while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
+  while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
+  return s.substr(a, b - a);
+}
+
+bool parses_as_number(const std::string& text, double& v) {
+  const std::string t = trim(text);
+  const char* first = t.data();
+  if (!t.empty() && t[0] == '+') ++first;  // from_chars refuses the sign strtod and users accept
+  const auto [p, ec] = std::from_chars(first, t.data() + t.size(), v);
+  return !t.empty() && ec == std::errc() && p == t.data() + t.size() && std::isfinite(v);
+}
+
+double number(const std::string& text, const std::string& what) {
+  double v = 0;
+  if (!parses_as_number(text, v)) bad(what + ": '" + text + "' is not a finite number");
+  return v;
+}
+
+double positive(const std::string& text, const std::string& what) {
+  const double v = number(text, what);
+  if (!(v > 0)) bad(what + ": " + trim(text) + " must be positive");
+  return v;
+}
+
+int64_t integer(const std::string& text, const std::string& what, int64_t min) {
+  const std::string t = trim(text);
+  int64_t v = 0;
+  const auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (t.empty() || ec != std::errc() || p != t.data() + t.size())
+    bad(what + ": '" + text + "' is not an integer");
+  if (v < min) bad(what + ": " + t + " must be at least " + std::to_string(min));
+  return v;
+}
+
+// a * b * c bytes, or the largest int64 when that overflows, so the memory check refuses it.
+int64_t bytes_of(int64_t a, int64_t b, int64_t c) {
+  int64_t ab = 0, abc = 0;
+  if (__builtin_mul_overflow(a, b, &ab) || __builtin_mul_overflow(ab, c, &abc))
+    return std::numeric_limits<int64_t>::max();
+  return abc;
+}
+
+const char* axes_text(int dim) { return dim == 3 ? "Z,Y,X" : "Z,X"; }
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string t = "(";
+  for (size_t i = 0; i < shape.size(); ++i) t += (i ? ", " : "") + std::to_string(shape[i]);
+  return t + (shape.size() == 1 ? ",)" : ")");
+}
+
+wave::Point point_of(const double* c, int dim) {
+  return dim == 3 ? wave::Point{c[0], c[1], c[2]} : wave::Point{c[0], 0, c[1]};
+}
+
+// "Z,Y,X" (3D) or "Z,X" (2D) in metres.
+wave::Point parse_point(const std::string& text, int dim, const std::string& what) {
+  const auto parts = split(text, ',');
+  if (int(parts.size()) != dim)
+    bad(what + " '" + text + "': " + std::to_string(parts.size()) + " coordinate" + (parts.size() == 1 ? "" : "s") +
+        ", but the model is " + std::to_string(dim) + "D: give " + axes_text(dim) + " in metres");
+  double c[3];
+  for (int a = 0; a < dim; ++a) c[a] = number(parts[a], what + " '" + text + "'");
+  return point_of(c, dim);
+}
+
+bool is_npy(const std::string& path) {
+  std::string ext = fs::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
+  return ext == ".npy";
+}
+
+void require_file(const std::string& path, const std::string& what) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) throw Error(ErrorKind::io, what + ": " + path + ": no such file");
+  if (fs::is_directory(path, ec)) throw Error(ErrorKind::io, what + ": " + path + " is a directory, not a file");
+}
+
+// An .npy array's elements as doubles, whichever of float32 and float64 it holds.
+std::vector<double> npy_values(const NpyArray& a) {
+  const size_t n = a.bytes.size() / size_t(dtype_bytes(a.dtype));
+  std::vector<double> v(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (a.dtype == DType::f32) {
+      float x;
+      std::memcpy(&x, a.bytes.data() + 4 * i, 4);
+      v[i] = x;
+    } else {
+      std::memcpy(&v[i], a.bytes.data() + 8 * i, 8);
+    }
+  }
+  return v;
+}
+
+// Positions from a CSV (rows Z,Y,X or Z,X; '#' starts a comment; the first row may be a header)
+// or an .npy array (n, 3) / (n, 2).
+std::vector<wave::Point> read_positions(const std::string& path, int dim, const std::string& what) {
+  require_file(path, what);
+  std::vector<wave::Point> out;
+  if (is_npy(path)) {
+    const NpyArray a = read_npy(path);
+    if (a.shape.size() != 2 || a.shape[1] != dim || a.shape[0] < 1)
+      bad(what + ": " + path + ": positions must be an (n, " + std::to_string(dim) + ") array of " +
+          axes_text(dim) + " in metres for a " + std::to_string(dim) + "D model, this one is " + shape_text(a.shape));
+    const std::vector<double> v = npy_values(a);
+    for (int64_t i = 0; i < a.shape[0]; ++i) {
+      for (int c = 0; c < dim; ++c)
+        if (!std::isfinite(v[size_t(i * dim + c)]))
+          bad(what + ": " + path + ": row " + std::to_string(i) + " holds a value that is not finite");
+      out.push_back(point_of(&v[size_t(i * dim)], dim));
+    }
+    return out;
+  }
+  std::ifstream in(path);
+  if (!in) throw Error(ErrorKind::io, what + ": cannot read " + path);
+  std::string line;
+  bool first_row = true;
+  for (int number_of_line = 1; std::getline(in, line); ++number_of_line) {
+    line = trim(line.substr(0, line.find('#')));
+    if (line.empty()) continue;
+    const auto fields = split(line, ',');
+    const std::string where = what + ": " + path + ":" + std::to_string(number_of_line);
+    double first_value = 0;
+    if (first_row && !parses_as_number(fields[0], first_value)) {  // a header such as "z,y,x"
+      first_row = false;
+      continue;
+    }
+    first_row = false;
+    if (int(fields.size()) != dim)
+      bad(where + ": " + std::to_string(fields.size()) + " value" + (fields.size() == 1 ? "" : "s") +
+          ", but the model is " + std::to_string(dim) + "D: each row is " + axes_text(dim) + " in metres");
+    double c[3];
+    for (int a = 0; a < dim; ++a) c[a] = number(fields[a], where);
+    out.push_back(point_of(c, dim));
+  }
+  if (in.bad()) throw Error(ErrorKind::io, what + ": cannot read " + path);
+  if (out.empty()) bad(what + ": " + path + " holds no positions");
+  return out;
+}
+
+// "Z0,Y0,X0:Z1,Y1,X1:N": N points evenly from the first to the last, both included.
+std::vector<wave::Point> receiver_line(const std::string& text, int dim) {
+  const std::string what = "--receiver-line '" + text + "'";
+  const auto parts = split(text, ':');
+  if (parts.size() != 3) bad(what + ": expected " + axes_text(dim) + ":" + axes_text(dim) + ":N");
+  const wave::Point a = parse_point(parts[0], dim, what + ": first point");
+  const wave::Point b = parse_point(parts[1], dim, what + ": last point");
+  const int64_t n = integer(parts[2], what + ": N", 1);
+  if (n > (int64_t(1) << 31)) bad(what + ": " + std::to_string(n) + " receivers is more than a shot record holds");
+  std::vector<wave::Point> out;
+  for (int64_t i = 0; i < n; ++i) {
+    const double w = n == 1 ? 0.0 : double(i) / double(n - 1);
+    out.push_back({a.z + w * (b.z - a.z), a.y + w * (b.y - a.y), a.x + w * (b.x - a.x)});
+  }
+  return out;
+}
+
+// "Z:Y0,Y1,NY:X0,X1,NX": a horizontal grid at depth Z, y the slower index.
+std::vector<wave::Point> receiver_grid(const std::string& text, int dim) {
+  const std::string what = "--receiver-grid '" + text + "'";
+  if (dim != 3) bad(what + ": a grid of receivers needs a 3D model (use --receiver-line in 2D)");
+  const auto parts = split(text, ':');
+  if (parts.size() != 3) bad(what + ": expected Z:Y0,Y1,NY:X0,X1,NX");
+  const double z = number(parts[0], what + ": Z");
+  double lo[2], hi[2];
+  int64_t n[2];
+  const char* axis[2] = {"Y", "X"};
+  for (int a = 0; a < 2; ++a) {
+    const auto r = split(parts[1 + a], ',');
+    if (r.size() != 3) bad(what + ": expected " + axis[a] + "0," + axis[a] + "1,N" + axis[a] + ", got '" + parts[1 + a] + "'");
+    lo[a] = number(r[0], what + ": " + axis[a] + "0");
+    hi[a] = number(r[1], what + ": " + axis[a] + "1");
+    n[a] = integer(r[2], what + ": N" + axis[a], 1);
+  }
+  if (bytes_of(n[0], n[1], 1) > (int64_t(1) << 31))
+    bad(what + ": " + std::to_string(n[0]) + " x " + std::to_string(n[1]) + " receivers is more than a shot record holds");
+  std::vector<wave::Point> out;
+  for (int64_t j = 0; j < n[0]; ++j)
+    for (int64_t i = 0; i < n[1]; ++i) {
+      const double wy = n[0] == 1 ? 0.0 : double(j) / double(n[0] - 1);
+      const double wx = n[1] == 1 ? 0.0 : double(i) / double(n[1] - 1);
+      out.push_back({z, lo[0] + wy * (hi[0] - lo[0]), lo[1] + wx * (hi[1] - lo[1])});
+    }
+  return out;
+}
+
+// "D0:V0,D1:V1,...": top depth in metres and velocity in m/s, from the surface down.
+std::vector<std::pair<double, float>> parse_layers(const std::string& text) {
+  std::vector<std::pair<double, float>> layers;
+  for (const std::string& item : split(text, ',')) {
+    const std::string what = "--layered '" + text + "': layer '" + item + "'";
+    const auto dv = split(item, ':');
+    if (dv.size() != 2) bad(what + ": expected DEPTH:VELOCITY (metres:m/s)");
+    const double depth = number(dv[0], what + ": depth");
+    const double v = positive(dv[1], what + ": velocity");
+    if (v > std::numeric_limits<float>::max()) bad(what + ": velocity " + trim(dv[1]) + " is beyond float range");
+    if (layers.empty() && depth != 0) bad(what + ": the first layer starts at the surface, depth 0");
+    if (!layers.empty() && !(depth > layers.back().first))
+      bad(what + ": depths must rise from layer to layer");
+    layers.push_back({depth, float(v)});
+  }
+  return layers;
+}
+
+// "z=K", "y=J" or "x=I": a grid index inside the model.
+Slice parse_slice(const std::string& text, const wave::Model& m) {
+  const std::string what = "--snapshot-slice '" + text + "'";
+  const auto parts = split(text, '=');
+  const std::string axis = parts.size() == 2 ? trim(parts[0]) : "";
+  if (axis != "z" && axis != "y" && axis != "x") bad(what + ": expected z=K, y=J or x=I (a grid index)");
+  if (axis == "y" && m.dim == 2) bad(what + ": a 2D model has no y axis (use z=K or x=I)");
+  const int64_t n = axis == "z" ? m.nz : axis == "y" ? m.ny : m.nx;
+  const int64_t k = integer(parts[1], what, 0);
+  if (k >= n)
+    bad(what + ": index " + std::to_string(k) + " is outside the model, whose " + axis + " indices run 0.." +
+        std::to_string(n - 1));
+  return {axis[0], k};
+}
+
+std::vector<int64_t> snapshot_steps(const Flags& f, int64_t nt) {
+  std::set<int64_t> steps;
+  if (!f.snapshot_every.empty()) {
+    const int64_t every = integer(f.snapshot_every, "--snapshot-every", 1);
+    for (int64_t s = every; s <= nt; s += every) steps.insert(s);
+    if (steps.empty())
+      bad("--snapshot-every " + trim(f.snapshot_every) + ": the run has only " + std::to_string(nt) +
+          " steps, so no snapshot would be taken");
+  }
+  if (!f.snapshot_steps.empty())
+    for (const std::string& item : split(f.snapshot_steps, ',')) {
+      const int64_t s = integer(item, "--snapshot-steps", 0);
+      if (s > nt)
+        bad("--snapshot-steps: step " + std::to_string(s) + " is beyond the run's " + std::to_string(nt) +
+            " steps (0.." + std::to_string(nt) + ")");
+      steps.insert(s);
+    }
+  return {steps.begin(), steps.end()};
+}
+
+// The file wavelet: a 1-D float32/float64 array, not all zeros.
+std::vector<double> read_wavelet(const std::string& path) {
+  require_file(path, "--wavelet");
+  const NpyArray a = read_npy(path);
+  if (a.shape.size() != 1 || a.shape[0] < 1)
+    bad("--wavelet: " + path + ": a wavelet is a 1-D array of samples, this one is " + shape_text(a.shape));
+  std::vector<double> w = npy_values(a);
+  bool any = false;
+  for (size_t i = 0; i < w.size(); ++i) {
+    if (!std::isfinite(w[i])) bad("--wavelet: " + path + ": sample " + std::to_string(i) + " is not finite");
+    any = any || w[i] != 0;
+  }
+  if (!any) bad("--wavelet: " + path + ": every sample is zero, so the run would record nothing");
+  return w;
+}
+
+void build_model(const Flags& f, Setup& s) {
+  const int given = int(!f.model.empty()) + int(!f.constant.empty()) + int(!f.layered.empty());
+  if (given == 0) bad("a velocity model is required: --model FILE.npy, or --constant V or --layered SPEC with --shape");
+  if (given > 1) bad("give one velocity model: --model, --constant or --layered, not several");
+  if (f.spacing.empty()) bad("--spacing is required: the grid spacing in metres");
+  const double h = positive(f.spacing, "--spacing");
+  nlohmann::json extra;
+  std::string kind;
+  if (!f.model.empty()) {
+    if (!f.shape.empty()) bad("--shape goes with --constant or --layered; a --model file's array has its own shape");
+    require_file(f.model, "--model");
+    s.model = wave::Model::from_npy(f.model, h);
+    kind = "file";
+    extra["path"] = f.model;
+  } else {
+    if (f.shape.empty()) bad("--shape is required with --constant and --layered: NZ,NY,NX (3D) or NZ,NX (2D)");
+    const auto parts = split(f.shape, ',');
+    if (parts.size() != 2 && parts.size() != 3)
+      bad("--shape '" + f.shape + "': expected NZ,NY,NX (3D) or NZ,NX (2D), got " + std::to_string(parts.size()) +
+          " number" + (parts.size() == 1 ? "" : "s"));
+    int64_t n[3];
+    for (size_t a = 0; a < parts.size(); ++a) n[a] = integer(parts[a], "--shape '" + f.shape + "'", 1);
+    const int dim = int(parts.size());
+    const int64_t nz = n[0], ny = dim == 3 ? n[1] : 1, nx = n[dim - 1];
+    if (!f.constant.empty()) {
+      const double v = positive(f.constant, "--constant");
+      if (v > std::numeric_limits<float>::max()) bad("--constant " + f.constant + " is beyond float range");
+      s.model = wave::Model::constant(dim, nz, ny, nx, h, float(v));
+      kind = "constant";
+      extra["velocity"] = v;
+    } else {
+      const auto layers = parse_layers(f.layered);
+      s.model = wave::Model::layered(dim, nz, ny, nx, h, layers);
+      kind = "layered";
+      extra["layers"] = nlohmann::json::array();
+      for (const auto& [d, v] : layers) extra["layers"].push_back({d, v});
+    }
+  }
+  s.model.validate();
+  s.model_json = {{"kind", kind},
+                  {"dim", s.model.dim},
+                  {"shape", model_shape(s.model)},
+                  {"spacing", s.model.h},
+                  {"vmin", s.model.vmin()},
+                  {"vmax", s.model.vmax()}};
+  s.model_json.update(extra);
+}
+
+void build_time(const Flags& f, Setup& s) {
+  wave::Options& o = s.options;
+  const wave::Model& m = s.model;
+  s.dt_limit = wave::max_stable_dt(m.dim, o.radius, m.h, m.vmax());
+  if (!f.dt.empty()) {
+    if (!f.cfl_safety.empty()) bad("--dt sets the step and --cfl-safety the default step's fraction of the limit: not both");
+    o.dt = positive(f.dt, "--dt");  // the solver refuses a step above the limit, giving the limit
+    s.dt_given = true;
+  } else {
+    o.cfl_safety = positive(f.cfl_safety.empty() ? kDefaultCfl : f.cfl_safety, "--cfl-safety");
+    if (o.cfl_safety > 1)
+      bad("--cfl-safety " + trim(f.cfl_safety) + ": the fraction must be in (0, 1]; above 1 the step exceeds the "
+          "stability limit");
+    o.dt = o.cfl_safety * s.dt_limit;  // what the solver takes for dt = 0, needed here for the wavelet
+  }
+  if (f.steps.empty() == f.time.empty()) bad("give the run's length: --steps N or --time T (seconds), exactly one");
+  if (!f.steps.empty()) {
+    o.nt = integer(f.steps, "--steps", 1);
+  } else {
+    const double ratio = positive(f.time, "--time") / o.dt;
+    if (ratio > kMaxSteps) bad("--time " + trim(f.time) + " needs more than 1e15 steps of " + std::to_string(o.dt) + " s");
+    o.nt = std::max<int64_t>(1, int64_t(std::ceil(ratio * (1 - kRatioTolerance))));
+  }
+}
+
+// The samples at the run's dt: the run's nt, or the whole wavelet when it lasts longer. The
+// solver reads the wavelet's spectrum (the under-sampling warning, the CPML's frequency), and a
+// pulse cut off by a short run has a spectrum smeared to high frequencies by the cut: a 10 Hz
+// Ricker cut at 0.11 s was reported as reaching 282 Hz. The solver injects only the first nt.
+int64_t wavelet_samples(double duration, double dt, int64_t nt) {
+  const double whole = std::ceil(duration / dt) + 1;
+  return std::max<int64_t>(nt, int64_t(std::min(whole, double(kMaxWaveletSamples))));
+}
+
+void build_wavelet(const Flags& f, Setup& s) {
+  Wavelet& w = s.wavelet;
+  const wave::Options& o = s.options;
+  w.run_dt = o.dt;
+  if (!f.wavelet.empty()) {
+    if (!f.ricker.empty()) bad("--ricker and --wavelet: all sources share one wavelet, give one of them");
+    if (!f.delay.empty()) bad("--delay shifts the Ricker wavelet; a --wavelet file carries its own timing");
+    if (f.wavelet_dt.empty()) bad("--wavelet needs --wavelet-dt, the file's sample interval in seconds");
+    w.kind = "file";
+    w.path = f.wavelet;
+    const std::vector<double> raw = read_wavelet(f.wavelet);
+    w.file_dt = positive(f.wavelet_dt, "--wavelet-dt");
+    const int64_t n = wavelet_samples(double(raw.size() - 1) * w.file_dt, o.dt, o.nt);
+    // One copy per source (wave::Source holds its own), and the one kept for the comparison.
+    ensure_host_memory(bytes_of(n, int64_t(s.sources.size()) + 1, 8), "a wavelet per source");
+    w.at_run_dt = wave::resample(raw, w.file_dt, o.dt, n);
+  } else {
+    if (!f.wavelet_dt.empty()) bad("--wavelet-dt is the sample interval of a --wavelet file, and none was given");
+    w.kind = "ricker";
+    w.f0 = positive(f.ricker.empty() ? kDefaultRicker : f.ricker, "--ricker");
+    w.delay = kRickerDelayPeriods / w.f0;
+    if (!f.delay.empty()) {
+      w.delay = number(f.delay, "--delay");
+      // A negative delay starts the run in mid-pulse: a jump that rings through the whole record.
+      if (w.delay < 0) bad("--delay " + trim(f.delay) + ": the delay must be at least 0 s");
+    }
+    // The pulse is ~1e-8 of its peak kRickerDelayPeriods / f0 after its centre, as before it.
+    const int64_t n = wavelet_samples(w.delay + kRickerDelayPeriods / w.f0, o.dt, o.nt);
+    ensure_host_memory(bytes_of(n, int64_t(s.sources.size()) + 1, 8), "a wavelet per source");
+    w.at_run_dt = wave::ricker(w.f0, w.delay, o.dt, n);
+  }
+}
+
+}  // namespace
+
+nlohmann::json Wavelet::to_json() const {
+  if (kind == "ricker") return {{"kind", kind}, {"f0", f0}, {"delay", delay}};
+  return {{"kind", kind}, {"path", path}, {"dt", file_dt}};
+}
+
+double Wavelet::operator()(double t) const {
+  if (kind == "ricker") {
+    const double a = std::pow(std::numbers::pi * f0 * (t - delay), 2);
+    return (1 - 2 * a) * std::exp(-a);
+  }
+  // The samples the source injected, joined by straight lines; zero outside them.
+  if (t < 0 || at_run_dt.empty()) return 0;
+  const double x = t / run_dt;
+  const size_t i = size_t(x);
+  if (i + 1 >= at_run_dt.size()) return i + 1 == at_run_dt.size() && x == double(i) ? at_run_dt[i] : 0;
+  const double frac = x - double(i);
+  return (1 - frac) * at_run_dt[i] + frac * at_run_dt[i + 1];
+}
+
+std::vector<int64_t> model_shape(const wave::Model& m) {
+  return m.dim == 3 ? std::vector<int64_t>{m.nz, m.ny, m.nx} : std::vector<int64_t>{m.nz, m.nx};
+}
+
+Setup prepare(const Flags& f) {
+  Setup s;
+  if (f.output.empty()) bad("--output DIR is required: where the shot record and the summary go");
+  {
+    std::error_code ec;
+    if (fs::exists(f.output, ec) && !fs::is_directory(f.output, ec))
+      throw Error(ErrorKind::io, "--output " + f.output + " exists and is not a directory");
+  }
+  s.out_dir = f.output;
+
+  build_model(f, s);
+  const int dim = s.model.dim;
+  wave::Options& o = s.options;
+
+  // --- numerics
+  const int64_t radius = integer(f.radius.empty() ? kDefaultRadius : f.radius, "--radius", 1);
+  if (radius > kMaxRadius) bad("--radius " + trim(f.radius) + ": the radius must be 1..8");
+  o.radius = int(radius);
+  const int64_t cpml = integer(f.cpml.empty() ? kDefaultCpml : f.cpml, "--cpml", 0);
+  if (cpml > std::numeric_limits<int>::max()) bad("--cpml " + trim(f.cpml) + " points is more than any model holds");
+  o.boundary.cpml_width = int(cpml);
+  o.boundary.free_surface = f.free_surface;
+  if (!f.cpml_reflection.empty()) {
+    o.boundary.reflection = number(f.cpml_reflection, "--cpml-reflection");
+    if (o.boundary.reflection < 0 || o.boundary.reflection >= 1)
+      bad("--cpml-reflection " + trim(f.cpml_reflection) + ": a reflection coefficient is in [0, 1) (0: from the width)");
+    if (cpml == 0 && o.boundary.reflection > 0) bad("--cpml-reflection needs a CPML, and --cpml 0 asks for none");
+  }
+  if (f.interpolation != "hicks" && f.interpolation != "trilinear")
+    bad("--interpolation '" + f.interpolation + "': expected hicks or trilinear");
+  o.interpolation = wave::parse_interpolation(f.interpolation);
+
+  build_time(f, s);
+
+  // --- geometry
+  for (const std::string& text : f.sources) s.sources.push_back(parse_point(text, dim, "--source"));
+  if (!f.sources_file.empty())
+    for (const auto& p : read_positions(f.sources_file, dim, "--sources")) s.sources.push_back(p);
+  if (s.sources.empty())
+    bad(std::string("at least one source is required: --source ") + axes_text(dim) + " (metres, repeatable) or --sources FILE");
+  if (!f.receivers_file.empty()) o.receivers = read_positions(f.receivers_file, dim, "--receivers");
+  for (const std::string& text : f.receiver_lines)
+    for (const auto& p : receiver_line(text, dim)) o.receivers.push_back(p);
+  for (const std::string& text : f.receiver_grids)
+    for (const auto& p : receiver_grid(text, dim)) o.receivers.push_back(p);
+
+  // --- the wavelet, sampled at the run's dt
+  build_wavelet(f, s);
+  for (const wave::Point& p : s.sources) o.sources.push_back({p, s.wavelet.at_run_dt});
+
+  // --- the record
+  s.record_dt = f.record_dt.empty() ? o.dt : positive(f.record_dt, "--record-dt");
+  const double span = double(o.nt - 1) * o.dt / s.record_dt;
+  if (span > kMaxSteps) bad("--record-dt " + trim(f.record_dt) + " s asks for more than 1e15 samples per trace");
+  s.n_out = f.record_dt.empty() ? o.nt : int64_t(std::floor(span * (1 + kRatioTolerance))) + 1;
+  const int64_t nrec = int64_t(o.receivers.size());
+  // The solver's traces at dt, the resampled record, and the analytic one beside it.
+  ensure_host_memory(bytes_of(nrec, o.nt + 2 * s.n_out, 4), "the shot record");
+
+  // --- snapshots
+  o.snapshot_steps = snapshot_steps(f, o.nt);
+  if (!f.snapshot_slice.empty()) {
+    if (o.snapshot_steps.empty())
+      bad("--snapshot-slice cuts the snapshots, and none were asked for (--snapshot-every N or --snapshot-steps a,b,c)");
+    s.slice = parse_slice(f.snapshot_slice, s.model);
+  }
+
+  // --- the backend
+  if (f.backend != "auto" && f.backend != "cuda" && f.backend != "cpu")
+    bad("--backend '" + f.backend + "': expected auto, cuda or cpu");
+  o.backend = f.backend;
+  if (f.double_precision) {
+    if (f.backend == "cuda") bad("--double is the cpu backend's double-precision solver: not with --backend cuda");
+    o.backend = "cpu";  // auto: double precision exists only on the cpu
+    o.double_precision = true;
+  }
+  if (o.backend == "cuda" && gpu_count() == 0)
+    throw Error(ErrorKind::unsupported, "--backend cuda: " + gpu_unavailable_reason());
+  if (!f.kernel_params.empty()) {
+    nlohmann::json kp = nlohmann::json::parse(f.kernel_params, nullptr, false);
+    if (kp.is_discarded() || !kp.is_object())
+      bad("--kernel-params '" + f.kernel_params + "': expected a JSON object such as {\"block\": \"32x4\", \"vec\": 4}");
+    if (o.backend == "cpu") bad("--kernel-params configures the GPU step kernel, and this run is on the cpu");
+    o.kernel_params = f.kernel_params;
+  }
+
+  // --- the analytic comparison
+  s.compare_analytic = f.compare_analytic;
+  if (s.compare_analytic) {
+    if (s.model_json["kind"] != "constant")
+      bad("--compare-analytic needs a homogeneous model (--constant V); the analytic solution of a " +
+          s.model_json["kind"].get<std::string>() + " model is unknown");
+    if (f.free_surface)
+      bad("--compare-analytic compares with the free-space solution, which --free-surface changes by its reflection");
+    if (o.receivers.empty()) bad("--compare-analytic compares the receivers' traces, and there are no receivers");
+    for (size_t r = 0; r < o.receivers.size(); ++r)
+      for (size_t k = 0; k < s.sources.size(); ++k) {
+        const wave::Point &a = o.receivers[r], &b = s.sources[k];
+        const double d = std::sqrt((a.z - b.z) * (a.z - b.z) + (a.y - b.y) * (a.y - b.y) + (a.x - b.x) * (a.x - b.x));
+        // The point source's field is singular at the source; the grid resolves it no closer than h.
+        if (d < s.model.h)
+          bad("--compare-analytic: receiver " + std::to_string(r) + " is " + std::to_string(d) + " m from source " +
+              std::to_string(k) + ", closer than one grid spacing, where the analytic solution is singular");
+      }
+  }
+  s.write_final = !f.no_final;
+  s.quiet = f.quiet;
+  return s;
+}
+
+}  // namespace fdstencil::cli::wave_cli

@@ -1,0 +1,237 @@
+// fdstencil wave's outputs: the shot record and its sidecar, the final field, the snapshots, the
+// analytic record and the run's summary, each written atomically (write_npy, write_json_file) so
+// that a reader never finds half a file, and the paragraph that tells a person what happened.
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+
+#include "commands.hpp"
+#include "fdstencil/npy.hpp"
+#include "wave_cli.hpp"
+
+namespace fdstencil::cli::wave_cli {
+
+namespace {
+
+using nlohmann::json;
+
+// "1.25 ms", "0.52 s": a time a person reads at a glance.
+std::string time_text(double seconds) {
+  char buf[64];
+  if (seconds < 1e-3) std::snprintf(buf, sizeof buf, "%.4g us", seconds * 1e6);
+  else if (seconds < 1) std::snprintf(buf, sizeof buf, "%.4g ms", seconds * 1e3);
+  else std::snprintf(buf, sizeof buf, "%.4g s", seconds);
+  return buf;
+}
+
+std::string extents_text(const std::vector<int64_t>& shape) {
+  std::string t;
+  for (size_t i = 0; i < shape.size(); ++i) t += (i ? " x " : "") + std::to_string(shape[i]);
+  return t;
+}
+
+json point_json(const wave::Point& p, int dim) {
+  return dim == 3 ? json{p.z, p.y, p.x} : json{p.z, p.x};
+}
+
+void write_f32(const std::filesystem::path& path, const std::vector<int64_t>& shape, const std::vector<float>& v) {
+  write_npy(path, DType::f32, shape, v.data(), int64_t(v.size() * sizeof(float)));
+}
+
+// The computational box beside the model: per axis, the absorbing points before and after it.
+json domain_json(const wave::Domain& d) {
+  const char* names[3] = {"x", "y", "z"};
+  json absorbing = json::object();
+  for (int a = 0; a < 3; ++a)
+    if (a != 1 || d.dim == 3) absorbing[names[a]] = {{"lo", d.lo[a]}, {"hi", d.hi[a]}};
+  const auto extents = [&](int64_t z, int64_t y, int64_t x) {
+    return d.dim == 3 ? json{z, y, x} : json{z, x};
+  };
+  return {{"dim", d.dim},
+          {"model", extents(d.model_nz, d.model_ny, d.model_nx)},
+          {"computational", extents(d.nz, d.ny, d.nx)},
+          {"points", d.points()},
+          {"absorbing", absorbing}};
+}
+
+json timing_json(const wave::Timing& t) {
+  return {{"loop_s", t.loop_s},
+          {"total_s", t.total_s},
+          {"gpts", t.gpts},
+          {"bytes_per_point", t.bytes_per_point},
+          {"copy_gbps", t.copy_gbps},
+          {"bound_gpts", t.bound_gpts},
+          {"percent_of_bound", t.percent_of_bound},
+          {"device_bytes", t.device_bytes}};
+}
+
+}  // namespace
+
+std::string write_snapshot(const Setup& s, const wave::Snapshot& snap) {
+  const wave::Model& m = s.model;
+  if (int64_t(snap.field.size()) != m.points())
+    throw std::logic_error("snapshot of step " + std::to_string(snap.step) + " holds " +
+                           std::to_string(snap.field.size()) + " points, the model " + std::to_string(m.points()));
+  const auto at = [&](int64_t k, int64_t j, int64_t i) { return snap.field[size_t((k * m.ny + j) * m.nx + i)]; };
+  std::vector<int64_t> shape;
+  std::vector<float> cut;
+  if (s.slice.axis) cut.reserve(size_t(s.slice.axis == 'z' ? m.ny * m.nx : s.slice.axis == 'y' ? m.nz * m.nx : m.nz * m.ny));
+  const int64_t K = s.slice.index;
+  switch (s.slice.axis) {
+    case 'z':  // a horizontal plane (ny, nx), or a line (nx) in 2D
+      shape = m.dim == 3 ? std::vector<int64_t>{m.ny, m.nx} : std::vector<int64_t>{m.nx};
+      for (int64_t j = 0; j < m.ny; ++j)
+        for (int64_t i = 0; i < m.nx; ++i) cut.push_back(at(K, j, i));
+      break;
+    case 'y':  // 3D only: (nz, nx)
+      shape = {m.nz, m.nx};
+      for (int64_t k = 0; k < m.nz; ++k)
+        for (int64_t i = 0; i < m.nx; ++i) cut.push_back(at(k, K, i));
+      break;
+    case 'x':  // (nz, ny), or a line (nz) in 2D
+      shape = m.dim == 3 ? std::vector<int64_t>{m.nz, m.ny} : std::vector<int64_t>{m.nz};
+      for (int64_t k = 0; k < m.nz; ++k)
+        for (int64_t j = 0; j < m.ny; ++j) cut.push_back(at(k, j, K));
+      break;
+    default:
+      shape = model_shape(m);
+  }
+  char name[64];
+  std::snprintf(name, sizeof name, "snapshot_%06lld.npy", static_cast<long long>(snap.step));
+  if (s.slice.axis) write_f32(s.out_dir / name, shape, cut);
+  else write_f32(s.out_dir / name, shape, snap.field);
+  return name;
+}
+
+std::vector<float> shot_record(const Setup& s, const wave::Result& r) {
+  const size_t nrec = s.options.receivers.size(), nt = size_t(r.nt), n_out = size_t(s.n_out);
+  if (r.traces.size() != nrec * nt)
+    throw std::logic_error("the solver returned " + std::to_string(r.traces.size()) + " trace samples for " +
+                           std::to_string(nrec) + " receivers x " + std::to_string(nt) + " steps");
+  std::vector<float> out(nrec * n_out);
+  for (size_t k = 0; k < nrec; ++k) {
+    const float* trace = r.traces.data() + k * nt;
+    if (s.record_dt == r.dt && n_out == nt) {  // the solver's own samples, not an interpolation of them
+      std::copy(trace, trace + nt, out.begin() + std::ptrdiff_t(k * n_out));
+      continue;
+    }
+    const std::vector<double> in(trace, trace + nt);
+    const std::vector<double> res = wave::resample(in, r.dt, s.record_dt, s.n_out);
+    for (size_t n = 0; n < n_out && n < res.size(); ++n) out[k * n_out + n] = float(res[n]);
+  }
+  return out;
+}
+
+std::vector<std::string> write_shot(const Setup& s, const std::vector<float>& record) {
+  const int dim = s.model.dim;
+  const int64_t nrec = int64_t(s.options.receivers.size());
+  write_f32(s.out_dir / "shot.npy", {nrec, s.n_out}, record);
+  json receivers = json::array(), sources = json::array();
+  for (const auto& p : s.options.receivers) receivers.push_back(point_json(p, dim));
+  for (const auto& p : s.sources) sources.push_back({{"position", point_json(p, dim)}, {"wavelet", s.wavelet.to_json()}});
+  // u solves u_tt = v^2 lap u + v^2 f(t) delta(x - x_s): delta is per m^dim, so u carries the
+  // wavelet's units times m^(2 - dim) (wave.hpp's Green's functions say the same).
+  const std::string amplitude =
+      dim == 3 ? "u of u_tt = v^2 lap u + v^2 f(t) delta(x - x_s): the wavelet's units per metre (f / (4 pi r) "
+                 "in a homogeneous medium)"
+               : "u of u_tt = v^2 lap u + v^2 f(t) delta(x - x_s): the wavelet's units (m^0 in 2D; f convolved with "
+                 "H(t - r/v) / (2 pi sqrt(t^2 - r^2/v^2)) in a homogeneous medium)";
+  const json doc = {{"format", "fdstencil-shot-1"},
+                    {"shape", {nrec, s.n_out}},
+                    {"dt", s.record_dt},
+                    {"t0", 0.0},
+                    {"units", {{"time", "s"}, {"position", "m"}, {"amplitude", amplitude}}},
+                    {"receivers", receivers},
+                    {"sources", sources},
+                    {"model", s.model_json},
+                    {"radius", s.options.radius},
+                    {"interpolation", s.options.interpolation == wave::Interpolation::hicks ? "hicks" : "trilinear"},
+                    {"cpml_width", s.options.boundary.cpml_width},
+                    {"free_surface", s.options.boundary.free_surface},
+                    {"run_dt", s.options.dt}};
+  write_json_file((s.out_dir / "shot.json").string(), doc);
+  return {"shot.npy", "shot.json"};
+}
+
+std::string write_final(const Setup& s, const wave::Result& r) {
+  if (int64_t(r.final_field.size()) != s.model.points())
+    throw std::logic_error("the solver's final field holds " + std::to_string(r.final_field.size()) +
+                           " points, the model " + std::to_string(s.model.points()));
+  write_f32(s.out_dir / "final.npy", model_shape(s.model), r.final_field);
+  return "final.npy";
+}
+
+std::string write_analytic(const Setup& s, const std::vector<float>& analytic) {
+  write_f32(s.out_dir / "analytic.npy", {int64_t(s.options.receivers.size()), s.n_out}, analytic);
+  return "analytic.npy";
+}
+
+void write_summary(const Setup& s, const wave::Result& r, const std::string& command, const json& analytic,
+                   const std::vector<std::string>& outputs) {
+  const wave::Timing& t = r.timing;
+  json doc = {{"format", "fdstencil-wave-summary-1"},
+              {"command", command},
+              {"steps", r.nt},
+              {"dt", r.dt},
+              {"dt_limit", r.dt_limit},
+              {"cfl_safety", s.dt_given ? json(nullptr) : json(s.options.cfl_safety)},
+              {"dt_fraction_of_limit", r.dt / r.dt_limit},
+              {"backend", r.backend},
+              {"double_precision", s.options.double_precision},
+              {"kernel", r.kernel},
+              {"radius", s.options.radius},
+              {"model", s.model_json},
+              {"domain", domain_json(r.domain)},
+              {"sources", s.sources.size()},
+              {"receivers", s.options.receivers.size()},
+              {"record_dt", s.record_dt},
+              {"record_samples", s.n_out},
+              {"timing", timing_json(t)},
+              {"bytes_per_grid_point", r.domain.points() > 0 ? double(t.device_bytes) / double(r.domain.points()) : 0.0},
+              {"reflection", r.reflection},
+              {"warnings", r.warnings},
+              {"outputs", outputs}};
+  if (!s.options.snapshot_steps.empty()) doc["snapshot_steps"] = s.options.snapshot_steps;
+  if (!analytic.is_null()) doc["analytic"] = analytic;
+  write_json_file((s.out_dir / "summary.json").string(), doc);
+}
+
+std::string human_summary(const Setup& s, const wave::Result& r, const json& analytic, size_t files_written) {
+  const wave::Timing& t = r.timing;
+  const wave::Domain& d = r.domain;
+  char buf[1024];
+  std::string text = "fdstencil wave: " + std::to_string(s.model.dim) + "D model " + extents_text(model_shape(s.model));
+  std::snprintf(buf, sizeof buf, " at h = %g m (v %g..%g m/s), %s points computed with the absorbing layers; ",
+                s.model.h, double(s.model.vmin()), double(s.model.vmax()),
+                extents_text(d.dim == 3 ? std::vector<int64_t>{d.nz, d.ny, d.nx} : std::vector<int64_t>{d.nz, d.nx})
+                    .c_str());
+  text += buf;
+  std::snprintf(buf, sizeof buf, "%lld steps of dt = %s (%.0f %% of the stability limit %s) to t = %s",
+                static_cast<long long>(r.nt), time_text(r.dt).c_str(), 100 * r.dt / r.dt_limit,
+                time_text(r.dt_limit).c_str(), time_text(double(r.nt) * r.dt).c_str());
+  text += buf;
+  text += " on " + r.backend + (s.options.double_precision ? " in double precision" : "") + " (" + r.kernel + "). ";
+  std::snprintf(buf, sizeof buf, "Time loop %s, total %s: %.3g GPts/s", time_text(t.loop_s).c_str(),
+                time_text(t.total_s).c_str(), t.gpts);
+  text += buf;
+  if (t.bound_gpts > 0) {
+    std::snprintf(buf, sizeof buf, ", %.0f %% of the bandwidth bound %.3g GPts/s (%.4g GB/s copy / %.3g B per point)",
+                  t.percent_of_bound, t.bound_gpts, t.copy_gbps, t.bytes_per_point);
+    text += buf;
+  }
+  text += ". ";
+  if (!s.options.receivers.empty()) {
+    std::snprintf(buf, sizeof buf, "%zu receivers x %lld samples at %s. ", s.options.receivers.size(),
+                  static_cast<long long>(s.n_out), time_text(s.record_dt).c_str());
+    text += buf;
+  }
+  if (!analytic.is_null()) {
+    std::snprintf(buf, sizeof buf, "Misfit against the analytic solution %.3g %% up to t = %s. ",
+                  100 * analytic["misfit"].get<double>(), time_text(analytic["window_end_s"].get<double>()).c_str());
+    text += buf;
+  }
+  text += "Wrote " + std::to_string(files_written) + " files to " + s.out_dir.string() + ".";
+  return text;
+}
+
+}  // namespace fdstencil::cli::wave_cli

@@ -1,0 +1,176 @@
+// The acoustic wave solver: u_tt = v^2 (lap u) + s, constant density, leapfrog in time, order 2R
+// in space, a CPML on every face (or a free surface on top), point sources and receivers at any
+// position. 3D models are (nz, ny, nx), 2D models (nz, nx); x is fastest in memory.
+//
+// Source scaling: a source of wavelet f at x_s adds s = v(x)^2 f(t) delta(x - x_s), so that in a
+// homogeneous medium u = f * G with G = delta(t - r/v) / (4 pi r) in 3D and
+// H(t - r/v) / (2 pi sqrt(t^2 - r^2/v^2)) in 2D (docs/wave.md).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace fdstencil::wave {
+
+// --- the velocity model --------------------------------------------------------------------------
+struct Model {
+  int dim = 3;                  // 2 or 3
+  int64_t nz = 0, ny = 1, nx = 0;  // ny is 1 in 2D
+  double h = 0;                 // grid spacing in metres, the same on every axis
+  std::vector<float> v;         // m/s, C order (nz, ny, nx)
+
+  int64_t points() const { return nz * ny * nx; }
+  float vmin() const;
+  float vmax() const;
+  // Throws Error(invalid_argument) naming the first bad value (non-finite, zero or negative, with
+  // its index), a bad spacing or shape, or a size that does not match v.
+  void validate() const;
+
+  static Model constant(int dim, int64_t nz, int64_t ny, int64_t nx, double h, float velocity);
+  // Layers from the top: (top depth in metres, velocity), the first at depth 0, depths rising.
+  static Model layered(int dim, int64_t nz, int64_t ny, int64_t nx, double h,
+                       const std::vector<std::pair<double, float>>& layers);
+  // A float32 .npy of shape (nz, ny, nx) or (nz, nx); validated. Throws Error(io) for the file.
+  static Model from_npy(const std::filesystem::path& path, double h);
+};
+
+// --- geometry ------------------------------------------------------------------------------------
+// A position in metres from the model's first grid point (index 0 on every axis); y is ignored
+// in 2D.
+struct Point {
+  double z = 0, y = 0, x = 0;
+};
+
+// How a point source or receiver off the grid is spread over grid points.
+enum class Interpolation {
+  hicks,      // Kaiser-windowed sinc, 8 points per axis (Hicks 2002): exact for band-limited fields
+  trilinear,  // 2 points per axis
+};
+Interpolation parse_interpolation(const std::string& name);  // "hicks" or "trilinear"
+
+struct Boundary {
+  int cpml_width = 20;         // points of CPML outside the model on every face (0: none, a rigid box)
+  bool free_surface = false;   // the top face z = 0 is a pressure-free surface instead of a CPML
+  double reflection = 0;       // the CPML's theoretical reflection; 0 picks it from the width
+  double cpml_frequency = 0;   // Hz: the CPML's alpha is pi times this; 0 takes the sources'
+};
+
+// The computational domain: the model with its absorbing layers, the halo of the stencil, and the
+// split along z into slabs (the unit a multi-GPU run gives each device).
+struct Domain {
+  int dim = 3, radius = 1;
+  int64_t model_nz = 0, model_ny = 1, model_nx = 0;
+  int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};  // absorbing points before and after the model, axes x, y, z
+  int64_t nx = 0, ny = 1, nz = 0;            // computational extents: model + absorbing layers
+  int64_t line = 0, slice = 0;               // storage strides in elements (x-lines, planes)
+  int64_t origin = 0;                        // element index of computational point (0, 0, 0)
+  int64_t alloc = 0;                         // elements per field, halo and tail included
+
+  static Domain make(int dim, int radius, int64_t nz, int64_t ny, int64_t nx, const Boundary& b);
+  int64_t points() const { return nx * ny * nz; }
+  int64_t index(int64_t i, int64_t j, int64_t k) const { return origin + i + j * line + k * slice; }
+  struct Slab {
+    int64_t k0, k1;  // computational planes [k0, k1); each needs R planes of halo from its neighbours
+  };
+  // `parts` slabs of near-equal planes; throws Error(invalid_argument) when a slab would be
+  // thinner than the radius (its halo would reach past its neighbour).
+  std::vector<Slab> split_z(int parts) const;
+};
+
+// --- time ----------------------------------------------------------------------------------------
+// The largest stable leapfrog step for order 2R in `dim` dimensions: 2 h / (vmax sqrt(dim * s)),
+// s the largest magnitude of the second-derivative stencil's symbol (at the Nyquist wavenumber).
+double max_stable_dt(int dim, int radius, double h, double vmax);
+// The points per wavelength order 2R needs for a phase-velocity error of at most 1 %.
+double points_per_wavelength_needed(int radius);
+
+// --- wavelets ------------------------------------------------------------------------------------
+// The Ricker wavelet (1 - 2 a) exp(-a), a = (pi f0 (t - delay))^2, at t = n dt, n = 0..nt-1.
+std::vector<double> ricker(double f0, double delay, double dt, int64_t nt);
+// The highest frequency at which the amplitude spectrum of `w` (sampled at dt) is still 1 % of its
+// peak: the "highest significant frequency" of the under-sampling warning. ~2.76 f0 for a Ricker.
+double highest_significant_frequency(const std::vector<double>& w, double dt);
+// Band-limited resampling: windowed-sinc interpolation of x (sampled at dt_in, starting at t = 0)
+// at t = n dt_out, n = 0..n_out-1, low-passed at the lower of the two Nyquist frequencies so a
+// coarser output does not alias. Samples beyond x's end count as zero.
+std::vector<double> resample(const std::vector<double>& x, double dt_in, double dt_out, int64_t n_out);
+
+// --- the analytic solution -----------------------------------------------------------------------
+// u(r, t) in a homogeneous medium of velocity v for the source scaling above: f(t - r/v) / (4 pi r)
+// in 3D; in 2D the convolution with H(t - r/v) / (2 pi sqrt(t^2 - r^2/v^2)), integrated after the
+// substitution t' = (r/v) cosh(s), which removes the singularity. `wavelet` is a function of time.
+std::vector<double> analytic_trace(int dim, double r, double v, const std::function<double(double)>& wavelet,
+                                   double dt, int64_t nt);
+
+// --- a run ---------------------------------------------------------------------------------------
+struct Source {
+  Point at;
+  std::vector<double> wavelet;  // f at t = n dt for the run's dt; zero after its end
+};
+
+struct Snapshot {
+  int64_t step = 0;            // the wavefield u at t = step * dt
+  std::vector<float> field;    // the model's points (no absorbing layers), C order (nz, ny, nx)
+};
+
+struct Options {
+  int radius = 4;
+  double dt = 0;                // 0: cfl_safety x max_stable_dt
+  double cfl_safety = 0.8;      // the default step's fraction of the stability limit
+  int64_t nt = 0;               // time steps
+  Boundary boundary;
+  Interpolation interpolation = Interpolation::hicks;
+  std::vector<Source> sources;
+  std::vector<Point> receivers;
+  std::vector<int64_t> snapshot_steps;  // 0..nt: the wavefield after that many steps
+  std::string backend = "auto";   // auto (the GPU when present), cuda or cpu
+  bool double_precision = false;  // cpu only: the whole solver in double, for verification
+  // Kernel parameters of the GPU step (empty: the defaults for R): {"block": "32x4", "vec": 4, "nw": 16}
+  std::string kernel_params;
+  // Called from the time loop with the steps done so far (at most ~200 times per run).
+  std::function<void(int64_t done, int64_t total)> progress;
+  // Called with each requested snapshot as it is taken (the solver keeps none).
+  std::function<void(const Snapshot&)> on_snapshot;
+};
+
+struct Timing {
+  double loop_s = 0;           // the time loop alone
+  double total_s = 0;          // setup, loop, downloads
+  double gpts = 0;             // computational points x steps / loop_s / 1e9
+  double bytes_per_point = 0;  // the interior step's DRAM bytes per point (16: u, u_prev, m read; u written)
+  double copy_gbps = 0;        // GPU: the device-to-device copy bandwidth measured in this run
+  double bound_gpts = 0;       // copy_gbps / bytes_per_point
+  double percent_of_bound = 0;
+  int64_t device_bytes = 0;    // memory the state took on the device (or host for cpu)
+};
+
+struct Result {
+  Domain domain;
+  double dt = 0, dt_limit = 0;
+  int64_t nt = 0;
+  std::string backend;             // "cuda" or "cpu"
+  std::string kernel;              // the step kernel and its parameters
+  std::vector<float> traces;       // (nrec, nt): receiver r at t = n dt is traces[r * nt + n]
+  std::vector<float> final_field;  // u after nt steps, model points only, (nz, ny, nx)
+  Timing timing;
+  double reflection = 0;           // the CPML's theoretical reflection used
+  std::vector<std::string> warnings;  // e.g. the under-sampling warning
+};
+
+// Checks everything before allocating: the model, positions inside the model, dt against the
+// limit, memory against what the device (or host) has. Throws Error(invalid_argument) or
+// Error(out_of_memory) with the figures.
+Result run(const Model& model, const Options& options);
+
+// The state's bytes on the chosen backend, for the memory check and the summary.
+int64_t state_bytes(const Domain& d, const Options& options, bool on_device);
+
+// The under-sampling check: points per shortest wavelength at the sources' highest significant
+// frequency, beside what order 2R needs; "" when sampled well enough.
+std::string sampling_warning(const Model& model, const Options& options, double dt);
+
+}  // namespace fdstencil::wave

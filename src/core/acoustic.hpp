@@ -1,0 +1,104 @@
+// The acoustic step's per-point physics, one definition for the cpu and cuda backends (AMReX's
+// habit: a __host__ __device__ inline function per point), and the plain description of a run's
+// state that the wave layer hands to either backend.
+//
+// One step takes u^n and u^{n-1} to u^{n+1}:
+//   u^{n+1} = 2 u^n - u^{n-1} + m L(u^n),   m = (v dt)^2,   L = sum over axes of L_a,
+// where L_a is the order-2R second derivative along axis a, or inside that axis's CPML layer its
+// stretched form  (1/s) d/da ((1/s) du/da)  with  1/s = 1 - d/(d + alpha + i omega)  (kappa = 1):
+//   L_a = d2 + chi + phi,
+//   psi^n = b psi^{n-1} + a d1                        (the memory of (1/s) du/da: du/da + psi)
+//   chi^n = b chi^{n-1} + b' psi^{n-1} + a d2 + a' d1 (= d psi^n / da, differentiated exactly)
+//   phi^n = b phi^{n-1} + a (d2 + chi^n)              (the memory of the outer 1/s)
+// with b = exp(-(d + alpha) dt), a = d (b - 1) / (d + alpha) (Roden and Gedney's recursive
+// convolution) and b', a' their derivatives along the axis. Carrying chi = d psi / da as its own
+// variable keeps every memory variable pointwise: no backend reads a neighbour's psi, so each
+// point updates its own memory in place and the step stays one sweep.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "fdstencil/stencil.hpp"
+
+#if defined(__CUDACC__)
+#define FDS_HOST_DEVICE __host__ __device__ __forceinline__
+#else
+#define FDS_HOST_DEVICE inline
+#endif
+
+namespace fdstencil::acoustic {
+
+// The CPML coefficients of one axis at one coordinate inside its layer.
+template <class T>
+struct PmlCoef {
+  T a, b, da, db;
+};
+
+// The stretched second derivative of one axis at one point; updates the point's memory variables.
+template <class T>
+FDS_HOST_DEVICE T cpml_second_derivative(T d2, T d1, const PmlCoef<T>& c, T& psi, T& chi, T& phi) {
+  const T chi_n = c.b * chi + c.db * psi + c.a * d2 + c.da * d1;
+  psi = c.b * psi + c.a * d1;
+  phi = c.b * phi + c.a * (d2 + chi_n);
+  chi = chi_n;
+  return d2 + chi_n + phi;
+}
+
+// The leapfrog update of one point.
+template <class T>
+FDS_HOST_DEVICE T leapfrog(T u, T u_prev, T m, T lap) {
+  return T(2) * u - u_prev + m * lap;
+}
+
+// Where an axis's CPML lies: `lo` points at the start, `hi` at the end of its `n` points. Memory
+// variables are stored per layer point only: slot c for c < lo, lo + (c - (n - hi)) for the end.
+struct PmlAxis {
+  int lo = 0, hi = 0;
+  int64_t n = 0;
+  FDS_HOST_DEVICE int slot(int64_t c) const {
+    return c < lo ? int(c) : (c >= n - hi ? int(lo + (c - (n - hi))) : -1);
+  }
+  FDS_HOST_DEVICE int slots() const { return lo + hi; }
+};
+
+// The element index of axis a's memory variable at (i, j, k), slot s: each axis's storage has its
+// own axis as the slot and keeps x fastest where x is not the slot axis, so a warp's accesses stay
+// contiguous in every layer.
+FDS_HOST_DEVICE int64_t pml_index(int axis, int slot, int64_t i, int64_t j, int64_t k, int64_t nx,
+                                  int64_t ny, int slots) {
+  if (axis == 0) return (k * ny + j) * slots + slot;
+  if (axis == 1) return (k * slots + slot) * nx + i;
+  return (int64_t(slot) * ny + j) * nx + i;
+}
+
+// A point source's or receiver's share of one grid point (the interpolation's weight).
+struct Tap {
+  int32_t i, j, k;  // computational coordinates
+  int32_t id;       // the source or receiver
+  float w;          // receivers: the weight; sources: weight x m(p) / h^dim (the source scaling)
+};
+
+// Everything a backend needs for a run, in host memory. Fields live on the domain's storage:
+// element (i, j, k) at origin + i + j line + k slice, a zero halo of `radius` around the
+// computational points (slice == line in 2D, where j is always 0 and there is no y halo).
+template <class T>
+struct Setup {
+  int dim = 3, radius = 1;
+  int64_t nx = 0, ny = 1, nz = 0, line = 0, slice = 0, origin = 0, alloc = 0;
+  std::vector<T> m;  // (v dt)^2, alloc elements, zero in the halo
+  std::array<T, kMaxTaps> w2{}, w1{};  // second and first derivative weights, scaled by 1/h^2, 1/h
+  PmlAxis axis[3];                     // x, y, z
+  std::vector<PmlCoef<T>> coef[3];     // per axis, axis[a].slots() entries
+  bool free_surface = false;           // z = 0 is u = 0, mirrored oddly into the halo above
+  std::vector<Tap> sources, receivers;
+  int nsrc = 0, nrec = 0;
+  int64_t nt = 0;
+  std::vector<T> wavelets;  // nsrc x nt
+
+  // The points sharing one memory-variable slot of axis a: the other axes' extents.
+  int64_t points_per_slot(int a) const { return a == 0 ? nz * ny : a == 1 ? nz * nx : ny * nx; }
+};
+
+}  // namespace fdstencil::acoustic

@@ -1,0 +1,32 @@
+// The acoustic step on the cpu backend (OpenMP over planes): the oracle for the GPU step and the
+// solver of machines without one. The per-point physics is core/acoustic.hpp's.
+#pragma once
+
+#include <vector>
+
+#include "core/acoustic.hpp"
+
+namespace fdstencil::cpu {
+
+template <class T>
+class AcousticCpu {
+ public:
+  explicit AcousticCpu(acoustic::Setup<T> setup);
+  // Records the receivers at step n (u^n), advances u^n to u^{n+1} and injects the sources' f^n.
+  void step(int64_t n);
+  const T* current() const { return u_.data(); }  // u^n after n steps, on the setup's storage
+  // (nrec, nt): receiver r at step n.
+  const std::vector<T>& traces() const { return traces_; }
+  int64_t bytes() const;
+
+ private:
+  acoustic::Setup<T> s_;
+  std::vector<T> u_, u_prev_;
+  std::vector<T> pml_[3][3];  // axis x, y, z; psi, chi, phi
+  std::vector<T> traces_;
+};
+
+extern template class AcousticCpu<float>;
+extern template class AcousticCpu<double>;
+
+}  // namespace fdstencil::cpu
