@@ -101,8 +101,9 @@ std::vector<double> resample(const std::vector<double>& x, double dt_in, double 
 
 // --- the analytic solution -----------------------------------------------------------------------
 // u(r, t) in a homogeneous medium of velocity v for the source scaling above: f(t - r/v) / (4 pi r)
-// in 3D; in 2D the convolution with H(t - r/v) / (2 pi sqrt(t^2 - r^2/v^2)), integrated after the
-// substitution t' = (r/v) cosh(s), which removes the singularity. `wavelet` is a function of time.
+// in 3D; in 2D the convolution with H(t - r/v) / (2 pi sqrt(t^2 - r^2/v^2)) by product integration
+// (the kernel integrated exactly over each interval, acosh of its ends), which removes the
+// singularity. `wavelet` is a function of time.
 std::vector<double> analytic_trace(int dim, double r, double v, const std::function<double(double)>& wavelet,
                                    double dt, int64_t nt);
 

@@ -36,6 +36,10 @@ Domain Domain::make(int dim, int radius, int64_t nz, int64_t ny, int64_t nx, con
   d.nx = nx + d.lo[0] + d.hi[0];
   d.ny = d.model_ny + d.lo[1] + d.hi[1];
   d.nz = nz + d.lo[2] + d.hi[2];
+  // The step kernels and the taps index one axis in 32 bits, with room for the halo.
+  constexpr int64_t kMaxExtent = int64_t(1) << 30;
+  if (d.nx >= kMaxExtent || d.ny >= kMaxExtent || d.nz >= kMaxExtent)
+    throw Error(ErrorKind::invalid_argument, "a computational extent (model and absorbing layers) of 2^30 points or more");
   const int64_t R = radius, halo_y = dim == 3 ? R : 0;
   const int64_t xpad = round_up(R, kAlignElems);  // the x halo, widened to keep lines aligned
   d.line = round_up(xpad + d.nx + R, kAlignElems);

@@ -1,9 +1,7 @@
 // The command-line tool as a user meets it: --help everywhere, exit code 2 and a message for
 // bad input, no output file left behind on failure, apply and bench end to end.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -15,42 +13,20 @@
 #include "fdstencil/version.hpp"
 #include "fdstencil/npy.hpp"
 #include "fdstencil/tuning_cache.hpp"
+#include "cli/cli_test_util.hpp"
 
 namespace fs = std::filesystem;
 using namespace fdstencil;
+using test::gpu_present;
+using test::Result;
 
 namespace {
 
-struct Result {
-  int code = -1;
-  std::string out;  // stdout and stderr together
-};
+Result run(const std::string& args) { return test::run_cli(args); }
 
-Result run(const std::string& args) {
-  const std::string cmd = std::string(FDSTENCIL_CLI_PATH) + " " + args + " 2>&1";
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-bool gpu_present() { return run("info --json").out.find("\"gpus\": [\n    {") != std::string::npos; }
-
-class Cli : public ::testing::Test {
+class Cli : public test::ScratchDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("fdstencil_cli_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  Cli() : ScratchDirTest("fdstencil_cli_") {}
 
   // A (nz, ny, nx) random field with the halo included, as a user would save it from NumPy.
   template <class T>
@@ -64,7 +40,6 @@ class Cli : public ::testing::Test {
     write_npy(path(name), dtype_of<T>(), {nz, ny, nx}, v.data(), int64_t(v.size() * sizeof(T)));
     return v;
   }
-  fs::path dir_;
 };
 
 }  // namespace

@@ -3,11 +3,8 @@
 // refusal exiting 2 with a message that names the problem and leaving no file behind. Small
 // models on the cpu backend, so each test takes a second or two on two cores.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -19,36 +16,20 @@
 
 #include "fdstencil/npy.hpp"
 #include "fdstencil/wave.hpp"
+#include "cli/cli_test_util.hpp"
 
 namespace fs = std::filesystem;
 using namespace fdstencil;
 using nlohmann::json;
+using test::gpu_present;
+using test::Result;
 
 namespace {
-
-struct Result {
-  int code = -1;
-  std::string out;  // stdout and stderr together
-};
 
 // OpenMP threads that spin while they wait turn a 0.6 s run into 7 s when another process holds one
 // of two cores (measured on the build machine); sleeping waiters keep the tests quick under load.
 // A policy the caller chose is kept.
-Result run(const std::string& args) {
-  const std::string cmd =
-      "OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive} " + std::string(FDSTENCIL_CLI_PATH) + " " + args + " 2>&1";
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-bool gpu_present() { return run("info --json").out.find("\"gpus\": [\n    {") != std::string::npos; }
+Result run(const std::string& args) { return test::run_cli(args, "OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive} "); }
 
 json read_json(const fs::path& p) {
   std::ifstream f(p);
@@ -62,19 +43,11 @@ std::vector<float> floats(const NpyArray& a) {
   return v;
 }
 
-class WaveCli : public ::testing::Test {
+class WaveCli : public test::ScratchDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("fdstencil_wave_cli_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  WaveCli() : ScratchDirTest("fdstencil_wave_cli_") {}
   fs::path out() const { return dir_ / "out"; }
   fs::path out(const std::string& name) const { return dir_ / "out" / name; }
-  fs::path dir_;
 };
 
 // A 2D homogeneous run small enough for a second: 41 x 61 points of 10 m, five receivers.
@@ -291,17 +264,18 @@ TEST_F(WaveCli, SnapshotsAndTheirSlices) {
   const auto last = floats(read_npy(out("final.npy")));
   EXPECT_EQ(full, last);
 
-  // 3D: the whole volume, and a vertical slice y = J is (nz, nx).
-  fs::remove_all(out());
-  r = run("wave --backend cpu --quiet --constant 1500 --shape 20,21,22 --spacing 10 --cpml 6 --radius 2 --steps 6 "
-          "--source 100,100,100 --snapshot-steps 3 --snapshot-slice y=4 -o " + out().string());
-  ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_EQ(read_npy(out("snapshot_000003.npy")).shape, (std::vector<int64_t>{20, 22}));
-  fs::remove_all(out());
-  r = run("wave --backend cpu --quiet --constant 1500 --shape 20,21,22 --spacing 10 --cpml 6 --radius 2 --steps 6 "
-          "--source 100,100,100 --snapshot-steps 3 --no-final -o " + out().string());
-  ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_EQ(read_npy(out("snapshot_000003.npy")).shape, (std::vector<int64_t>{20, 21, 22}));
+  // 3D: a vertical slice y = J is (nz, nx), and the whole volume.
+  const struct {
+    std::string args;
+    std::vector<int64_t> shape;
+  } cases3d[] = {{"--snapshot-slice y=4", {20, 22}}, {"--no-final", {20, 21, 22}}};
+  for (const auto& c : cases3d) {
+    fs::remove_all(out());
+    r = run("wave --backend cpu --quiet --constant 1500 --shape 20,21,22 --spacing 10 --cpml 6 --radius 2 --steps 6 "
+            "--source 100,100,100 --snapshot-steps 3 " + c.args + " -o " + out().string());
+    ASSERT_EQ(r.code, 0) << r.out;
+    EXPECT_EQ(read_npy(out("snapshot_000003.npy")).shape, c.shape) << c.args;
+  }
 }
 
 // The homogeneous 2D shot against wave::analytic_trace: 201 x 201 points of 5 m at 2000 m/s, a

@@ -18,22 +18,18 @@
 #include "fdstencil/device_field.hpp"
 #include "fdstencil/error.hpp"
 #include "fdstencil/wave.hpp"
+#include "wave/wave_test_util.hpp"
 
 using namespace fdstencil;
+using test::kPi;
+using test::relative_l2;
+using test::report;
+using test::ricker_at;
 
 namespace {
 
 #define REQUIRE_GPU() \
   if (gpu_count() == 0) GTEST_SKIP() << "no GPU: " << gpu_unavailable_reason()
-
-constexpr double kPi = 3.14159265358979323846;
-
-void report(const std::string& key, double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.6g", value);
-  std::printf("[ measured ] %s = %s\n", key.c_str(), text);
-  ::testing::Test::RecordProperty(key, text);
-}
 
 // max |a - b| / max |ref|, with the place of the largest difference for the failure message.
 struct Diff {
@@ -243,15 +239,6 @@ TEST(WaveGpu, BadKernelParametersAreRefused) {
   }
 }
 
-namespace {
-
-double ricker_at(double f0, double delay, double t) {
-  const double a = (kPi * f0 * (t - delay)) * (kPi * f0 * (t - delay));
-  return (1 - 2 * a) * std::exp(-a);
-}
-
-}  // namespace
-
 // tests/wave/test_wave_analytic.cpp's 3D geometry on the GPU: 2000 m/s, h = 10 m, a 12 Hz Ricker
 // (6.04 points per shortest wavelength), receivers 17 and 34 points away along x (the second
 // off the grid by fractions of h on every axis, Hicks), dt at 0.4 of the limit, compared until
@@ -300,13 +287,7 @@ TEST(WaveGpu, Homogeneous3DMatchesTheAnalyticSolutionAtR4) {
                                (recs[i].z - src.z) * (recs[i].z - src.z));
     EXPECT_GT(double(window[i]) * dt, r / v + 2.3 / f0) << "receiver " << i << ": the window is too short";
     const auto want = wave::analytic_trace(3, r, v, [&](double t) { return ricker_at(f0, delay, t); }, dt, window[i]);
-    double num = 0, den = 0;
-    for (int64_t n = 0; n < window[i]; ++n) {
-      const double e = double(res.traces[i * size_t(nt) + size_t(n)]) - want[size_t(n)];
-      num += e * e;
-      den += want[size_t(n)] * want[size_t(n)];
-    }
-    const double misfit = std::sqrt(num / den);
+    const double misfit = relative_l2(res.traces.data() + i * size_t(nt), want);
     report("gpu_3d_r4_analytic_misfit_rec" + std::to_string(i), misfit);
     EXPECT_LE(misfit, 0.01) << "receiver " << i;
   }

@@ -16,31 +16,20 @@
 #include <vector>
 
 #include "fdstencil/wave.hpp"
+#include "wave/wave_test_util.hpp"
 
 using namespace fdstencil;
+using test::relative_l2;
+using test::report;
+using test::ricker_at;
 
 namespace {
-
-constexpr double kPi = 3.14159265358979323846;
-
-// The Ricker wavelet written out here, so the analytic side does not lean on wave::ricker.
-double ricker_at(double f0, double delay, double t) {
-  const double a = (kPi * f0 * (t - delay)) * (kPi * f0 * (t - delay));
-  return (1 - 2 * a) * std::exp(-a);
-}
 
 // The Ricker's delay: at t = 0 the wavelet is 2e-5 of its peak, so the run starts from rest to
 // that level. 1.1 / f0 after the peak it is below 2e-4 of it: 2.3 / f0 holds all of the wavelet
 // that matters at a 1 % tolerance.
 double delay_for(double f0) { return 1.2 / f0; }
 double wavelet_length(double f0) { return 2.3 / f0; }
-
-void report(const std::string& key, double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.6g", value);
-  std::printf("[ measured ] %s = %s\n", key.c_str(), text);
-  ::testing::Test::RecordProperty(key, text);
-}
 
 double distance(int dim, const wave::Point& a, const wave::Point& b) {
   const double dz = a.z - b.z, dy = dim == 3 ? a.y - b.y : 0.0, dx = a.x - b.x;
@@ -68,17 +57,6 @@ double reflection_time(const wave::Domain& d, double h, const wave::Point& s, co
     }
   }
   return nearest / v;
-}
-
-// sqrt(sum (got - want)^2 / sum want^2) over the first want.size() samples.
-double relative_l2(const float* got, const std::vector<double>& want) {
-  double num = 0, den = 0;
-  for (size_t n = 0; n < want.size(); ++n) {
-    const double e = double(got[n]) - want[n];
-    num += e * e;
-    den += want[n] * want[n];
-  }
-  return std::sqrt(num / den);
 }
 
 // wave::analytic_trace at the run's dt. In 2D it is computed finer (by a power of two, until

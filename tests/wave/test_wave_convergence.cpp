@@ -14,27 +14,18 @@
 #include <vector>
 
 #include "fdstencil/wave.hpp"
+#include "wave/wave_test_util.hpp"
 
 using namespace fdstencil;
+using test::report;
 
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
 constexpr double kV = 2000, kF0 = 10, kDelay = 1.5 / kF0;  // f0 = 10 Hz: 200 m dominant wavelength
 constexpr double kSide = 900;                               // the model is kSide x kSide metres
 const wave::Point kSrc{450, 0, 300}, kRec{450, 0, 600};
 
-double ricker_at(double t) {
-  const double a = (kPi * kF0 * (t - kDelay)) * (kPi * kF0 * (t - kDelay));
-  return (1 - 2 * a) * std::exp(-a);
-}
-
-void report(const std::string& key, double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.6g", value);
-  std::printf("[ measured ] %s = %s\n", key.c_str(), text);
-  ::testing::Test::RecordProperty(key, text);
-}
+double source_wavelet(double t) { return test::ricker_at(kF0, kDelay, t); }
 
 // The window: the nearest image of the source across the model's four faces, over v.
 double window_seconds() {
@@ -61,7 +52,7 @@ constexpr int64_t kReferenceRefinement = 16;
 std::vector<double> misfits(const std::vector<double>& h, const std::vector<double>& dt, int radius) {
   const int64_t window = int64_t(std::floor(window_seconds() / dt[0]));
   const double r = std::hypot(kSrc.z - kRec.z, kSrc.x - kRec.x);
-  const auto fine = wave::analytic_trace(2, r, kV, ricker_at, dt[0] / double(kReferenceRefinement),
+  const auto fine = wave::analytic_trace(2, r, kV, source_wavelet, dt[0] / double(kReferenceRefinement),
                                          window * kReferenceRefinement);
   std::vector<double> want(static_cast<size_t>(window));
   for (int64_t i = 0; i < window; ++i) want[size_t(i)] = fine[size_t(i * kReferenceRefinement)];

@@ -12,19 +12,14 @@
 #include <vector>
 
 #include "fdstencil/wave.hpp"
+#include "wave/wave_test_util.hpp"
 
 using namespace fdstencil;
+using test::relative_l2;
+using test::report;
+using test::ricker_at;
 
 namespace {
-
-constexpr double kPi = 3.14159265358979323846;
-
-void report(const std::string& key, double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.6g", value);
-  std::printf("[ measured ] %s = %s\n", key.c_str(), text);
-  ::testing::Test::RecordProperty(key, text);
-}
 
 double energy(const std::vector<float>& u) {
   double e = 0;
@@ -67,6 +62,21 @@ EnergyRun energy_run(int dim, int64_t n, int cpml, int64_t inside_steps, int64_t
   return r;
 }
 
+// energy_run for each CPML width: each run must stay finite and move; the final energy over the
+// peak is reported and returned, one entry a width.
+std::vector<double> final_over_peak(int dim, int64_t n, const std::vector<int>& widths, int64_t inside_steps,
+                                    int64_t nt) {
+  std::vector<double> ratio;
+  for (int width : widths) {
+    const EnergyRun r = energy_run(dim, n, width, inside_steps, nt);
+    EXPECT_TRUE(r.finite) << "width " << width;
+    EXPECT_GT(r.peak, 0) << "width " << width;
+    ratio.push_back(r.final / r.peak);
+    report(std::to_string(dim) + "d_final_over_peak_energy_cpml" + std::to_string(width), ratio.back());
+  }
+  return ratio;
+}
+
 // Steps for a wave from the centre of an n-point cube to reach its farthest corner and for the
 // wavelet (3 / f0 long) to pass it, with `extra` to spare.
 int64_t steps_to_leave(int dim, int64_t n, double extra_s) {
@@ -84,14 +94,7 @@ TEST(WaveCpml, EnergyLeavesThroughTheCpmlAndStaysInARigidBox2D) {
   // 2D waves leave a tail behind the front (decaying as t^-3 for a zero-mean wavelet), so they
   // are given 0.8 s more than the front needs.
   const int64_t nt = steps_to_leave(2, n, 0.8);
-  std::vector<double> ratio;
-  for (int width : {0, 10, 20}) {
-    const EnergyRun r = energy_run(2, n, width, inside, nt);
-    EXPECT_TRUE(r.finite) << "width " << width;
-    EXPECT_GT(r.peak, 0) << "width " << width;
-    ratio.push_back(r.final / r.peak);
-    report("2d_final_over_peak_energy_cpml" + std::to_string(width), ratio.back());
-  }
+  const std::vector<double> ratio = final_over_peak(2, n, {0, 10, 20}, inside, nt);
   // The rigid box keeps the wave: measured 0.59 of the peak (the sum of u^2 is not the conserved
   // energy, so it wanders with the time it is taken at). Through the CPML: measured
   // 2.5e-5 (width 10) and 9.7e-6 (width 20) with alpha ending at alpha0 / 4 (src/wave/cpml.cpp;
@@ -108,37 +111,12 @@ TEST(WaveCpml, EnergyLeavesThroughTheCpmlAndStaysInARigidBox3D) {
   const int64_t n = 30;
   const int64_t inside = 50;  // 0.09 s: the front ~60 m out, inside the 150 m half-width
   const int64_t nt = steps_to_leave(3, n, 0.2);
-  std::vector<double> ratio;
-  for (int width : {0, 10}) {
-    const EnergyRun r = energy_run(3, n, width, inside, nt);
-    EXPECT_TRUE(r.finite) << "width " << width;
-    EXPECT_GT(r.peak, 0) << "width " << width;
-    ratio.push_back(r.final / r.peak);
-    report("3d_final_over_peak_energy_cpml" + std::to_string(width), ratio.back());
-  }
+  const std::vector<double> ratio = final_over_peak(3, n, {0, 10}, inside, nt);
   // Measured: rigid 10.3 (reflections pile up in the small box), CPML 2.2e-7.
   EXPECT_GT(ratio[0], 2.0);
   EXPECT_LT(ratio[1], 5e-7);
   EXPECT_GT(ratio[0] / ratio[1], 1e7);
 }
-
-namespace {
-
-double ricker_at(double f0, double delay, double t) {
-  const double a = (kPi * f0 * (t - delay)) * (kPi * f0 * (t - delay));
-  return (1 - 2 * a) * std::exp(-a);
-}
-
-double relative_l2(const float* got, const std::vector<double>& want) {
-  double num = 0, den = 0;
-  for (size_t n = 0; n < want.size(); ++n) {
-    num += (double(got[n]) - want[n]) * (double(got[n]) - want[n]);
-    den += want[n] * want[n];
-  }
-  return std::sqrt(num / den);
-}
-
-}  // namespace
 
 // 2D, homogeneous, the source 100 m and the receiver 60 m below the top, 300 m apart. With the
 // free surface the trace is the direct wave minus the ghost (the image source 100 m above the

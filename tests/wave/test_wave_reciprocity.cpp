@@ -18,17 +18,12 @@
 
 #include "fdstencil/wave.hpp"
 #include "test_util.hpp"
+#include "wave/wave_test_util.hpp"
 
 using namespace fdstencil;
+using test::report;
 
 namespace {
-
-void report(const std::string& key, double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.6g", value);
-  std::printf("[ measured ] %s = %s\n", key.c_str(), text);
-  ::testing::Test::RecordProperty(key, text);
-}
 
 // Layers from the top plus Gaussian blobs of +-12 % at random places and widths (seeded).
 wave::Model layered_blobs(int dim, int64_t nz, int64_t ny, int64_t nx, double h, uint64_t seed) {

@@ -13,19 +13,13 @@
 #include "fdstencil/coefficients.hpp"
 #include "fdstencil/wave.hpp"
 #include "test_util.hpp"
+#include "wave/wave_test_util.hpp"
 
 using namespace fdstencil;
+using test::kPi;
+using test::report;
 
 namespace {
-
-constexpr double kPi = 3.14159265358979323846;
-
-void report(const std::string& key, double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.6g", value);
-  std::printf("[ measured ] %s = %s\n", key.c_str(), text);
-  ::testing::Test::RecordProperty(key, text);
-}
 
 // -(symbol) of the unit-spacing second derivative of radius R at k h = theta.
 double minus_symbol(const std::vector<double>& w, int R, double theta) {

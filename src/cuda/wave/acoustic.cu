@@ -133,7 +133,7 @@ KernelConfig parse_config(const std::string& text, int dim, int radius) {
   // Two widths only: each is 32 kernels (R x 2D/3D x interior/CPML) to compile.
   if (c.vec != 2 && c.vec != 4)
     throw Error(ErrorKind::invalid_argument, "kernel parameter vec must be 2 or 4, got " + std::to_string(c.vec));
-  if (c.bx < 1 || c.by < 1 || c.bx * c.by > kStepThreads || (c.bx * c.by) % 32 != 0)
+  if (c.bx < 1 || c.by < 1 || c.bx > kStepThreads || c.by > kStepThreads || c.bx * c.by > kStepThreads || (c.bx * c.by) % 32 != 0)
     throw Error(ErrorKind::invalid_argument, "kernel parameter block " + std::to_string(c.bx) + "x" +
                                                  std::to_string(c.by) + " must be whole warps of at most " +
                                                  std::to_string(kStepThreads) + " threads");
@@ -168,6 +168,16 @@ struct AcousticGpu::Impl {
 
 AcousticGpu::AcousticGpu(const acoustic::Setup<float>& s, const KernelConfig& c) : impl_(std::make_unique<Impl>()) {
   Impl& d = *impl_;
+  // The launch's limits, before anything is allocated: 32-bit indices in the kernel, 65535 blocks
+  // along grid y and z.
+  const int64_t gy = s.dim == 3 ? (s.ny + c.by - 1) / c.by : 1, gz = (s.nz + c.nw - 1) / c.nw;
+  const int64_t gx = (s.nx + int64_t(c.vec) * c.bx - 1) / (int64_t(c.vec) * c.bx);
+  if (s.nx > (int64_t(1) << 30) || s.ny > (int64_t(1) << 30) || s.nz > (int64_t(1) << 30) ||
+      gx * gy * gz >= (int64_t(1) << 31))
+    throw Error(ErrorKind::invalid_argument, "the domain is too large for the step kernel's 32-bit indices");
+  if (gy > 65535 || gz > 65535)
+    throw Error(ErrorKind::invalid_argument, "the step kernel's grid needs " + std::to_string(gy) + " x " +
+                                                 std::to_string(gz) + " blocks along y and z, above 65535: raise by or nw");
   ensure_device_memory(state_bytes(s), "the wave solver's state");
   d.c = c;
   const bool y = s.dim == 3;
@@ -237,8 +247,6 @@ AcousticGpu::AcousticGpu(const acoustic::Setup<float>& s, const KernelConfig& c)
   a.wavelets = d.wavelets.p;
   a.traces = d.traces.p;
   a.nt = s.nt;
-  if (s.nx > (int64_t(1) << 30) || s.ny > (int64_t(1) << 30) || s.nz > (int64_t(1) << 30) || blocks >= (int64_t(1) << 31))
-    throw Error(ErrorKind::invalid_argument, "the domain is too large for the step kernel's 32-bit indices");
 }
 
 AcousticGpu::~AcousticGpu() = default;

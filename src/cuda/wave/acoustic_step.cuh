@@ -152,6 +152,8 @@ __device__ __forceinline__ void march(const StepArgs& a, int i0, int j0, int k0,
       }
       for (int t = first; t < te && a.tap_key[t] < hi_key; ++t) {
         const acoustic::Tap tp = a.taps[t];
+        // hi_key may run past the line's end when nx < V: a key there is another line's point.
+        if (tp.j != j0 || tp.k != k) continue;
         const int e = tp.i - i0;
 #pragma unroll
         for (int ee = 0; ee < V; ++ee)
