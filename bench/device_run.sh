@@ -571,7 +571,7 @@ stage_wave-verify() {
     --cfl-safety 0.4 --source 1000,1000 --ricker 20 --receiver-line "1000,1100:1000,1500:5" --compare-analytic
   wave_run snapshot3d --layered "0:1500,600:2500,1200:3500" --shape 201,201,201 --spacing 10 --radius 4 \
     --cpml 20 --time 0.6 --source 500,1000,1000 --ricker 10 --free-surface \
-    --snapshot-steps 300 --snapshot-slice y=100 --receiver-line "0,1000,0:0,1000,2000:201"
+    --snapshot-steps 300 --snapshot-slice y=100 --receiver-line "10,1000,0:10,1000,2000:201"
   wave_run stability --constant 2500 --shape 101,101,101 --spacing 10 --radius 8 --cpml 20 --steps 10000 \
     --source 500,500,500 --ricker 15
   pack wave-verify
