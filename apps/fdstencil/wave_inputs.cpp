@@ -356,7 +356,7 @@ void build_time(const Flags& f, Setup& s) {
     if (o.cfl_safety > 1)
       bad("--cfl-safety " + trim(f.cfl_safety) + ": the fraction must be in (0, 1]; above 1 the step exceeds the "
           "stability limit");
-    o.dt = o.cfl_safety * s.dt_limit;  // what the solver takes for dt = 0, needed here for the wavelet
+    o.dt = wave::run_dt(m, o);  // the solver's own default step, needed here for the wavelet
   }
   if (f.steps.empty() == f.time.empty()) bad("give the run's length: --steps N or --time T (seconds), exactly one");
   if (!f.steps.empty()) {

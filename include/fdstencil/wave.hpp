@@ -167,6 +167,10 @@ struct Result {
 // Error(out_of_memory) with the figures.
 Result run(const Model& model, const Options& options);
 
+// The run's time step: options.dt when given, else options.cfl_safety x max_stable_dt for the model
+// (what run() takes; a caller sampling a wavelet before the run asks here).
+double run_dt(const Model& model, const Options& options);
+
 // The state's bytes on the chosen backend, for the memory check and the summary.
 int64_t state_bytes(const Domain& d, const Options& options, bool on_device);
 

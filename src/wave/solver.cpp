@@ -220,6 +220,10 @@ Interpolation parse_interpolation(const std::string& name) {
   bad("unknown interpolation '" + name + "' (valid: hicks, trilinear)");
 }
 
+double run_dt(const Model& model, const Options& o) {
+  return o.dt > 0 ? o.dt : o.cfl_safety * max_stable_dt(model.dim, o.radius, model.h, model.vmax());
+}
+
 int64_t state_bytes(const Domain& d, const Options& o, bool on_device) {
   const int64_t e = on_device || !o.double_precision ? 4 : 8;
   const int64_t slots[3] = {d.lo[0] + d.hi[0], d.lo[1] + d.hi[1], d.lo[2] + d.hi[2]};
@@ -254,7 +258,7 @@ Result run(const Model& model, const Options& o) {
     bad("dt = " + fmt("%.6g", o.dt) + " s exceeds the stability limit " + fmt("%.6g", res.dt_limit) +
         " s of order " + std::to_string(2 * o.radius) + " in " + std::to_string(model.dim) + "D at vmax " +
         fmt("%.0f", model.vmax()) + " m/s and h = " + fmt("%g", model.h) + " m");
-  res.dt = o.dt > 0 ? o.dt : o.cfl_safety * res.dt_limit;
+  res.dt = run_dt(model, o);
   res.nt = o.nt;
   const Domain d = Domain::make(model.dim, o.radius, model.nz, model.ny, model.nx, o.boundary);
   res.domain = d;

@@ -479,3 +479,20 @@ TEST(WaveInputs, InterpolationNamesAndTheSamplingWarning) {
       EXPECT_EQ(w, "");
   }
 }
+
+// The step run() takes is the one run_dt() tells a caller beforehand.
+TEST(WaveInputs, RunDtIsTheStepTheRunTakes) {
+  const wave::Model m = wave::Model::constant(2, 30, 1, 30, 10.0, 2500.f);
+  wave::Options o;
+  o.backend = "cpu";
+  o.nt = 3;
+  o.radius = 2;
+  o.cfl_safety = 0.5;
+  o.boundary.cpml_width = 5;
+  o.sources = {{{150.0, 0.0, 150.0}, std::vector<double>(3, 1.0)}};
+  EXPECT_DOUBLE_EQ(wave::run_dt(m, o), 0.5 * wave::max_stable_dt(2, 2, 10.0, 2500.0));
+  EXPECT_DOUBLE_EQ(wave::run(m, o).dt, wave::run_dt(m, o));
+  o.dt = 1e-4;
+  EXPECT_DOUBLE_EQ(wave::run_dt(m, o), 1e-4);
+  EXPECT_DOUBLE_EQ(wave::run(m, o).dt, 1e-4);
+}
