@@ -60,6 +60,16 @@
 #   wave-verify   3D and 2D homogeneous runs on the GPU against the analytic solution, R = 1, 2, 4, 8,
 #                 a snapshot slice, and a 10,000-step stability run
 #   wave-cpml     bench/wave_cpml.py: the CPML's reflection at widths 10, 20, 40, in 3D and 2D
+# Surveys, SEG-Y, checkpoints (issue 12). The build finds SEG-Y only where build-deps/segyio was
+# carried (segy_flags below).
+#   survey-test   the wave, checkpoint, survey and SEG-Y tests (cpu and GPU; ~7 min)
+#   ckpt-test     the GPU wave tests and the cpu checkpoint tests alone (~30 s)
+#   survey3d      a 3D survey on the GPU from a SEG-Y model to SEG-Y shot records, then the same
+#                 command again (every shot verified and skipped); timings in survey3d.tar
+#   survey-batch  shots per second of small 2D and 3D shots run 1, 2, 4, 8 at a time (--batch)
+#   ckpt-cost     the cost of --checkpoint-every at 512^3, R = 4 (seconds per checkpoint, share of
+#                 the run), and a GPU run stopped by SIGINT then resumed, its record compared
+#                 byte for byte with the run never stopped
 # Example: bench/device_run.sh build test sanitize lap-quick
 # Logs all go to $OUT/log.txt and each benchmark to $OUT/<name>.json: the device tool returns at
 # most 8 files, so a call should name at most 7 benchmark outputs.
@@ -72,9 +82,14 @@ FD=./build/fdstencil
 LOG=$OUT/log.txt
 status=0
 
+# SEG-Y: the device image has no libsegyio; the Debian packages extracted into build-deps/segyio
+# (scripts/fetch-segyio.sh, carried by the device call) are found through CMAKE_PREFIX_PATH.
+SEGYIO_PREFIX=$PWD/build-deps/segyio/usr
+segy_flags() { if [ -d "$SEGYIO_PREFIX" ]; then echo "-DCMAKE_PREFIX_PATH=$SEGYIO_PREFIX"; fi; }
+
 stage_build() {
   nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.mem --format=csv | tee -a "$LOG"
-  cmake --preset default -DFDSTENCIL_CUDA=ON >/tmp/build.log 2>&1 &&
+  cmake --preset default -DFDSTENCIL_CUDA=ON $(segy_flags) >/tmp/build.log 2>&1 &&
     cmake --build --preset default -j "$(nproc)" >>/tmp/build.log 2>&1 || { tail -50 /tmp/build.log | tee -a "$LOG"; exit 1; }
   grep -E "warning" /tmp/build.log | head -20 | tee -a "$LOG"
   $FD info --json >>"$LOG"
@@ -580,6 +595,168 @@ stage_wave-verify() {
 stage_wave-cpml() {
   python3 bench/wave_cpml.py --cli "$FD" --backend cuda --dim 3 --output "$OUT/wave-cpml-3d.json" 2>&1 | tee -a "$LOG"
   python3 bench/wave_cpml.py --cli "$FD" --backend cuda --dim 2 --output "$OUT/wave-cpml-2d.json" 2>&1 | tee -a "$LOG"
+}
+
+stage_survey-test() {
+  ctest --preset default -j 4 -R "[Ww]ave|Checkpoint|Checksum|[Ss]egy|SEGY|[Ss]urvey" >/tmp/survey-test.log 2>&1 || status=1
+  cat /tmp/survey-test.log >>"$LOG"
+  ./build/tests/test_cuda --gtest_filter='*Wave*' >>"$LOG" 2>&1 || status=1
+  grep -E "measured|Skipped|SKIPPED|Failed|FAILED" /tmp/survey-test.log | tail -20
+  tail -6 /tmp/survey-test.log
+}
+
+# Checkpoints at an interval longer than a write (the writes hide behind the run): 512^3, R = 4,
+# 4000 steps, one every 1500 (two, the second into the first's recycled buffers), against the
+# same run without; the loop's stall per checkpoint and the whole run's overhead, measured.
+stage_ckpt-long() {
+  local d=/tmp/ckpt-long
+  rm -rf $d && mkdir -p $d
+  local run=($FD wave --backend cuda --quiet --layered 0:1500,1000:2500,2500:3500 --shape 472,472,472 --spacing 10
+             --radius 4 --cpml 20 --steps 4000 --source 500,2360,2360 --ricker 10
+             --receiver-line "10,2360,0:10,2360,4710:200" --no-final)
+  "${run[@]}" --output $d/plain 2>>"$LOG" || status=1
+  "${run[@]}" --checkpoint-every 1500 --output $d/ckpt 2>>"$LOG" || status=1
+  python3 - $d "$OUT/ckpt-long.json" <<'PY' | tee -a "$LOG"
+import json, sys
+d = sys.argv[1]
+plain = json.load(open(f"{d}/plain/summary.json")); ck = json.load(open(f"{d}/ckpt/summary.json"))
+c = ck["checkpoint"]; n = c["count"]
+total_plain = plain["timing"]["loop_s"]; total_ck = ck["timing"]["loop_s"] + c["seconds"]
+out = {"case": "512^3 computational, R=4, float, 4000 steps, a checkpoint every 1500", "plain": plain["timing"],
+       "with_checkpoints": ck["timing"], "checkpoint": c, "stall_s_per_checkpoint": c["seconds"] / n,
+       "write_s_per_checkpoint": c["write_seconds"] / n, "overhead": total_ck / total_plain - 1}
+json.dump(out, open(sys.argv[2], "w"), indent=1)
+print(f"every 1500 of 4000 steps: {n} checkpoints of {c['bytes']/1e9:.2f} GB, the loop stalled {c['seconds']:.2f} s in all "
+      f"({c['seconds']/n:.2f} s each), the writer took {c['write_seconds']/n:.2f} s each; loop {total_plain:.2f} s "
+      f"plain, {total_ck:.2f} s with: {100*out['overhead']:.1f} % overhead; copy {plain['timing']['copy_gbps']:.0f} GB/s")
+PY
+}
+
+# The GPU's checkpoint tests alone (library and the bit-identical resume), for a quick call.
+stage_ckpt-test() {
+  ./build/tests/test_cuda --gtest_filter='*Wave*' >/tmp/ckpt-test.log 2>&1 || status=1
+  OMP_NUM_THREADS=4 ./build/tests/test_wave --gtest_filter='Checkpoint*' >>/tmp/ckpt-test.log 2>&1 || status=1
+  cat /tmp/ckpt-test.log >>"$LOG"
+  grep -E "^\[ +(OK|FAILED|PASSED|SKIPPED)" /tmp/ckpt-test.log | tail -20
+}
+
+# The 3D survey's model: 200 x 400 x 400 points of 10 m (2 x 4 x 4 km), water over sediments whose
+# velocity rises with depth, a dipping fast layer and a slow Gaussian anomaly.
+survey_model() {  # npy path
+  python3 - "$1" <<'PY'
+import numpy as np, sys
+nz, ny, nx, h = 200, 400, 400, 10.0
+z = np.arange(nz)[:, None, None] * h
+y = np.arange(ny)[None, :, None] * h
+x = np.arange(nx)[None, None, :] * h
+v = np.where(z < 200, 1500.0, 1800.0 + 0.6 * (z - 200)) + 0 * x + 0 * y
+v = np.where(z >= 1100 + 0.1 * (x - 2000), 3500.0, v)
+v = v - 400.0 * np.exp(-(((x - 2500) / 400) ** 2 + ((y - 2000) / 400) ** 2 + ((z - 800) / 200) ** 2))
+np.save(sys.argv[1], v.astype(np.float32))
+PY
+}
+
+stage_survey3d() {
+  local d=/tmp/survey3d
+  rm -rf $d && mkdir -p $d
+  survey_model $d/model.npy
+  $FD segy from-npy $d/model.npy $d/model.sgy --spacing 10 2>&1 | tee -a "$LOG" || { status=1; return; }
+  $FD segy info $d/model.sgy 2>&1 | tee -a "$LOG"
+  # 12 shots at 20 m depth along the line y = 2 km, every 300 m; each records a crossline of 301
+  # receivers at 10 m depth, 4 km long, centred on the shot's x.
+  python3 - $d/survey.json <<'PY'
+import json, sys
+shots = [{"id": 1001 + i, "source": [20, 2000, 350 + 300 * i]} for i in range(12)]
+json.dump({"description": "3D line survey, fdstencil device_run survey3d", "shots": shots}, open(sys.argv[1], "w"), indent=1)
+PY
+  local cmd=($FD wave --backend cuda --model $d/model.sgy --survey $d/survey.json --segy --time 2.0 --ricker 12
+             --radius 4 --cpml 20 --receiver-line "10,2000,0:10,2000,3990:301" --no-final --output $d/out)
+  local t0=$(date +%s.%N)
+  "${cmd[@]}" 2>&1 | tail -5 | tee -a "$LOG"
+  local t1=$(date +%s.%N)
+  "${cmd[@]}" 2>&1 | tail -3 | tee -a "$LOG"  # again: every shot verified and skipped
+  local t2=$(date +%s.%N)
+  echo "survey3d: first run $(python3 -c "print(round($t1 - $t0, 2))") s, the re-run (verify and skip) $(python3 -c "print(round($t2 - $t1, 2))") s" | tee -a "$LOG"
+  cp $d/out/survey.json "$OUT/survey3d-manifest.json"
+  # Every shot's sidecars and summary, and two shots' SEG-Y records (all twelve records pass 16 MiB).
+  (cd $d && find out -name '*.json' -o -name shot.sgy -path '*shot_00100[1-2]*' | tar -cf "$OUT/survey3d.tar" -T - survey.json)
+}
+
+# Small shots side by side: the same 16 shots run 1, 2, 4 and 8 at a time, in 2D and 3D.
+stage_survey-batch() {
+  local d=/tmp/survey-batch b
+  rm -rf $d && mkdir -p $d
+  python3 - $d <<'PY'
+import json, sys
+d = sys.argv[1]
+json.dump({"shots": [{"id": i + 1, "source": [20, 100 + 50 * i]} for i in range(16)]}, open(f"{d}/s2d.json", "w"))
+json.dump({"shots": [{"id": i + 1, "source": [20, 320, 100 + 35 * i]} for i in range(16)]}, open(f"{d}/s3d.json", "w"))
+PY
+  for b in 1 2 4 8; do
+    $FD wave --backend cuda --quiet --constant 2000 --shape 400,1000 --spacing 5 --time 1.0 --ricker 15 --radius 4       --receiver-line "10,0:10,4995:500" --no-final --survey $d/s2d.json --batch $b --output $d/2d-b$b 2>&1 | tail -2 | tee -a "$LOG"
+    $FD wave --backend cuda --quiet --constant 2000 --shape 96,128,128 --spacing 5 --time 0.5 --ricker 15 --radius 4       --receiver-line "10,320,0:10,320,635:128" --no-final --survey $d/s3d.json --batch $b --output $d/3d-b$b 2>&1 | tail -2 | tee -a "$LOG"
+  done
+  python3 - $d "$OUT/survey-batch.json" <<'PY' | tee -a "$LOG"
+import glob, json, os, sys
+rows = []
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "*-b*", "survey.json"))):
+    m = json.load(open(f)); name = os.path.basename(os.path.dirname(f))
+    rows.append({"case": name, "batch": m["batch"], "shots": m["shots_run"], "wall_s": m["wall_s"],
+                 "shots_per_s": m["shots_per_s"], "copy_gbps": m["copy_gbps"],
+                 "gpts_per_shot": [s["gpts"] for s in m["shots"]]})
+    print(f'{name:8s} batch {m["batch"]}: {m["shots_run"]} shots in {m["wall_s"]:.2f} s, {m["shots_per_s"]:.2f} shots/s')
+json.dump({"rows": rows}, open(sys.argv[2], "w"), indent=1)
+PY
+}
+
+stage_ckpt-cost() {
+  local d=/tmp/ckpt
+  rm -rf $d && mkdir -p $d
+  # 512^3 computational points (472^3 model + 20-point CPML), R = 4, 600 steps: without checkpoints,
+  # then one every 150 steps (3 checkpoints of ~1.5 GB each to the machine's disk).
+  local run=($FD wave --backend cuda --quiet --layered 0:1500,1000:2500,2500:3500 --shape 472,472,472 --spacing 10
+             --radius 4 --cpml 20 --steps 600 --source 500,2360,2360 --ricker 10
+             --receiver-line "10,2360,0:10,2360,4710:200" --no-final)
+  "${run[@]}" --output $d/plain 2>>"$LOG" || status=1
+  "${run[@]}" --checkpoint-every 150 --output $d/ckpt 2>>"$LOG" || status=1
+  df -h /tmp | tee -a "$LOG"
+  # Stopped by SIGINT after its first checkpoint, then resumed: the record must equal plain's.
+  "${run[@]}" --checkpoint-every 150 --output $d/cut >>"$LOG" 2>&1 &
+  local pid=$!
+  while kill -0 $pid 2>/dev/null && [ ! -f $d/cut/checkpoint.ckpt ]; do sleep 0.05; done
+  kill -INT $pid
+  wait $pid
+  local rc=$?
+  echo "SIGINT: exit $rc (expected 130)" | tee -a "$LOG"
+  [ $rc -eq 130 ] || status=1
+  "${run[@]}" --checkpoint-every 150 --output $d/cut --resume 2>>"$LOG" || status=1
+  if cmp $d/plain/shot.npy $d/cut/shot.npy; then echo "resumed record: identical to the uninterrupted run" | tee -a "$LOG"
+  else echo "resumed record: DIFFERS" | tee -a "$LOG"; status=1; fi
+  python3 - $d "$OUT/ckpt-cost.json" <<'PY' | tee -a "$LOG"
+import json, sys
+d = sys.argv[1]
+plain = json.load(open(f"{d}/plain/summary.json")); ck = json.load(open(f"{d}/ckpt/summary.json"))
+cut = json.load(open(f"{d}/cut/summary.json"))
+c = ck["checkpoint"]; n = c["count"]
+stall = c["seconds"] / n if n else 0          # the loop's time per checkpoint: download, hand-over, waits
+write = c["write_seconds"] / n if n else 0    # the writer thread's time per checkpoint
+step_s = plain["timing"]["loop_s"] / plain["steps"]
+overhead = (ck["timing"]["loop_s"] + c["seconds"]) / plain["timing"]["loop_s"] - 1
+out = {"case": "512^3 computational (472^3 model + CPML 20), R=4, float, 600 steps, 200 receivers",
+       "plain": plain["timing"], "with_checkpoints": ck["timing"], "checkpoint": c,
+       "stall_s_per_checkpoint": stall, "write_s_per_checkpoint": write, "step_s": step_s,
+       "measured_overhead_every_150": overhead, "resumed": cut.get("checkpoint")}
+# At an interval whose steps take longer than a write, the writes hide behind the run and each
+# checkpoint costs the loop its stall alone (derived from the figures above, not timed).
+for every in (1000, 5000):
+    hidden = every * step_s >= write
+    out[f"derived_share_every_{every}"] = (stall if hidden else stall + write - every * step_s) / (every * step_s)
+json.dump(out, open(sys.argv[2], "w"), indent=1)
+print(f"checkpoint: {n} of {c['bytes']/1e9:.2f} GB; the loop stalls {stall:.2f} s each, the writer takes {write:.2f} s "
+      f"each; step {step_s*1e3:.2f} ms; every 150 steps the run took {100*overhead:.0f} % longer; derived share "
+      f"every 1000: {100*out['derived_share_every_1000']:.1f} %, every 5000: {100*out['derived_share_every_5000']:.2f} %")
+print(f"copy {plain['timing']['copy_gbps']:.0f} GB/s, plain {plain['timing']['gpts']:.1f} GPts/s")
+PY
 }
 
 for stage in "$@"; do

@@ -3,8 +3,9 @@
 # only what is really missing. It looks for the tools and headers themselves (a C++20 compiler with
 # OpenMP, CMake >= 3.25, Ninja, GoogleTest, CLI11, nlohmann-json, Python 3), not for package
 # names, so a CMake or a compiler installed outside dpkg counts. NumPy and Matplotlib (the bench
-# plots and their tests) are optional: installed when missing if apt can, else a warning, and the
-# plot tests report skipped. Idempotent: when everything is found it exits 0 without apt and
+# plots and their tests), libsegyio (SEG-Y input and output) and Python's segyio (the SEG-Y tests'
+# other side) are optional: installed when missing if apt can, else a warning, and the tests that
+# need them report skipped. Idempotent: when everything is found it exits 0 without apt and
 # without root. When a requirement is missing and apt-get is absent or fails (no network), it
 # exits non-zero naming what is missing and the package that would provide it. The CUDA toolkit
 # is optional (nvcc enables the CUDA backend) and is not installed here.
@@ -69,6 +70,19 @@ find_header() {
   while read -r d; do
     [ -f "$d/$1" ] && { echo "$d/$1"; return 0; }
   done < <(include_dirs)
+  return 0
+}
+
+# find_lib NAME...: the first library file of these names in the usual library directories or
+# under CMAKE_PREFIX_PATH, or nothing.
+find_lib() {
+  local d n dirs=(/usr/lib/*-linux-gnu /usr/lib /usr/local/lib /usr/lib64)
+  local IFS=':;'
+  for d in ${CMAKE_PREFIX_PATH:-}; do [ -n "$d" ] && dirs+=("$d"/lib/*-linux-gnu "$d/lib"); done
+  unset IFS
+  for d in "${dirs[@]}"; do
+    for n in "$@"; do [ -e "$d/$n" ] && { echo "$d/$n"; return 0; }; done
+  done
   return 0
 }
 
@@ -149,6 +163,7 @@ check_python() {
   done < <(python_candidates)
   if [ -n "$py" ]; then
     say "python3 at $py ($("$py" -c 'import sys, numpy, matplotlib; print(sys.version.split()[0], "with NumPy", numpy.__version__, "and Matplotlib", matplotlib.__version__)')): ok"
+    check_python_segyio "$py"
     return 0
   fi
   if [ -x /usr/bin/python3 ]; then py=/usr/bin/python3
@@ -158,6 +173,7 @@ check_python() {
     miss "python3" python3
     miss_optional "NumPy for python3" python3-numpy
     miss_optional "Matplotlib for python3" python3-matplotlib
+    miss_optional "segyio for python3" python3-segyio
     return 0
   fi
   say "python3 at $py ($("$py" -c 'import sys; print(sys.version.split()[0])' 2>/dev/null || echo '?')): ok"
@@ -170,6 +186,28 @@ check_python() {
       miss_optional "python3 module $mod (for $py; the bench plots)" "$pkg"
     fi
   done
+  check_python_segyio "$py"
+}
+
+# The SEG-Y tests read the tool's files with Python's segyio, through the tests' interpreter.
+check_python_segyio() {
+  local ver
+  if ver=$("$1" -c 'import segyio; print(getattr(segyio, "__version__", "?"))' 2>/dev/null); then
+    say "python3 module segyio $ver: ok"
+  else
+    miss_optional "python3 module segyio (for $1; the SEG-Y tests)" python3-segyio
+  fi
+}
+
+check_segyio() {  # optional: without it the build leaves SEG-Y out
+  local h l
+  h=$(find_header segyio/segy.h)
+  l=$(find_lib libsegyio.a libsegyio.so)
+  if [ -n "$h" ] && [ -n "$l" ]; then
+    say "libsegyio at $l with $h: ok (SEG-Y input and output)"
+  else
+    miss_optional "libsegyio (segyio/segy.h and the library; SEG-Y input and output)" libsegyio-dev
+  fi
 }
 
 check_cuda() {  # informational only: the CUDA toolkit is optional and never installed here
@@ -194,6 +232,7 @@ check_all() {
   check_package nlohmann-json nlohmann-json3-dev nlohmann/json.hpp nlohmann_jsonConfig.cmake \
     nlohmann_json-config.cmake
   check_python
+  check_segyio
 }
 
 # "what (package)" for everything missing, one per line.
@@ -213,7 +252,7 @@ warn_optional() {
   local i
   echo "install-deps: warning: $1; going on without:" >&2
   for i in "${!optional_what[@]}"; do echo "  - ${optional_what[$i]}  (Debian package ${optional_pkg[$i]})" >&2; done
-  echo "install-deps: the bench plots need them; their tests report skipped" >&2
+  echo "install-deps: the bench plots and SEG-Y need them; their tests report skipped" >&2
 }
 
 # A failure if a requirement is missing, else a warning about the optional ones.

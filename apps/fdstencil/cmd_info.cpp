@@ -1,10 +1,11 @@
-// fdstencil info: version, build options, backends, and the GPU if there is one.
+// fdstencil info: version, build options (CUDA, SEG-Y), backends, and the GPU if there is one.
 #include <omp.h>
 
 #include <cstdio>
 
 #include "commands.hpp"
 #include "fdstencil/backend.hpp"
+#include "fdstencil/segy.hpp"
 #include "fdstencil/tuning_cache.hpp"
 #include "fdstencil/version.hpp"
 #include "plan/registry.hpp"
@@ -29,7 +30,7 @@ Action add_info(CLI::App& app) {
   return [json] {
     nlohmann::json j;
     j["version"] = FDSTENCIL_VERSION;
-    j["build"] = {{"cuda", false}, {"openmp_threads", omp_get_max_threads()}};
+    j["build"] = {{"cuda", false}, {"openmp_threads", omp_get_max_threads()}, {"segy", segy::available()}};
     std::vector<std::string> backends;
     for (const Backend* b : host_backends()) backends.emplace_back(b->name());
 #ifdef FDSTENCIL_HAVE_CUDA
@@ -58,6 +59,7 @@ Action add_info(CLI::App& app) {
     std::printf("fdstencil %s\n", FDSTENCIL_VERSION);
     std::printf("build: CUDA %s, OpenMP threads %d\n", j["build"]["cuda"].get<bool>() ? "on" : "off",
                 omp_get_max_threads());
+    std::printf("SEG-Y (libsegyio): %s\n", segy::available() ? "on" : "off (install libsegyio-dev and rebuild)");
     std::printf("backends:");
     for (const auto& b : backends) std::printf(" %s", b.c_str());
     std::printf("\nvariants registered: %zu\n", variants);

@@ -4,11 +4,15 @@
 // nothing; snapshots are written as they arrive, and everything else only after a run succeeded.
 #include <cctype>
 #include <cstdio>
+#include <chrono>
 #include <filesystem>
+#include <memory>
 #include <string_view>
 
 #include "commands.hpp"
 #include "fdstencil/error.hpp"
+#include "checkpoint_writer.hpp"
+#include "interrupt.hpp"
 #include "progress.hpp"
 #include "wave_cli.hpp"
 
@@ -68,20 +72,27 @@ std::string gib_text(double bytes) {
 // The files the run will write must fit on the disk: a full-volume snapshot every few steps of a
 // large model fills a disk quickly, and finding that out after the run would waste it.
 void check_disk_space(const Setup& s) {
-  const wave::Model& m = s.model;
+  const wave::Model& m = s.model();
   double snapshot_points = double(m.points());
   if (s.slice.axis == 'z') snapshot_points = double(m.ny * m.nx);
   if (s.slice.axis == 'y') snapshot_points = double(m.nz * m.nx);
   if (s.slice.axis == 'x') snapshot_points = double(m.nz * m.ny);
   const double record = double(s.options.receivers.size()) * double(s.n_out);
   const double bytes = 4 * (double(s.options.snapshot_steps.size()) * snapshot_points +
-                            record * (s.compare_analytic ? 2 : 1) + (s.write_final ? double(m.points()) : 0));
+                            record * (s.compare_analytic ? 2 : 1) + (s.write_final ? double(m.points()) : 0)) +
+                       // shot.sgy: the samples again, a 240-byte header per trace, 3600 bytes of file headers
+                       (s.write_segy ? 4 * record + 240 * double(s.options.receivers.size()) + 3600 : 0) +
+                       // Checkpoints (a signal writes one even without --checkpoint-every): the one on the disk
+                       // and its successor's temporary, each the size of the state.
+                       2 * double(wave::state_bytes(wave::Domain::make(m.dim, s.options.radius, m.nz, m.ny, m.nx,
+                                                                       s.options.boundary),
+                                                    s.options, false));
   std::error_code ec;
   const fs::space_info space = fs::space(s.out_dir, ec);
   if (!ec && bytes > double(space.available))
     throw Error(ErrorKind::io, "the outputs need " + gib_text(bytes) + " but " + s.out_dir.string() + " has only " +
                                    gib_text(double(space.available)) + " free (fewer snapshots, a --snapshot-slice, or "
-                                   "--no-final would need less)");
+                                   "--no-final would need less; a checkpoint takes the state's size twice over)");
 }
 
 // The command as typed, quoted so that pasting it into a shell runs it again.
@@ -103,50 +114,114 @@ std::string command_text(const std::vector<std::string>& argv) {
   return out;
 }
 
-int run_wave(const Flags& flags, const std::string& command) {
+int run_single(const Flags& flags, const std::string& command) {
   Setup s = prepare(flags);
+  const fs::path checkpoint = s.out_dir / kCheckpointFile;
+  {
+    std::error_code ec;
+    if (s.resume && !fs::exists(checkpoint, ec))
+      throw Error(ErrorKind::invalid_argument, "--resume: there is no checkpoint in " + s.out_dir.string() + " (" +
+                                                   kCheckpointFile + "): run without --resume to start from step 0");
+  }
+  OutputDir dir(s.out_dir);
+  InterruptGuard interrupts;
+  ShotRun run = run_shot(s, command, RunControl{});
+  dir.keep();
+  if (run.result.interrupted) {
+    std::fprintf(stderr,
+                 "fdstencil: interrupted by %s after step %lld of %lld; the state is in %s. Resume with:\n  %s\n",
+                 InterruptGuard::name(), static_cast<long long>(run.result.steps_done),
+                 static_cast<long long>(run.result.nt), checkpoint.c_str(), resume_command(command).c_str());
+    return 128 + InterruptGuard::signal();
+  }
+  return 0;
+}
 
+}  // namespace
+
+namespace wave_cli {
+
+ShotRun run_shot(Setup& s, const std::string& command, const RunControl& control) {
   // The analytic record needs only the inputs, so a comparison that cannot work (no receiver
   // sees the direct wave before the box's edges could echo) is refused before the run.
   std::vector<float> analytic;
   if (s.compare_analytic) {
-    const wave::Model& m = s.model;
+    const wave::Model& m = s.model();
     analytic = analytic_record(s);
     const wave::Domain d = wave::Domain::make(m.dim, s.options.radius, m.nz, m.ny, m.nx, s.options.boundary);
     compare(s, analytic, analytic, window_end(s, d));  // throws exactly when no window holds energy
   }
-
-  OutputDir dir(s.out_dir);
   check_disk_space(s);
-  std::vector<std::string> outputs;
-  ProgressBar bar("fdstencil wave", !s.quiet);
-  s.options.progress = [&bar](int64_t done, int64_t total) { bar.update(done, total); };
-  s.options.on_snapshot = [&s, &outputs](const wave::Snapshot& snap) { outputs.push_back(write_snapshot(s, snap)); };
-  wave::Result r;
+  const fs::path checkpoint = s.out_dir / kCheckpointFile;
+  std::unique_ptr<wave::Checkpoint> resumed;
+  {
+    std::error_code ec;
+    if (s.resume && fs::exists(checkpoint, ec)) {
+      try {
+        resumed = std::make_unique<wave::Checkpoint>(wave::load_checkpoint(checkpoint));
+      } catch (const Error& e) {
+        throw Error(e.kind(), std::string("--resume: ") + e.what() + " (remove it, or run without --resume)");
+      }
+    }
+  }
+  const bool quiet = s.quiet || control.quiet;
+  ShotRun run;
+  ProgressBar bar("fdstencil wave", !quiet && !control.progress);
+  s.options.progress = control.progress ? control.progress
+                                        : std::function<void(int64_t, int64_t)>(
+                                              [&bar](int64_t done, int64_t total) { bar.update(done, total); });
+  s.options.on_snapshot = [&s, &run](const wave::Snapshot& snap) { run.outputs.push_back(write_snapshot(s, snap)); };
+  CheckpointWriter writer(checkpoint);
+  s.options.on_checkpoint = [&writer](wave::Checkpoint c) { writer.submit(std::move(c)); };
+  s.options.checkpoint_buffer = [&writer] { return writer.spare(); };
+  s.options.stop_requested = [] { return InterruptGuard::requested(); };
+  s.options.resume = resumed.get();
+  s.options.measure_bandwidth = control.measure_bandwidth;
   try {
-    r = wave::run(s.model, s.options);
-  } catch (...) {
+    run.result = wave::run(s.model(), s.options);
+    // The last checkpoint on the disk before anything else happens; the wait is the checkpoints' cost.
+    const auto a = std::chrono::steady_clock::now();
+    writer.finish();
+    run.result.timing.checkpoint_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count();
+  } catch (const Error& e) {
     bar.finish();
+    if (resumed) throw Error(e.kind(), "--resume from " + checkpoint.string() + ": " + e.what());
     throw;
   }
   bar.finish();
+  resumed.reset();
+  wave::Result& r = run.result;
+  r.timing.checkpoint_write_s = writer.write_seconds();
   for (const std::string& w : r.warnings) std::fprintf(stderr, "fdstencil: warning: %s\n", w.c_str());
+  if (r.interrupted) return run;
 
   nlohmann::json comparison;
   if (!s.options.receivers.empty()) {
     const std::vector<float> record = shot_record(s, r);
-    for (const std::string& name : write_shot(s, record)) outputs.push_back(name);
+    for (const std::string& name : write_shot(s, record)) run.outputs.push_back(name);
     if (s.compare_analytic) {
       comparison = compare(s, record, analytic, window_end(s, r.domain));
-      outputs.push_back(write_analytic(s, analytic));
+      run.outputs.push_back(write_analytic(s, analytic));
     }
   }
-  if (s.write_final) outputs.push_back(write_final(s, r));
-  outputs.push_back("summary.json");
-  write_summary(s, r, command, comparison, outputs);
-  dir.keep();
-  if (!s.quiet) std::fprintf(stderr, "%s\n", human_summary(s, r, comparison, outputs.size()).c_str());
-  return 0;
+  if (s.write_final) run.outputs.push_back(write_final(s, r));
+  run.outputs.push_back("summary.json");
+  write_summary(s, r, command, comparison, run.outputs);
+  // Finished: the checkpoint would only resume a run that has nothing left to do.
+  std::error_code ec;
+  fs::remove(checkpoint, ec);
+  if (!quiet) std::fprintf(stderr, "%s\n", human_summary(s, r, comparison, run.outputs.size()).c_str());
+  return run;
+}
+
+}  // namespace wave_cli
+
+namespace {
+
+int run_wave(const Flags& flags, const std::string& command) {
+  if (!flags.survey.empty()) return run_survey(flags, command);
+  if (!flags.batch.empty()) throw Error(ErrorKind::invalid_argument, "--batch runs a --survey's shots side by side, and no --survey was given");
+  return run_single(flags, command);
 }
 
 }  // namespace
@@ -170,13 +245,25 @@ Action add_wave(CLI::App& app, const std::vector<std::string>& argv) {
   const std::string d = "(default ";
 
   group = "Model (one of --model, --constant, --layered)";
-  option("--model", f->model, "FILE.npy", "Velocity model: float32 .npy of shape (nz,ny,nx) or (nz,nx), m/s");
+  option("--model", f->model, "FILE",
+         "Velocity model, m/s: a float32 .npy of shape (nz,ny,nx) or (nz,nx), or SEG-Y (.sgy/.segy: samples along z, "
+         "inlines along y, crosslines along x, one line for 2D; spacings from the sample interval and the CDP "
+         "coordinates)");
   option("--constant", f->constant, "V", "A homogeneous model of this velocity, m/s (needs --shape)");
   option("--layered", f->layered, "SPEC",
          "Horizontal layers 'D0:V0,D1:V1,...': top depth in m (the first 0, then rising) and velocity in m/s (needs "
          "--shape)");
   option("--shape", f->shape, "NZ,NY,NX", "Grid points NZ,NY,NX (3D) or NZ,NX (2D) of --constant and --layered");
-  option("--spacing", f->spacing, "H", "Grid spacing in metres, the same on every axis (required)");
+  option("--spacing", f->spacing, "H",
+         "Grid spacing in metres, the same on every axis (required, except with a SEG-Y --model whose headers give "
+         "it; where they do, it must agree with them)");
+  option("--segy-z-unit", f->segy_z_unit, "M",
+         "SEG-Y --model: metres per unit of the sample interval field " + d +
+             "0.001: depth models store millimetres there)");
+  option("--segy-inline-byte", f->segy_iline_byte, "B",
+         "SEG-Y --model: trace header byte of the inline number " + d + "189)");
+  option("--segy-crossline-byte", f->segy_xline_byte, "B",
+         "SEG-Y --model: trace header byte of the crossline number " + d + "193)");
 
   group = "Time (one of --steps, --time)";
   option("--steps", f->steps, "N", "Time steps to run");
@@ -227,7 +314,13 @@ Action add_wave(CLI::App& app, const std::vector<std::string>& argv) {
   group = "Outputs";
   option("--output,-o", f->output, "DIR",
          "Directory for the outputs, created if missing (required): shot.npy (nrec, nsamples) float32 with "
-         "shot.json, final.npy, snapshot_<step>.npy, analytic.npy, summary.json");
+         "shot.json (and shot.sgy with --segy), final.npy, snapshot_<step>.npy, analytic.npy, summary.json");
+  flag("--segy", f->segy,
+       "Also write shot.sgy, the record as SEG-Y (IEEE float; source and receiver positions, sample interval and "
+       "count, field record and trace numbers in the headers). Its interval is a whole number of microseconds: "
+       "without --record-dt, the run's dt rounded down to one");
+  option("--shot-id", f->shot_id, "N",
+         "The shot's number: FieldRecord in shot.sgy's trace headers, shot_id in shot.json " + d + "1)");
   flag("--no-final", f->no_final, "Do not write final.npy, the wavefield after the last step");
   option("--snapshot-every", f->snapshot_every, "N", "A snapshot of u after every N steps: N, 2N, ... up to nt");
   option("--snapshot-steps", f->snapshot_steps, "A,B,C",
@@ -247,6 +340,22 @@ Action add_wave(CLI::App& app, const std::vector<std::string>& argv) {
          "The GPU step kernel's parameters, e.g. '{\"block\": \"32x4\", \"vec\": 4, \"nw\": 16}' (default: the "
          "defaults for R)");
   flag("--quiet,-q", f->quiet, "No progress bar and no summary on stderr (warnings still)");
+
+  group = "Checkpoints and surveys";
+  option("--checkpoint-every", f->checkpoint_every, "N",
+         "Every N steps write the whole state (both time levels, the CPML's memory, the traces so far) to "
+         "DIR/checkpoint.ckpt, atomically; SIGINT or SIGTERM always writes one at the step it stops at");
+  flag("--resume", f->resume,
+       "Continue from DIR/checkpoint.ckpt (the same command line as the run that wrote it): the record equals, bit "
+       "for bit, that of a run never stopped. With --survey: finished shots are skipped anyway, and the shots "
+       "that were running continue from their checkpoints");
+  option("--survey", f->survey, "FILE.json",
+         "Run every shot of a survey into DIR/shot_<id>: {\"shots\": [{\"id\": 1, \"source\": [Z,Y,X], ...}], "
+         "\"defaults\": {...}}; a shot may set source, sources, sources_file, ricker, delay, wavelet, wavelet_dt, "
+         "receivers, receiver_lines, receiver_grids, each replacing the command line's group. A re-run skips the "
+         "shots whose outputs are complete (sizes and CRC-32C in done.json) and runs the rest");
+  option("--batch", f->batch, "K",
+         "With --survey on the GPU: run K shots side by side, each on its own stream " + d + "1)");
 
   const std::string command = command_text(argv);
   return [f, command] { return run_wave(*f, command); };

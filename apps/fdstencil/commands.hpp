@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "fdstencil/layout.hpp"
+#include "fdstencil/segy.hpp"
 #include "fdstencil/stencil.hpp"
 
 namespace fdstencil::cli {
@@ -21,6 +22,17 @@ Action add_bench(CLI::App& app);
 Action add_tune(CLI::App& app);
 // `argv` is the whole command line, which the wave summary records.
 Action add_wave(CLI::App& app, const std::vector<std::string>& argv);
+Action add_segy(CLI::App& app);
+
+// SEG-Y, shared by `segy` and `wave` (cmd_segy.cpp). The reading flags as typed (--spacing,
+// --segy-z-unit, --segy-inline-byte, --segy-crossline-byte; empty: the default) turned into
+// segy::ReadOptions, or Error(invalid_argument) naming the flag.
+segy::ReadOptions segy_read_options(const std::string& spacing, const std::string& z_unit,
+                                    const std::string& iline_byte, const std::string& xline_byte);
+// A grid's geometry as `segy info --json` prints it and a wave run's model entry records it.
+nlohmann::json segy_geometry_json(const segy::Grid& grid, const segy::ReadOptions& options);
+// Whether a path names a SEG-Y file: .sgy or .segy, any case.
+bool is_segy_path(const std::string& path);
 
 // "a,b,c" -> three numbers; throws Error(invalid_argument) naming `what`.
 Extents parse_extents(const std::string& text, const char* what);

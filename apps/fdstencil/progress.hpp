@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 namespace fdstencil::cli {
 
@@ -14,6 +15,8 @@ class ProgressBar {
   // `label` starts each line ("fdstencil wave"); a disabled bar prints nothing.
   ProgressBar(std::string label, bool enabled);
   void update(int64_t done, int64_t total);
+  // A new label for the lines to come: a survey's says which shot it is on.
+  void set_label(std::string label) { label_ = std::move(label); }
   // Ends the line a terminal bar is drawn on; nothing for a log.
   void finish();
 

@@ -33,13 +33,13 @@ double& coordinate(wave::Point& p, int axis) { return axis == 0 ? p.x : axis == 
 
 std::vector<float> analytic_record(const Setup& s) {
   const auto& receivers = s.options.receivers;
-  const double v = s.model.vmax();  // the model is constant
+  const double v = s.model().vmax();  // the model is constant
   const std::function<double(double)> f = [&w = s.wavelet](double t) { return w(t); };
   std::vector<float> out(receivers.size() * size_t(s.n_out));
   for (size_t r = 0; r < receivers.size(); ++r) {
     std::vector<double> sum(size_t(s.n_out), 0.0);
     for (const wave::Point& src : s.sources) {  // superposition: the equation is linear
-      const auto a = wave::analytic_trace(s.model.dim, distance(src, receivers[r]), v, f, s.record_dt, s.n_out);
+      const auto a = wave::analytic_trace(s.model().dim, distance(src, receivers[r]), v, f, s.record_dt, s.n_out);
       for (size_t n = 0; n < sum.size() && n < a.size(); ++n) sum[n] += a[n];
     }
     std::copy(sum.begin(), sum.end(), out.begin() + std::ptrdiff_t(r * size_t(s.n_out)));
@@ -48,11 +48,11 @@ std::vector<float> analytic_record(const Setup& s) {
 }
 
 double window_end(const Setup& s, const wave::Domain& d) {
-  const double h = s.model.h, v = s.model.vmax();
+  const double h = s.model().h, v = s.model().vmax();
   const int64_t n[3] = {d.model_nx, d.model_ny, d.model_nz};  // axes x, y, z as in lo and hi
   double shortest = std::numeric_limits<double>::infinity();
   for (int axis = 0; axis < 3; ++axis) {
-    if (axis == 1 && s.model.dim == 2) continue;
+    if (axis == 1 && s.model().dim == 2) continue;
     // The outermost computed points, model index -lo and n - 1 + hi. The field is held at zero one
     // point further out, so the true mirror lies h beyond: taking these planes errs early, safely.
     const double planes[2] = {-double(d.lo[axis]) * h, double(n[axis] - 1 + d.hi[axis]) * h};

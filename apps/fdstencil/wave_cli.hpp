@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -43,6 +45,14 @@ struct Flags {
   bool double_precision = false;
   std::string kernel_params;
   bool quiet = false;
+  // SEG-Y: reading a .sgy/.segy --model, and shot.sgy beside shot.npy.
+  std::string segy_z_unit, segy_iline_byte, segy_xline_byte;
+  bool segy = false;
+  std::string shot_id;
+  // Checkpoints and surveys.
+  std::string checkpoint_every;
+  bool resume = false;
+  std::string survey, batch;
 };
 
 // The wavelet all sources share, as the user described it (the samples at the run's dt are in
@@ -66,9 +76,16 @@ struct Slice {
   int64_t index = 0;
 };
 
+// The velocity model as read from the flags, shared by a survey's shots (read once, never copied).
+struct ModelInput {
+  std::shared_ptr<const wave::Model> model;
+  nlohmann::json json;  // the model's sidecar entry: dim, shape, spacing, vmin, vmax, kind...
+};
+
 // Everything a run needs, parsed and checked before the solver starts.
 struct Setup {
-  wave::Model model;
+  std::shared_ptr<const wave::Model> model_ptr;
+  const wave::Model& model() const { return *model_ptr; }
   nlohmann::json model_json;  // the model's sidecar entry: dim, shape, spacing, vmin, vmax, kind...
   wave::Options options;      // dt, nt, sources with their wavelets, receivers, snapshots, backend
   double dt_limit = 0;
@@ -80,11 +97,44 @@ struct Setup {
   Slice slice;
   std::filesystem::path out_dir;
   bool write_final = true, compare_analytic = false, quiet = false;
+  bool write_segy = false;  // shot.sgy (--segy): record_dt is then a whole number of microseconds
+  int shot_id = 1;          // the shot's number: FieldRecord in shot.sgy, shot_id in shot.json
+  bool resume = false;      // --resume: continue from out_dir's checkpoint
 };
 
 // Parses and checks every flag and input file; throws Error (an input error, exit code 2) naming
 // the flag and the problem. Creates nothing.
-Setup prepare(const Flags& flags);
+// `model`, when given, is taken instead of reading the model the flags name (a survey's shots).
+Setup prepare(const Flags& flags, const ModelInput* model = nullptr);
+// The model alone, as prepare() reads it.
+ModelInput read_model(const Flags& flags);
+
+// --- cmd_wave.cpp: one shot's run ---------------------------------------------------------------
+// The checkpoint a run writes into its output directory, and --resume reads.
+inline constexpr const char* kCheckpointFile = "checkpoint.ckpt";
+
+// The command again with --resume, for the message of an interrupted run.
+inline std::string resume_command(const std::string& command) {
+  return command.find(" --resume") == std::string::npos ? command + " --resume" : command;
+}
+
+// How a shot runs beside the flags: a survey runs its shots with its own progress line.
+struct RunControl {
+  bool measure_bandwidth = true;  // wave::Options::measure_bandwidth
+  bool quiet = false;             // no bar of its own, no summary paragraph
+  std::function<void(int64_t, int64_t)> progress;  // steps done, total: instead of the bar
+};
+struct ShotRun {
+  wave::Result result;               // result.interrupted: stopped by a signal, its checkpoint written
+  std::vector<std::string> outputs;  // the files written, names in out_dir
+};
+// Runs a prepared shot into s.out_dir (which must exist): the solver with its checkpoints, then
+// every output. A signal stops it at a step boundary with a checkpoint and nothing else written.
+ShotRun run_shot(Setup& s, const std::string& command, const RunControl& control);
+
+// --- wave_survey.cpp ----------------------------------------------------------------------------
+// fdstencil wave --survey FILE: every shot into OUTPUT/shot_<id>; returns the exit code.
+int run_survey(const Flags& flags, const std::string& command);
 
 // The model's shape as the user sees it: (nz, ny, nx), or (nz, nx) in 2D.
 std::vector<int64_t> model_shape(const wave::Model& m);
@@ -94,7 +144,7 @@ std::vector<int64_t> model_shape(const wave::Model& m);
 std::string write_snapshot(const Setup& s, const wave::Snapshot& snap);
 // The shot record resampled to record_dt, (nrec, n_out), row-major.
 std::vector<float> shot_record(const Setup& s, const wave::Result& r);
-// Writes shot.npy and shot.json; returns their names.
+// Writes shot.npy and shot.json, and shot.sgy with --segy; returns their names.
 std::vector<std::string> write_shot(const Setup& s, const std::vector<float>& record);
 std::string write_final(const Setup& s, const wave::Result& r);
 std::string write_analytic(const Setup& s, const std::vector<float>& analytic);

@@ -17,6 +17,7 @@
 #include "fdstencil/error.hpp"
 #include "fdstencil/field.hpp"
 #include "fdstencil/npy.hpp"
+#include "fdstencil/segy.hpp"
 #include "wave_cli.hpp"
 
 namespace fdstencil::cli::wave_cli {
@@ -295,18 +296,46 @@ std::vector<double> read_wavelet(const std::string& path) {
   return w;
 }
 
-void build_model(const Flags& f, Setup& s) {
+ModelInput build_model(const Flags& f) {
+  ModelInput s;
+  wave::Model model;
   const int given = int(!f.model.empty()) + int(!f.constant.empty()) + int(!f.layered.empty());
   if (given == 0) bad("a velocity model is required: --model FILE.npy, or --constant V or --layered SPEC with --shape");
   if (given > 1) bad("give one velocity model: --model, --constant or --layered, not several");
-  if (f.spacing.empty()) bad("--spacing is required: the grid spacing in metres");
-  const double h = positive(f.spacing, "--spacing");
+  const bool segy_model = !f.model.empty() && is_segy_path(f.model);
+  if (!segy_model)
+    for (const auto& [value, flag] :
+         {std::pair{&f.segy_z_unit, "--segy-z-unit"}, std::pair{&f.segy_iline_byte, "--segy-inline-byte"},
+          std::pair{&f.segy_xline_byte, "--segy-crossline-byte"}})
+      if (!value->empty()) bad(std::string(flag) + " describes a SEG-Y --model (.sgy or .segy), and none was given");
+  // A SEG-Y model's headers may give the spacing; --spacing is then checked against them.
+  if (f.spacing.empty() && !segy_model)
+    bad("--spacing is required: the grid spacing in metres (a SEG-Y --model may take it from its headers)");
+  const double h = f.spacing.empty() ? 0.0 : positive(f.spacing, "--spacing");
   nlohmann::json extra;
   std::string kind;
-  if (!f.model.empty()) {
+  if (segy_model) {
+    if (!segy::available())
+      throw Error(ErrorKind::unsupported, "--model " + f.model +
+                                              ": this fdstencil was built without SEG-Y support (install "
+                                              "libsegyio-dev and rebuild, or convert the model to .npy)");
     if (!f.shape.empty()) bad("--shape goes with --constant or --layered; a --model file's array has its own shape");
     require_file(f.model, "--model");
-    s.model = wave::Model::from_npy(f.model, h);
+    const segy::ReadOptions ro = segy_read_options(f.spacing, f.segy_z_unit, f.segy_iline_byte, f.segy_xline_byte);
+    segy::Grid g = segy::read_model(f.model, ro);
+    extra["path"] = f.model;
+    extra["format"] = "segy";
+    extra["segy"] = segy_geometry_json(g, ro);
+    try {
+      model = segy::to_model(std::move(g));
+    } catch (const Error& e) {
+      throw Error(e.kind(), "--model " + f.model + ": " + e.what());
+    }
+    kind = "file";
+  } else if (!f.model.empty()) {
+    if (!f.shape.empty()) bad("--shape goes with --constant or --layered; a --model file's array has its own shape");
+    require_file(f.model, "--model");
+    model = wave::Model::from_npy(f.model, h);
     kind = "file";
     extra["path"] = f.model;
   } else {
@@ -322,30 +351,32 @@ void build_model(const Flags& f, Setup& s) {
     if (!f.constant.empty()) {
       const double v = positive(f.constant, "--constant");
       if (v > std::numeric_limits<float>::max()) bad("--constant " + f.constant + " is beyond float range");
-      s.model = wave::Model::constant(dim, nz, ny, nx, h, float(v));
+      model = wave::Model::constant(dim, nz, ny, nx, h, float(v));
       kind = "constant";
       extra["velocity"] = v;
     } else {
       const auto layers = parse_layers(f.layered);
-      s.model = wave::Model::layered(dim, nz, ny, nx, h, layers);
+      model = wave::Model::layered(dim, nz, ny, nx, h, layers);
       kind = "layered";
       extra["layers"] = nlohmann::json::array();
       for (const auto& [d, v] : layers) extra["layers"].push_back({d, v});
     }
   }
-  s.model.validate();
-  s.model_json = {{"kind", kind},
-                  {"dim", s.model.dim},
-                  {"shape", model_shape(s.model)},
-                  {"spacing", s.model.h},
-                  {"vmin", s.model.vmin()},
-                  {"vmax", s.model.vmax()}};
-  s.model_json.update(extra);
+  model.validate();
+  s.json = {{"kind", kind},
+            {"dim", model.dim},
+            {"shape", model_shape(model)},
+            {"spacing", model.h},
+            {"vmin", model.vmin()},
+            {"vmax", model.vmax()}};
+  s.json.update(extra);
+  s.model = std::make_shared<const wave::Model>(std::move(model));
+  return s;
 }
 
 void build_time(const Flags& f, Setup& s) {
   wave::Options& o = s.options;
-  const wave::Model& m = s.model;
+  const wave::Model& m = s.model();
   s.dt_limit = wave::max_stable_dt(m.dim, o.radius, m.h, m.vmax());
   if (!f.dt.empty()) {
     if (!f.cfl_safety.empty()) bad("--dt sets the step and --cfl-safety the default step's fraction of the limit: not both");
@@ -435,8 +466,13 @@ std::vector<int64_t> model_shape(const wave::Model& m) {
   return m.dim == 3 ? std::vector<int64_t>{m.nz, m.ny, m.nx} : std::vector<int64_t>{m.nz, m.nx};
 }
 
-Setup prepare(const Flags& f) {
+ModelInput read_model(const Flags& f) { return build_model(f); }
+
+Setup prepare(const Flags& f, const ModelInput* given) {
   Setup s;
+  if (f.segy && !segy::available())
+    throw Error(ErrorKind::unsupported,
+                "--segy: this fdstencil was built without SEG-Y support (install libsegyio-dev and rebuild)");
   if (f.output.empty()) bad("--output DIR is required: where the shot record and the summary go");
   {
     std::error_code ec;
@@ -445,8 +481,10 @@ Setup prepare(const Flags& f) {
   }
   s.out_dir = f.output;
 
-  build_model(f, s);
-  const int dim = s.model.dim;
+  const ModelInput m = given ? *given : build_model(f);
+  s.model_ptr = m.model;
+  s.model_json = m.json;
+  const int dim = s.model().dim;
   wave::Options& o = s.options;
 
   // --- numerics
@@ -487,19 +525,60 @@ Setup prepare(const Flags& f) {
 
   // --- the record
   s.record_dt = f.record_dt.empty() ? o.dt : positive(f.record_dt, "--record-dt");
+  bool resampled = !f.record_dt.empty();
+  if (f.segy && f.record_dt.empty()) {
+    // SEG-Y counts the sample interval in whole microseconds: a run's dt that is not one is
+    // recorded at the whole microsecond below it, so shot.npy and shot.sgy hold the same samples.
+    const double us = o.dt * 1e6;
+    if (std::abs(us - std::round(us)) > kRatioTolerance * us) {
+      if (us < 1)
+        bad("--segy: the run's dt " + std::to_string(o.dt) + " s is under a microsecond, the unit of SEG-Y's sample "
+            "interval: give --record-dt, a whole number of microseconds");
+      s.record_dt = std::floor(us) * 1e-6;
+      resampled = true;
+    }
+  }
   const double span = double(o.nt - 1) * o.dt / s.record_dt;
   if (span > kMaxSteps) bad("--record-dt " + trim(f.record_dt) + " s asks for more than 1e15 samples per trace");
-  s.n_out = f.record_dt.empty() ? o.nt : int64_t(std::floor(span * (1 + kRatioTolerance))) + 1;
+  s.n_out = resampled ? int64_t(std::floor(span * (1 + kRatioTolerance))) + 1 : o.nt;
   const int64_t nrec = int64_t(o.receivers.size());
   // The solver's traces at dt, the resampled record, and the analytic one beside it.
   ensure_host_memory(bytes_of(nrec, o.nt + 2 * s.n_out, 4), "the shot record");
+
+  // --- SEG-Y: what shot.sgy cannot hold is refused now, not after the run
+  if (!f.shot_id.empty()) {
+    const int64_t id = integer(f.shot_id, "--shot-id", 1);
+    if (id > std::numeric_limits<int32_t>::max())
+      bad("--shot-id " + trim(f.shot_id) + ": at most 2147483647 (a 32-bit header field)");
+    s.shot_id = int(id);
+  }
+  s.write_segy = f.segy;
+  if (f.segy) {
+    if (o.receivers.empty())
+      bad("--segy writes the shot record as SEG-Y, and there are no receivers (--receivers, --receiver-line or "
+          "--receiver-grid)");
+    if (s.sources.size() > 1)
+      bad("--segy: a SEG-Y trace header holds one source position, and this run fires " +
+          std::to_string(s.sources.size()) + " sources together (run one source per shot, or leave out --segy)");
+    if (s.n_out > 65535)  // the 2-byte sample count of SEG-Y
+      bad("--segy: the record has " + std::to_string(s.n_out) + " samples per trace and a SEG-Y trace holds at most "
+          "65535: a coarser --record-dt, or fewer steps");
+    segy::check_record_timing(s.record_dt, s.n_out,
+                              f.record_dt.empty() ? std::string("--segy") : "--record-dt " + trim(f.record_dt));
+    // Positions are written in centimetres in 32-bit fields.
+    const wave::Model& m = s.model();
+    const double extent = double(std::max({m.nz, m.ny, m.nx}) - 1) * m.h;
+    if (extent * 100 > double(std::numeric_limits<int32_t>::max()))
+      bad("--segy: the model spans " + std::to_string(extent) + " m, beyond the +-21474 km a SEG-Y coordinate holds "
+          "in centimetres");
+  }
 
   // --- snapshots
   o.snapshot_steps = snapshot_steps(f, o.nt);
   if (!f.snapshot_slice.empty()) {
     if (o.snapshot_steps.empty())
       bad("--snapshot-slice cuts the snapshots, and none were asked for (--snapshot-every N or --snapshot-steps a,b,c)");
-    s.slice = parse_slice(f.snapshot_slice, s.model);
+    s.slice = parse_slice(f.snapshot_slice, s.model());
   }
 
   // --- the backend
@@ -535,11 +614,14 @@ Setup prepare(const Flags& f) {
         const wave::Point &a = o.receivers[r], &b = s.sources[k];
         const double d = std::sqrt((a.z - b.z) * (a.z - b.z) + (a.y - b.y) * (a.y - b.y) + (a.x - b.x) * (a.x - b.x));
         // The point source's field is singular at the source; the grid resolves it no closer than h.
-        if (d < s.model.h)
+        if (d < s.model().h)
           bad("--compare-analytic: receiver " + std::to_string(r) + " is " + std::to_string(d) + " m from source " +
               std::to_string(k) + ", closer than one grid spacing, where the analytic solution is singular");
       }
   }
+  // --- checkpoints
+  if (!f.checkpoint_every.empty()) o.checkpoint_every = integer(f.checkpoint_every, "--checkpoint-every", 1);
+  s.resume = f.resume;
   s.write_final = !f.no_final;
   s.quiet = f.quiet;
   return s;

@@ -1,12 +1,14 @@
-// fdstencil wave's outputs: the shot record and its sidecar, the final field, the snapshots, the
-// analytic record and the run's summary, each written atomically (write_npy, write_json_file) so
-// that a reader never finds half a file, and the paragraph that tells a person what happened.
+// fdstencil wave's outputs: the shot record and its sidecar (and its SEG-Y copy), the final field,
+// the snapshots, the analytic record and the run's summary, each written atomically (write_npy,
+// write_json_file, segy::write_shot) so that a reader never finds half a file, and the paragraph
+// that tells a person what happened.
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>
 
 #include "commands.hpp"
 #include "fdstencil/npy.hpp"
+#include "fdstencil/segy.hpp"
 #include "wave_cli.hpp"
 
 namespace fdstencil::cli::wave_cli {
@@ -68,7 +70,7 @@ json timing_json(const wave::Timing& t) {
 }  // namespace
 
 std::string write_snapshot(const Setup& s, const wave::Snapshot& snap) {
-  const wave::Model& m = s.model;
+  const wave::Model& m = s.model();
   if (int64_t(snap.field.size()) != m.points())
     throw std::logic_error("snapshot of step " + std::to_string(snap.step) + " holds " +
                            std::to_string(snap.field.size()) + " points, the model " + std::to_string(m.points()));
@@ -123,7 +125,7 @@ std::vector<float> shot_record(const Setup& s, const wave::Result& r) {
 }
 
 std::vector<std::string> write_shot(const Setup& s, const std::vector<float>& record) {
-  const int dim = s.model.dim;
+  const int dim = s.model().dim;
   const int64_t nrec = int64_t(s.options.receivers.size());
   write_f32(s.out_dir / "shot.npy", {nrec, s.n_out}, record);
   json receivers = json::array(), sources = json::array();
@@ -148,16 +150,29 @@ std::vector<std::string> write_shot(const Setup& s, const std::vector<float>& re
                     {"interpolation", s.options.interpolation == wave::Interpolation::hicks ? "hicks" : "trilinear"},
                     {"cpml_width", s.options.boundary.cpml_width},
                     {"free_surface", s.options.boundary.free_surface},
-                    {"run_dt", s.options.dt}};
+                    {"run_dt", s.options.dt},
+                    {"shot_id", s.shot_id}};
   write_json_file((s.out_dir / "shot.json").string(), doc);
-  return {"shot.npy", "shot.json"};
+  if (!s.write_segy) return {"shot.npy", "shot.json"};
+  // The same samples as shot.npy; prepare() checked that SEG-Y can hold them (one source, a whole
+  // number of microseconds, at most 65535 samples).
+  segy::ShotRecord sgy;
+  sgy.field_record = s.shot_id;
+  sgy.dt = s.record_dt;
+  sgy.ns = s.n_out;
+  sgy.traces = record;
+  sgy.source = s.sources.front();
+  sgy.receivers = s.options.receivers;
+  sgy.dim = dim;
+  segy::write_shot(s.out_dir / "shot.sgy", sgy);
+  return {"shot.npy", "shot.json", "shot.sgy"};
 }
 
 std::string write_final(const Setup& s, const wave::Result& r) {
-  if (int64_t(r.final_field.size()) != s.model.points())
+  if (int64_t(r.final_field.size()) != s.model().points())
     throw std::logic_error("the solver's final field holds " + std::to_string(r.final_field.size()) +
-                           " points, the model " + std::to_string(s.model.points()));
-  write_f32(s.out_dir / "final.npy", model_shape(s.model), r.final_field);
+                           " points, the model " + std::to_string(s.model().points()));
+  write_f32(s.out_dir / "final.npy", model_shape(s.model()), r.final_field);
   return "final.npy";
 }
 
@@ -192,6 +207,15 @@ void write_summary(const Setup& s, const wave::Result& r, const std::string& com
               {"warnings", r.warnings},
               {"outputs", outputs}};
   if (!s.options.snapshot_steps.empty()) doc["snapshot_steps"] = s.options.snapshot_steps;
+  if (s.slice.axis) doc["snapshot_slice"] = {{"axis", std::string(1, s.slice.axis)}, {"index", s.slice.index}};
+  // Checkpoints: how many this process wrote, their cost outside the loop's time, and where a
+  // resumed run started.
+  doc["checkpoint"] = {{"every", s.options.checkpoint_every},
+                       {"count", t.checkpoints},
+                       {"seconds", t.checkpoint_s},
+                       {"write_seconds", t.checkpoint_write_s},
+                       {"bytes", t.checkpoint_bytes},
+                       {"resumed_from_step", r.first_step}};
   if (!analytic.is_null()) doc["analytic"] = analytic;
   write_json_file((s.out_dir / "summary.json").string(), doc);
 }
@@ -200,9 +224,9 @@ std::string human_summary(const Setup& s, const wave::Result& r, const json& ana
   const wave::Timing& t = r.timing;
   const wave::Domain& d = r.domain;
   char buf[1024];
-  std::string text = "fdstencil wave: " + std::to_string(s.model.dim) + "D model " + extents_text(model_shape(s.model));
+  std::string text = "fdstencil wave: " + std::to_string(s.model().dim) + "D model " + extents_text(model_shape(s.model()));
   std::snprintf(buf, sizeof buf, " at h = %g m (v %g..%g m/s), %s points computed with the absorbing layers; ",
-                s.model.h, double(s.model.vmin()), double(s.model.vmax()),
+                s.model().h, double(s.model().vmin()), double(s.model().vmax()),
                 extents_text(d.dim == 3 ? std::vector<int64_t>{d.nz, d.ny, d.nx} : std::vector<int64_t>{d.nz, d.nx})
                     .c_str());
   text += buf;

@@ -113,6 +113,20 @@ struct Source {
   std::vector<double> wavelet;  // f at t = n dt for the run's dt; zero after its end
 };
 
+// A run's whole state between two steps, what a resumed run needs to continue bit for bit: both
+// time levels, the CPML's memory variables and the traces recorded so far, each as the backend
+// stores it. save_checkpoint and load_checkpoint move it through a file.
+struct Checkpoint {
+  int64_t step = 0;          // steps done: the state holds u^step and u^{step-1}
+  int64_t nt = 0;            // the run's steps
+  uint64_t fingerprint = 0;  // run_fingerprint() of the run it belongs to
+  std::string backend;       // "cuda" or "cpu": a run resumes on the backend that wrote it
+  int element_bytes = 4;     // 4: float; 8: the cpu's double precision
+  // The arrays by name ("u", "u_prev", "pml_<axis>_<psi|chi|phi>", "traces"), raw bytes.
+  std::vector<std::pair<std::string, std::vector<char>>> arrays;
+  int64_t bytes() const;
+};
+
 struct Snapshot {
   int64_t step = 0;            // the wavefield u at t = step * dt
   std::vector<float> field;    // the model's points (no absorbing layers), C order (nz, ny, nx)
@@ -136,6 +150,24 @@ struct Options {
   std::function<void(int64_t done, int64_t total)> progress;
   // Called with each requested snapshot as it is taken (the solver keeps none).
   std::function<void(const Snapshot&)> on_snapshot;
+  // Every `checkpoint_every` steps (0: never) the run hands on_checkpoint its state; never after
+  // the last step, whose results the run returns instead. The checkpoint is the callee's to keep
+  // (a writer thread may take it over while the run goes on).
+  int64_t checkpoint_every = 0;
+  std::function<void(Checkpoint)> on_checkpoint;
+  // Optional: a checkpoint the caller is done with (this run's, written already), whose arrays the
+  // next one is copied into instead of fresh memory; an empty Checkpoint when it has none.
+  std::function<Checkpoint()> checkpoint_buffer;
+  // Polled at each step boundary: when it returns true the run stops there, hands on_checkpoint
+  // (when set) the state of that boundary and returns with Result::interrupted set.
+  std::function<bool()> stop_requested;
+  // Continue from this state instead of rest (nullptr: start at step 0). It must belong to this
+  // run (the same fingerprint) and backend; run() refuses it otherwise, naming the difference.
+  const Checkpoint* resume = nullptr;
+  // GPU: measure the copy bandwidth before the run (1 GiB buffers, ~10 ms) for Timing's bound. A
+  // survey's later shots skip it: one figure serves the whole survey, and shots running side by
+  // side would disturb each other's measurement.
+  bool measure_bandwidth = true;
 };
 
 struct Timing {
@@ -147,6 +179,10 @@ struct Timing {
   double bound_gpts = 0;       // copy_gbps / bytes_per_point
   double percent_of_bound = 0;
   int64_t device_bytes = 0;    // memory the state took on the device (or host for cpu)
+  int64_t checkpoints = 0;     // states handed to on_checkpoint
+  double checkpoint_s = 0;     // the loop's time on them: download, on_checkpoint (not in loop_s)
+  double checkpoint_write_s = 0;  // a caller's writes beside the run (the CLI fills it in)
+  int64_t checkpoint_bytes = 0;  // the arrays of one checkpoint
 };
 
 struct Result {
@@ -160,6 +196,9 @@ struct Result {
   Timing timing;
   double reflection = 0;           // the CPML's theoretical reflection used
   std::vector<std::string> warnings;  // e.g. the under-sampling warning
+  int64_t first_step = 0;          // 0, or the checkpoint's step this run resumed from
+  int64_t steps_done = 0;          // nt, or fewer when interrupted
+  bool interrupted = false;        // stop_requested stopped it: traces and final_field are empty
 };
 
 // Checks everything before allocating: the model, positions inside the model, dt against the
@@ -167,12 +206,28 @@ struct Result {
 // Error(out_of_memory) with the figures.
 Result run(const Model& model, const Options& options);
 
+// run()'s checks of the request alone (the model, the options, dt, every position inside the model,
+// the backend), without allocating or running: a survey checks all its shots before the first runs.
+void check(const Model& model, const Options& options);
+
 // The run's time step: options.dt when given, else options.cfl_safety x max_stable_dt for the model
 // (what run() takes; a caller sampling a wavelet before the run asks here).
 double run_dt(const Model& model, const Options& options);
 
 // The state's bytes on the chosen backend, for the memory check and the summary.
 int64_t state_bytes(const Domain& d, const Options& options, bool on_device);
+
+// What identifies a run's arithmetic: the model's values (a CRC-32C), its shape and spacing, the
+// radius, dt, nt, the boundary, the interpolation, the sources with their wavelets, the receivers
+// and the precision. Not the backend, the launch shape, snapshots or callbacks.
+uint64_t run_fingerprint(const Model& model, const Options& options);
+
+// A checkpoint file: written to a temporary beside `path`, flushed to the disk, then renamed over
+// it, so that `path` always holds the last complete checkpoint and never half of one. Each array
+// carries its CRC-32C; load_checkpoint verifies them and throws Error(io) naming the file and
+// what is wrong (missing, not a checkpoint, truncated, a checksum that does not match).
+void save_checkpoint(const std::filesystem::path& path, const Checkpoint& c);
+Checkpoint load_checkpoint(const std::filesystem::path& path);
 
 // The under-sampling check: points per shortest wavelength at the sources' highest significant
 // frequency, beside what order 2R needs; "" when sampled well enough.

@@ -101,4 +101,17 @@ struct Setup {
   int64_t points_per_slot(int a) const { return a == 0 ? nz * ny : a == 1 ? nz * nx : ny * nx; }
 };
 
+// What changes from step to step: a backend copies each of these arrays out for a checkpoint
+// (state_array_bytes, copy_state_array: u, u_prev, each axis's psi, chi and phi, the traces, in
+// this order) and takes them back as a State to resume (restore()). Everything else is the Setup's.
+inline constexpr int kStateArrays = 12;
+
+template <class T>
+struct State {
+  int64_t step = 0;               // steps done
+  std::vector<T> u, u_prev;       // u^step and u^{step-1}, alloc elements each
+  std::vector<T> pml[3][3];       // axis x, y, z; psi, chi, phi
+  std::vector<T> traces;          // nrec x nt, steps before `step` recorded
+};
+
 }  // namespace fdstencil::acoustic

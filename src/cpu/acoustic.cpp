@@ -2,6 +2,7 @@
 // core/acoustic.hpp's CPML and leapfrog, planes shared among OpenMP threads.
 #include "cpu/acoustic.hpp"
 
+#include <cstring>
 #include <utility>
 #if defined(__SSE2__)
 #include <xmmintrin.h>
@@ -24,6 +25,21 @@ int64_t AcousticCpu<T>::bytes() const {
   for (const auto& axis : pml_)
     for (const auto& v : axis) b += int64_t(sizeof(T) * v.size());
   return b;
+}
+
+template <class T>
+void AcousticCpu<T>::copy_state_array(int i, void* host) const {
+  const std::vector<T>& a = array(i);
+  if (!a.empty()) std::memcpy(host, a.data(), a.size() * sizeof(T));
+}
+
+template <class T>
+void AcousticCpu<T>::restore(const acoustic::State<T>& st) {
+  u_ = st.u;
+  u_prev_ = st.u_prev;
+  for (int a = 0; a < 3; ++a)
+    for (int v = 0; v < 3; ++v) pml_[a][v] = st.pml[a][v];
+  traces_ = st.traces;
 }
 
 template <class T>

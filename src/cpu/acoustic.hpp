@@ -18,12 +18,20 @@ class AcousticCpu {
   // (nrec, nt): receiver r at step n.
   const std::vector<T>& traces() const { return traces_; }
   int64_t bytes() const;
+  // The state's arrays (core/acoustic.hpp kStateArrays) one by one, and back: restore() takes
+  // arrays of those sizes.
+  int64_t state_array_bytes(int i) const { return int64_t(array(i).size() * sizeof(T)); }
+  void copy_state_array(int i, void* host) const;
+  void restore(const acoustic::State<T>& st);
 
  private:
   acoustic::Setup<T> s_;
   std::vector<T> u_, u_prev_;
   std::vector<T> pml_[3][3];  // axis x, y, z; psi, chi, phi
   std::vector<T> traces_;
+  const std::vector<T>& array(int i) const {
+    return i == 0 ? u_ : i == 1 ? u_prev_ : i < acoustic::kStateArrays - 1 ? pml_[(i - 2) / 3][(i - 2) % 3] : traces_;
+  }
 };
 
 extern template class AcousticCpu<float>;

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <optional>
 #include <string>
 
 #include "core/acoustic.hpp"
@@ -143,63 +145,176 @@ std::vector<float> model_points(const T* field, const Domain& d) {
   return out;
 }
 
+const char* const kAxisNames[3] = {"x", "y", "z"};
+const char* const kPmlNames[3] = {"psi", "chi", "phi"};
+
+std::string state_array_name(int i) {
+  if (i == 0) return "u";
+  if (i == 1) return "u_prev";
+  if (i == acoustic::kStateArrays - 1) return "traces";
+  return std::string("pml_") + kAxisNames[(i - 2) / 3] + "_" + kPmlNames[(i - 2) % 3];
+}
+
+// A backend's state after `done` steps as a checkpoint, its arrays copied straight into the
+// caller's recycled buffers when it gives some (Options::checkpoint_buffer): fresh memory costs
+// its first touch, which at 512^3 took longer than the copy itself.
+template <class Backend>
+Checkpoint make_checkpoint(Backend& b, int64_t done, const Options& o, uint64_t fingerprint, const char* backend,
+                           int element_bytes) {
+  Checkpoint c = o.checkpoint_buffer ? o.checkpoint_buffer() : Checkpoint{};
+  c.step = done;
+  c.nt = o.nt;
+  c.fingerprint = fingerprint;
+  c.backend = backend;
+  c.element_bytes = element_bytes;
+  c.arrays.resize(acoustic::kStateArrays);
+  for (int i = 0; i < acoustic::kStateArrays; ++i) {
+    c.arrays[size_t(i)].first = state_array_name(i);
+    std::vector<char>& v = c.arrays[size_t(i)].second;
+    v.resize(size_t(b.state_array_bytes(i)));
+    if (!v.empty()) b.copy_state_array(i, v.data());
+  }
+  return c;
+}
+
+// The checkpoint's arrays, checked against the run's own sizes (the fingerprint already matched,
+// so a difference here means a damaged or foreign file).
+template <class T>
+acoustic::State<T> from_checkpoint(const Checkpoint& c, const acoustic::Setup<T>& s) {
+  acoustic::State<T> st;
+  st.step = c.step;
+  size_t next = 0;
+  const auto get = [&](const std::string& name, int64_t elements, std::vector<T>& into) {
+    if (next >= c.arrays.size() || c.arrays[next].first != name)
+      bad("the checkpoint has no array '" + name + "' where this run expects it");
+    const std::vector<char>& b = c.arrays[next++].second;
+    if (int64_t(b.size()) != elements * int64_t(sizeof(T)))
+      bad("the checkpoint's array '" + name + "' holds " + std::to_string(b.size()) + " bytes, this run's " +
+          std::to_string(elements * int64_t(sizeof(T))));
+    into.resize(size_t(elements));
+    if (!b.empty()) std::memcpy(into.data(), b.data(), b.size());
+  };
+  get(state_array_name(0), s.alloc, st.u);
+  get(state_array_name(1), s.alloc, st.u_prev);
+  for (int a = 0; a < 3; ++a)
+    for (int v = 0; v < 3; ++v)
+      get(state_array_name(2 + 3 * a + v), s.points_per_slot(a) * s.axis[a].slots(), st.pml[a][v]);
+  get(state_array_name(acoustic::kStateArrays - 1), int64_t(s.nrec) * s.nt, st.traces);
+  return st;
+}
+
 // The time loop, shared by the backends through `stepper`: step(n), current() (synchronous,
-// the whole storage) and sync().
+// the whole storage), sync() and checkpoint(steps done). Runs steps [first, nt) unless
+// stop_requested ends it early; returns the steps done.
 template <class Stepper, class T>
-void time_loop(Stepper& st, const Options& o, const Domain& d, std::vector<T>& scratch, double& loop_s) {
+int64_t time_loop(Stepper& st, const Options& o, const Domain& d, std::vector<T>& scratch, int64_t first,
+                  Timing& timing) {
   std::vector<int64_t> snaps = o.snapshot_steps;
   std::sort(snaps.begin(), snaps.end());
   snaps.erase(std::unique(snaps.begin(), snaps.end()), snaps.end());
-  size_t next_snap = 0;
+  // A resumed run's earlier snapshots were taken by the run that wrote the checkpoint.
+  size_t next_snap = size_t(std::lower_bound(snaps.begin(), snaps.end(), first) - snaps.begin());
   const int64_t every = std::max<int64_t>(1, o.nt / kProgressReports);
-  double outside = 0;  // seconds spent on snapshots and progress, not stepping
+  double outside = 0;  // seconds spent on snapshots, checkpoints and progress, not stepping
   const auto t0 = std::chrono::steady_clock::now();
+  const auto since = [](std::chrono::steady_clock::time_point a) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count();
+  };
   const auto take = [&](int64_t n) {
     while (next_snap < snaps.size() && snaps[next_snap] == n) {
       const auto a = std::chrono::steady_clock::now();
       st.current(scratch.data());
       if (o.on_snapshot) o.on_snapshot(Snapshot{n, model_points(scratch.data(), d)});
       ++next_snap;
-      outside += std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count();
+      outside += since(a);
     }
   };
-  for (int64_t n = 0; n < o.nt; ++n) {
+  const auto checkpoint = [&](int64_t done) {
+    const auto a = std::chrono::steady_clock::now();
+    timing.checkpoint_bytes = st.checkpoint(done);
+    const double s = since(a);
+    outside += s;
+    timing.checkpoint_s += s;
+    ++timing.checkpoints;
+  };
+  int64_t n = first;
+  for (; n < o.nt; ++n) {
+    if (o.stop_requested && o.stop_requested()) {
+      st.sync();
+      if (o.on_checkpoint) checkpoint(n);
+      break;
+    }
     take(n);
     st.step(n);
     if (o.progress && ((n + 1) % every == 0 || n + 1 == o.nt)) {
       st.sync();  // the bar reports steps done, not steps queued
       const auto a = std::chrono::steady_clock::now();
       o.progress(n + 1, o.nt);
-      outside += std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count();
+      outside += since(a);
     }
+    if (o.checkpoint_every > 0 && o.on_checkpoint && (n + 1) % o.checkpoint_every == 0 && n + 1 < o.nt)
+      checkpoint(n + 1);
   }
   st.sync();
-  loop_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - outside;
-  take(o.nt);
+  timing.loop_s = since(t0) - outside;
+  if (n == o.nt) take(o.nt);
+  return n;
 }
 
 template <class T>
 struct CpuStepper {
   cpu::AcousticCpu<T>& s;
   int64_t alloc;
+  const Options& o;
+  uint64_t fingerprint;
   void step(int64_t n) { s.step(n); }
   void current(T* out) { std::copy_n(s.current(), alloc, out); }
   void sync() {}
+  int64_t checkpoint(int64_t done) {
+    Checkpoint c = make_checkpoint(s, done, o, fingerprint, "cpu", int(sizeof(T)));
+    const int64_t bytes = c.bytes();
+    o.on_checkpoint(std::move(c));
+    return bytes;
+  }
 };
 
 #if FDSTENCIL_HAVE_CUDA
 struct GpuStepper {
   cuda::wave::AcousticGpu& s;
+  const Options& o;
+  uint64_t fingerprint;
   void step(int64_t n) { s.step(n); }
   void current(float* out) { s.download_current(out); }
   void sync() { s.synchronize(); }
+  int64_t checkpoint(int64_t done) {
+    Checkpoint c = make_checkpoint(s, done, o, fingerprint, "cuda", int(sizeof(float)));
+    const int64_t bytes = c.bytes();
+    o.on_checkpoint(std::move(c));
+    return bytes;
+  }
 };
 #endif
+
+// A checkpoint to resume from must be this run's, from this backend and precision, and not past
+// its end.
+void check_resume(const Checkpoint& c, uint64_t fingerprint, const std::string& backend, bool double_precision) {
+  if (c.fingerprint != fingerprint)
+    bad("the checkpoint belongs to a different run: the model, the time step or steps, the boundary, the "
+        "sources, their wavelets or the receivers differ from those that wrote it");
+  if (c.backend != backend)
+    bad("the checkpoint was written by the " + c.backend + " backend and this run is on " + backend +
+        ": a run resumes bit for bit only on the backend that wrote it (pass --backend " + c.backend + ")");
+  if (c.element_bytes != (double_precision ? 8 : 4))
+    bad(std::string("the checkpoint is in ") + (c.element_bytes == 8 ? "double" : "float") + " precision, this run in " +
+        (double_precision ? "double" : "float"));
+  if (c.step < 0 || c.step > c.nt) bad("the checkpoint's step " + std::to_string(c.step) + " is outside 0..nt");
+}
 
 void check_options(const Model& model, const Options& o) {
   model.validate();
   if (o.radius < 1 || o.radius > 8) bad("radius " + std::to_string(o.radius) + " is outside 1..8");
   if (o.nt < 1) bad("a run needs at least 1 time step, got " + std::to_string(o.nt));
+  if (o.checkpoint_every < 0) bad("checkpoint_every must be 0 (none) or positive, got " + std::to_string(o.checkpoint_every));
   if (o.sources.empty()) bad("a run needs at least one source");
   if (!(o.cfl_safety > 0 && o.cfl_safety <= 1)) bad("the CFL safety factor must be in (0, 1], got " + fmt("%g", o.cfl_safety));
   if (!std::isfinite(o.dt) || o.dt < 0) bad("dt must be positive (or 0 for the default), got " + fmt("%g", o.dt));
@@ -249,42 +364,68 @@ std::string sampling_warning(const Model& model, const Options& o, double dt) {
   return buf;
 }
 
-Result run(const Model& model, const Options& o) {
-  const auto start = std::chrono::steady_clock::now();
+namespace {
+
+// What run() and check() find before anything large is allocated: the step, the domain, and the
+// sources' and receivers' taps (which place every position inside the model or refuse it).
+struct Checked {
+  double dt = 0, dt_limit = 0;
+  Domain d;
+  std::vector<acoustic::Tap> src_taps, rec_taps;
+  std::vector<size_t> on_surface;  // receivers on a free surface: no taps, a zero trace
+};
+
+Checked checked(const Model& model, const Options& o) {
   check_options(model, o);
-  Result res;
-  res.dt_limit = max_stable_dt(model.dim, o.radius, model.h, model.vmax());
-  if (o.dt > res.dt_limit)
-    bad("dt = " + fmt("%.6g", o.dt) + " s exceeds the stability limit " + fmt("%.6g", res.dt_limit) +
+  Checked c;
+  c.dt_limit = max_stable_dt(model.dim, o.radius, model.h, model.vmax());
+  if (o.dt > c.dt_limit)
+    bad("dt = " + fmt("%.6g", o.dt) + " s exceeds the stability limit " + fmt("%.6g", c.dt_limit) +
         " s of order " + std::to_string(2 * o.radius) + " in " + std::to_string(model.dim) + "D at vmax " +
         fmt("%.0f", model.vmax()) + " m/s and h = " + fmt("%g", model.h) + " m");
-  res.dt = run_dt(model, o);
-  res.nt = o.nt;
-  const Domain d = Domain::make(model.dim, o.radius, model.nz, model.ny, model.nx, o.boundary);
-  res.domain = d;
-  const bool gpu = use_gpu(o);
-  res.backend = gpu ? "cuda" : "cpu";
-  // Positions and their taps (cheap) before any large allocation.
+  c.dt = run_dt(model, o);
+  c.d = Domain::make(model.dim, o.radius, model.nz, model.ny, model.nx, o.boundary);
   // Ids and tap counts are 32-bit in the taps and the GPU's per-block lists.
   if (o.sources.size() + o.receivers.size() > size_t(INT32_MAX) / size_t(kMaxTapsPerPoint))
     bad(std::to_string(o.sources.size()) + " sources and " + std::to_string(o.receivers.size()) +
         " receivers: at most " + std::to_string(INT32_MAX / kMaxTapsPerPoint) + " together");
-  std::vector<acoustic::Tap> src_taps, rec_taps;
-  std::vector<size_t> on_surface;  // receivers on a free surface: no taps, a zero trace
   for (size_t i = 0; i < o.sources.size(); ++i) {
-    auto t = detail::taps_of(o.sources[i].at, int(i), "source " + std::to_string(i), d, model.h, o.interpolation,
+    auto t = detail::taps_of(o.sources[i].at, int(i), "source " + std::to_string(i), c.d, model.h, o.interpolation,
                              o.boundary.free_surface);
     if (t.empty())
       bad("source " + std::to_string(i) + " lies on the free surface, where u = 0: it would inject nothing "
           "(place it below z = 0)");
-    src_taps.insert(src_taps.end(), t.begin(), t.end());
+    c.src_taps.insert(c.src_taps.end(), t.begin(), t.end());
   }
   for (size_t i = 0; i < o.receivers.size(); ++i) {
-    auto t = detail::taps_of(o.receivers[i], int(i), "receiver " + std::to_string(i), d, model.h, o.interpolation,
+    auto t = detail::taps_of(o.receivers[i], int(i), "receiver " + std::to_string(i), c.d, model.h, o.interpolation,
                              o.boundary.free_surface);
-    if (t.empty()) on_surface.push_back(i);
-    rec_taps.insert(rec_taps.end(), t.begin(), t.end());
+    if (t.empty()) c.on_surface.push_back(i);
+    c.rec_taps.insert(c.rec_taps.end(), t.begin(), t.end());
   }
+  return c;
+}
+
+}  // namespace
+
+void check(const Model& model, const Options& o) {
+  checked(model, o);
+  use_gpu(o);
+}
+
+Result run(const Model& model, const Options& o) {
+  const auto start = std::chrono::steady_clock::now();
+  Checked c = checked(model, o);
+  Result res;
+  res.dt_limit = c.dt_limit;
+  res.dt = c.dt;
+  res.nt = o.nt;
+  const Domain d = c.d;
+  res.domain = d;
+  const bool gpu = use_gpu(o);
+  res.backend = gpu ? "cuda" : "cpu";
+  std::vector<acoustic::Tap> src_taps = std::move(c.src_taps), rec_taps = std::move(c.rec_taps);
+  const std::vector<size_t> on_surface = std::move(c.on_surface);
   // Memory, before anything the size of the domain is allocated: the backend's state, and on the
   // host the setup's m, one field for snapshots and the final field.
   const int64_t state = state_bytes(d, o, gpu);
@@ -302,23 +443,33 @@ Result run(const Model& model, const Options& o) {
   res.reflection = o.boundary.reflection > 0 ? o.boundary.reflection : detail::default_reflection(o.boundary.cpml_width);
   res.timing.bytes_per_point = kInteriorBytesPerPoint;
 
+  // The fingerprint reads the whole model: only a run that checkpoints or resumes pays for it.
+  const uint64_t fingerprint = o.resume || (o.on_checkpoint && (o.checkpoint_every > 0 || o.stop_requested))
+                                   ? run_fingerprint(model, o)
+                                   : 0;
+  if (o.resume) check_resume(*o.resume, fingerprint, res.backend, o.double_precision);
+  res.first_step = o.resume ? o.resume->step : 0;
+
   if (gpu) {
 #if FDSTENCIL_HAVE_CUDA
     const auto config = cuda::wave::parse_config(o.kernel_params, d.dim, d.radius);
     // The copy bandwidth of this run, before the state takes the memory: 1 GiB buffers, 20x the L2.
-    res.timing.copy_gbps = cuda::measure_copy_bandwidth(int64_t(1) << 30, 10).memcpy_gbps;
+    if (o.measure_bandwidth) res.timing.copy_gbps = cuda::measure_copy_bandwidth(int64_t(1) << 30, 10).memcpy_gbps;
     auto setup = build_setup<float>(model, o, d, res.dt, res.reflection, std::move(src_taps), std::move(rec_taps));
     cuda::wave::AcousticGpu gpu_state(setup, config);
+    if (o.resume) gpu_state.restore(from_checkpoint(*o.resume, setup));
     setup.m.clear();
     setup.m.shrink_to_fit();
     res.kernel = gpu_state.describe();
     res.timing.device_bytes = gpu_state.bytes();
     std::vector<float> scratch(size_t(d.alloc));
-    GpuStepper st{gpu_state};
-    time_loop(st, o, d, scratch, res.timing.loop_s);
-    res.traces = gpu_state.traces();
-    st.current(scratch.data());
-    res.final_field = model_points(scratch.data(), d);
+    GpuStepper st{gpu_state, o, fingerprint};
+    res.steps_done = time_loop(st, o, d, scratch, res.first_step, res.timing);
+    if (res.steps_done == o.nt) {
+      res.traces = gpu_state.traces();
+      st.current(scratch.data());
+      res.final_field = model_points(scratch.data(), d);
+    }
 #endif
   } else {
     // Kernel parameters name a GPU launch shape: refused when the cpu was asked for, noted when
@@ -329,14 +480,22 @@ Result run(const Model& model, const Options& o) {
     }
     const auto cpu_run = [&](auto zero) {
       using T = decltype(zero);
-      cpu::AcousticCpu<T> cpu_state(
-          build_setup<T>(model, o, d, res.dt, res.reflection, std::move(src_taps), std::move(rec_taps)));
+      auto setup = build_setup<T>(model, o, d, res.dt, res.reflection, std::move(src_taps), std::move(rec_taps));
+      std::optional<acoustic::State<T>> resumed;
+      if (o.resume) resumed = from_checkpoint(*o.resume, setup);
+      cpu::AcousticCpu<T> cpu_state(std::move(setup));
+      if (resumed) {
+        cpu_state.restore(*resumed);
+        resumed.reset();
+      }
       res.timing.device_bytes = cpu_state.bytes();
       std::vector<T> scratch(size_t(d.alloc));
-      CpuStepper<T> st{cpu_state, d.alloc};
-      time_loop(st, o, d, scratch, res.timing.loop_s);
-      res.traces.assign(cpu_state.traces().begin(), cpu_state.traces().end());
-      res.final_field = model_points(cpu_state.current(), d);
+      CpuStepper<T> st{cpu_state, d.alloc, o, fingerprint};
+      res.steps_done = time_loop(st, o, d, scratch, res.first_step, res.timing);
+      if (res.steps_done == o.nt) {
+        res.traces.assign(cpu_state.traces().begin(), cpu_state.traces().end());
+        res.final_field = model_points(cpu_state.current(), d);
+      }
     };
     res.kernel = o.double_precision ? "cpu double" : "cpu float";
     if (o.double_precision)
@@ -344,7 +503,8 @@ Result run(const Model& model, const Options& o) {
     else
       cpu_run(float(0));
   }
-  res.timing.gpts = double(d.points()) * double(o.nt) / std::max(res.timing.loop_s, 1e-12) / 1e9;
+  res.interrupted = res.steps_done < o.nt;
+  res.timing.gpts = double(d.points()) * double(res.steps_done - res.first_step) / std::max(res.timing.loop_s, 1e-12) / 1e9;
   if (res.timing.copy_gbps > 0) {
     res.timing.bound_gpts = res.timing.copy_gbps / res.timing.bytes_per_point;
     res.timing.percent_of_bound = 100.0 * res.timing.gpts / res.timing.bound_gpts;

@@ -18,6 +18,7 @@
 #include "fdstencil/device_field.hpp"
 #include "fdstencil/error.hpp"
 #include "fdstencil/wave.hpp"
+#include "wave/checkpoint_test_util.hpp"
 #include "wave/wave_test_util.hpp"
 
 using namespace fdstencil;
@@ -290,5 +291,47 @@ TEST(WaveGpu, Homogeneous3DMatchesTheAnalyticSolutionAtR4) {
     const double misfit = relative_l2(res.traces.data() + i * size_t(nt), want);
     report("gpu_3d_r4_analytic_misfit_rec" + std::to_string(i), misfit);
     EXPECT_LE(misfit, 0.01) << "receiver " << i;
+  }
+}
+
+// The GPU's traces are the same bits on every run (the receivers' sums have a fixed order), and a
+// run resumed from any of its checkpoints ends with the traces and field of the run never
+// stopped, bit for bit: 3D and 2D, with and without a free surface, and after a stop request.
+TEST(WaveGpu, ResumesFromACheckpointBitForBit) {
+  REQUIRE_GPU();
+  for (const auto& [dim, free_surface] : {std::pair{3, false}, std::pair{3, true}, std::pair{2, false}}) {
+    SCOPED_TRACE(std::to_string(dim) + "D" + (free_surface ? " free surface" : ""));
+    const auto c = test::checkpoint_case(dim, free_surface, "cuda");
+    const wave::Result whole = wave::run(c.model, c.options);
+    EXPECT_TRUE(test::same_bits(wave::run(c.model, c.options).traces, whole.traces)) << "two runs differ";
+    wave::Options o = c.options;
+    o.checkpoint_every = c.options.nt / 3;
+    std::vector<wave::Checkpoint> kept;
+    o.on_checkpoint = [&kept](const wave::Checkpoint& k) { kept.push_back(k); };
+    int64_t polls = 0;
+    o.stop_requested = [&polls, &c] { return ++polls > c.options.nt - 7; };
+    const wave::Result stopped = wave::run(c.model, o);
+    EXPECT_TRUE(stopped.interrupted);
+    ASSERT_EQ(kept.size(), 3u);  // two periodic, then the stop's
+    EXPECT_EQ(kept.back().step, c.options.nt - 7);
+    EXPECT_EQ(kept.front().backend, "cuda");
+    for (const wave::Checkpoint& k : kept) {
+      wave::Options r = c.options;
+      r.resume = &k;
+      const wave::Result resumed = wave::run(c.model, r);
+      EXPECT_TRUE(test::same_bits(resumed.traces, whole.traces))
+          << "from step " << k.step << ": first difference at " << test::first_difference(resumed.traces, whole.traces);
+      EXPECT_TRUE(test::same_bits(resumed.final_field, whole.final_field)) << "from step " << k.step;
+    }
+    // The cpu refuses a GPU checkpoint, naming the backend to use.
+    wave::Options cpu = c.options;
+    cpu.backend = "cpu";
+    cpu.resume = &kept.front();
+    try {
+      wave::run(c.model, cpu);
+      ADD_FAILURE() << "a cuda checkpoint resumed on the cpu";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("--backend cuda"), std::string::npos) << e.what();
+    }
   }
 }

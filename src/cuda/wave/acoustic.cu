@@ -12,6 +12,7 @@
 #include "cuda/common/check.hpp"
 #include "cuda/common/resources.hpp"
 #include "cuda/device.hpp"
+#include "cuda/wave/acoustic_record.cuh"
 #include "cuda/wave/acoustic_step.cuh"
 #include "fdstencil/error.hpp"
 
@@ -33,6 +34,17 @@ struct DeviceArray {
   }
   DeviceArray(const T* host, int64_t count) : DeviceArray(count) {
     if (n > 0) FDS_CUDA_CHECK(cudaMemcpy(p, host, size_t(n) * sizeof(T), cudaMemcpyHostToDevice));
+  }
+  // Whole-array copies on `stream`, waited for: a checkpoint's download and a resume's upload.
+  void download(T* host, cudaStream_t stream) const {
+    if (n == 0) return;
+    FDS_CUDA_CHECK(cudaMemcpyAsync(host, p, size_t(n) * sizeof(T), cudaMemcpyDeviceToHost, stream));
+    FDS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+  void upload(const T* host, cudaStream_t stream) {
+    if (n == 0) return;
+    FDS_CUDA_CHECK(cudaMemcpyAsync(p, host, size_t(n) * sizeof(T), cudaMemcpyHostToDevice, stream));
+    FDS_CUDA_CHECK(cudaStreamSynchronize(stream));
   }
   DeviceArray(DeviceArray&& o) noexcept : p(o.p), n(o.n) { o.p = nullptr; }
   DeviceArray& operator=(DeviceArray&& o) noexcept {
@@ -146,7 +158,8 @@ KernelConfig parse_config(const std::string& text, int dim, int radius) {
 int64_t state_bytes(const acoustic::Setup<float>& s) {
   int64_t b = 3 * s.alloc * int64_t(sizeof(float));
   for (int a = 0; a < 3; ++a) b += 3 * s.points_per_slot(a) * s.axis[a].slots() * int64_t(sizeof(float));
-  b += int64_t(s.sources.size() + s.receivers.size()) * int64_t(sizeof(acoustic::Tap) + sizeof(int64_t));
+  b += int64_t(s.sources.size()) * int64_t(sizeof(acoustic::Tap) + sizeof(int64_t));
+  b += int64_t(s.receivers.size()) * int64_t(sizeof(int64_t) + sizeof(float)) + (s.nrec + 1) * int64_t(sizeof(int));
   b += (int64_t(s.nsrc) + s.nrec) * s.nt * int64_t(sizeof(float));
   return b;
 }
@@ -159,11 +172,25 @@ struct AcousticGpu::Impl {
   DeviceArray<float> pml[3][3];
   DeviceArray<int> tap_start;
   DeviceArray<int64_t> tap_key;
-  DeviceArray<acoustic::Tap> taps;
+  DeviceArray<acoustic::Tap> taps;  // the sources'
+  DeviceArray<int> rec_start;       // the receivers' taps, by receiver: acoustic_record's
+  DeviceArray<int64_t> rec_offset;
+  DeviceArray<float> rec_weight;
   DeviceArray<float> wavelets, traces;
   dim3 grid, block;
   const void* kernel = nullptr;
   StepArgs args{};
+  RecordArgs record{};
+  // The run's own stream (non-blocking: it never waits for the legacy default stream), so that
+  // runs in threads of one process, a survey's batched shots, overlap on the device.
+  cudaStream_t stream = nullptr;
+  ~Impl() {
+    if (stream) cudaStreamDestroy(stream);
+  }
+  // The state's array i in core/acoustic.hpp's order: u, u_prev, each axis's psi, chi, phi, traces.
+  const DeviceArray<float>& state_array(int i) const {
+    return i == 0 ? u : i == 1 ? prev : i < acoustic::kStateArrays - 1 ? pml[(i - 2) / 3][(i - 2) % 3] : traces;
+  }
 };
 
 AcousticGpu::AcousticGpu(const acoustic::Setup<float>& s, const KernelConfig& c) : impl_(std::make_unique<Impl>()) {
@@ -192,12 +219,9 @@ AcousticGpu::AcousticGpu(const acoustic::Setup<float>& s, const KernelConfig& c)
     d.coef[a] = DeviceArray<acoustic::PmlCoef<float>>(s.coef[a].data(), int64_t(s.coef[a].size()));
     for (auto& v : d.pml[a]) v = DeviceArray<float>(s.points_per_slot(a) * s.axis[a].slots());
   }
-  // The taps: receivers as -1 - id, sorted by the block that owns their point, then by point.
+  FDS_CUDA_CHECK(cudaStreamCreateWithFlags(&d.stream, cudaStreamNonBlocking));
+  // The sources' taps, sorted by the block that owns their point, then by point.
   std::vector<acoustic::Tap> taps = s.sources;
-  for (acoustic::Tap t : s.receivers) {
-    t.id = -1 - t.id;
-    taps.push_back(t);
-  }
   const int64_t xs = int64_t(c.vec) * c.bx;
   const auto block_of = [&](const acoustic::Tap& t) {
     return (int64_t(t.k / c.nw) * d.grid.y + (y ? t.j / c.by : 0)) * d.grid.x + t.i / xs;
@@ -215,6 +239,21 @@ AcousticGpu::AcousticGpu(const acoustic::Setup<float>& s, const KernelConfig& c)
   d.tap_start = DeviceArray<int>(start.data(), int64_t(start.size()));
   d.tap_key = DeviceArray<int64_t>(keys.data(), int64_t(keys.size()));
   d.taps = DeviceArray<acoustic::Tap>(taps.data(), int64_t(taps.size()));
+  // The receivers' taps by receiver, in the Setup's order within each (the order of the sum).
+  std::vector<acoustic::Tap> rec = s.receivers;
+  std::stable_sort(rec.begin(), rec.end(), [](const acoustic::Tap& p, const acoustic::Tap& q) { return p.id < q.id; });
+  std::vector<int> rec_start(size_t(s.nrec) + 1, 0);
+  std::vector<int64_t> rec_offset(rec.size());
+  std::vector<float> rec_weight(rec.size());
+  for (size_t t = 0; t < rec.size(); ++t) {
+    ++rec_start[size_t(rec[t].id) + 1];
+    rec_offset[t] = rec[t].i + rec[t].j * s.line + rec[t].k * s.slice;
+    rec_weight[t] = rec[t].w;
+  }
+  std::partial_sum(rec_start.begin(), rec_start.end(), rec_start.begin());
+  d.rec_start = DeviceArray<int>(rec_start.data(), int64_t(rec_start.size()));
+  d.rec_offset = DeviceArray<int64_t>(rec_offset.data(), int64_t(rec_offset.size()));
+  d.rec_weight = DeviceArray<float>(rec_weight.data(), int64_t(rec_weight.size()));
   d.wavelets = DeviceArray<float>(s.wavelets.data(), int64_t(s.wavelets.size()));
   d.traces = DeviceArray<float>(int64_t(s.nrec) * s.nt);
   d.s = s;
@@ -245,8 +284,14 @@ AcousticGpu::AcousticGpu(const acoustic::Setup<float>& s, const KernelConfig& c)
   a.tap_key = d.tap_key.p;
   a.taps = d.taps.p;
   a.wavelets = d.wavelets.p;
-  a.traces = d.traces.p;
   a.nt = s.nt;
+  RecordArgs& r = d.record;
+  r.start = d.rec_start.p;
+  r.offset = d.rec_offset.p;
+  r.weight = d.rec_weight.p;
+  r.traces = d.traces.p;
+  r.nrec = s.nrec;
+  r.nt = s.nt;
 }
 
 AcousticGpu::~AcousticGpu() = default;
@@ -261,31 +306,56 @@ std::string AcousticGpu::describe() const {
 
 void AcousticGpu::step(int64_t n) {
   Impl& d = *impl_;
+  if (d.record.nrec > 0) {  // u^n before the step overwrites nothing of it, but reads it first
+    d.record.u = d.u.p + d.s.origin;
+    const unsigned blocks = unsigned((int64_t(d.record.nrec) * 32 + kRecordThreads - 1) / kRecordThreads);
+    acoustic_record<<<blocks, kRecordThreads, 0, d.stream>>>(d.record, n);
+    FDS_CUDA_CHECK_LAUNCH();
+  }
   d.args.u = d.u.p + d.s.origin;
   d.args.out = d.prev.p + d.s.origin;
   void* params[] = {&d.args, &n};
-  FDS_CUDA_CHECK(cudaLaunchKernel(d.kernel, d.grid, d.block, params, 0, nullptr));
+  FDS_CUDA_CHECK(cudaLaunchKernel(d.kernel, d.grid, d.block, params, 0, d.stream));
   FDS_CUDA_CHECK_LAUNCH();
   std::swap(d.u, d.prev);
 }
 
-void AcousticGpu::synchronize() { FDS_CUDA_CHECK(cudaDeviceSynchronize()); }
+void AcousticGpu::synchronize() { FDS_CUDA_CHECK(cudaStreamSynchronize(impl_->stream)); }
 
-void AcousticGpu::download_current(float* host) {
-  FDS_CUDA_CHECK(cudaMemcpy(host, impl_->u.p, size_t(impl_->u.bytes()), cudaMemcpyDeviceToHost));
-}
+void AcousticGpu::download_current(float* host) { impl_->u.download(host, impl_->stream); }
 
 std::vector<float> AcousticGpu::traces() {
   std::vector<float> t(size_t(impl_->traces.n));
-  if (!t.empty())
-    FDS_CUDA_CHECK(cudaMemcpy(t.data(), impl_->traces.p, size_t(impl_->traces.bytes()), cudaMemcpyDeviceToHost));
+  impl_->traces.download(t.data(), impl_->stream);
   return t;
+}
+
+int64_t AcousticGpu::state_array_bytes(int i) const { return impl_->state_array(i).bytes(); }
+
+void AcousticGpu::copy_state_array(int i, void* host) {
+  impl_->state_array(i).download(static_cast<float*>(host), impl_->stream);
+}
+
+void AcousticGpu::restore(const acoustic::State<float>& st) {
+  Impl& d = *impl_;
+  const auto put = [&](DeviceArray<float>& a, const std::vector<float>& v, const char* what) {
+    if (int64_t(v.size()) != a.n)
+      throw Error(ErrorKind::invalid_argument, std::string("restore: ") + what + " has " + std::to_string(v.size()) +
+                                                   " elements, the run's " + std::to_string(a.n));
+    a.upload(v.data(), d.stream);
+  };
+  put(d.u, st.u, "u");
+  put(d.prev, st.u_prev, "u_prev");
+  for (int a = 0; a < 3; ++a)
+    for (int v = 0; v < 3; ++v) put(d.pml[a][v], st.pml[a][v], "a CPML memory variable");
+  put(d.traces, st.traces, "traces");
 }
 
 int64_t AcousticGpu::bytes() const {
   const Impl& d = *impl_;
   int64_t b = d.u.bytes() + d.prev.bytes() + d.m.bytes() + d.tap_start.bytes() + d.tap_key.bytes() +
-              d.taps.bytes() + d.wavelets.bytes() + d.traces.bytes();
+              d.taps.bytes() + d.rec_start.bytes() + d.rec_offset.bytes() + d.rec_weight.bytes() +
+              d.wavelets.bytes() + d.traces.bytes();
   for (int a = 0; a < 3; ++a) {
     b += d.coef[a].bytes();
     for (const auto& v : d.pml[a]) b += v.bytes();

@@ -1,6 +1,7 @@
 // The acoustic step on the GPU, as the wave layer sees it: plain C++, no CUDA types. One kernel
-// per time step (acoustic_step.cuh) does the stencil, the leapfrog update, the CPML, the source
-// injection and the receiver sampling; nothing else sweeps the volume.
+// per time step (acoustic_step.cuh) does the stencil, the leapfrog update, the CPML and the source
+// injection; a small one before it (acoustic_record.cuh) samples the receivers. Nothing else
+// sweeps the volume.
 #pragma once
 
 #include <cstdint>
@@ -35,11 +36,17 @@ class AcousticGpu {
   ~AcousticGpu();
   AcousticGpu(const AcousticGpu&) = delete;
   AcousticGpu& operator=(const AcousticGpu&) = delete;
-  void step(int64_t n);  // enqueued on the default stream
+  // Records the receivers' u^n and enqueues step n, on the run's own stream.
+  void step(int64_t n);
   void synchronize();
   // u^n after n steps, the whole storage (s.alloc elements) into `host`.
   void download_current(float* host);
   std::vector<float> traces();  // (nrec, nt)
+  // The state's arrays (core/acoustic.hpp kStateArrays) one by one, copied out synchronously, and
+  // back: restore() takes arrays of those sizes and throws Error(invalid_argument) for another.
+  int64_t state_array_bytes(int i) const;
+  void copy_state_array(int i, void* host);
+  void restore(const acoustic::State<float>& st);
   int64_t bytes() const;
   // The kernel, its launch shape and its resources (registers, spills, occupancy).
   std::string describe() const;

@@ -7,9 +7,8 @@
 //     one, and a block at an x face pays for x's memory variables alone). Loading the memory
 //     variables at the top of each plane, to hide their latency, took the kernel from 80 to 166
 //     registers at R = 1 (every variant pays the heaviest one's) and lost 12-22 % inside;
-//   the taps of sources (added into u^{n+1}) and receivers (u^n, atomically summed into the trace),
-//     found by a binary search of the block's own sorted list, so a block without taps pays one
-//     pair of loads.
+//   the sources' taps (added into u^{n+1}), found by a binary search of the block's own sorted
+//     list, so a block without taps pays one pair of loads. Receivers are acoustic_record's.
 // The interior moves 16 bytes per point: u^n, u^{n-1} and m read, u^{n+1} written.
 #pragma once
 
@@ -44,9 +43,8 @@ struct StepArgs {
   // Taps, sorted by block then by key (k, j, i); block b's are [tap_start[b], tap_start[b + 1]).
   const int* tap_start;
   const int64_t* tap_key;
-  const acoustic::Tap* taps;  // id >= 0: source id; id < 0: receiver -1 - id
+  const acoustic::Tap* taps;  // the sources'
   const float* wavelets;      // nsrc x nt
-  float* traces;              // nrec x nt
   int64_t nt;
 };
 
@@ -157,12 +155,7 @@ __device__ __forceinline__ void march(const StepArgs& a, int i0, int j0, int k0,
         const int e = tp.i - i0;
 #pragma unroll
         for (int ee = 0; ee < V; ++ee)
-          if (ee == e) {  // constant indices keep o and q in registers
-            if (tp.id >= 0)
-              o.v[ee] += tp.w * a.wavelets[tp.id * a.nt + n];
-            else
-              atomicAdd(a.traces + (-1 - tp.id) * a.nt + n, tp.w * q[R].v[ee]);
-          }
+          if (ee == e) o.v[ee] += tp.w * a.wavelets[tp.id * a.nt + n];  // constant indices keep o in registers
       }
     }
     store_streaming(out, o, a.nx - i0);

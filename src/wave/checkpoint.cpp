@@ -1,0 +1,217 @@
+// Checkpoint files and the fingerprint that ties a checkpoint to its run.
+//
+// The file: 8 bytes of magic, the header's length (8 bytes, little-endian), the
+// header (JSON: the step, nt, fingerprint, backend, element size, and each
+// array's name, bytes and CRC-32C), then the arrays' bytes in the header's
+// order. Its size is therefore known from the header, so a truncated file is
+// told from a complete one before any array is read.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "fdstencil/checksum.hpp"
+#include "fdstencil/error.hpp"
+#include "fdstencil/wave.hpp"
+
+namespace fdstencil::wave {
+
+namespace {
+
+static_assert(std::endian::native == std::endian::little, "checkpoints are written little-endian, as stored");
+
+constexpr char kMagic[8] = {'F', 'D', 'S', 'C', 'K', 'P', 'T', '1'};
+constexpr int kFormat = 1;
+// A header larger than this is not one of ours: it lists at most a dozen
+// arrays.
+constexpr uint64_t kMaxHeader = 1 << 20;
+
+[[noreturn]] void fail(const std::filesystem::path& p, const std::string& what) {
+  throw Error(ErrorKind::io, "checkpoint " + p.string() + ": " + what);
+}
+
+std::string errno_text() { return std::strerror(errno); }
+
+// A file descriptor closed on every way out.
+struct Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+void write_all(int fd, const void* data, size_t n, const std::filesystem::path& p) {
+  const char* c = static_cast<const char*>(data);
+  while (n > 0) {
+    // 1 GiB at most per call: Linux writes at most 0x7ffff000 bytes at once
+    // anyway.
+    const ssize_t w = ::write(fd, c, std::min<size_t>(n, size_t(1) << 30));
+    if (w < 0) {
+      if (errno == EINTR)
+        continue;  // a signal (the SIGINT that asked for this checkpoint) is no
+                   // error
+      fail(p, "write failed: " + errno_text());
+    }
+    c += w;
+    n -= size_t(w);
+  }
+}
+
+void read_all(int fd, void* data, size_t n, const std::filesystem::path& p, const std::string& what) {
+  char* c = static_cast<char*>(data);
+  while (n > 0) {
+    const ssize_t r = ::read(fd, c, std::min<size_t>(n, size_t(1) << 30));
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      fail(p, "read failed: " + errno_text());
+    }
+    if (r == 0) fail(p, "truncated in " + what);
+    c += r;
+    n -= size_t(r);
+  }
+}
+
+// FNV-1a, 64 bits, over the fingerprint's text: the text is short, so speed
+// does not matter.
+uint64_t fnv1a(const std::string& s) {
+  uint64_t h = 0xcbf29ce484222325ull;                        // the FNV offset basis
+  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;  // the FNV prime
+  return h;
+}
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+}  // namespace
+
+int64_t Checkpoint::bytes() const {
+  int64_t b = 0;
+  for (const auto& a : arrays) b += int64_t(a.second.size());
+  return b;
+}
+
+uint64_t run_fingerprint(const Model& model, const Options& o) {
+  nlohmann::json j;
+  j["model"] = {model.dim, model.nz, model.ny,
+                model.nx,  model.h,  crc32c(model.v.data(), model.v.size() * sizeof(float))};
+  j["radius"] = o.radius;
+  j["dt"] = run_dt(model, o);  // the step itself: dt or cfl_safety, whichever made it
+  j["nt"] = o.nt;
+  const Boundary& b = o.boundary;
+  j["boundary"] = {b.cpml_width, b.free_surface, b.reflection, b.cpml_frequency};
+  j["interpolation"] = int(o.interpolation);
+  for (const Source& s : o.sources)
+    j["sources"].push_back({s.at.z, s.at.y, s.at.x, crc32c(s.wavelet.data(), s.wavelet.size() * sizeof(double))});
+  std::vector<double> r;
+  for (const Point& p : o.receivers) r.insert(r.end(), {p.z, p.y, p.x});
+  j["receivers"] = {o.receivers.size(), crc32c(r.data(), r.size() * sizeof(double))};
+  j["double"] = o.double_precision;
+  return fnv1a(j.dump());
+}
+
+void save_checkpoint(const std::filesystem::path& path, const Checkpoint& c) {
+  nlohmann::json h;
+  h["format"] = kFormat;
+  h["step"] = c.step;
+  h["nt"] = c.nt;
+  h["fingerprint"] = hex(c.fingerprint);
+  h["backend"] = c.backend;
+  h["element_bytes"] = c.element_bytes;
+  h["arrays"] = nlohmann::json::array();
+  for (const auto& [name, data] : c.arrays)
+    h["arrays"].push_back({{"name", name}, {"bytes", data.size()}, {"crc32c", crc32c(data.data(), data.size())}});
+  const std::string header = h.dump();
+  const uint64_t header_len = header.size();
+
+  // pid and a counter keep concurrent writers (processes, a survey's threads)
+  // apart.
+  static std::atomic<uint64_t> counter{0};
+  std::filesystem::path temp = path;
+  temp += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+  Fd f;
+  f.fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (f.fd < 0) fail(path, "cannot create " + temp.string() + ": " + errno_text());
+  try {
+    write_all(f.fd, kMagic, sizeof kMagic, path);
+    write_all(f.fd, &header_len, sizeof header_len, path);
+    write_all(f.fd, header.data(), header.size(), path);
+    for (const auto& a : c.arrays) write_all(f.fd, a.second.data(), a.second.size(), path);
+    // On the disk before the rename makes it the checkpoint: a crash after the
+    // rename must not find a name pointing at blocks that were never written.
+    if (::fsync(f.fd) != 0) fail(path, "fsync failed: " + errno_text());
+    if (::close(f.fd) != 0) {
+      f.fd = -1;
+      fail(path, "close failed: " + errno_text());
+    }
+    f.fd = -1;
+    std::error_code ec;
+    std::filesystem::rename(temp, path, ec);
+    if (ec) fail(path, "cannot rename " + temp.string() + " into place: " + ec.message());
+  } catch (...) {
+    std::error_code ec;
+    std::filesystem::remove(temp, ec);
+    throw;
+  }
+  // The rename itself on the disk: the directory's entry.
+  Fd dir;
+  dir.fd = ::open(path.has_parent_path() ? path.parent_path().c_str() : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir.fd >= 0) ::fsync(dir.fd);
+}
+
+Checkpoint load_checkpoint(const std::filesystem::path& path) {
+  Fd f;
+  f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (f.fd < 0) fail(path, "cannot open: " + errno_text());
+  char magic[sizeof kMagic];
+  uint64_t header_len = 0;
+  read_all(f.fd, magic, sizeof magic, path, "the magic bytes");
+  if (std::memcmp(magic, kMagic, sizeof kMagic) != 0) fail(path, "not an fdstencil checkpoint (wrong magic bytes)");
+  read_all(f.fd, &header_len, sizeof header_len, path, "the header's length");
+  if (header_len == 0 || header_len > kMaxHeader)
+    fail(path, "header length " + std::to_string(header_len) + " is implausible");
+  std::string header(header_len, '\0');
+  read_all(f.fd, header.data(), header.size(), path, "the header");
+  Checkpoint c;
+  std::vector<uint32_t> crcs;
+  try {
+    const nlohmann::json h = nlohmann::json::parse(header);
+    if (h.at("format").get<int>() != kFormat)
+      fail(path, "format " + h.at("format").dump() + ", this build reads format " + std::to_string(kFormat));
+    c.step = h.at("step").get<int64_t>();
+    c.nt = h.at("nt").get<int64_t>();
+    c.fingerprint = std::stoull(h.at("fingerprint").get<std::string>(), nullptr, 16);
+    c.backend = h.at("backend").get<std::string>();
+    c.element_bytes = h.at("element_bytes").get<int>();
+    for (const auto& a : h.at("arrays")) {
+      c.arrays.emplace_back(a.at("name").get<std::string>(), std::vector<char>(a.at("bytes").get<size_t>()));
+      crcs.push_back(a.at("crc32c").get<uint32_t>());
+    }
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    fail(path, std::string("malformed header: ") + e.what());
+  }
+  const off_t size = ::lseek(f.fd, 0, SEEK_END);
+  const int64_t expected = int64_t(sizeof kMagic + sizeof header_len + header_len) + c.bytes();
+  if (size != expected)
+    fail(path, std::to_string(size) + " bytes where its header describes " + std::to_string(expected) +
+                   (size < expected ? " (truncated)" : " (trailing bytes)"));
+  ::lseek(f.fd, off_t(sizeof kMagic + sizeof header_len + header_len), SEEK_SET);
+  for (size_t i = 0; i < c.arrays.size(); ++i) {
+    auto& [name, data] = c.arrays[i];
+    read_all(f.fd, data.data(), data.size(), path, "array " + name);
+    if (crc32c(data.data(), data.size()) != crcs[i])
+      fail(path, "array " + name + " does not match its checksum (corrupt)");
+  }
+  return c;
+}
+
+}  // namespace fdstencil::wave

@@ -1,0 +1,244 @@
+// Checkpoint and restart on the cpu: a run resumed from any checkpoint (in
+// memory or through a file) ends with the same traces and field, bit for bit,
+// as the run that was never stopped; a stop request ends a run at a step
+// boundary with its state; and a checkpoint that is not this run's, or a file
+// that is damaged, is refused with a message naming the problem.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fdstencil/checksum.hpp"
+#include "fdstencil/error.hpp"
+#include "fdstencil/wave.hpp"
+#include "wave/checkpoint_test_util.hpp"
+
+using namespace fdstencil;
+using test::checkpoint_case;
+using test::first_difference;
+using test::same_bits;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The run whole, and again with a checkpoint every `every` steps kept in
+// memory.
+struct Runs {
+  wave::Result whole;
+  std::vector<wave::Checkpoint> checkpoints;
+};
+
+Runs run_with_checkpoints(const test::CheckpointCase& c, int64_t every) {
+  Runs r;
+  r.whole = wave::run(c.model, c.options);
+  wave::Options o = c.options;
+  o.checkpoint_every = every;
+  o.on_checkpoint = [&r](const wave::Checkpoint& k) { r.checkpoints.push_back(k); };
+  const wave::Result again = wave::run(c.model, o);
+  EXPECT_TRUE(same_bits(again.traces, r.whole.traces)) << "checkpointing changed the run itself";
+  return r;
+}
+
+void expect_resumes_bit_for_bit(const test::CheckpointCase& c, const Runs& r) {
+  for (const wave::Checkpoint& k : r.checkpoints) {
+    wave::Options o = c.options;
+    o.resume = &k;
+    const wave::Result resumed = wave::run(c.model, o);
+    EXPECT_EQ(resumed.first_step, k.step);
+    EXPECT_FALSE(resumed.interrupted);
+    EXPECT_TRUE(same_bits(resumed.traces, r.whole.traces))
+        << "from step " << k.step << ": traces differ first at element "
+        << first_difference(resumed.traces, r.whole.traces);
+    EXPECT_TRUE(same_bits(resumed.final_field, r.whole.final_field))
+        << "from step " << k.step << ": the final field differs first at "
+        << first_difference(resumed.final_field, r.whole.final_field);
+  }
+}
+
+class CheckpointFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("fdstencil_ckpt_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+TEST(Checksum, Crc32cMatchesThePublishedCheckValue) {
+  const char digits[] = "123456789";
+  EXPECT_EQ(crc32c(digits, 9), 0xE3069283u);
+  // Continuing from a partial checksum equals the checksum of the whole.
+  EXPECT_EQ(crc32c(digits + 4, 5, crc32c(digits, 4)), 0xE3069283u);
+  // The byte-wise tail after the 8-byte words: lengths 0..16 agree with a split
+  // at every point.
+  std::vector<unsigned char> b(17);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<unsigned char>(37 * i + 11);
+  for (size_t n = 0; n <= b.size(); ++n)
+    for (size_t cut = 0; cut <= n; ++cut)
+      EXPECT_EQ(crc32c(b.data() + cut, n - cut, crc32c(b.data(), cut)), crc32c(b.data(), n)) << n << " " << cut;
+}
+
+TEST(Checkpoint, Resumes2DBitForBitFromEveryCheckpoint) {
+  const auto c = checkpoint_case(2, false, "cpu");
+  const Runs r = run_with_checkpoints(c, 97);  // not a divisor of nt: the last interval is short
+  ASSERT_EQ(r.checkpoints.size(), 4u);         // steps 97, 194, 291, 388 of 400
+  EXPECT_EQ(r.checkpoints[0].step, 97);
+  expect_resumes_bit_for_bit(c, r);
+}
+
+TEST(Checkpoint, Resumes2DWithAFreeSurfaceBitForBit) {
+  const auto c = checkpoint_case(2, true, "cpu");
+  expect_resumes_bit_for_bit(c, run_with_checkpoints(c, 150));
+}
+
+TEST(Checkpoint, Resumes3DBitForBit) {
+  const auto c = checkpoint_case(3, false, "cpu");
+  const Runs r = run_with_checkpoints(c, 60);
+  ASSERT_EQ(r.checkpoints.size(), 2u);
+  expect_resumes_bit_for_bit(c, r);
+}
+
+TEST(Checkpoint, ResumesInDoublePrecision) {
+  auto c = checkpoint_case(2, false, "cpu");
+  c.options.double_precision = true;
+  const Runs r = run_with_checkpoints(c, 200);
+  ASSERT_EQ(r.checkpoints.size(), 1u);
+  EXPECT_EQ(r.checkpoints[0].element_bytes, 8);
+  expect_resumes_bit_for_bit(c, r);
+}
+
+TEST(Checkpoint, NoCheckpointAfterTheLastStep) {
+  const auto c = checkpoint_case(2, false, "cpu");
+  const Runs r = run_with_checkpoints(c, 100);  // 100, 200, 300; not 400 = nt
+  ASSERT_EQ(r.checkpoints.size(), 3u);
+  EXPECT_EQ(r.checkpoints.back().step, 300);
+}
+
+TEST(Checkpoint, AStopRequestEndsTheRunAtAStepBoundaryWithItsState) {
+  const auto c = checkpoint_case(2, false, "cpu");
+  const wave::Result whole = wave::run(c.model, c.options);
+  wave::Options o = c.options;
+  int64_t polls = 0;
+  o.stop_requested = [&polls] { return ++polls > 137; };  // true at the 138th boundary: after 137 steps
+  std::unique_ptr<wave::Checkpoint> kept;
+  o.on_checkpoint = [&kept](const wave::Checkpoint& k) { kept = std::make_unique<wave::Checkpoint>(k); };
+  const wave::Result stopped = wave::run(c.model, o);
+  EXPECT_TRUE(stopped.interrupted);
+  EXPECT_EQ(stopped.steps_done, 137);
+  EXPECT_TRUE(stopped.traces.empty());
+  EXPECT_TRUE(stopped.final_field.empty());
+  ASSERT_TRUE(kept);
+  EXPECT_EQ(kept->step, 137);
+  wave::Options again = c.options;
+  again.resume = kept.get();
+  EXPECT_TRUE(same_bits(wave::run(c.model, again).traces, whole.traces));
+}
+
+TEST_F(CheckpointFile, ResumesBitForBitThroughAFile) {
+  const auto c = checkpoint_case(2, false, "cpu");
+  const Runs r = run_with_checkpoints(c, 250);
+  ASSERT_EQ(r.checkpoints.size(), 1u);
+  const fs::path path = dir_ / "run.ckpt";
+  wave::save_checkpoint(path, r.checkpoints[0]);
+  const wave::Checkpoint loaded = wave::load_checkpoint(path);
+  EXPECT_EQ(loaded.step, 250);
+  EXPECT_EQ(loaded.fingerprint, r.checkpoints[0].fingerprint);
+  EXPECT_EQ(loaded.arrays, r.checkpoints[0].arrays);
+  wave::Options o = c.options;
+  o.resume = &loaded;
+  EXPECT_TRUE(same_bits(wave::run(c.model, o).traces, r.whole.traces));
+  // Saving over it leaves one file and no temporary behind.
+  wave::save_checkpoint(path, r.checkpoints[0]);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);
+}
+
+// The error `f` throws: its kind and message.
+template <class F>
+std::pair<ErrorKind, std::string> error_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return {e.kind(), e.what()};
+  }
+  ADD_FAILURE() << "no error thrown";
+  return {ErrorKind::verification, ""};
+}
+
+TEST(Checkpoint, AnotherRunsCheckpointIsRefused) {
+  const auto c = checkpoint_case(2, false, "cpu");
+  const Runs r = run_with_checkpoints(c, 250);
+  ASSERT_EQ(r.checkpoints.size(), 1u);
+  const wave::Checkpoint& k = r.checkpoints[0];
+  const auto refused = [&](wave::Model m, wave::Options o, const std::string& expect) {
+    o.resume = &k;
+    const auto [kind, what] = error_of([&] { wave::run(m, o); });
+    EXPECT_EQ(kind, ErrorKind::invalid_argument) << what;
+    EXPECT_NE(what.find(expect), std::string::npos) << what;
+  };
+  wave::Options moved = c.options;
+  moved.sources[0].at.x += 1.0;
+  refused(c.model, moved, "different run");
+  wave::Model slower = c.model;
+  slower.v[0] *= 0.999f;
+  refused(slower, c.options, "different run");
+  wave::Options longer = c.options;
+  longer.nt += 1;
+  longer.sources[0].wavelet.push_back(0.0);
+  refused(c.model, longer, "different run");
+  wave::Options wider = c.options;
+  wider.boundary.cpml_width = 12;
+  refused(c.model, wider, "different run");
+  // The same run, but the file says another backend wrote it.
+  wave::Checkpoint other = k;
+  other.backend = "cuda";
+  wave::Options o = c.options;
+  o.resume = &other;
+  const auto [kind, what] = error_of([&] { wave::run(c.model, o); });
+  EXPECT_EQ(kind, ErrorKind::invalid_argument);
+  EXPECT_NE(what.find("--backend cuda"), std::string::npos) << what;
+}
+
+TEST_F(CheckpointFile, DamagedFilesAreRefusedNamingTheProblem) {
+  const auto c = checkpoint_case(2, false, "cpu");
+  const Runs r = run_with_checkpoints(c, 250);
+  ASSERT_EQ(r.checkpoints.size(), 1u);
+  const fs::path good = dir_ / "good.ckpt";
+  wave::save_checkpoint(good, r.checkpoints[0]);
+  std::string bytes;
+  {
+    std::ifstream f(good, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(f), {});
+  }
+  const auto written = [&](const std::string& name, const std::string& content) {
+    const fs::path p = dir_ / name;
+    std::ofstream(p, std::ios::binary) << content;
+    return p;
+  };
+  const auto expect_io = [](const fs::path& p, const std::string& expect) {
+    const auto [kind, what] = error_of([&] { wave::load_checkpoint(p); });
+    EXPECT_EQ(kind, ErrorKind::io) << what;
+    EXPECT_NE(what.find(expect), std::string::npos) << what;
+    EXPECT_NE(what.find(p.string()), std::string::npos) << what;
+  };
+  expect_io(dir_ / "missing.ckpt", "cannot open");
+  expect_io(written("truncated.ckpt", bytes.substr(0, bytes.size() - 100)), "truncated");
+  expect_io(written("short.ckpt", bytes.substr(0, 12)), "truncated");
+  expect_io(written("long.ckpt", bytes + "x"), "trailing bytes");
+  std::string flipped = bytes;
+  flipped[flipped.size() - 7] ^= 0x10;  // in the traces, the last array
+  expect_io(written("flipped.ckpt", flipped), "traces does not match its checksum");
+  std::string magic = bytes;
+  magic[0] = 'X';
+  expect_io(written("magic.ckpt", magic), "not an fdstencil checkpoint");
+  expect_io(written("npy.ckpt", "\x93NUMPY" + std::string(40, ' ')), "not an fdstencil checkpoint");
+}
+
+}  // namespace
