@@ -2,6 +2,7 @@
 // the point of this file: every input is parsed and checked (wave_inputs.cpp) and the output
 // directory made and probed before the solver starts, so bad input costs nothing and leaves
 // nothing; snapshots are written as they arrive, and everything else only after a run succeeded.
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <chrono>
@@ -153,6 +154,13 @@ ShotRun run_shot(Setup& s, const std::string& command, const RunControl& control
   }
   check_disk_space(s);
   const fs::path checkpoint = s.out_dir / kCheckpointFile;
+  // Temporaries of checkpoints a killed process never renamed: state-sized, and nobody's now.
+  {
+    std::error_code ec;
+    const std::string stale = std::string(kCheckpointFile) + ".tmp.";
+    for (const auto& e : fs::directory_iterator(s.out_dir, ec))
+      if (e.path().filename().string().rfind(stale, 0) == 0) fs::remove(e.path(), ec);
+  }
   std::unique_ptr<wave::Checkpoint> resumed;
   {
     std::error_code ec;
@@ -194,6 +202,19 @@ ShotRun run_shot(Setup& s, const std::string& command, const RunControl& control
   r.timing.checkpoint_write_s = writer.write_seconds();
   for (const std::string& w : r.warnings) std::fprintf(stderr, "fdstencil: warning: %s\n", w.c_str());
   if (r.interrupted) return run;
+  // The snapshots the interrupted run took before its checkpoint are this run's outputs too.
+  if (r.first_step > 0) {
+    std::vector<std::string> earlier;
+    for (int64_t step : s.options.snapshot_steps)
+      if (step < r.first_step) {
+        const std::string name = snapshot_name(step);
+        std::error_code ec;
+        if (fs::exists(s.out_dir / name, ec) &&
+            std::find(earlier.begin(), earlier.end(), name) == earlier.end())
+          earlier.push_back(name);
+      }
+    run.outputs.insert(run.outputs.begin(), earlier.begin(), earlier.end());
+  }
 
   nlohmann::json comparison;
   if (!s.options.receivers.empty()) {

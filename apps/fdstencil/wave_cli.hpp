@@ -140,7 +140,9 @@ int run_survey(const Flags& flags, const std::string& command);
 std::vector<int64_t> model_shape(const wave::Model& m);
 
 // --- wave_outputs.cpp ---------------------------------------------------------------------------
-// Writes one snapshot, cut to `slice`, as DIR/snapshot_<step, 6 digits>.npy; returns its name.
+// The file of the snapshot after `step` steps: snapshot_<step, 6 digits>.npy.
+std::string snapshot_name(int64_t step);
+// Writes one snapshot, cut to `slice`, as DIR/snapshot_name(step); returns its name.
 std::string write_snapshot(const Setup& s, const wave::Snapshot& snap);
 // The shot record resampled to record_dt, (nrec, n_out), row-major.
 std::vector<float> shot_record(const Setup& s, const wave::Result& r);

@@ -69,6 +69,12 @@ json timing_json(const wave::Timing& t) {
 
 }  // namespace
 
+std::string snapshot_name(int64_t step) {
+  char name[64];
+  std::snprintf(name, sizeof name, "snapshot_%06lld.npy", static_cast<long long>(step));
+  return name;
+}
+
 std::string write_snapshot(const Setup& s, const wave::Snapshot& snap) {
   const wave::Model& m = s.model();
   if (int64_t(snap.field.size()) != m.points())
@@ -98,8 +104,7 @@ std::string write_snapshot(const Setup& s, const wave::Snapshot& snap) {
     default:
       shape = model_shape(m);
   }
-  char name[64];
-  std::snprintf(name, sizeof name, "snapshot_%06lld.npy", static_cast<long long>(snap.step));
+  const std::string name = snapshot_name(snap.step);
   if (s.slice.axis) write_f32(s.out_dir / name, shape, cut);
   else write_f32(s.out_dir / name, shape, snap.field);
   return name;

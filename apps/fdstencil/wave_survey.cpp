@@ -260,7 +260,7 @@ int run_survey(const Flags& flags, const std::string& command) {
 
   fs::create_directories(flags.output);
   std::vector<size_t> todo;
-  std::vector<std::string> ids(shots.size()), status(shots.size());
+  std::vector<std::string> ids(shots.size()), status(shots.size(), "not run");
   int64_t skipped = 0, total_steps = 0;
   for (size_t i = 0; i < shots.size(); ++i) {
     ids[i] = identity(setups[i]);
@@ -327,12 +327,13 @@ int run_survey(const Flags& flags, const std::string& command) {
       std::error_code ec;
       fs::remove(s.out_dir / kDoneFile, ec);  // stale: the shot runs again
       const ShotRun r = run_shot(s, command, ctl);
+      // The checksums outside the lock: the shots beside this one report progress under it.
+      if (!r.result.interrupted) write_done(s.out_dir, ids[i], r.outputs);
       std::lock_guard lock(mu);
       if (r.result.interrupted) {
         status[i] = "interrupted at step " + std::to_string(r.result.steps_done);
         return false;
       }
-      write_done(s.out_dir, ids[i], r.outputs);
       if (r.result.timing.copy_gbps > 0) copy_gbps = r.result.timing.copy_gbps;
       status[i] = "done";
       ++shots_done;
@@ -351,7 +352,7 @@ int run_survey(const Flags& flags, const std::string& command) {
     return !InterruptGuard::requested();
   };
   const auto worker = [&] {
-    for (size_t t; (t = next.fetch_add(1)) < todo.size();) {
+    for (size_t t; !InterruptGuard::requested() && (t = next.fetch_add(1)) < todo.size();) {
       if (!run_one(t)) return;
       std::lock_guard lock(mu);
       if (failure) return;
@@ -387,7 +388,7 @@ int run_survey(const Flags& flags, const std::string& command) {
     std::fprintf(stderr,
                  "fdstencil: survey interrupted by %s: %lld of %zu shots "
                  "finished; the running shots kept their "
-                 "checkpoints. Resume with:\n  %s --resume\n",
+                 "checkpoints. Resume with:\n  %s\n",
                  InterruptGuard::name(), static_cast<long long>(shots_done + skipped), shots.size(),
                  resume_command(command).c_str());
     return 128 + InterruptGuard::signal();

@@ -1,9 +1,9 @@
 // Checkpoint files and the fingerprint that ties a checkpoint to its run.
 //
-// The file: 8 bytes of magic, the header's length (8 bytes, little-endian), the
-// header (JSON: the step, nt, fingerprint, backend, element size, and each
-// array's name, bytes and CRC-32C), then the arrays' bytes in the header's
-// order. Its size is therefore known from the header, so a truncated file is
+// The file: 8 bytes of magic, the header's length (8 bytes, little-endian) and
+// its CRC-32C (4 bytes), the header (JSON: the step, nt, fingerprint, backend,
+// element size, and each array's name, bytes and CRC-32C), then the arrays'
+// bytes in the header's order. Its size is therefore known from the header, so a truncated file is
 // told from a complete one before any array is read.
 #include <fcntl.h>
 #include <unistd.h>
@@ -130,6 +130,7 @@ void save_checkpoint(const std::filesystem::path& path, const Checkpoint& c) {
     h["arrays"].push_back({{"name", name}, {"bytes", data.size()}, {"crc32c", crc32c(data.data(), data.size())}});
   const std::string header = h.dump();
   const uint64_t header_len = header.size();
+  const uint32_t header_crc = crc32c(header.data(), header.size());
 
   // pid and a counter keep concurrent writers (processes, a survey's threads)
   // apart.
@@ -142,6 +143,7 @@ void save_checkpoint(const std::filesystem::path& path, const Checkpoint& c) {
   try {
     write_all(f.fd, kMagic, sizeof kMagic, path);
     write_all(f.fd, &header_len, sizeof header_len, path);
+    write_all(f.fd, &header_crc, sizeof header_crc, path);
     write_all(f.fd, header.data(), header.size(), path);
     for (const auto& a : c.arrays) write_all(f.fd, a.second.data(), a.second.size(), path);
     // On the disk before the rename makes it the checkpoint: a crash after the
@@ -172,15 +174,20 @@ Checkpoint load_checkpoint(const std::filesystem::path& path) {
   if (f.fd < 0) fail(path, "cannot open: " + errno_text());
   char magic[sizeof kMagic];
   uint64_t header_len = 0;
+  uint32_t header_crc = 0;
   read_all(f.fd, magic, sizeof magic, path, "the magic bytes");
   if (std::memcmp(magic, kMagic, sizeof kMagic) != 0) fail(path, "not an fdstencil checkpoint (wrong magic bytes)");
   read_all(f.fd, &header_len, sizeof header_len, path, "the header's length");
   if (header_len == 0 || header_len > kMaxHeader)
     fail(path, "header length " + std::to_string(header_len) + " is implausible");
+  read_all(f.fd, &header_crc, sizeof header_crc, path, "the header's checksum");
   std::string header(header_len, '\0');
   read_all(f.fd, header.data(), header.size(), path, "the header");
+  // The header says which step the state is: a changed digit there would resume at the wrong time.
+  if (crc32c(header.data(), header.size()) != header_crc) fail(path, "the header does not match its checksum (corrupt)");
   Checkpoint c;
   std::vector<uint32_t> crcs;
+  std::vector<size_t> sizes;
   try {
     const nlohmann::json h = nlohmann::json::parse(header);
     if (h.at("format").get<int>() != kFormat)
@@ -191,7 +198,8 @@ Checkpoint load_checkpoint(const std::filesystem::path& path) {
     c.backend = h.at("backend").get<std::string>();
     c.element_bytes = h.at("element_bytes").get<int>();
     for (const auto& a : h.at("arrays")) {
-      c.arrays.emplace_back(a.at("name").get<std::string>(), std::vector<char>(a.at("bytes").get<size_t>()));
+      c.arrays.emplace_back(a.at("name").get<std::string>(), std::vector<char>());
+      sizes.push_back(a.at("bytes").get<size_t>());
       crcs.push_back(a.at("crc32c").get<uint32_t>());
     }
   } catch (const Error&) {
@@ -199,14 +207,18 @@ Checkpoint load_checkpoint(const std::filesystem::path& path) {
   } catch (const std::exception& e) {
     fail(path, std::string("malformed header: ") + e.what());
   }
+  // The sizes against the file's before any array is allocated.
   const off_t size = ::lseek(f.fd, 0, SEEK_END);
-  const int64_t expected = int64_t(sizeof kMagic + sizeof header_len + header_len) + c.bytes();
+  const int64_t head = int64_t(sizeof kMagic + sizeof header_len + sizeof header_crc + header_len);
+  int64_t expected = head;
+  for (size_t n : sizes) expected += int64_t(n);
   if (size != expected)
     fail(path, std::to_string(size) + " bytes where its header describes " + std::to_string(expected) +
                    (size < expected ? " (truncated)" : " (trailing bytes)"));
-  ::lseek(f.fd, off_t(sizeof kMagic + sizeof header_len + header_len), SEEK_SET);
+  ::lseek(f.fd, off_t(head), SEEK_SET);
   for (size_t i = 0; i < c.arrays.size(); ++i) {
     auto& [name, data] = c.arrays[i];
+    data.resize(sizes[i]);
     read_all(f.fd, data.data(), data.size(), path, "array " + name);
     if (crc32c(data.data(), data.size()) != crcs[i])
       fail(path, "array " + name + " does not match its checksum (corrupt)");

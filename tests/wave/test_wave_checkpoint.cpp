@@ -235,6 +235,11 @@ TEST_F(CheckpointFile, DamagedFilesAreRefusedNamingTheProblem) {
   std::string flipped = bytes;
   flipped[flipped.size() - 7] ^= 0x10;  // in the traces, the last array
   expect_io(written("flipped.ckpt", flipped), "traces does not match its checksum");
+  std::string step = bytes;  // "step":250 in the header becomes "step":350
+  const size_t at = step.find("\"step\":250");
+  ASSERT_NE(at, std::string::npos);
+  step[at + 7] = '3';
+  expect_io(written("step.ckpt", step), "header does not match its checksum");
   std::string magic = bytes;
   magic[0] = 'X';
   expect_io(written("magic.ckpt", magic), "not an fdstencil checkpoint");

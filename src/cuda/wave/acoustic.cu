@@ -292,6 +292,10 @@ AcousticGpu::AcousticGpu(const acoustic::Setup<float>& s, const KernelConfig& c)
   r.traces = d.traces.p;
   r.nrec = s.nrec;
   r.nt = s.nt;
+  // The memsets and uploads above ran on the legacy stream, which the run's non-blocking stream
+  // does not wait for (and a memset, or a pageable upload's last DMA, may still be in flight):
+  // done before any step, receiver sample or resume's upload is enqueued on the run's stream.
+  FDS_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
 }
 
 AcousticGpu::~AcousticGpu() = default;
