@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -87,7 +88,8 @@ const std::string kLong2D =
 void interrupted_then_resumed(const fs::path& dir, int sig) {
   const fs::path whole = dir / "whole", cut = dir / "cut";
   ASSERT_EQ(run(kLong2D + " -o " + whole.string()).code, 0);
-  const std::string args = kLong2D + " --checkpoint-every 25 -o " + cut.string();
+  // A snapshot before the first checkpoint: taken by the interrupted run, listed by the resumed one.
+  const std::string args = kLong2D + " --checkpoint-every 25 --snapshot-steps 10 -o " + cut.string();
   const pid_t pid = start(args, dir / "log.txt");
   ASSERT_TRUE(wait_for(cut / "checkpoint.ckpt", pid)) << bytes_of(dir / "log.txt");
   kill(pid, sig);
@@ -106,6 +108,9 @@ void interrupted_then_resumed(const fs::path& dir, int sig) {
   EXPECT_EQ(bytes_of(cut / "shot.npy"), bytes_of(whole / "shot.npy")) << "the resumed record differs";
   const json summary = read_json(cut / "summary.json");
   EXPECT_GT(summary["checkpoint"]["resumed_from_step"].get<int64_t>(), 0) << summary.dump();
+  EXPECT_TRUE(fs::exists(cut / "snapshot_000010.npy"));
+  const auto& outputs = summary["outputs"];
+  EXPECT_NE(std::find(outputs.begin(), outputs.end(), "snapshot_000010.npy"), outputs.end()) << summary.dump();
   EXPECT_FALSE(fs::exists(cut / "checkpoint.ckpt")) << "a finished run leaves no checkpoint to resume";
 }
 
