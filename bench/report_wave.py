@@ -43,17 +43,22 @@ def _number(x):
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
-def load_summary(path):
-    """One run's row: a dict with the table's fields, from a summary.json. Raises InputError."""
+def read_json(path, what=None):
+    """One JSON file, or InputError saying why not; `what` names the file's role in the message."""
     try:
         with open(path) as f:
-            doc = json.load(f)
+            return json.load(f)
     except FileNotFoundError:
-        raise InputError(f"{path}: no such file")
+        raise InputError(f"{path}: no such file" + (f" ({what})" if what else ""))
     except (OSError, UnicodeDecodeError) as e:
         raise InputError(f"{path}: cannot read: {e}")
     except json.JSONDecodeError as e:
         raise InputError(f"{path}: not valid JSON: {e.msg} at line {e.lineno}")
+
+
+def load_summary(path):
+    """One run's row: a dict with the table's fields, from a summary.json. Raises InputError."""
+    doc = read_json(path)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         got = doc.get("format") if isinstance(doc, dict) else type(doc).__name__
         raise InputError(f"{path}: not an fdstencil wave summary (format {got!r}, expected {FORMAT!r})")

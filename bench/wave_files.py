@@ -12,9 +12,8 @@ InputError whose message names the file and the problem (exit 2 in the scripts):
 - run_model, run_model_name: the model a run used, rebuilt from its summary.json (constant, layered) or read from
   the file it names.
 - run_snapshot, recorded_slice: a run folder's snapshot_<step>.npy, and the --snapshot-slice its
-  command cut them with (summary.json records it only in the command line).
+  command cut them with (summary.json's snapshot_slice; older summaries, its command line).
 """
-import json
 import os
 import re
 import shlex
@@ -22,7 +21,7 @@ import sys
 
 import numpy as np
 
-from report_wave import InputError
+from report_wave import InputError, read_json  # noqa: F401 (read_json is part of this module's API)
 
 SHOT_FORMAT = "fdstencil-shot-1"
 SUMMARY_FORMAT = "fdstencil-wave-summary-1"
@@ -33,18 +32,6 @@ AXES = ("z", "y", "x")
 # as segyio.tools.from_array and Madagascar write depth, and as src/wave/segy.cpp reads it
 # (include/fdstencil/segy.hpp, kDefaultZUnit).
 SEGY_Z_UNIT = 1e-3
-
-
-def read_json(path, what):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file ({what})")
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(f"{path}: cannot read: {e}")
-    except json.JSONDecodeError as e:
-        raise InputError(f"{path}: not valid JSON: {e.msg} at line {e.lineno}")
 
 
 def read_npy(path, what):
@@ -330,7 +317,11 @@ def run_snapshot(run_dir, step):
 
 
 def recorded_slice(summary):
-    """(axis, index) of the run's --snapshot-slice, read from summary.json's command; None if none."""
+    """(axis, index) of the run's --snapshot-slice; None if none. summary.json's snapshot_slice, or
+    for a summary written before it had one, the command line's flag."""
+    recorded = summary.get("snapshot_slice") if isinstance(summary, dict) else None
+    if isinstance(recorded, dict) and recorded.get("axis") in AXES and isinstance(recorded.get("index"), int):
+        return recorded["axis"], recorded["index"]
     command = summary.get("command") if isinstance(summary, dict) else None
     if not isinstance(command, str):
         return None
