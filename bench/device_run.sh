@@ -35,6 +35,14 @@
 #              the window_vec nw sweep at 1024^3 (seis-znw); prof-zbest512 and prof-zbest1024 alone
 #   prof-probe  extra L2 write counters of d2z window_vec at R = 1 and 4, raw, into the log
 #   seis-double  every seismic variant in double, R = 4, 512^3
+# The ring marches (issue 13).
+#   ring-test     the seismic GPU tests (they cover every variant, the ring ones included)
+#   ring-sweep512 d2xyz ring: block x my x vec_bytes x ahead, R = 1..8, 512^3 float
+#   ring-z512     d2z ring: block x vec_bytes x ahead, R = 1, 4, 8, 512^3 float
+#   ring-final    the ring tests under memcheck and racecheck; nw at 512^3 (xyz and z), 1024^3
+#                 (xyz R = 1, 2, 4, 6, 8 and z R = 1, 4, 8, both launch orders), double at R = 4
+#   ring-ncu      Nsight Compute's sections (issue rate, stalls, occupancy) of five ring/pipelined launches
+#   prof-ring     bench --profile of the ring's best: xyz R = 4 and 6, z R = 8 at 512^3, xyz R = 4 at 1024^3
 # The library (issue 10). The tuning cache travels between calls as the committed file
 # bench/results/<device>/tuning-cache.json: a tune stage starts from it (or from the $OUT copy an
 # earlier stage of the same call left) and leaves the grown cache in $OUT/tuning-cache.json.
@@ -377,6 +385,64 @@ if rows:
 
 stage_seis-double() {
   bench seis-double --op d2x,d2y,d2z,d2xy,d2xyz --radius 4 --size 512,512,512 --dtype double --reps 10
+}
+
+# ---- the ring marches (issue 13) ------------------------------------------------------------------
+
+stage_ring-test() {  # the seismic GPU tests that cover the ring variants (every variant, every R)
+  timeout 420 ./build/tests/test_cuda --gtest_filter='CudaSeismic.*' >/tmp/ring-test.log 2>&1 || status=1
+  grep -E "^\[  (FAILED|PASSED|SKIPPED) |OK \]|Failure" /tmp/ring-test.log | tail -30 | tee -a "$LOG"
+}
+
+stage_ring-sweep512() {  # d2xyz ring: tile shape x line blocking x vector width x depth, R = 1, 2, 4, 8
+  bench ring-sweep512 --op d2xyz --variant ring --radius 1,2,3,4,5,6,7,8 --size 512,512,512 --dtype float --reps 10 \
+    --param block=8x32x1,16x16x1,16x8x1 --param my=0,1 --param vec_bytes=16,8 --param ahead=2,3
+}
+
+stage_ring-z512() {  # d2z ring against window_vec's best of issue 5, R = 1, 4, 8
+  bench ring-z512 --op d2z --variant ring --radius 1,4,8 --size 512,512,512 --dtype float --reps 10 \
+    --param block=32x4x1,32x8x1,16x8x1 --param vec_bytes=16,8 --param ahead=2,4
+}
+
+stage_ring-final() {  # one call: the ring tests under the sanitizers, then nw, 1024^3, double, counters
+  SANITIZE_FILTER=CudaSeismic.RingWidthsLinesDepthsAndOrders SANITIZE_TIMEOUT=110 stage_sanitize
+  bench ring-nw512 --op d2xyz --variant ring --radius 1,2,4,6,8 --size 512,512,512 --dtype float --reps 10 \
+    --param block=16x16x1 --param my=0,1 --param vec_bytes=16,8 --param nw=64,128,256 --param ahead=2
+  bench ring-z-nw512 --op d2z --variant ring --radius 1,4,8 --size 512,512,512 --dtype float --reps 10 \
+    --param block=32x8x1 --param vec_bytes=16 --param nw=32,64,128 --param ahead=2,4
+  local big=(--size 1024,1024,1024 --dtype float --reps 10 --param block=16x16x1 --param nw=128 --param order=xyz,zxy)
+  bench ring-r1024 --op d2xyz --variant ring --radius 1,2,4 "${big[@]}" --param my=0,1 --param vec_bytes=16
+  bench ring-r1024-high --op d2xyz --variant ring --radius 6,8 "${big[@]}" --param my=1 --param vec_bytes=8
+  bench ring-z1024 --op d2z --variant ring --radius 1,4,8 --size 1024,1024,1024 --dtype float --reps 10 \
+    --param block=32x8x1 --param vec_bytes=16 --param ahead=4 --param nw=64,128 --param order=xyz,zxy
+  bench ring-double --op d2xyz --variant ring --radius 4 --size 512,512,512 --dtype double --reps 10 \
+    --param block=16x16x1 --param my=0,1 --param vec_bytes=16,8 --param nw=64,128
+}
+
+stage_prof-ring() {  # counters of the ring's best records, one file each (most wanted first)
+  local common=(--variant ring --dtype float --reps 5 --param ahead=2 --param block=16x16x1 --param order=xyz)
+  prof prof-ring-xyz4 --op d2xyz --radius 4 --size 512,512,512 "${common[@]}" --param my=0 --param nw=128 --param vec_bytes=16
+  prof prof-ring-z8 --op d2z --variant ring --radius 8 --size 512,512,512 --dtype float --reps 5 --param ahead=4 \
+    --param block=32x8x1 --param nw=128 --param order=xyz --param vec_bytes=16
+  prof prof-ring-xyz6 --op d2xyz --radius 6 --size 512,512,512 "${common[@]}" --param my=1 --param nw=128 --param vec_bytes=8
+  prof prof-ring-xyz4-1024 --op d2xyz --radius 4 --size 1024,1024,1024 "${common[@]}" --param my=0 --param nw=128 --param vec_bytes=16
+}
+
+ncu_sections() {  # name, kernel regex, then bench arguments: Nsight Compute's own sections, one launch
+  local name=$1 kernel=$2
+  shift 2
+  timeout 120 "$NCU" --section SpeedOfLight --section WarpStateStats --section MemoryWorkloadAnalysis \
+    --section Occupancy --section SchedulerStats --section LaunchStats -k "regex:$kernel" --launch-skip 2 \
+    --launch-count 1 $FD bench --backend cuda --size 512,512,512 --dtype float --reps 3 --warmup 1 "$@" \
+    >"$OUT/ncu-$name.txt" 2>&1 || status=1
+}
+
+stage_ring-ncu() {  # issue rate, stalls, occupancy and memory of four ring launches and pipelined's
+  ncu_sections ring4 xyz_ring --op d2xyz --variant ring --radius 4 --param block=8x16x1 --param my=1 --param ahead=3
+  ncu_sections pipe4 xyz_pipelined --op d2xyz --variant pipelined --radius 4 --param block=8x32x1 --param nw=16
+  ncu_sections ring1 xyz_ring --op d2xyz --variant ring --radius 1 --param block=16x16x1 --param ahead=3
+  ncu_sections ringz4 xyz_ring --op d2z --variant ring --radius 4 --param block=32x4x1 --param vec_bytes=8 --param ahead=4
+  ncu_sections ring8 xyz_ring --op d2xyz --variant ring --radius 8 --param block=8x32x1 --param ahead=2
 }
 
 # ---- the library (issue 10) ---------------------------------------------------------------------

@@ -62,6 +62,21 @@ const char* expected_refusal(const Variant& v, DType t, int64_t align) {
   return nullptr;
 }
 
+// The shared memory of a ring variant at its default parameters but `block` (xyz_ring.cuh's
+// ring_bytes, restated): R + ahead + 1 tiles of (bx V + 2P) x (by my + 2R), P = R rounded up to 16
+// bytes; d2z's tiles have no halo.
+size_t ring_smem(const Variant& v, const std::string& block, int radius, DType t) {
+  int bx = 0, by = 0;
+  std::sscanf(block.c_str(), "%dx%d", &bx, &by);
+  const int e = int(dtype_bytes(t)), g = 16 / e, vec = int(v.defaults["vec_bytes"].get<int>()) / e;
+  const bool xy = v.op == Op::d2xyz;
+  int my = 1;
+  if (xy) my = (2 * radius + 1) * vec * 2 * e / 4 <= 72 ? 2 : 1;  // my 0: two lines where they fit
+  const int p = xy ? (radius + g - 1) / g * g : 0, h = xy ? radius : 0;
+  const int stages = radius + v.defaults["ahead"].get<int>() + 1;
+  return size_t(bx * vec + 2 * p) * size_t(by * my + 2 * h) * size_t(stages) * size_t(e);
+}
+
 void expect_result(const Variant& v, Extents n, int radius, DType t, int64_t align, const Params& params) {
   if (const char* word = expected_refusal(v, t, align)) {
     const Problem p = make_problem({v.op, radius, {0.5, 0.25, 2.0}}, n, t, align);
@@ -78,9 +93,9 @@ TEST(CudaSeismic, RegistryHoldsEveryFamily) {
   const std::vector<std::pair<Op, std::vector<std::string>>> expected = {
       {Op::d2x, {"baseline", "vec2", "vec4"}},
       {Op::d2y, {"baseline", "vec", "vec_smem"}},
-      {Op::d2z, {"baseline", "window", "window_vec"}},
+      {Op::d2z, {"baseline", "window", "window_vec", "ring"}},
       {Op::d2xy, {"baseline", "fused"}},
-      {Op::d2xyz, {"baseline", "onepass", "pipelined", "l1march", "3pass", "2pass"}},
+      {Op::d2xyz, {"baseline", "onepass", "pipelined", "l1march", "3pass", "2pass", "ring"}},
   };
   for (const auto& [op, names] : expected) {
     std::vector<std::string> have;
@@ -198,7 +213,18 @@ TEST(CudaSeismic, BlockShapes) {
     for (const Variant* v : find_variants(op, "cuda"))
       for (const char* block : {"32x4x1", "64x1x1", "1x1x1", "2x3x1", "128x4x1", "8x64x1"}) {
         if (!v->defaults.contains("block")) continue;  // the pass pipelines fix their blocks
-        for (int r : {1, 5, 8}) expect_result(*v, {37, 23, 19}, r, DType::f32, kAlignBytes, {{"block", block}});
+        for (int r : {1, 5, 8}) {
+          int bx = 0, by = 0;
+          std::sscanf(block, "%dx%d", &bx, &by);
+          const bool ring_too_many = v->name == "ring" && bx * by > 256;
+          if (v->name == "ring" && (ring_too_many || ring_smem(*v, block, r, DType::f32) > 227 * 1024)) {
+            const Problem p = make_problem({op, r, {}}, Extents{37, 23, 19}, DType::f32, kAlignBytes);
+            const std::string why = v->cannot_run(p, merge_params(*v, {{"block", block}}));
+            EXPECT_NE(why.find(ring_too_many ? "at most 256" : "227 KB"), std::string::npos) << block << ": " << why;
+            continue;
+          }
+          expect_result(*v, {37, 23, 19}, r, DType::f32, kAlignBytes, {{"block", block}});
+        }
       }
 }
 
@@ -245,7 +271,8 @@ TEST(CudaSeismic, MarchingBlocksAtMost512) {
       if (!v->defaults.contains("nw") || !v->defaults.contains("block")) continue;
       const Problem p = make_problem({op, 8, {}}, Extents{64, 64, 64}, DType::f32, kAlignBytes);
       const std::string why = v->cannot_run(p, merge_params(*v, {{"block", "256x4x1"}}));
-      EXPECT_NE(why.find("at most 512"), std::string::npos) << v->name << ": " << why;
+      // The ring marches hold at most 256, so that nvcc keeps their registers to a floor of blocks.
+      EXPECT_NE(why.find(v->name == "ring" ? "at most 256" : "at most 512"), std::string::npos) << v->name << ": " << why;
     }
 }
 
@@ -255,6 +282,14 @@ TEST(CudaSeismic, BadVectorWidthOrLineBlockingSaysWhy) {
       {Op::d2z, "window_vec", {{"vec_bytes", 12}}, "vec_bytes 12"},
       {Op::d2xyz, "l1march", {{"vec_bytes", 4}}, "vec_bytes 4"},
       {Op::d2xyz, "l1march", {{"my", 3}}, "my 3"},
+      {Op::d2xyz, "ring", {{"my", 3}}, "my 3"},
+      {Op::d2xyz, "ring", {{"vec_bytes", 4}}, "vec_bytes 4"},
+      {Op::d2xyz, "ring", {{"ahead", 0}}, "ahead 0"},
+      {Op::d2xyz, "ring", {{"ahead", 5}}, "ahead 5"},
+      {Op::d2xyz, "ring", {{"order", "yxz"}}, "order"},
+      {Op::d2xyz, "ring", {{"vec_bytes", 8}, {"block", "7x4x1"}}, "multiple of 16 bytes"},
+      {Op::d2z, "ring", {{"ahead", 9}}, "ahead 9"},
+      {Op::d2z, "ring", {{"vec_bytes", 12}}, "vec_bytes 12"},
   };
   for (const auto& [op, name, params, word] : cases)
     for (const Variant* v : find_variants(op, "cuda")) {
@@ -268,7 +303,8 @@ TEST(CudaSeismic, BadVectorWidthOrLineBlockingSaysWhy) {
 // Above 227 KB of shared memory a tile cannot be launched: refused with the size, not a launch error.
 TEST(CudaSeismic, OversizedTileSaysWhy) {
   const std::vector<std::tuple<Op, std::string, std::string>> cases = {
-      {Op::d2y, "vec_smem", "1024x1x1"}, {Op::d2xy, "fused", "1024x1x1"}, {Op::d2xyz, "pipelined", "512x1x1"}};
+      {Op::d2y, "vec_smem", "1024x1x1"}, {Op::d2xy, "fused", "1024x1x1"}, {Op::d2xyz, "pipelined", "512x1x1"},
+      {Op::d2xyz, "ring", "256x1x1"}};
   for (const auto& [op, name, block] : cases)
     for (const Variant* v : find_variants(op, "cuda")) {
       if (v->name != name) continue;
@@ -276,4 +312,50 @@ TEST(CudaSeismic, OversizedTileSaysWhy) {
       const std::string why = v->cannot_run(p, merge_params(*v, {{"block", block}}));
       EXPECT_NE(why.find("227 KB"), std::string::npos) << v->name << ": " << why;
     }
+}
+
+// The ring marches at every vector width, line blocking, depth (ahead 1 and 4: the wait counts'
+// two ends) and launch order, every R, both types; the grid shows each parameter took effect, and
+// a queue beyond the register budget is refused by name.
+TEST(CudaSeismic, RingWidthsLinesDepthsAndOrders) {
+  struct Case {
+    Op op;
+    int vec_bytes, my;
+  };
+  std::vector<Case> cases;
+  for (int bytes : {8, 16}) {
+    cases.push_back({Op::d2z, bytes, 1});
+    for (int my : {1, 2}) cases.push_back({Op::d2xyz, bytes, my});
+  }
+  const Extents n{67, 35, 29};
+  for (const Case& c : cases)
+    for (const Variant* v : find_variants(c.op, "cuda")) {
+      if (v->name != "ring") continue;
+      for (int r = 1; r <= kMaxRadius; ++r)
+        for (DType t : {DType::f32, DType::f64}) {
+          const int e = int(dtype_bytes(t));
+          Params params = {{"vec_bytes", c.vec_bytes}, {"block", "16x4x1"}, {"nw", 7}};
+          if (c.op == Op::d2xyz) params["my"] = c.my;
+          const Problem p = make_problem({c.op, r, {}}, n, t, kAlignBytes);
+          const bool narrow = c.vec_bytes < e;
+          const bool fits = (2 * r + 1) * (c.vec_bytes / e) * c.my * e / 4 <= 72;
+          if (narrow || !fits) {
+            const std::string why = v->cannot_run(p, merge_params(*v, params));
+            EXPECT_NE(why.find(narrow ? "narrower" : "registers"), std::string::npos) << why;
+            continue;
+          }
+          if (cuda::device_count() == 0) continue;
+          for (int ahead : {1, 4})
+            for (const char* order : {"xyz", "zxy"}) {
+              params["ahead"] = ahead;
+              params["order"] = order;
+              const auto rec = expect_verified(*v, n, r, t, kAlignBytes, params);
+              const long vec = c.vec_bytes / e;
+              std::array<long, 3> want{ceil_div(67, 16 * vec), ceil_div(35, 4 * c.my), ceil_div(29, 7)};
+              if (std::string(order) == "zxy") want = {want[2], want[0], want[1]};
+              EXPECT_EQ(grid_of(rec), want) << v->name << " " << rec.value("grid", nlohmann::json()).dump();
+            }
+        }
+    }
+  if (cuda::device_count() == 0) GTEST_SKIP() << "no GPU: the refusals were checked, the runs were not";
 }

@@ -17,4 +17,16 @@ __device__ __forceinline__ void copy_async_commit() { asm volatile("cp.async.com
 
 __device__ __forceinline__ void copy_async_wait_all() { asm volatile("cp.async.wait_group 0;" ::: "memory"); }
 
+// Waits until at most `pending` (0..3) of this thread's most recent groups are still in flight. The
+// count is an immediate of the instruction, so a run-time depth picks one of four; `pending` must
+// be uniform across the warp for the branch to cost nothing.
+__device__ __forceinline__ void copy_async_wait_pending(int pending) {
+  switch (pending) {
+    case 0: asm volatile("cp.async.wait_group 0;" ::: "memory"); break;
+    case 1: asm volatile("cp.async.wait_group 1;" ::: "memory"); break;
+    case 2: asm volatile("cp.async.wait_group 2;" ::: "memory"); break;
+    default: asm volatile("cp.async.wait_group 3;" ::: "memory"); break;
+  }
+}
+
 }  // namespace fdstencil::cuda::ptx

@@ -19,6 +19,9 @@ struct Args {
   // one column run far apart in time; true, blockIdx = (z chunk, x tile, y tile), so they run
   // together and the 2R seam planes they share are still in L2 (Laplacian k6's grid reordering).
   bool z_first;
+  // The ring kernels (xyz_ring.cuh): planes whose copies are in flight ahead of the one being
+  // consumed, 1..4; else unused.
+  int ahead;
   // Second-derivative weights scaled by 1/h^2, tap r at offset r - R; zero on an axis the operator
   // does not differentiate. Passed by value: kernel parameters live in the constant bank.
   T wx[kMaxTaps], wy[kMaxTaps], wz[kMaxTaps];

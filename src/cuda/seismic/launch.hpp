@@ -24,6 +24,7 @@ struct Launch {
   size_t smem = 0;
   int nw = 0;  // planes per block along z, 0 when the kernel does not march
   bool z_first = false;  // see Args::z_first
+  int ahead = 0;         // see Args::ahead
 };
 
 // One launch, or the passes of a multi-pass pipeline run in order on the same fields.
@@ -117,6 +118,7 @@ class SeismicLauncher final : public Launcher {
       if (l.kernel == nullptr) throw Error(ErrorKind::invalid_argument, "seismic: no kernel instance");
       a.nw = l.nw;
       a.z_first = l.z_first;
+      a.ahead = l.ahead;
       args_.push_back(a);
       if (l.smem > 48 * 1024)  // above the default limit a kernel must opt in
         FDS_CUDA_CHECK(cudaFuncSetAttribute(l.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(l.smem)));

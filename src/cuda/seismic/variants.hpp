@@ -13,6 +13,7 @@ std::vector<Variant> seismic_variants();
 namespace seismic {
 std::vector<Variant> axis_variants();   // variants_axis.cu
 std::vector<Variant> fused_variants();  // variants_fused.cu
+std::vector<Variant> ring_variants();   // variants_ring.cu
 }  // namespace seismic
 
 }  // namespace fdstencil::cuda
