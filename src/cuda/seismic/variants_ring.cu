@@ -8,9 +8,9 @@ namespace fdstencil::cuda::seismic {
 namespace {
 
 // The z queue's registers per thread, (2R + 1) x V x MY values, at most this many 32-bit
-// registers: with the x window, the MY accumulators and the addresses, about what the 128 of a
-// 512-thread block leave (float4 x 2 lines fits up to R = 4, float2 x 2 lines and float4 x 1 line
-// up to R = 8). Instances beyond it are neither compiled nor offered.
+// registers: with the x window, the MY accumulators and the addresses, about what the 128 of the
+// fewest blocks ring_min_blocks asks for leave (float4 x 2 lines fits up to R = 4, float2 x 2
+// lines and float4 x 1 line up to R = 8). Instances beyond it are neither compiled nor offered.
 constexpr int kRingQueueRegisters = 72;
 
 constexpr bool queue_fits(int radius, int vec, int my, int elem_bytes) {
@@ -52,11 +52,15 @@ std::string parse_ring(const Problem& p, const Params& params, RingParams& rp) {
   const int e = int(dtype_bytes(p.dtype()));
   const int bytes = params.value("vec_bytes", 16);
   if (bytes != 8 && bytes != 16) return "vec_bytes " + std::to_string(bytes) + " must be 8 or 16";
-  if (bytes < e) return "vec_bytes " + std::to_string(bytes) + " is narrower than one " + std::string(dtype_name(p.dtype()));
   rp.vec = bytes / e;
   // The copies are 16-byte granules, so the layout must keep lines 16-byte aligned even for 8-byte vectors.
   std::string why = common_cannot_run(p, params, true, 16 / e, rp.b, kRingThreads);
   if (!why.empty()) return why;
+  // A tile row's last 16-byte copy starts before x = nx + R and may end up to 16 - e bytes past
+  // it: on the far halo corner's row, past the field's last point.
+  if (p.layout.tail_bytes() < 16 - e)
+    return "reads up to " + std::to_string(16 - e) + " bytes past the field's last point (its copies are 16-byte "
+           "granules), and this layout has " + std::to_string(p.layout.tail_bytes()) + " readable there";
   const int R = p.stencil.radius;
   // my 0 (the default): two lines per thread where their queues fit, else one.
   rp.my = XY ? params.value("my", 0) : 1;
@@ -114,26 +118,30 @@ std::vector<Launch> plan_ring(const Problem& p, const Params& params) {
 }  // namespace
 
 std::vector<Variant> ring_variants() {
-  const Params xyz_space = {{"block", {"8x16x1", "8x32x1", "16x16x1", "16x8x1", "32x8x1"}},
-                            {"nw", {16, 32, 64}},
+  // Defaults and spaces from the H100 sweeps at 512^3 and 1024^3 (bench/results/nvidia-h100/ring/,
+  // docs/seismic.md "The ring march"): 16x16 threads, nw 64-128 and ahead 2 won for d2xyz at every
+  // R; order zxy never won. d2z's defaults are its R = 8 best (ahead 4), the radius where the
+  // ring is the fastest d2z; at R <= 4 ahead 2 was 1-4 points better.
+  const Params xyz_space = {{"block", {"16x16x1", "8x32x1", "16x8x1", "8x16x1", "32x8x1"}},
+                            {"nw", {32, 64, 128}},
                             {"my", {0, 1}},
                             {"vec_bytes", {16, 8}},
                             {"ahead", {2, 3}},
                             {"order", {"xyz", "zxy"}}};
-  const Params z_space = {{"block", {"32x4x1", "16x8x1", "32x8x1", "64x4x1"}},
-                          {"nw", {16, 32, 64}},
+  const Params z_space = {{"block", {"32x8x1", "32x4x1", "16x8x1", "64x4x1"}},
+                          {"nw", {32, 64, 128}},
                           {"vec_bytes", {16, 8}},
                           {"ahead", {2, 3, 4}},
                           {"order", {"xyz", "zxy"}}};
   return {
       make_variant(Op::d2z, "ring",
                    "ours: z-march fed by cp.async into a ring of R+ahead+1 planes in shared memory, queue in registers",
-                   {{"block", "32x4x1"}, {"nw", 32}, {"vec_bytes", 16}, {"ahead", 2}, {"order", "xyz"}}, z_space,
+                   {{"block", "32x8x1"}, {"nw", 128}, {"vec_bytes", 16}, {"ahead", 4}, {"order", "xyz"}}, z_space,
                    ring_cannot_run<false>, plan_ring<float, false>, plan_ring<double, false>),
       make_variant(Op::d2xyz, "ring",
                    "ours: z-march over a ring of plane tiles filled by cp.async ahead, z queue fed from the ring, "
                    "V x my outputs per thread",
-                   {{"block", "8x16x1"}, {"nw", 32}, {"my", 0}, {"vec_bytes", 16}, {"ahead", 2}, {"order", "xyz"}},
+                   {{"block", "16x16x1"}, {"nw", 128}, {"my", 0}, {"vec_bytes", 16}, {"ahead", 2}, {"order", "xyz"}},
                    xyz_space, ring_cannot_run<true>, plan_ring<float, true>, plan_ring<double, true>),
   };
 }
