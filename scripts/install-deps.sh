@@ -3,8 +3,8 @@
 # only what is really missing. It looks for the tools and headers themselves (a C++20 compiler with
 # OpenMP, CMake >= 3.25, Ninja, GoogleTest, CLI11, nlohmann-json, Python 3), not for package
 # names, so a CMake or a compiler installed outside dpkg counts. NumPy and Matplotlib (the bench
-# plots and their tests), libsegyio (SEG-Y input and output) and Python's segyio (the SEG-Y tests'
-# other side) are optional: installed when missing if apt can, else a warning, and the tests that
+# plots and their tests), libsegyio (SEG-Y input and output), Python's segyio (the SEG-Y tests'
+# other side) and OpenMPI (runs split across ranks, and their tests) are optional: installed when missing if apt can, else a warning, and the tests that
 # need them report skipped. Idempotent: when everything is found it exits 0 without apt and
 # without root. When a requirement is missing and apt-get is absent or fails (no network), it
 # exits non-zero naming what is missing and the package that would provide it. The CUDA toolkit
@@ -210,6 +210,18 @@ check_segyio() {  # optional: without it the build leaves SEG-Y out
   fi
 }
 
+check_mpi() {  # optional: without it the build leaves the MPI runs out, and their tests
+  local cxx run
+  cxx=$(command -v mpicxx 2>/dev/null || true)
+  run=$(command -v mpiexec 2>/dev/null || true)
+  if [ -n "$cxx" ] && [ -n "$run" ]; then
+    say "MPI: $cxx and $run: ok (runs split along z across ranks)"
+  else
+    [ -n "$cxx" ] || miss_optional "OpenMPI's mpicxx and headers (runs split across ranks)" libopenmpi-dev
+    [ -n "$run" ] || miss_optional "OpenMPI's mpiexec (the MPI tests)" openmpi-bin
+  fi
+}
+
 check_cuda() {  # informational only: the CUDA toolkit is optional and never installed here
   local nv
   if nv=$(command -v nvcc 2>/dev/null) || { [ -x /usr/local/cuda/bin/nvcc ] && nv=/usr/local/cuda/bin/nvcc; }; then
@@ -233,6 +245,7 @@ check_all() {
     nlohmann_json-config.cmake
   check_python
   check_segyio
+  check_mpi
 }
 
 # "what (package)" for everything missing, one per line.
@@ -252,7 +265,7 @@ warn_optional() {
   local i
   echo "install-deps: warning: $1; going on without:" >&2
   for i in "${!optional_what[@]}"; do echo "  - ${optional_what[$i]}  (Debian package ${optional_pkg[$i]})" >&2; done
-  echo "install-deps: the bench plots and SEG-Y need them; their tests report skipped" >&2
+  echo "install-deps: the bench plots, SEG-Y and MPI need them; their tests report skipped" >&2
 }
 
 # A failure if a requirement is missing, else a warning about the optional ones.

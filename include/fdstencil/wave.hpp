@@ -16,6 +16,8 @@
 
 namespace fdstencil::wave {
 
+class Comm;  // fdstencil/wave_comm.hpp
+
 // --- the velocity model --------------------------------------------------------------------------
 struct Model {
   int dim = 3;                  // 2 or 3
@@ -168,6 +170,12 @@ struct Options {
   // survey's later shots skip it: one figure serves the whole survey, and shots running side by
   // side would disturb each other's measurement.
   bool measure_bandwidth = true;
+  // Several ranks (issue 14): when set with more than one rank, this process runs one slab of the
+  // domain split along z (Domain::split_z), exchanging halo planes with its neighbours every step;
+  // rank 0's Result holds every receiver's trace and the whole final field, the other ranks' hold
+  // neither. Every rank passes the same model and options. cpu backend only so far (the GPU
+  // exchange over NCCL is not built), without snapshots or checkpoints.
+  Comm* comm = nullptr;
 };
 
 struct Timing {

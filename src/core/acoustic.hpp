@@ -54,10 +54,14 @@ FDS_HOST_DEVICE T leapfrog(T u, T u_prev, T m, T lap) {
 
 // Where an axis's CPML lies: `lo` points at the start, `hi` at the end of its `n` points. Memory
 // variables are stored per layer point only: slot c for c < lo, lo + (c - (n - hi)) for the end.
+// `offset` is the global coordinate of local point 0: a slab of a run split along z keeps the
+// whole axis's layers and slots, and asks with its own plane numbers.
 struct PmlAxis {
   int lo = 0, hi = 0;
   int64_t n = 0;
-  FDS_HOST_DEVICE int slot(int64_t c) const {
+  int64_t offset = 0;
+  FDS_HOST_DEVICE int slot(int64_t local) const {
+    const int64_t c = local + offset;
     return c < lo ? int(c) : (c >= n - hi ? int(lo + (c - (n - hi))) : -1);
   }
   FDS_HOST_DEVICE int slots() const { return lo + hi; }

@@ -15,6 +15,7 @@ class AcousticCpu {
   // Records the receivers at step n (u^n), advances u^n to u^{n+1} and injects the sources' f^n.
   void step(int64_t n);
   const T* current() const { return u_.data(); }  // u^n after n steps, on the setup's storage
+  T* current() { return u_.data(); }  // the same, writable: a slab's halo planes are filled here
   // (nrec, nt): receiver r at step n.
   const std::vector<T>& traces() const { return traces_; }
   int64_t bytes() const;

@@ -17,8 +17,10 @@
 #include "fdstencil/error.hpp"
 #include "fdstencil/field.hpp"
 #include "fdstencil/wave.hpp"
+#include "fdstencil/wave_comm.hpp"
 #include "wave/cpml.hpp"
 #include "wave/interpolation.hpp"
+#include "wave/slab.hpp"
 #if FDSTENCIL_HAVE_CUDA
 #include "cuda/device.hpp"
 #include "cuda/wave/acoustic.hpp"
@@ -44,8 +46,17 @@ std::string fmt(const char* f, double v) {
   return buf;
 }
 
+bool split(const Options& o) { return o.comm != nullptr && o.comm->size() > 1; }
+
 bool use_gpu(const Options& o) {
   if (o.backend == "cpu") return false;
+  if (split(o)) {  // "auto" takes the cpu; "cuda" is refused
+    if (o.backend == "cuda")
+      throw Error(ErrorKind::unsupported, "a run split across ranks runs on the cpu backend only so far: the GPU "
+                                          "halo exchange (NCCL) is not built");
+    if (o.backend != "auto") bad("unknown backend '" + o.backend + "' (valid: auto, cuda, cpu)");
+    return false;
+  }
   if (o.backend == "cuda") {
     if (gpu_count() == 0) throw Error(ErrorKind::unsupported, "--backend cuda: no GPU: " + gpu_unavailable_reason());
     if (o.double_precision)
@@ -261,6 +272,21 @@ int64_t time_loop(Stepper& st, const Options& o, const Domain& d, std::vector<T>
   return n;
 }
 
+// One slab of a run split across ranks: each step starts with the halo exchange of u^n.
+template <class T>
+struct SlabStepper {
+  cpu::AcousticCpu<T>& s;
+  const acoustic::Setup<T>& setup;  // the slab's, for the halo planes' places
+  Comm& comm;
+  void step(int64_t n) {
+    detail::exchange_halo(comm, s.current(), setup);
+    s.step(n);
+  }
+  void current(T*) { bad("a run split across ranks takes no snapshots yet"); }
+  void sync() {}
+  int64_t checkpoint(int64_t) { bad("a run split across ranks writes no checkpoints yet"); }
+};
+
 template <class T>
 struct CpuStepper {
   cpu::AcousticCpu<T>& s;
@@ -325,6 +351,11 @@ void check_options(const Model& model, const Options& o) {
   for (size_t i = 0; i < o.sources.size(); ++i)
     for (double v : o.sources[i].wavelet)
       if (!std::isfinite(v)) bad("source " + std::to_string(i) + "'s wavelet has a non-finite sample");
+  if (split(o)) {
+    if (!o.snapshot_steps.empty()) bad("a run split across ranks takes no snapshots yet");
+    if (o.checkpoint_every > 0 || o.resume || o.stop_requested)
+      bad("a run split across ranks neither checkpoints, stops early nor resumes yet");
+  }
 }
 
 }  // namespace
@@ -408,6 +439,41 @@ Checked checked(const Model& model, const Options& o) {
 
 }  // namespace
 
+namespace {
+
+// This rank's slab of a run split across ranks: its setup cut from the whole's, the time loop
+// with a halo exchange before each step, then every rank's traces summed and final fields
+// gathered on rank 0 (a receiver whose taps all lie in one slab gets exactly its one-rank trace:
+// the other ranks add zeros).
+template <class T>
+void run_slab(acoustic::Setup<T>& whole, const Options& o, const Domain& d, Result& res) {
+  Comm& comm = *o.comm;
+  const auto slabs = d.split_z(comm.size());  // the same on every rank, so a refusal is too
+  const Domain::Slab mine = slabs[size_t(comm.rank())];
+  acoustic::Setup<T> setup = detail::slab_setup(whole, mine, d.alloc - d.slice * (d.nz + 2 * d.radius));
+  whole = acoustic::Setup<T>{};  // the whole domain's m is no longer needed
+  cpu::AcousticCpu<T> state(setup);
+  res.timing.device_bytes = state.bytes();
+  std::vector<T> scratch;
+  SlabStepper<T> st{state, setup, comm};
+  res.steps_done = time_loop(st, o, d, scratch, 0, res.timing);
+  std::vector<T> traces = state.traces();
+  comm.sum_to_root(traces.data(), int64_t(traces.size()));
+  // The slab's model planes, model points only: its planes minus the absorbing layers.
+  Domain part = d;
+  const int64_t lo = std::max<int64_t>(mine.k0, d.lo[2]), hi = std::min<int64_t>(mine.k1, d.lo[2] + d.model_nz);
+  part.model_nz = std::max<int64_t>(0, hi - lo);
+  part.lo[2] = int(lo - mine.k0);
+  std::vector<float> field = part.model_nz > 0 ? model_points(state.current(), part) : std::vector<float>{};
+  std::vector<float> whole_field = comm.gather_to_root(field);
+  if (comm.rank() == 0) {
+    res.traces.assign(traces.begin(), traces.end());
+    res.final_field = std::move(whole_field);
+  }
+}
+
+}  // namespace
+
 void check(const Model& model, const Options& o) {
   checked(model, o);
   use_gpu(o);
@@ -481,6 +547,7 @@ Result run(const Model& model, const Options& o) {
     const auto cpu_run = [&](auto zero) {
       using T = decltype(zero);
       auto setup = build_setup<T>(model, o, d, res.dt, res.reflection, std::move(src_taps), std::move(rec_taps));
+      if (split(o)) return run_slab(setup, o, d, res);
       std::optional<acoustic::State<T>> resumed;
       if (o.resume) resumed = from_checkpoint(*o.resume, setup);
       cpu::AcousticCpu<T> cpu_state(std::move(setup));

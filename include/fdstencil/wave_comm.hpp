@@ -1,0 +1,33 @@
+// The ranks of a run split along z (issue 14): what the wave solver needs from them, whatever
+// carries the bytes. A run on P ranks gives each rank one slab of the computational planes
+// (Domain::split_z); before each step a slab sends its R planes at each face to the neighbour
+// there and receives the neighbour's into its halo. The MPI implementation is in src/mpi/ (built
+// when MPI is found); the NCCL one, for device memory, is not built yet.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace fdstencil::wave {
+
+class Comm {
+ public:
+  virtual ~Comm() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  // One halo exchange of `bytes` bytes each way: `to_lower` goes to rank - 1, whose `to_upper`
+  // arrives in `from_lower`; likewise upwards. The first and last rank skip their missing side
+  // (their from_ buffers are left as they are).
+  virtual void exchange(const void* to_lower, void* from_lower, const void* to_upper, void* from_upper,
+                        int64_t bytes) = 0;
+  // Element-wise sums over the ranks into rank 0's `data` (the others' are left unspecified).
+  virtual void sum_to_root(float* data, int64_t count) = 0;
+  virtual void sum_to_root(double* data, int64_t count) = 0;
+  // Rank 0 receives every rank's `part` concatenated in rank order; the others get nothing.
+  virtual std::vector<float> gather_to_root(const std::vector<float>& part) = 0;
+  // True on every rank when `ok` is true on every rank: a failure on one rank stops them all
+  // together instead of leaving the others waiting in the next exchange.
+  virtual bool all(bool ok) = 0;
+};
+
+}  // namespace fdstencil::wave

@@ -1,0 +1,119 @@
+// wave::Comm over MPI: the halo exchange as two MPI_Sendrecv (upwards, then downwards; the ends
+// talk to MPI_PROC_NULL, which makes their missing side a no-op), sums by MPI_Reduce, the gather
+// by point-to-point messages to rank 0. Counts above what one MPI call takes (int) go in pieces.
+#include "mpi/mpi_comm.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <string>
+
+#include "fdstencil/error.hpp"
+
+namespace fdstencil::mpi {
+
+namespace {
+
+// The largest piece one call moves: int counts, with room to spare.
+constexpr int64_t kPiece = int64_t(1) << 30;
+
+void check(int rc, const char* what) {
+  if (rc == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, text, &len);
+  throw Error(ErrorKind::io, std::string(what) + ": " + std::string(text, size_t(len)));
+}
+
+class MpiComm final : public wave::Comm {
+ public:
+  MpiComm() {
+    check(MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "MPI_Comm_rank");
+    check(MPI_Comm_size(MPI_COMM_WORLD, &size_), "MPI_Comm_size");
+  }
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+
+  void exchange(const void* to_lower, void* from_lower, const void* to_upper, void* from_upper,
+                int64_t bytes) override {
+    const int lower = rank_ > 0 ? rank_ - 1 : MPI_PROC_NULL;
+    const int upper = rank_ + 1 < size_ ? rank_ + 1 : MPI_PROC_NULL;
+    for (int64_t at = 0; at < bytes; at += kPiece) {
+      const int n = int(std::min(kPiece, bytes - at));
+      // Upwards: my top planes to rank + 1, rank - 1's into my bottom halo.
+      check(MPI_Sendrecv(static_cast<const char*>(to_upper) + at, n, MPI_BYTE, upper, kUp,
+                         static_cast<char*>(from_lower) + at, n, MPI_BYTE, lower, kUp, MPI_COMM_WORLD,
+                         MPI_STATUS_IGNORE),
+            "the halo exchange upwards");
+      check(MPI_Sendrecv(static_cast<const char*>(to_lower) + at, n, MPI_BYTE, lower, kDown,
+                         static_cast<char*>(from_upper) + at, n, MPI_BYTE, upper, kDown, MPI_COMM_WORLD,
+                         MPI_STATUS_IGNORE),
+            "the halo exchange downwards");
+    }
+  }
+
+  void sum_to_root(float* data, int64_t count) override { reduce(data, count, MPI_FLOAT); }
+  void sum_to_root(double* data, int64_t count) override { reduce(data, count, MPI_DOUBLE); }
+
+  std::vector<float> gather_to_root(const std::vector<float>& part) override {
+    int64_t mine = int64_t(part.size());
+    std::vector<int64_t> counts(size_t(size_), 0);
+    check(MPI_Gather(&mine, 1, MPI_INT64_T, counts.data(), 1, MPI_INT64_T, 0, MPI_COMM_WORLD), "MPI_Gather");
+    if (rank_ != 0) {
+      for (int64_t at = 0; at < mine; at += kPiece)
+        check(MPI_Send(part.data() + at, int(std::min(kPiece, mine - at)), MPI_FLOAT, 0, kGather, MPI_COMM_WORLD),
+              "sending a part to rank 0");
+      return {};
+    }
+    int64_t total = 0;
+    for (int64_t c : counts) total += c;
+    std::vector<float> whole(static_cast<size_t>(total));
+    std::copy(part.begin(), part.end(), whole.begin());
+    int64_t offset = mine;
+    for (int r = 1; r < size_; ++r) {
+      const int64_t n = counts[size_t(r)];
+      for (int64_t at = 0; at < n; at += kPiece)
+        check(MPI_Recv(whole.data() + offset + at, int(std::min(kPiece, n - at)), MPI_FLOAT, r, kGather,
+                       MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+              "receiving a part on rank 0");
+      offset += n;
+    }
+    return whole;
+  }
+
+  bool all(bool ok) override {
+    int mine = ok ? 1 : 0, every = 0;
+    check(MPI_Allreduce(&mine, &every, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD), "MPI_Allreduce");
+    return every != 0;
+  }
+
+ private:
+  static constexpr int kUp = 101, kDown = 102, kGather = 103;
+  int rank_ = 0, size_ = 1;
+
+  template <class T>
+  void reduce(T* data, int64_t count, MPI_Datatype type) {
+    for (int64_t at = 0; at < count; at += kPiece) {
+      const int n = int(std::min(kPiece, count - at));
+      if (rank_ == 0)
+        check(MPI_Reduce(MPI_IN_PLACE, data + at, n, type, MPI_SUM, 0, MPI_COMM_WORLD), "MPI_Reduce");
+      else
+        check(MPI_Reduce(data + at, nullptr, n, type, MPI_SUM, 0, MPI_COMM_WORLD), "MPI_Reduce");
+    }
+  }
+};
+
+}  // namespace
+
+MpiSession::MpiSession(int& argc, char**& argv) {
+  int provided = 0;
+  check(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+}
+
+MpiSession::~MpiSession() { MPI_Finalize(); }
+
+std::unique_ptr<wave::Comm> world() { return std::make_unique<MpiComm>(); }
+
+}  // namespace fdstencil::mpi
