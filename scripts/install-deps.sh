@@ -4,11 +4,12 @@
 # OpenMP, CMake >= 3.25, Ninja, GoogleTest, CLI11, nlohmann-json, Python 3), not for package
 # names, so a CMake or a compiler installed outside dpkg counts. NumPy and Matplotlib (the bench
 # plots and their tests), libsegyio (SEG-Y input and output), Python's segyio (the SEG-Y tests'
-# other side) and OpenMPI (runs split across ranks, and their tests) are optional: installed when missing if apt can, else a warning, and the tests that
-# need them report skipped. Idempotent: when everything is found it exits 0 without apt and
-# without root. When a requirement is missing and apt-get is absent or fails (no network), it
-# exits non-zero naming what is missing and the package that would provide it. The CUDA toolkit
-# is optional (nvcc enables the CUDA backend) and is not installed here.
+# other side) and OpenMPI (runs split across ranks) are optional: installed when missing if apt
+# can, else a warning, and the tests that need them report skipped (the MPI tests are not
+# built). Idempotent: when everything is found it exits 0 without apt and without root. When a
+# requirement is missing and apt-get is absent or fails (no network), it exits non-zero naming
+# what is missing and the package that would provide it. The CUDA toolkit is optional (nvcc
+# enables the CUDA backend) and is not installed here.
 set -euo pipefail
 
 min_cmake=3.25
@@ -265,7 +266,7 @@ warn_optional() {
   local i
   echo "install-deps: warning: $1; going on without:" >&2
   for i in "${!optional_what[@]}"; do echo "  - ${optional_what[$i]}  (Debian package ${optional_pkg[$i]})" >&2; done
-  echo "install-deps: the bench plots, SEG-Y and MPI need them; their tests report skipped" >&2
+  echo "install-deps: the bench plots and SEG-Y need them (their tests report skipped); without MPI its tests are not built" >&2
 }
 
 # A failure if a requirement is missing, else a warning about the optional ones.

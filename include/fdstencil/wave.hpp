@@ -173,8 +173,10 @@ struct Options {
   // Several ranks (issue 14): when set with more than one rank, this process runs one slab of the
   // domain split along z (Domain::split_z), exchanging halo planes with its neighbours every step;
   // rank 0's Result holds every receiver's trace and the whole final field, the other ranks' hold
-  // neither. Every rank passes the same model and options. cpu backend only so far (the GPU
-  // exchange over NCCL is not built), without snapshots or checkpoints.
+  // neither. Every rank must pass the same model and options; that is not checked. A failure on
+  // one rank before the first exchange stops every rank with an error, one after it ends every
+  // rank's process (Comm::abort). cpu backend only so far (the GPU exchange over NCCL is not
+  // built), without snapshots or checkpoints.
   Comm* comm = nullptr;
 };
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace fdstencil::wave {
@@ -25,9 +26,13 @@ class Comm {
   virtual void sum_to_root(double* data, int64_t count) = 0;
   // Rank 0 receives every rank's `part` concatenated in rank order; the others get nothing.
   virtual std::vector<float> gather_to_root(const std::vector<float>& part) = 0;
-  // True on every rank when `ok` is true on every rank: a failure on one rank stops them all
-  // together instead of leaving the others waiting in the next exchange.
+  // True on every rank when `ok` is true on every rank. wave::run votes once, after every rank
+  // has built its slab and before the first exchange, so a failure on one rank (memory, say)
+  // stops all of them with an error instead of leaving the others waiting in the exchange.
   virtual bool all(bool ok) = 0;
+  // Ends every rank's process (MPI_Abort): for a failure after that vote, when the other ranks
+  // may already be inside a collective and cannot be told otherwise.
+  [[noreturn]] virtual void abort(const std::string& why) = 0;
 };
 
 }  // namespace fdstencil::wave

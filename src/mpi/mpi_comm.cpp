@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "fdstencil/error.hpp"
@@ -83,6 +85,13 @@ class MpiComm final : public wave::Comm {
     return whole;
   }
 
+  [[noreturn]] void abort(const std::string& why) override {
+    std::fprintf(stderr, "fdstencil: rank %d of %d: %s; ending every rank\n", rank_, size_, why.c_str());
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    std::abort();  // MPI_Abort does not return; should it, this process still ends
+  }
+
   bool all(bool ok) override {
     int mine = ok ? 1 : 0, every = 0;
     check(MPI_Allreduce(&mine, &every, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD), "MPI_Allreduce");
@@ -110,6 +119,11 @@ class MpiComm final : public wave::Comm {
 MpiSession::MpiSession(int& argc, char**& argv) {
   int provided = 0;
   check(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+  // Only the thread that started MPI calls it (OpenMP threads only compute).
+  if (provided < MPI_THREAD_FUNNELED) {
+    MPI_Finalize();
+    throw Error(ErrorKind::unsupported, "this MPI does not provide MPI_THREAD_FUNNELED");
+  }
 }
 
 MpiSession::~MpiSession() { MPI_Finalize(); }

@@ -416,6 +416,7 @@ Checked checked(const Model& model, const Options& o) {
         fmt("%.0f", model.vmax()) + " m/s and h = " + fmt("%g", model.h) + " m");
   c.dt = run_dt(model, o);
   c.d = Domain::make(model.dim, o.radius, model.nz, model.ny, model.nx, o.boundary);
+  if (split(o)) c.d.split_z(o.comm->size());  // refuses slabs thinner than the radius
   // Ids and tap counts are 32-bit in the taps and the GPU's per-block lists.
   if (o.sources.size() + o.receivers.size() > size_t(INT32_MAX) / size_t(kMaxTapsPerPoint))
     bad(std::to_string(o.sources.size()) + " sources and " + std::to_string(o.receivers.size()) +
@@ -441,19 +442,27 @@ Checked checked(const Model& model, const Options& o) {
 
 namespace {
 
+// A split run's one vote, after every rank has built its slab and before the first exchange.
+struct SplitVote {
+  bool cast = false, passed = false;
+};
+
 // This rank's slab of a run split across ranks: its setup cut from the whole's, the time loop
 // with a halo exchange before each step, then every rank's traces summed and final fields
 // gathered on rank 0 (a receiver whose taps all lie in one slab gets exactly its one-rank trace:
 // the other ranks add zeros).
 template <class T>
-void run_slab(acoustic::Setup<T>& whole, const Options& o, const Domain& d, Result& res) {
+void run_slab(acoustic::Setup<T>& whole, const Options& o, const Domain& d, Result& res, SplitVote& vote) {
   Comm& comm = *o.comm;
-  const auto slabs = d.split_z(comm.size());  // the same on every rank, so a refusal is too
-  const Domain::Slab mine = slabs[size_t(comm.rank())];
+  const Domain::Slab mine = d.split_z(comm.size())[size_t(comm.rank())];
   acoustic::Setup<T> setup = detail::slab_setup(whole, mine, d.alloc - d.slice * (d.nz + 2 * d.radius));
   whole = acoustic::Setup<T>{};  // the whole domain's m is no longer needed
   cpu::AcousticCpu<T> state(setup);
   res.timing.device_bytes = state.bytes();
+  // Every rank has its slab: the vote (see run()).
+  vote.cast = true;
+  if (!comm.all(true)) throw Error(ErrorKind::io, "another rank failed before the run started (its own error says why)");
+  vote.passed = true;
   std::vector<T> scratch;
   SlabStepper<T> st{state, setup, comm};
   res.steps_done = time_loop(st, o, d, scratch, 0, res.timing);
@@ -479,7 +488,30 @@ void check(const Model& model, const Options& o) {
   use_gpu(o);
 }
 
+namespace {
+
+Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote);
+
+}  // namespace
+
+// A run split across ranks must not leave ranks waiting for one that failed. Before the vote, a
+// rank that fails votes no and throws its own error, and the others throw "another rank failed";
+// a failure after the vote (a progress callback, memory for the gather) ends every rank's process.
 Result run(const Model& model, const Options& o) {
+  if (!split(o)) return run_on_this_rank(model, o, nullptr);
+  SplitVote vote;
+  try {
+    return run_on_this_rank(model, o, &vote);
+  } catch (const std::exception& e) {
+    if (vote.passed) o.comm->abort(e.what());
+    if (!vote.cast) o.comm->all(false);
+    throw;
+  }
+}
+
+namespace {
+
+Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
   const auto start = std::chrono::steady_clock::now();
   Checked c = checked(model, o);
   Result res;
@@ -547,7 +579,7 @@ Result run(const Model& model, const Options& o) {
     const auto cpu_run = [&](auto zero) {
       using T = decltype(zero);
       auto setup = build_setup<T>(model, o, d, res.dt, res.reflection, std::move(src_taps), std::move(rec_taps));
-      if (split(o)) return run_slab(setup, o, d, res);
+      if (split(o)) return run_slab(setup, o, d, res, *vote);
       std::optional<acoustic::State<T>> resumed;
       if (o.resume) resumed = from_checkpoint(*o.resume, setup);
       cpu::AcousticCpu<T> cpu_state(std::move(setup));
@@ -579,5 +611,7 @@ Result run(const Model& model, const Options& o) {
   res.timing.total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return res;
 }
+
+}  // namespace
 
 }  // namespace fdstencil::wave

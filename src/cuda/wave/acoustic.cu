@@ -195,6 +195,9 @@ struct AcousticGpu::Impl {
 
 AcousticGpu::AcousticGpu(const acoustic::Setup<float>& s, const KernelConfig& c) : impl_(std::make_unique<Impl>()) {
   Impl& d = *impl_;
+  // acoustic_step decides per block whether it reaches the z CPML from the axis's lo and hi alone.
+  if (s.axis[2].offset != 0)
+    throw Error(ErrorKind::unsupported, "the GPU step does not run a slab of a split run yet (PmlAxis::offset)");
   // The launch's limits, before anything is allocated: 32-bit indices in the kernel, 65535 blocks
   // along grid y and z.
   const int64_t gy = s.dim == 3 ? (s.ny + c.by - 1) / c.by : 1, gz = (s.nz + c.nw - 1) / c.nw;
