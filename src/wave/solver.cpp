@@ -276,7 +276,7 @@ int64_t time_loop(Stepper& st, const Options& o, const Domain& d, std::vector<T>
 template <class T>
 struct SlabStepper {
   cpu::AcousticCpu<T>& s;
-  const acoustic::Setup<T>& setup;  // the slab's, for the halo planes' places
+  const acoustic::Setup<T>& setup;  // the slab's storage geometry, for the halo planes' places
   Comm& comm;
   void step(int64_t n) {
     detail::exchange_halo(comm, s.current(), setup);
@@ -457,14 +457,20 @@ void run_slab(acoustic::Setup<T>& whole, const Options& o, const Domain& d, Resu
   const Domain::Slab mine = d.split_z(comm.size())[size_t(comm.rank())];
   acoustic::Setup<T> setup = detail::slab_setup(whole, mine, d.alloc - d.slice * (d.nz + 2 * d.radius));
   whole = acoustic::Setup<T>{};  // the whole domain's m is no longer needed
-  cpu::AcousticCpu<T> state(setup);
+  // The storage geometry alone, for the halo planes' places: the state takes the setup itself.
+  acoustic::Setup<T> shape;
+  shape.radius = setup.radius;
+  shape.nz = setup.nz;
+  shape.slice = setup.slice;
+  shape.origin = setup.origin;
+  cpu::AcousticCpu<T> state(std::move(setup));
   res.timing.device_bytes = state.bytes();
   // Every rank has its slab: the vote (see run()).
   vote.cast = true;
   if (!comm.all(true)) throw Error(ErrorKind::io, "another rank failed before the run started (its own error says why)");
   vote.passed = true;
   std::vector<T> scratch;
-  SlabStepper<T> st{state, setup, comm};
+  SlabStepper<T> st{state, shape, comm};
   res.steps_done = time_loop(st, o, d, scratch, 0, res.timing);
   std::vector<T> traces = state.traces();
   comm.sum_to_root(traces.data(), int64_t(traces.size()));
