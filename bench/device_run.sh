@@ -62,7 +62,9 @@
 #   quickstart the README's first command, as written (install-deps, build, info, default suite)
 # The wave solver (issue 11). Each stage's run directories travel back as one tar file.
 #   wave-test     the wave tests alone (cpu and GPU), gtest output in the log
-#   wave-configs  the step kernel's launch shapes: block x vec x nw, R = 1, 2, 4, 8, 512^3, no CPML
+#   wave-tile-test  the GPU wave tests and the ring tests; the step's tile design under the sanitizers
+#   wave-configs  the step kernel's launch shapes: block x vec x nw, the l1 and tile designs,
+#                 R = 1, 2, 4, 8, 512^3, no CPML
 #   wave-perf     GPts/s at 256^3, 512^3, 1024^3 for R = 1, 2, 4, 8: the interior step (no CPML)
 #                 and the whole run with a 20-point CPML, beside the same-run copy bandwidth
 #   wave-verify   3D and 2D homogeneous runs on the GPU against the analytic solution, R = 1, 2, 4, 8,
@@ -100,6 +102,7 @@ stage_build() {
   cmake --preset default -DFDSTENCIL_CUDA=ON $(segy_flags) >/tmp/build.log 2>&1 &&
     cmake --build --preset default -j "$(nproc)" >>/tmp/build.log 2>&1 || { tail -50 /tmp/build.log | tee -a "$LOG"; exit 1; }
   grep -E "warning" /tmp/build.log | head -20 | tee -a "$LOG"
+  grep -E "^-- fdstencil:" /tmp/build.log | tee -a "$LOG"
   $FD info --json >>"$LOG"
   echo "build ok"
 }
@@ -599,8 +602,11 @@ stage_wave-configs() {
   local r p
   for r in 1 2 4 8; do
     for p in '{"block":"32x4","vec":4,"nw":32}' '{"block":"32x4","vec":2,"nw":32}' '{"block":"64x2","vec":4,"nw":32}' \
-             '{"block":"16x16","vec":2,"nw":32}' '{"block":"32x8","vec":2,"nw":16}'; do
-      wave_run "cfg-r$r-$(echo "$p" | tr -dc '0-9x')" $(cube 512 "$r" 0 60) --kernel-params "$p"
+             '{"block":"16x16","vec":2,"nw":32}' '{"block":"32x8","vec":2,"nw":16}' \
+             ${WAVE_TILE_SHAPES-'{"design":"tile","block":"32x4","nw":32}' '{"design":"tile","block":"32x8","nw":32}' \
+             '{"design":"tile","block":"16x8","nw":32}' '{"design":"tile","block":"16x16","nw":32}' \
+             '{"design":"tile","block":"64x4","nw":32}' '{"design":"tile","block":"32x8","nw":64}'}; do
+      wave_run "cfg-r$r-$(echo "$p" | tr -dc '0-9x')$(case $p in *tile*) echo -tile;; esac)" $(cube 512 "$r" 0 60) --kernel-params "$p"
     done
   done
   # The fastest shape per radius, for wave-perf in the same call.
@@ -615,7 +621,7 @@ params = {}
 for r, (g, k) in sorted(best.items()):
     w = dict(x.split("=") for x in k.split() if "=" in x)
     bx, by = w["block"].split("x")
-    params[r] = {"block": w["block"], "vec": int(w["vec"]), "nw": int(w["nw"])}
+    params[r] = {"block": w["block"], "vec": int(w["vec"]), "nw": int(w["nw"]), "design": w.get("design", "l1")}
     print(f"best R={r}: {g:.1f} GPts/s {params[r]}")
 json.dump(params, open(sys.argv[2], "w"))
 PY
@@ -628,10 +634,10 @@ best_params() {
   python3 -c "import json,sys; p=json.load(open('/tmp/wave-best.json')).get('$1'); print('--kernel-params', json.dumps(p, separators=(',',':'))) if p else None"
 }
 
-stage_wave-perf() {
+stage_wave-perf() {  # WAVE_PERF_SIZES / WAVE_PERF_RADII narrow it (a rerun's runs join the earlier ones)
   local n r
-  for n in 256 512 1024; do
-    for r in 1 2 4 8; do
+  for n in ${WAVE_PERF_SIZES:-256 512 1024}; do
+    for r in ${WAVE_PERF_RADII:-1 2 4 8}; do
       wave_run "perf-$n-r$r-cpml0" $(cube "$n" "$r" 0 $((n == 1024 ? 60 : 200))) $(best_params $r)
       wave_run "perf-$n-r$r-cpml20" $(cube "$n" "$r" 20 $((n == 1024 ? 60 : 200))) $(best_params $r)
     done
@@ -699,6 +705,14 @@ PY
 }
 
 # The GPU's checkpoint tests alone (library and the bit-identical resume), for a quick call.
+stage_wave-tile-test() {  # the wave GPU tests (the tile design among them), the ring tests, and the
+  # small tile-against-l1 test under memcheck and racecheck
+  timeout 400 ./build/tests/test_cuda --gtest_filter='WaveGpu*:CudaSeismic.Ring*' >/tmp/wave-tile-test.log 2>&1 || status=1
+  cat /tmp/wave-tile-test.log >>"$LOG"
+  grep -E "^\[ +(OK|FAILED|PASSED|SKIPPED)|Failure" /tmp/wave-tile-test.log | tail -24
+  SANITIZE_FILTER=WaveGpu.TileAndL1DesignsAgreeOnASmallGrid SANITIZE_TIMEOUT=150 stage_sanitize
+}
+
 stage_ckpt-test() {
   ./build/tests/test_cuda --gtest_filter='*Wave*' >/tmp/ckpt-test.log 2>&1 || status=1
   OMP_NUM_THREADS=4 ./build/tests/test_wave --gtest_filter='Checkpoint*' >>/tmp/ckpt-test.log 2>&1 || status=1
@@ -825,6 +839,95 @@ print(f"copy {plain['timing']['copy_gbps']:.0f} GB/s, plain {plain['timing']['gp
 PY
 }
 
+# Runs across GPUs (issue 14), on nvidia-h200-x2. mpirun as root needs OpenMPI's consent; NVLink
+# multicast stays off (NCCL_NVLS_ENABLE=0, exported below for every stage).
+#   mgpu-test     the split-run tests: over MPI on the cpu (2 and 3 ranks), over NCCL on 2 GPUs,
+#                 and fdstencil wave under mpirun against one process
+#   mgpu-scaling  GPts/s on 1 and 2 GPUs, R = 4 and 8, CPML 20, float: weak (512^3 computational
+#                 per GPU) and strong (1024^3 in all), the 2-GPU runs with and without the overlap
+# OpenMPI binds each of 2 ranks to one core by default, where NCCL's proxy thread then shares it
+# with the rank's own: --bind-to none.
+MPIRUN=(mpirun --allow-run-as-root --oversubscribe --bind-to none -x NCCL_NVLS_ENABLE=0 -x OMP_NUM_THREADS)
+
+stage_mgpu-test() {
+  nvidia-smi topo -m 2>&1 | tee -a "$LOG" | head -8
+  ctest --preset default -R "mpi_" --output-on-failure >/tmp/mgpu-test.log 2>&1 || status=1
+  cat /tmp/mgpu-test.log >>"$LOG"
+  tail -12 /tmp/mgpu-test.log
+}
+
+# One wave run on 1 or 2 GPUs into /tmp/wave/<name>: name, ranks, then options.
+mgpu_run() {
+  local name=$1 ranks=$2
+  shift 2
+  rm -rf "/tmp/wave/$name"
+  mkdir -p /tmp/wave
+  local launch=()
+  [ "$ranks" -gt 1 ] && launch=("${MPIRUN[@]}" -np "$ranks")
+  "${launch[@]}" $FD wave --backend cuda --quiet --output "/tmp/wave/$name" "$@" 2>>"$LOG" || { echo "wave $name FAILED"; status=1; return; }
+  python3 - "/tmp/wave/$name/summary.json" "$name" <<'PY' | tee -a "$LOG"
+import json, sys
+s = json.load(open(sys.argv[1])); t = s["timing"]; r = s.get("ranks", {})
+print(f'{sys.argv[2]:24s} {t["gpts"]:7.1f} GPts/s  {t["percent_of_bound"]:5.1f} % of {t["bound_gpts"]:.1f} '
+      f'(copy {t["copy_gbps"]:.0f} GB/s)  exchange {r.get("exchange_ms", 0):.3f} ms, inner {r.get("inside_ms", 0):.3f} ms '
+      f'loop {t["loop_s"]:.2f} s  {s["kernel"]}')
+PY
+}
+
+stage_mgpu-scaling() {
+  export OMP_NUM_THREADS=4
+  # NCCL's choice of transport between the two GPUs, from one small run's NCCL_DEBUG=INFO
+  NCCL_DEBUG=INFO "${MPIRUN[@]}" -x NCCL_DEBUG -np 2 $FD wave --backend cuda --quiet --output /tmp/nccl-info \
+    $(cube 128 4 0 20) 2>&1 | grep -iE "via|transport|NVLS|P2P|SHM|version" | head -12 | tee -a "$LOG"
+  local r steps=${MGPU_STEPS:-200}
+  for r in ${MGPU_RADII:-4 8}; do
+    local serial=0
+    case " ${MGPU_SERIAL_RADII-4 8} " in *" $r "*) serial=1;; esac
+    # weak: 512^3 computational per GPU (472^3 model + 20-point CPML), 2 GPUs stacked along z
+    mgpu_run "weak-r$r-1" 1 $(cube 512 "$r" 20 $steps)
+    mgpu_run "weak-r$r-2" 2 --constant 2000 --shape 984,472,472 --spacing 10 --radius "$r" --cpml 20 --steps $steps \
+      --source "4920,2360,2360" --ricker 8 --no-final
+    [ $serial = 1 ] && mgpu_run "weak-r$r-2-serial" 2 --constant 2000 --shape 984,472,472 --spacing 10 --radius "$r" \
+      --cpml 20 --steps $steps --source "4920,2360,2360" --ricker 8 --no-final --no-overlap
+    # strong: 1024^3 computational in all
+    mgpu_run "strong-r$r-1" 1 $(cube 1024 "$r" 20 $steps)
+    mgpu_run "strong-r$r-2" 2 $(cube 1024 "$r" 20 $steps)
+    [ $serial = 1 ] && mgpu_run "strong-r$r-2-serial" 2 $(cube 1024 "$r" 20 $steps) --no-overlap
+  done
+  python3 - /tmp/wave "$OUT/mgpu-scaling.json" <<'PY' | tee -a "$LOG"
+import glob, json, os, sys
+runs = {}
+for f in glob.glob(os.path.join(sys.argv[1], "*", "summary.json")):
+    s = json.load(open(f)); t = s["timing"]; r = s.get("ranks", {})
+    runs[os.path.basename(os.path.dirname(f))] = {
+        "gpts": t["gpts"], "loop_s": t["loop_s"], "steps": s["steps"], "copy_gbps": t["copy_gbps"],
+        "percent_of_bound": t["percent_of_bound"], "points": s["domain"]["points"], "kernel": s["kernel"],
+        "ranks": r.get("count", 1), "overlap": r.get("overlap"), "exchange_ms": r.get("exchange_ms"),
+        "inside_ms": r.get("inside_ms")}
+eff = {}
+for kind in ("weak", "strong"):
+    for R in (4, 8):
+        one, two, ser = (runs.get(f"{kind}-r{R}-{x}") for x in ("1", "2", "2-serial"))
+        if not (one and two):
+            continue
+        e = two["gpts"] / (2 * one["gpts"])
+        step = lambda x: 1e3 * x["loop_s"] / x["steps"]
+        row = {"efficiency": e, "step_ms_1": step(one), "step_ms_2": step(two)}
+        if ser:
+            row["step_ms_2_serial"] = step(ser)
+            # what the overlap saved, as a share of the exchange it could hide
+            if two["exchange_ms"]:
+                row["hidden_share"] = (step(ser) - step(two)) / two["exchange_ms"]
+        eff[f"{kind}-r{R}"] = row
+        print(f"{kind} R={R}: efficiency {100*e:.1f} %  step {row['step_ms_1']:.2f} ms (1 GPU) -> "
+              f"{row['step_ms_2']:.2f} ms (2 GPUs), {row.get('step_ms_2_serial', 0):.2f} ms without overlap; "
+              f"exchange {two['exchange_ms']:.3f} ms, hidden {100*row.get('hidden_share', 0):.0f} %")
+json.dump({"runs": runs, "scaling": eff}, open(sys.argv[2], "w"), indent=1)
+PY
+  pack mgpu-scaling
+}
+
+export NCCL_NVLS_ENABLE=0
 for stage in "$@"; do
   echo "=== $stage ($(date +%T))"
   "stage_$stage"

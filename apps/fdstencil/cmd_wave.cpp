@@ -5,17 +5,27 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <chrono>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string_view>
 
 #include "commands.hpp"
+#include "fdstencil/device_field.hpp"
 #include "fdstencil/error.hpp"
+#include "fdstencil/wave_comm.hpp"
 #include "checkpoint_writer.hpp"
 #include "interrupt.hpp"
 #include "progress.hpp"
 #include "wave_cli.hpp"
+#if FDSTENCIL_HAVE_MPI
+#include "mpi/mpi_comm.hpp"
+#endif
+#if FDSTENCIL_HAVE_NCCL
+#include "nccl/nccl_comm.hpp"
+#endif
 
 namespace fdstencil::cli {
 
@@ -142,7 +152,7 @@ int run_single(const Flags& flags, const std::string& command) {
 
 namespace wave_cli {
 
-ShotRun run_shot(Setup& s, const std::string& command, const RunControl& control) {
+std::vector<float> shot_prechecks(const Setup& s) {
   // The analytic record needs only the inputs, so a comparison that cannot work (no receiver
   // sees the direct wave before the box's edges could echo) is refused before the run.
   std::vector<float> analytic;
@@ -153,6 +163,11 @@ ShotRun run_shot(Setup& s, const std::string& command, const RunControl& control
     compare(s, analytic, analytic, window_end(s, d));  // throws exactly when no window holds energy
   }
   check_disk_space(s);
+  return analytic;
+}
+
+ShotRun run_shot(Setup& s, const std::string& command, const RunControl& control) {
+  const std::vector<float> analytic = control.prechecked ? *control.prechecked : shot_prechecks(s);
   const fs::path checkpoint = s.out_dir / kCheckpointFile;
   // Temporaries of checkpoints a killed process never renamed: state-sized, and nobody's now.
   {
@@ -175,14 +190,18 @@ ShotRun run_shot(Setup& s, const std::string& command, const RunControl& control
   const bool quiet = s.quiet || control.quiet;
   ShotRun run;
   ProgressBar bar("fdstencil wave", !quiet && !control.progress);
-  s.options.progress = control.progress ? control.progress
-                                        : std::function<void(int64_t, int64_t)>(
-                                              [&bar](int64_t done, int64_t total) { bar.update(done, total); });
+  // A quiet run has no bar to feed: without a callback the time loop never waits for the device
+  // to report progress, so the host may queue steps ahead.
+  if (control.progress)
+    s.options.progress = control.progress;
+  else if (!quiet)
+    s.options.progress = [&bar](int64_t done, int64_t total) { bar.update(done, total); };
   s.options.on_snapshot = [&s, &run](const wave::Snapshot& snap) { run.outputs.push_back(write_snapshot(s, snap)); };
   CheckpointWriter writer(checkpoint);
   s.options.on_checkpoint = [&writer](wave::Checkpoint c) { writer.submit(std::move(c)); };
   s.options.checkpoint_buffer = [&writer] { return writer.spare(); };
-  s.options.stop_requested = [] { return InterruptGuard::requested(); };
+  // A run across ranks stops only as a whole (mpirun passes a signal on to every rank).
+  if (s.options.comm == nullptr) s.options.stop_requested = [] { return InterruptGuard::requested(); };
   s.options.resume = resumed.get();
   s.options.measure_bandwidth = control.measure_bandwidth;
   try {
@@ -239,7 +258,81 @@ ShotRun run_shot(Setup& s, const std::string& command, const RunControl& control
 
 namespace {
 
+// The ranks an MPI launcher (OpenMPI's mpirun, or a PMI one such as MPICH's) started this process
+// among, read from the environment it sets: 1 when none did.
+int launched_ranks() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
+    if (const char* v = std::getenv(name)) {
+      const int n = std::atoi(v);
+      if (n > 0) return n;
+    }
+  return 1;
+}
+
+// One shot split along z across the ranks an MPI launcher started (issue 14): every rank parses
+// and checks the same command line, rank 0 alone makes the output directory, shows progress and
+// writes the outputs. The ranks vote once their inputs are checked, so a bad input or an
+// unwritable directory on any rank stops all of them with an error and nothing written; then
+// wave::run votes again once every slab is built. The GPUs (NCCL) when --backend is cuda, or auto
+// with a GPU on every rank; else the cpu over MPI.
+int run_split(const Flags& flags, const std::string& command, int ranks) {
+  const std::string many = "a run across " + std::to_string(ranks) + " ranks";
+  if (!flags.survey.empty() || !flags.batch.empty())
+    throw Error(ErrorKind::unsupported, many + " runs one shot: run a --survey's shots as separate runs");
+  if (flags.resume || !flags.checkpoint_every.empty())
+    throw Error(ErrorKind::unsupported, many + " neither checkpoints nor resumes yet");
+  if (!flags.snapshot_every.empty() || !flags.snapshot_steps.empty())
+    throw Error(ErrorKind::unsupported, many + " takes no snapshots yet");
+#if !FDSTENCIL_HAVE_MPI
+  (void)command;
+  throw Error(ErrorKind::unsupported, "started by an MPI launcher with " + std::to_string(ranks) +
+                                          " ranks, but this fdstencil was built without MPI (install libopenmpi-dev "
+                                          "and openmpi-bin, then rebuild)");
+#else
+  mpi::MpiSession session;
+  std::unique_ptr<wave::Comm> host = mpi::world();
+  const int rank = host->rank();
+  // Every rank's inputs, and rank 0's directory and disk, checked before the ranks go on together.
+  std::optional<Setup> s;
+  std::optional<OutputDir> dir;
+  std::vector<float> analytic;
+  std::optional<Error> failed;
+  try {
+    s.emplace(prepare(flags));
+    if (rank == 0) {
+      dir.emplace(s->out_dir);
+      analytic = shot_prechecks(*s);
+    }
+  } catch (const Error& e) {
+    failed = e;
+  }
+  if (!host->all(!failed)) {
+    if (failed) throw *failed;
+    throw Error(ErrorKind::invalid_argument, "another rank refused the run (its own error says why)");
+  }
+  // The transport: NCCL's between GPUs, else MPI's between cpu processes.
+#if FDSTENCIL_HAVE_NCCL
+  bool on_gpus = flags.backend == "cuda";
+  if (flags.backend == "auto" && !s->options.double_precision) on_gpus = host->all(gpu_count() > 0);
+  std::unique_ptr<wave::Comm> comm = on_gpus ? nccl::over_gpus(std::move(host)) : std::move(host);
+#else
+  std::unique_ptr<wave::Comm> comm = std::move(host);  // wave::run refuses cuda: no NCCL transport
+#endif
+  s->options.comm = comm.get();
+  if (rank == 0) {
+    RunControl control;
+    control.prechecked = &analytic;
+    run_shot(*s, command, control);
+    dir->keep();
+  } else {
+    wave::run(s->model(), s->options);
+  }
+  return 0;
+#endif
+}
+
 int run_wave(const Flags& flags, const std::string& command) {
+  if (const int ranks = launched_ranks(); ranks > 1) return run_split(flags, command, ranks);
   if (!flags.survey.empty()) return run_survey(flags, command);
   if (!flags.batch.empty()) throw Error(ErrorKind::invalid_argument, "--batch runs a --survey's shots side by side, and no --survey was given");
   return run_single(flags, command);
@@ -253,7 +346,9 @@ Action add_wave(CLI::App& app, const std::vector<std::string>& argv) {
       "Propagate one shot through an acoustic velocity model (u_tt = v^2 lap u + v^2 f delta, order 2R in space, "
       "leapfrog in time, CPML or a free surface at the edges) and write the shot record, the final field, snapshots "
       "and a summary into --output DIR. Positions are in metres from the model's first grid point, Z,Y,X in 3D and "
-      "Z,X in 2D. Bad input exits 2 before the run and writes nothing.");
+      "Z,X in 2D. Bad input exits 2 before the run and writes nothing. Started by mpirun with P ranks, one shot is "
+      "split along z into P slabs, one GPU per rank (NCCL) or one cpu process per rank (MPI); rank 0 writes the "
+      "outputs: mpirun -np 2 fdstencil wave ...");
   auto f = std::make_shared<Flags>();
   // Every value flag is text until prepare() parses it (Flags), shown in the help by `type`.
   std::string group;
@@ -361,6 +456,9 @@ Action add_wave(CLI::App& app, const std::vector<std::string>& argv) {
          "The GPU step kernel's parameters, e.g. '{\"block\": \"32x4\", \"vec\": 4, \"nw\": 16}' (default: the "
          "defaults for R)");
   flag("--quiet,-q", f->quiet, "No progress bar and no summary on stderr (warnings still)");
+  flag("--no-overlap", f->no_overlap,
+       "Under mpirun on the GPUs: the halo exchange before the inner planes' update instead of beside it (to "
+       "measure what the overlap hides)");
 
   group = "Checkpoints and surveys";
   option("--checkpoint-every", f->checkpoint_every, "N",

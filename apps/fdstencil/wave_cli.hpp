@@ -45,6 +45,7 @@ struct Flags {
   bool double_precision = false;
   std::string kernel_params;
   bool quiet = false;
+  bool no_overlap = false;  // a run across ranks: the exchange before the inner planes (wave::Options)
   // SEG-Y: reading a .sgy/.segy --model, and shot.sgy beside shot.npy.
   std::string segy_z_unit, segy_iline_byte, segy_xline_byte;
   bool segy = false;
@@ -123,13 +124,19 @@ struct RunControl {
   bool measure_bandwidth = true;  // wave::Options::measure_bandwidth
   bool quiet = false;             // no bar of its own, no summary paragraph
   std::function<void(int64_t, int64_t)> progress;  // steps done, total: instead of the bar
+  // shot_prechecks' result, when the caller ran them already (a run across ranks, before its vote).
+  const std::vector<float>* prechecked = nullptr;
 };
 struct ShotRun {
   wave::Result result;               // result.interrupted: stopped by a signal, its checkpoint written
   std::vector<std::string> outputs;  // the files written, names in out_dir
 };
+// What a shot refuses before its run: an analytic comparison that cannot work, outputs that would
+// not fit on the disk. Returns the analytic record (empty without --compare-analytic).
+std::vector<float> shot_prechecks(const Setup& s);
 // Runs a prepared shot into s.out_dir (which must exist): the solver with its checkpoints, then
 // every output. A signal stops it at a step boundary with a checkpoint and nothing else written.
+// In a run across ranks (s.options.comm), rank 0 runs this and the others wave::run alone.
 ShotRun run_shot(Setup& s, const std::string& command, const RunControl& control);
 
 // --- wave_survey.cpp ----------------------------------------------------------------------------

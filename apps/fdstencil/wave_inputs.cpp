@@ -599,6 +599,7 @@ Setup prepare(const Flags& f, const ModelInput* given) {
     if (o.backend == "cpu") bad("--kernel-params configures the GPU step kernel, and this run is on the cpu");
     o.kernel_params = f.kernel_params;
   }
+  o.overlap_exchange = !f.no_overlap;
 
   // --- the analytic comparison
   s.compare_analytic = f.compare_analytic;

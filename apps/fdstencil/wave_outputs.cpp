@@ -222,6 +222,13 @@ void write_summary(const Setup& s, const wave::Result& r, const std::string& com
                        {"bytes", t.checkpoint_bytes},
                        {"resumed_from_step", r.first_step}};
   if (!analytic.is_null()) doc["analytic"] = analytic;
+  // A run across ranks (mpirun): the slabs, and on the GPUs rank 0's exchange per step (medians,
+  // GPU events) and the inner planes' update it runs beside.
+  if (r.ranks > 1)
+    doc["ranks"] = {{"count", r.ranks},
+                    {"overlap", s.options.overlap_exchange},
+                    {"exchange_ms", t.exchange_ms},
+                    {"inside_ms", t.inside_ms}};
   write_json_file((s.out_dir / "summary.json").string(), doc);
 }
 
@@ -249,6 +256,16 @@ std::string human_summary(const Setup& s, const wave::Result& r, const json& ana
     text += buf;
   }
   text += ". ";
+  if (r.ranks > 1) {
+    std::snprintf(buf, sizeof buf, "Split along z across %d ranks", r.ranks);
+    text += buf;
+    if (t.exchange_ms > 0) {
+      std::snprintf(buf, sizeof buf, ": halo exchange %.3g ms per step %s the inner planes' %.3g ms", t.exchange_ms,
+                    s.options.overlap_exchange ? "beside" : "before", t.inside_ms);
+      text += buf;
+    }
+    text += ". ";
+  }
   if (!s.options.receivers.empty()) {
     std::snprintf(buf, sizeof buf, "%zu receivers x %lld samples at %s. ", s.options.receivers.size(),
                   static_cast<long long>(s.n_out), time_text(s.record_dt).c_str());

@@ -173,11 +173,15 @@ struct Options {
   // Several ranks (issue 14): when set with more than one rank, this process runs one slab of the
   // domain split along z (Domain::split_z), exchanging halo planes with its neighbours every step;
   // rank 0's Result holds every receiver's trace and the whole final field, the other ranks' hold
-  // neither. Every rank must pass the same model and options; that is not checked. A failure on
-  // one rank before the first exchange stops every rank with an error, one after it ends every
-  // rank's process (Comm::abort). cpu backend only so far (the GPU exchange over NCCL is not
-  // built), without snapshots or checkpoints.
+  // neither. Every rank must pass the same model and options (checked: the ranks compare a
+  // fingerprint of their runs). A failure on one rank before the first exchange stops every rank
+  // with an error, one after it ends every rank's process (Comm::abort). On the GPUs when the
+  // transport carries device memory (NCCL; "auto" takes them as a one-rank run does), else on the
+  // cpu; without snapshots or checkpoints so far.
   Comm* comm = nullptr;
+  // A split run on the GPUs: the halo exchange beside the inner planes' update (true), or before
+  // it (false, to measure what the overlap hides).
+  bool overlap_exchange = true;
 };
 
 struct Timing {
@@ -193,6 +197,10 @@ struct Timing {
   double checkpoint_s = 0;     // the loop's time on them: download, on_checkpoint (not in loop_s)
   double checkpoint_write_s = 0;  // a caller's writes beside the run (the CLI fills it in)
   int64_t checkpoint_bytes = 0;  // the arrays of one checkpoint
+  // A run split across GPUs (issue 14), this rank's medians over sampled steps (GPU events), ms:
+  // the halo exchange on its stream, from the face planes' chunks done to the transfer done, and
+  // the inner chunks it runs beside. Zero elsewhere.
+  double exchange_ms = 0, inside_ms = 0;
 };
 
 struct Result {
@@ -209,6 +217,7 @@ struct Result {
   int64_t first_step = 0;          // 0, or the checkpoint's step this run resumed from
   int64_t steps_done = 0;          // nt, or fewer when interrupted
   bool interrupted = false;        // stop_requested stopped it: traces and final_field are empty
+  int ranks = 1;                   // the ranks a split run ran on (Options::comm)
 };
 
 // Checks everything before allocating: the model, positions inside the model, dt against the

@@ -1,13 +1,16 @@
 // The ranks of a run split along z (issue 14): what the wave solver needs from them, whatever
 // carries the bytes. A run on P ranks gives each rank one slab of the computational planes
-// (Domain::split_z); before each step a slab sends its R planes at each face to the neighbour
-// there and receives the neighbour's into its halo. The MPI implementation is in src/mpi/ (built
-// when MPI is found); the NCCL one, for device memory, is not built yet.
+// (Domain::split_z); each step a slab sends its R planes at each face to the neighbour there and
+// receives the neighbour's into its halo. The MPI implementation (src/mpi/, built when MPI is
+// found) carries host memory; the NCCL one (src/nccl/, built when NCCL, CUDA and MPI are found)
+// carries device memory, with MPI for the rest.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "fdstencil/error.hpp"
 
 namespace fdstencil::wave {
 
@@ -21,6 +24,13 @@ class Comm {
   // (their from_ buffers are left as they are).
   virtual void exchange(const void* to_lower, void* from_lower, const void* to_upper, void* from_upper,
                         int64_t bytes) = 0;
+  // Whether exchange_device() carries device memory: then a split run may run on the GPUs.
+  virtual bool carries_device_memory() const { return false; }
+  // The same exchange of device memory, enqueued on `stream` (a cudaStream_t) and not waited for.
+  virtual void exchange_device(const void* /*to_lower*/, void* /*from_lower*/, const void* /*to_upper*/,
+                               void* /*from_upper*/, int64_t /*bytes*/, void* /*stream*/) {
+    throw Error(ErrorKind::unsupported, "this transport carries host memory only");
+  }
   // Element-wise sums over the ranks into rank 0's `data` (the others' are left unspecified).
   virtual void sum_to_root(float* data, int64_t count) = 0;
   virtual void sum_to_root(double* data, int64_t count) = 0;
@@ -30,6 +40,8 @@ class Comm {
   // has built its slab and before the first exchange, so a failure on one rank (memory, say)
   // stops all of them with an error instead of leaving the others waiting in the exchange.
   virtual bool all(bool ok) = 0;
+  // True on every rank when every rank passed the same value (a build's or a run's fingerprint).
+  virtual bool same(uint64_t value) = 0;
   // Ends every rank's process (MPI_Abort): for a failure after that vote, when the other ranks
   // may already be inside a collective and cannot be told otherwise.
   [[noreturn]] virtual void abort(const std::string& why) = 0;

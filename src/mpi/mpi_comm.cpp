@@ -92,6 +92,13 @@ class MpiComm final : public wave::Comm {
     std::abort();  // MPI_Abort does not return; should it, this process still ends
   }
 
+  bool same(uint64_t value) override {
+    uint64_t lo = 0, hi = 0;
+    check(MPI_Allreduce(&value, &lo, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce");
+    check(MPI_Allreduce(&value, &hi, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
+    return lo == hi;
+  }
+
   bool all(bool ok) override {
     int mine = ok ? 1 : 0, every = 0;
     check(MPI_Allreduce(&mine, &every, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD), "MPI_Allreduce");
@@ -116,15 +123,22 @@ class MpiComm final : public wave::Comm {
 
 }  // namespace
 
-MpiSession::MpiSession(int& argc, char**& argv) {
+namespace {
+
+void init(int* argc, char*** argv) {
   int provided = 0;
-  check(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+  check(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
   // Only the thread that started MPI calls it (OpenMP threads only compute).
   if (provided < MPI_THREAD_FUNNELED) {
     MPI_Finalize();
     throw Error(ErrorKind::unsupported, "this MPI does not provide MPI_THREAD_FUNNELED");
   }
 }
+
+}  // namespace
+
+MpiSession::MpiSession(int& argc, char**& argv) { init(&argc, &argv); }
+MpiSession::MpiSession() { init(nullptr, nullptr); }
 
 MpiSession::~MpiSession() { MPI_Finalize(); }
 

@@ -13,6 +13,7 @@ namespace fdstencil::mpi {
 class MpiSession {
  public:
   MpiSession(int& argc, char**& argv);
+  MpiSession();  // without the command line (MPI's own arguments are in the environment)
   ~MpiSession();
   MpiSession(const MpiSession&) = delete;
   MpiSession& operator=(const MpiSession&) = delete;

@@ -7,8 +7,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include "core/acoustic.hpp"
 #include "cpu/acoustic.hpp"
@@ -16,6 +18,7 @@
 #include "fdstencil/device_field.hpp"
 #include "fdstencil/error.hpp"
 #include "fdstencil/field.hpp"
+#include "fdstencil/version.hpp"
 #include "fdstencil/wave.hpp"
 #include "fdstencil/wave_comm.hpp"
 #include "wave/cpml.hpp"
@@ -48,12 +51,20 @@ std::string fmt(const char* f, double v) {
 
 bool split(const Options& o) { return o.comm != nullptr && o.comm->size() > 1; }
 
+#if FDSTENCIL_HAVE_CUDA
+constexpr bool kBuiltWithCuda = true;
+#else
+constexpr bool kBuiltWithCuda = false;
+#endif
+
 bool use_gpu(const Options& o) {
   if (o.backend == "cpu") return false;
-  if (split(o)) {  // "auto" takes the cpu; "cuda" is refused
+  // A split run takes the GPUs only through a transport of device memory (NCCL); "auto" then
+  // takes them as a one-rank run does, and the cpu over a transport of host memory (MPI alone).
+  if (split(o) && !o.comm->carries_device_memory()) {
     if (o.backend == "cuda")
-      throw Error(ErrorKind::unsupported, "a run split across ranks runs on the cpu backend only so far: the GPU "
-                                          "halo exchange (NCCL) is not built");
+      throw Error(ErrorKind::unsupported, "a run split across ranks on the GPUs needs the NCCL transport; this one "
+                                          "carries host memory only (MPI without NCCL): use the cpu backend");
     if (o.backend != "auto") bad("unknown backend '" + o.backend + "' (valid: auto, cuda, cpu)");
     return false;
   }
@@ -272,7 +283,7 @@ int64_t time_loop(Stepper& st, const Options& o, const Domain& d, std::vector<T>
   return n;
 }
 
-// One slab of a run split across ranks: each step starts with the halo exchange of u^n.
+// One slab of a run split across ranks on the cpu: each step starts with the halo exchange of u^n.
 template <class T>
 struct SlabStepper {
   cpu::AcousticCpu<T>& s;
@@ -305,6 +316,22 @@ struct CpuStepper {
 };
 
 #if FDSTENCIL_HAVE_CUDA
+// One slab of a run split across GPUs: the chunks that write u^{n+1}'s faces, then its halo
+// exchange on its own stream beside the other chunks (after them when overlap is off).
+struct GpuSlabStepper {
+  cuda::wave::AcousticGpu& s;
+  Comm& comm;
+  bool overlap;
+  void step(int64_t n) {
+    const cuda::wave::AcousticGpu::Halo h = s.step_faces(n);
+    comm.exchange_device(h.to_lower, h.from_lower, h.to_upper, h.from_upper, h.bytes, h.stream);
+    s.step_inside(n, overlap);
+  }
+  void current(float*) { bad("a run split across ranks takes no snapshots yet"); }
+  void sync() { s.synchronize(); }
+  int64_t checkpoint(int64_t) { bad("a run split across ranks writes no checkpoints yet"); }
+};
+
 struct GpuStepper {
   cuda::wave::AcousticGpu& s;
   const Options& o;
@@ -448,38 +475,74 @@ struct SplitVote {
 };
 
 // This rank's slab of a run split across ranks: its setup cut from the whole's, the time loop
-// with a halo exchange before each step, then every rank's traces summed and final fields
-// gathered on rank 0 (a receiver whose taps all lie in one slab gets exactly its one-rank trace:
-// the other ranks add zeros).
+// with a halo exchange each step, then every rank's traces summed and final fields gathered on
+// rank 0 (a receiver whose taps all lie in one slab gets exactly its one-rank trace: the other
+// ranks add zeros). `fingerprint` is this rank's run (model, options, backend): the ranks compare
+// theirs at the vote.
 template <class T>
-void run_slab(acoustic::Setup<T>& whole, const Options& o, const Domain& d, Result& res, SplitVote& vote) {
+void run_slab(acoustic::Setup<T>& whole, const Options& o, const Domain& d, Result& res, SplitVote& vote, bool gpu,
+              uint64_t fingerprint) {
   Comm& comm = *o.comm;
   const Domain::Slab mine = d.split_z(comm.size())[size_t(comm.rank())];
   acoustic::Setup<T> setup = detail::slab_setup(whole, mine, d.alloc - d.slice * (d.nz + 2 * d.radius));
   whole = acoustic::Setup<T>{};  // the whole domain's m is no longer needed
-  // The storage geometry alone, for the halo planes' places: the state takes the setup itself.
+  // The storage geometry alone, for the halo planes' places: the cpu state takes the setup itself.
   acoustic::Setup<T> shape;
   shape.radius = setup.radius;
   shape.nz = setup.nz;
   shape.slice = setup.slice;
   shape.origin = setup.origin;
-  cpu::AcousticCpu<T> state(std::move(setup));
-  res.timing.device_bytes = state.bytes();
-  // Every rank has its slab: the vote (see run()).
-  vote.cast = true;
-  if (!comm.all(true)) throw Error(ErrorKind::io, "another rank failed before the run started (its own error says why)");
-  vote.passed = true;
-  std::vector<T> scratch;
-  SlabStepper<T> st{state, shape, comm};
-  res.steps_done = time_loop(st, o, d, scratch, 0, res.timing);
-  std::vector<T> traces = state.traces();
-  comm.sum_to_root(traces.data(), int64_t(traces.size()));
+  shape.alloc = setup.alloc;
+  // Every rank has its slab: the vote (see run()), then the same run on every rank.
+  const auto vote_now = [&] {
+    vote.cast = true;
+    if (!comm.all(true)) throw Error(ErrorKind::io, "another rank failed before the run started (its own error says why)");
+    if (!comm.same(fingerprint))
+      bad("the ranks were given different runs: the model, the options or the backend differ between ranks");
+    vote.passed = true;
+  };
   // The slab's model planes, model points only: its planes minus the absorbing layers.
   Domain part = d;
   const int64_t lo = std::max<int64_t>(mine.k0, d.lo[2]), hi = std::min<int64_t>(mine.k1, d.lo[2] + d.model_nz);
   part.model_nz = std::max<int64_t>(0, hi - lo);
   part.lo[2] = int(lo - mine.k0);
-  std::vector<float> field = part.model_nz > 0 ? model_points(state.current(), part) : std::vector<float>{};
+  std::vector<T> traces, scratch;
+  std::vector<float> field;
+  bool ran = false;
+#if FDSTENCIL_HAVE_CUDA
+  if constexpr (std::is_same_v<T, float>) {
+    if (gpu) {
+      // (run_on_this_rank measured the copy bandwidth before the setup was built)
+      const auto config = cuda::wave::parse_config(o.kernel_params, d.dim, d.radius);
+      cuda::wave::AcousticGpu state(setup, config);
+      setup = acoustic::Setup<T>{};
+      res.kernel = state.describe();
+      res.timing.device_bytes = state.bytes();
+      vote_now();
+      GpuSlabStepper st{state, comm, o.overlap_exchange};
+      res.steps_done = time_loop(st, o, d, scratch, 0, res.timing);
+      const auto t = state.split_timing();
+      res.timing.exchange_ms = t.exchange_ms;
+      res.timing.inside_ms = t.inside_ms;
+      traces = state.traces();
+      std::vector<float> current(size_t(shape.alloc));
+      state.download_current(current.data());
+      if (part.model_nz > 0) field = model_points(current.data(), part);
+      ran = true;
+    }
+  }
+#endif
+  if (!ran) {
+    if (gpu) throw Error(ErrorKind::unsupported, "this build has no CUDA backend");
+    cpu::AcousticCpu<T> state(std::move(setup));
+    res.timing.device_bytes = state.bytes();
+    vote_now();
+    SlabStepper<T> st{state, shape, comm};
+    res.steps_done = time_loop(st, o, d, scratch, 0, res.timing);
+    traces.assign(state.traces().begin(), state.traces().end());
+    if (part.model_nz > 0) field = model_points(state.current(), part);
+  }
+  comm.sum_to_root(traces.data(), int64_t(traces.size()));
   std::vector<float> whole_field = comm.gather_to_root(field);
   if (comm.rank() == 0) {
     res.traces.assign(traces.begin(), traces.end());
@@ -517,6 +580,20 @@ Result run(const Model& model, const Options& o) {
 
 namespace {
 
+// The figures of a finished run. A split run's GPts/s counts the whole domain over this rank's
+// loop time (every rank steps in lockstep with its neighbours), and its bound is all the ranks'
+// copy bandwidth, each rank's taken as this one's.
+Result finish(Result& res, const Domain& d, std::chrono::steady_clock::time_point start) {
+  res.interrupted = res.steps_done < res.nt;
+  res.timing.gpts = double(d.points()) * double(res.steps_done - res.first_step) / std::max(res.timing.loop_s, 1e-12) / 1e9;
+  if (res.timing.copy_gbps > 0) {
+    res.timing.bound_gpts = res.ranks * res.timing.copy_gbps / res.timing.bytes_per_point;
+    res.timing.percent_of_bound = 100.0 * res.timing.gpts / res.timing.bound_gpts;
+  }
+  res.timing.total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return std::move(res);
+}
+
 Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
   const auto start = std::chrono::steady_clock::now();
   Checked c = checked(model, o);
@@ -537,7 +614,8 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
   const int64_t host = gpu ? 2 * d.alloc * host_elem : state + d.alloc * host_elem;
   ensure_host_memory(host, "the wave solver's host state");
 #if FDSTENCIL_HAVE_CUDA
-  if (gpu) cuda::ensure_device_memory(state, "the wave solver's state");
+  // A split run's slab checks its own share when its state is made (AcousticGpu).
+  if (gpu && !split(o)) cuda::ensure_device_memory(state, "the wave solver's state");
 #endif
   if (const std::string w = sampling_warning(model, o, res.dt); !w.empty()) res.warnings.push_back(w);
   if (!on_surface.empty())
@@ -553,6 +631,17 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
                                    : 0;
   if (o.resume) check_resume(*o.resume, fingerprint, res.backend, o.double_precision);
   res.first_step = o.resume ? o.resume->step : 0;
+  // A split run's ranks compare their runs: the checkpoint's fingerprint, the backend, the
+  // precision and the launch parameters, and their builds (the version, whether CUDA is in it,
+  // the transport's kind).
+  const std::string build = std::string(kVersion) + (kBuiltWithCuda ? " cuda" : " cpu-only") +
+                            (split(o) && o.comm->carries_device_memory() ? " device-transport" : " host-transport");
+  const uint64_t split_fingerprint =
+      split(o) ? run_fingerprint(model, o) ^ std::hash<std::string>{}(build + " " + res.backend +
+                                                                       (o.double_precision ? " double " : " float ") +
+                                                                       o.kernel_params)
+               : 0;
+  if (split(o)) res.ranks = o.comm->size();
 
   if (gpu) {
 #if FDSTENCIL_HAVE_CUDA
@@ -560,6 +649,10 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
     // The copy bandwidth of this run, before the state takes the memory: 1 GiB buffers, 20x the L2.
     if (o.measure_bandwidth) res.timing.copy_gbps = cuda::measure_copy_bandwidth(int64_t(1) << 30, 10).memcpy_gbps;
     auto setup = build_setup<float>(model, o, d, res.dt, res.reflection, std::move(src_taps), std::move(rec_taps));
+    if (split(o)) {
+      run_slab(setup, o, d, res, *vote, true, split_fingerprint);
+      return finish(res, d, start);
+    }
     cuda::wave::AcousticGpu gpu_state(setup, config);
     if (o.resume) gpu_state.restore(from_checkpoint(*o.resume, setup));
     setup.m.clear();
@@ -585,7 +678,7 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
     const auto cpu_run = [&](auto zero) {
       using T = decltype(zero);
       auto setup = build_setup<T>(model, o, d, res.dt, res.reflection, std::move(src_taps), std::move(rec_taps));
-      if (split(o)) return run_slab(setup, o, d, res, *vote);
+      if (split(o)) return run_slab(setup, o, d, res, *vote, false, split_fingerprint);
       std::optional<acoustic::State<T>> resumed;
       if (o.resume) resumed = from_checkpoint(*o.resume, setup);
       cpu::AcousticCpu<T> cpu_state(std::move(setup));
@@ -608,14 +701,7 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
     else
       cpu_run(float(0));
   }
-  res.interrupted = res.steps_done < o.nt;
-  res.timing.gpts = double(d.points()) * double(res.steps_done - res.first_step) / std::max(res.timing.loop_s, 1e-12) / 1e9;
-  if (res.timing.copy_gbps > 0) {
-    res.timing.bound_gpts = res.timing.copy_gbps / res.timing.bytes_per_point;
-    res.timing.percent_of_bound = 100.0 * res.timing.gpts / res.timing.bound_gpts;
-  }
-  res.timing.total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return res;
+  return finish(res, d, start);
 }
 
 }  // namespace

@@ -171,27 +171,34 @@ TEST(WaveGpu, MatchesTheCpuWithinFloatRoundOff) {
   }
 }
 
-// Launch shapes change which thread computes which point, not the arithmetic of a point: the
-// final field must agree with the defaults' to round-off (receivers are summed atomically, so
-// traces may differ in the last bits). Result.kernel must name the parameters, so a launcher
-// that ignored them cannot pass unnoticed.
+// Launch shapes and the two designs (l1, tile) change which thread computes which point and where
+// it reads its neighbours from, not the arithmetic of a point: the final field must agree with
+// the defaults' to the bit (receivers are summed atomically, so traces may differ in the last
+// bits). The tile sets take blocks wider than the model, odd nw and a free surface (the queue's
+// mirrored planes under a tile). Result.kernel must name the parameters, so a launcher that
+// ignored them cannot pass unnoticed.
 TEST(WaveGpu, KernelParametersGiveTheSameAnswer) {
   REQUIRE_GPU();
   struct Params {
     int dim;
+    bool free_surface;
     const char* json;
     const char* shows;  // in Result.kernel
   };
   const Params sets[] = {
-      {3, R"({"block": "32x4", "vec": 2, "nw": 8})", "nw=8"},
-      {3, R"({"block": "32x8", "vec": 4, "nw": 16})", "block=32x8"},
-      {3, R"({"block": "64x2", "vec": 4, "nw": 4})", "block=64x2"},
-      {2, R"({"block": "128x1", "vec": 2, "nw": 8})", "nw=8"},
-      {2, R"({"block": "64x1", "vec": 4, "nw": 16})", "block=64x1"},
+      {3, false, R"({"block": "32x4", "vec": 2, "nw": 8, "design": "l1"})", "nw=8 design=l1"},
+      {3, false, R"({"block": "32x8", "vec": 4, "nw": 16})", "block=32x8"},
+      {3, false, R"({"block": "64x2", "vec": 4, "nw": 4})", "block=64x2"},
+      {3, false, R"({"design": "tile", "block": "32x4", "nw": 8})", "vec=4 nw=8 design=tile"},
+      {3, true, R"({"design": "tile", "block": "16x8", "nw": 5})", "block=16x8 vec=4 nw=5 design=tile"},
+      {3, true, R"({"design": "tile", "block": "64x4", "vec": 4, "nw": 16})", "block=64x4 vec=4 nw=16 design=tile"},
+      {3, true, R"({"design": "l1", "block": "32x4", "vec": 4, "nw": 7})", "nw=7 design=l1"},
+      {2, true, R"({"block": "128x1", "vec": 2, "nw": 8})", "nw=8"},
+      {2, true, R"({"block": "64x1", "vec": 4, "nw": 16})", "block=64x1"},
   };
   for (int radius : {1, 4, 8})
     for (const Params& p : sets) {
-      const Case c{p.dim, radius, p.dim == 2};
+      const Case c{p.dim, radius, p.free_surface};
       const std::string t = name_of(c) + " " + p.json;
       const wave::Model m = model_for(p.dim);
       wave::Options o = shot(c, m);
@@ -213,11 +220,33 @@ TEST(WaveGpu, KernelParametersGiveTheSameAnswer) {
     }
 }
 
+// The two designs on a small 3D grid (a free surface, CPML, sources and receivers), 40 steps:
+// the same field to the bit at R = 1, 4 and 8, with the tile's blocks not dividing the grid.
+// Small enough for compute-sanitizer's memcheck and racecheck (bench/device_run.sh wave-tile-test).
+TEST(WaveGpu, TileAndL1DesignsAgreeOnASmallGrid) {
+  REQUIRE_GPU();
+  const wave::Model m = heterogeneous(3, 24, 23, 29, 10.0, 4244);
+  for (int radius : {1, 4, 8}) {
+    wave::Options o = shot({3, radius, true}, m);
+    o.nt = 40;
+    for (auto& s : o.sources) s.wavelet.resize(40);
+    o.backend = "cuda";
+    o.kernel_params = R"({"design": "l1", "block": "32x4", "vec": 4, "nw": 4})";
+    const wave::Result l1 = wave::run(m, o);
+    o.kernel_params = R"({"design": "tile", "block": "16x4", "nw": 5})";
+    const wave::Result tile = wave::run(m, o);
+    const Diff ff = rel_max_diff(tile.final_field, l1.final_field, l1.final_field);
+    EXPECT_EQ(ff.rel, 0.0) << "R = " << radius << " at element " << ff.at;
+    EXPECT_NE(tile.kernel.find("design=tile"), std::string::npos) << tile.kernel;
+  }
+}
+
 TEST(WaveGpu, BadKernelParametersAreRefused) {
   REQUIRE_GPU();
   const wave::Model m3 = model_for(3), m2 = model_for(2);
   for (const char* bad : {R"({"vec": 3})", R"({"block": "32by4"})", R"({"blocks": "32x4"})", R"({"nw": 0})",
-                          R"({"block": "33x1"})", "not json"}) {
+                          R"({"block": "33x1"})", "not json", R"({"design": "ring"})", R"({"design": 1})",
+                          R"({"design": "tile", "vec": 2})"}) {
     wave::Options o = shot({3, 4, false}, m3);
     o.backend = "cuda";
     o.kernel_params = bad;
@@ -228,15 +257,17 @@ TEST(WaveGpu, BadKernelParametersAreRefused) {
       EXPECT_EQ(e.kind(), ErrorKind::invalid_argument) << bad << ": " << e.what();
     }
   }
-  // 2D has no y: a block with by > 1 is refused.
-  wave::Options o = shot({2, 4, false}, m2);
-  o.backend = "cuda";
-  o.kernel_params = R"({"block": "32x4"})";
-  try {
-    wave::run(m2, o);
-    ADD_FAILURE() << "a 2D block 32x4 was accepted";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::invalid_argument) << e.what();
+  // 2D has no y: a block with by > 1, and the tile design, are refused.
+  for (const char* bad : {R"({"block": "32x4"})", R"({"design": "tile", "block": "32x1"})"}) {
+    wave::Options o = shot({2, 4, false}, m2);
+    o.backend = "cuda";
+    o.kernel_params = bad;
+    try {
+      wave::run(m2, o);
+      ADD_FAILURE() << "2D " << bad << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::invalid_argument) << e.what();
+    }
   }
 }
 

@@ -1,6 +1,6 @@
 """The source tree's layers depend one way only: core <- backends (reference, cpu, cuda) <- plan <-
-bench, apps, with the public headers (include/fdstencil) below them all; the MPI transport (mpi)
-sees the public headers only. Every quoted include under
+bench, apps, with the public headers (include/fdstencil) below them all; the MPI and NCCL
+transports (mpi, nccl) see the public headers only. Every quoted include under
 src/ and include/ is checked against the layers its file may reach; the public headers must also
 compile without CUDA. The link order in CMakeLists.txt enforces the same for definitions; this
 catches a header-only reach upwards, which would link fine."""
@@ -21,8 +21,10 @@ ALLOWED = {
     "cuda": {"fdstencil", "core", "cuda"},
     "plan": {"fdstencil", "core", "reference", "cpu", "cuda", "plan"},
     "wave": {"fdstencil", "core", "reference", "cpu", "cuda", "plan", "wave"},
-    # The transport of runs split across ranks: it implements the public wave::Comm over MPI.
+    # The transports of runs split across ranks: they implement the public wave::Comm over MPI and
+    # over NCCL (which takes MPI's wave::Comm for the rest, through the public interface alone).
     "mpi": {"fdstencil", "mpi"},
+    "nccl": {"fdstencil", "nccl"},
 }
 # The bench layer sits at the top beside the apps: it may name anything but them.
 FORBIDDEN = {"bench": {"apps"}}

@@ -3,6 +3,7 @@
 #include "cuda/wave/acoustic.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numeric>
 #include <string>
@@ -58,19 +59,23 @@ struct DeviceArray {
   int64_t bytes() const { return n * int64_t(sizeof(T)); }
 };
 
-// The default launch shape per radius: the fastest of five shapes per radius at 512^3 without
-// CPML, H100, float, same-run copy 2959-2997 GB/s (bench/results/nvidia-h100/wave-configs.json):
-//   R = 1  32x8,  vec 2, nw 16: 173.8 GPts/s, 92.9 % of the bound (the others 170.7-172.8)
-//   R = 2  16x16, vec 2, nw 32: 170.8 GPts/s, 91.9 % (the others 168.0-170.2)
-//   R = 4  32x4,  vec 4, nw 32: 162.2 GPts/s, 86.8 % (vec 2 shapes: 140.2-140.8)
-//   R = 8  32x4,  vec 2, nw 32: 106.1 GPts/s, 56.7 % (vec 4 needs 254 registers: 96.4-100.0)
-// R = 3 takes R = 4's shape and R = 5..7 R = 8's, unmeasured. 2D: 128 threads along x, unmeasured.
+// The default launch shape per radius: the fastest of eleven per radius (five of the l1 design,
+// six of the tile design) at 512^3 without CPML, H100, float, same-run copy 2964-3000 GB/s
+// (bench/results/nvidia-h100/wave-tile/wave-configs.json, issue 13):
+//   R = 1  l1 32x8,  vec 2, nw 16: 173.8 GPts/s, 93.0 % of the bound (l1 171.5-173.8, tile 155.2-159.8)
+//   R = 2  l1 16x16, vec 2, nw 32: 170.8 GPts/s, 91.3 % (l1 168.8-171.7, tile 149.1-155.6)
+//   R = 4  l1 32x4,  vec 4, nw 32: 163.0 GPts/s, 87.5 % (l1 vec 2: 149.3-153.3; tile 140.2-147.6)
+//   R = 8  tile 16x8, nw 32:       110.7 GPts/s, 59.2 % (l1 94.2-104.1; other tiles 72.6-96.7)
+// At R = 1 and 2 the l1 shapes are within 1.5 % of one another (the defaults kept from the
+// previous sweep). R = 3 takes R = 4's shape and R = 5..7 the l1 shape R = 8 had before the tile
+// (32x4, vec 2: 104.1 GPts/s at R = 8), unmeasured. 2D: 128 threads along x, unmeasured.
 KernelConfig default_for(int dim, int radius) {
   if (dim == 2) return {128, 1, 2, 32};
   if (radius == 1) return {32, 8, 2, 16};
   if (radius == 2) return {16, 16, 2, 32};
   if (radius <= 4) return {32, 4, 4, 32};
-  return {32, 4, 2, 32};
+  if (radius < 8) return {32, 4, 2, 32};
+  return {16, 8, kTileVec, 32, StepDesign::tile};
 }
 
 int64_t tap_key_host(const acoustic::Tap& t, const acoustic::Setup<float>& s) {
@@ -98,9 +103,29 @@ const void* kernel_for_radius(int radius, bool y) {
   throw Error(ErrorKind::invalid_argument, "radius " + std::to_string(radius) + " is outside 1..8");
 }
 
-const void* step_kernel(int radius, int vec, bool y) {
-  if (vec == 2) return kernel_for_radius<2>(radius, y);
+const void* tile_kernel(int radius) {
+  switch (radius) {
+    case 1: return reinterpret_cast<const void*>(acoustic_step_tile<1>);
+    case 2: return reinterpret_cast<const void*>(acoustic_step_tile<2>);
+    case 3: return reinterpret_cast<const void*>(acoustic_step_tile<3>);
+    case 4: return reinterpret_cast<const void*>(acoustic_step_tile<4>);
+    case 5: return reinterpret_cast<const void*>(acoustic_step_tile<5>);
+    case 6: return reinterpret_cast<const void*>(acoustic_step_tile<6>);
+    case 7: return reinterpret_cast<const void*>(acoustic_step_tile<7>);
+    case 8: return reinterpret_cast<const void*>(acoustic_step_tile<8>);
+  }
+  throw Error(ErrorKind::invalid_argument, "radius " + std::to_string(radius) + " is outside 1..8");
+}
+
+const void* step_kernel(const KernelConfig& c, int radius, bool y) {
+  if (c.design == StepDesign::tile) return tile_kernel(radius);
+  if (c.vec == 2) return kernel_for_radius<2>(radius, y);
   return kernel_for_radius<4>(radius, y);
+}
+
+// The tile design's dynamic shared memory: two tiles of the block's plane.
+size_t step_smem(const KernelConfig& c, int radius) {
+  return c.design == StepDesign::tile ? 2 * seismic::tile_bytes(c.bx, c.by, radius, int(sizeof(float))) : 0;
 }
 
 }  // namespace
@@ -109,7 +134,8 @@ KernelConfig default_config(int dim, int radius) { return default_for(dim, radiu
 
 std::string describe(const KernelConfig& c) {
   return "acoustic_step block=" + std::to_string(c.bx) + "x" + std::to_string(c.by) + " vec=" +
-         std::to_string(c.vec) + " nw=" + std::to_string(c.nw);
+         std::to_string(c.vec) + " nw=" + std::to_string(c.nw) +
+         " design=" + (c.design == StepDesign::tile ? "tile" : "l1");
 }
 
 KernelConfig parse_config(const std::string& text, int dim, int radius) {
@@ -122,8 +148,18 @@ KernelConfig parse_config(const std::string& text, int dim, int radius) {
     throw Error(ErrorKind::invalid_argument, "kernel parameters are not JSON: " + std::string(e.what()));
   }
   if (!j.is_object()) throw Error(ErrorKind::invalid_argument, "kernel parameters must be a JSON object");
+  bool vec_given = false;
   for (const auto& [key, value] : j.items()) {
-    if (key == "block") {
+    if (key == "design") {
+      const std::string v = value.is_string() ? value.get<std::string>() : "";
+      if (v == "l1") {
+        c.design = StepDesign::l1;
+      } else if (v == "tile") {
+        c.design = StepDesign::tile;
+      } else {
+        throw Error(ErrorKind::invalid_argument, "kernel parameter design must be \"l1\" or \"tile\", got " + value.dump());
+      }
+    } else if (key == "block") {
       const std::string b = value.is_string() ? value.get<std::string>() : "";
       const auto x = b.find('x');
       try {
@@ -135,12 +171,20 @@ KernelConfig parse_config(const std::string& text, int dim, int radius) {
       }
     } else if (key == "vec" && value.is_number_integer()) {
       c.vec = value.get<int>();
+      vec_given = true;
     } else if (key == "nw" && value.is_number_integer()) {
       c.nw = value.get<int>();
     } else {
       throw Error(ErrorKind::invalid_argument, "unknown or mistyped kernel parameter '" + key + "': " +
-                                                   value.dump() + " (valid: block \"BXxBY\", vec 2|4, nw N)");
+                                                   value.dump() + " (valid: block \"BXxBY\", vec 2|4, nw N, design \"l1\"|\"tile\")");
     }
+  }
+  if (c.design == StepDesign::tile) {
+    if (dim == 2) throw Error(ErrorKind::invalid_argument, "kernel parameter design \"tile\" is 3D only: a 2D model has no y to tile");
+    if (!vec_given) c.vec = kTileVec;
+    if (c.vec != kTileVec)
+      throw Error(ErrorKind::invalid_argument, "kernel parameter design \"tile\" copies 16-byte vectors: vec must be 4, got " +
+                                                   std::to_string(c.vec));
   }
   // Two widths only: each is 32 kernels (R x 2D/3D x interior/CPML) to compile.
   if (c.vec != 2 && c.vec != 4)
@@ -179,13 +223,52 @@ struct AcousticGpu::Impl {
   DeviceArray<float> wavelets, traces;
   dim3 grid, block;
   const void* kernel = nullptr;
+  size_t smem = 0;  // dynamic shared memory of the launch (the tile design's)
   StepArgs args{};
   RecordArgs record{};
   // The run's own stream (non-blocking: it never waits for the legacy default stream), so that
   // runs in threads of one process, a survey's batched shots, overlap on the device.
   cudaStream_t stream = nullptr;
+  // A slab of a split run: its chunks of nw planes, those writing the first R planes [0,
+  // lower_end) and the last R [upper_begin, chunks); the halo exchange's stream; the event the
+  // exchange waits for (the face chunks done) and the one step n + 1 waits for (the exchange
+  // done); and event quadruples timing the exchange and the inner chunks of sampled steps.
+  struct Split {
+    bool ready = false;
+    int chunks = 0, lower_end = 0, upper_begin = 0;
+    cudaStream_t stream = nullptr;
+    cudaEvent_t faces_done = nullptr, exchanged = nullptr;
+    std::vector<std::array<cudaEvent_t, 4>> samples;
+    int64_t calls = 0;
+  } split;
   ~Impl() {
+    for (auto& q : split.samples)
+      for (cudaEvent_t e : q) cudaEventDestroy(e);
+    if (split.faces_done) cudaEventDestroy(split.faces_done);
+    if (split.exchanged) cudaEventDestroy(split.exchanged);
+    if (split.stream) cudaStreamDestroy(split.stream);
     if (stream) cudaStreamDestroy(stream);
+  }
+  // Samples the receivers' u^n, then points the step's arguments at u^n and u^{n-1}.
+  void begin_step(int64_t n) {
+    if (record.nrec > 0) {  // u^n before the step overwrites nothing of it, but reads it first
+      record.u = u.p + s.origin;
+      const unsigned blocks = unsigned((int64_t(record.nrec) * 32 + kRecordThreads - 1) / kRecordThreads);
+      acoustic_record<<<blocks, kRecordThreads, 0, stream>>>(record, n);
+      FDS_CUDA_CHECK_LAUNCH();
+    }
+    args.u = u.p + s.origin;
+    args.out = prev.p + s.origin;
+  }
+  // Step n's chunks [first, end) of nw planes, on the run's stream.
+  void launch_chunks(int first, int end, int64_t n) {
+    if (first >= end) return;
+    args.chunk_first = first;
+    dim3 g = grid;
+    g.z = unsigned(end - first);
+    void* params[] = {&args, &n};
+    FDS_CUDA_CHECK(cudaLaunchKernel(kernel, g, block, params, smem, stream));
+    FDS_CUDA_CHECK_LAUNCH();
   }
   // The state's array i in core/acoustic.hpp's order: u, u_prev, each axis's psi, chi, phi, traces.
   const DeviceArray<float>& state_array(int i) const {
@@ -195,9 +278,6 @@ struct AcousticGpu::Impl {
 
 AcousticGpu::AcousticGpu(const acoustic::Setup<float>& s, const KernelConfig& c) : impl_(std::make_unique<Impl>()) {
   Impl& d = *impl_;
-  // acoustic_step decides per block whether it reaches the z CPML from the axis's lo and hi alone.
-  if (s.axis[2].offset != 0)
-    throw Error(ErrorKind::unsupported, "the GPU step does not run a slab of a split run yet (PmlAxis::offset)");
   // The launch's limits, before anything is allocated: 32-bit indices in the kernel, 65535 blocks
   // along grid y and z.
   const int64_t gy = s.dim == 3 ? (s.ny + c.by - 1) / c.by : 1, gz = (s.nz + c.nw - 1) / c.nw;
@@ -208,13 +288,32 @@ AcousticGpu::AcousticGpu(const acoustic::Setup<float>& s, const KernelConfig& c)
   if (gy > 65535 || gz > 65535)
     throw Error(ErrorKind::invalid_argument, "the step kernel's grid needs " + std::to_string(gy) + " x " +
                                                  std::to_string(gz) + " blocks along y and z, above 65535: raise by or nw");
+  // The tile's 16-byte copies need every line and plane of the storage on a 16-byte boundary
+  // (Domain::make aligns them; a hand-made Setup may not), and its two tiles in shared memory.
+  const size_t smem = step_smem(c, s.radius);
+  if (c.design == StepDesign::tile) {
+    if (s.dim != 3) throw Error(ErrorKind::invalid_argument, "the tile design of the step kernel is 3D only");
+    if (s.origin % kTileVec != 0 || s.line % kTileVec != 0 || s.slice % kTileVec != 0)
+      throw Error(ErrorKind::invalid_argument, "the tile design needs lines and planes on 16-byte boundaries");
+    int device = 0, optin = 0;
+    FDS_CUDA_CHECK(cudaGetDevice(&device));
+    FDS_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    if (smem > size_t(optin))
+      throw Error(ErrorKind::invalid_argument, "the tile design's two tiles of a " + std::to_string(c.bx) + "x" +
+                                                   std::to_string(c.by) + " block take " + std::to_string(smem) +
+                                                   " bytes of shared memory, above the device's " +
+                                                   std::to_string(optin) + ": a smaller block");
+  }
   ensure_device_memory(state_bytes(s), "the wave solver's state");
   d.c = c;
+  d.smem = smem;
   const bool y = s.dim == 3;
   d.block = dim3(unsigned(c.bx), unsigned(y ? c.by : 1), 1);
   d.grid = dim3(unsigned((s.nx + int64_t(c.vec) * c.bx - 1) / (int64_t(c.vec) * c.bx)),
                 unsigned(y ? (s.ny + c.by - 1) / c.by : 1), unsigned((s.nz + c.nw - 1) / c.nw));
-  d.kernel = step_kernel(s.radius, c.vec, y);
+  d.kernel = step_kernel(c, s.radius, y);
+  if (d.smem > 48 * 1024)  // above the default limit a kernel must opt in
+    FDS_CUDA_CHECK(cudaFuncSetAttribute(d.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(d.smem)));
   d.u = DeviceArray<float>(s.alloc);
   d.prev = DeviceArray<float>(s.alloc);
   d.m = DeviceArray<float>(s.m.data(), s.alloc);
@@ -269,6 +368,7 @@ AcousticGpu::AcousticGpu(const acoustic::Setup<float>& s, const KernelConfig& c)
   a.ny = int(s.ny);
   a.nz = int(s.nz);
   a.nw = c.nw;
+  a.chunk_first = 0;
   a.line = s.line;
   a.slice = s.slice;
   for (int r = 0; r < kMaxTaps; ++r) {
@@ -305,26 +405,106 @@ AcousticGpu::~AcousticGpu() = default;
 
 std::string AcousticGpu::describe() const {
   const Impl& d = *impl_;
-  const nlohmann::json r = kernel_resources(d.kernel, int(d.block.x * d.block.y), 0);
+  const nlohmann::json r = kernel_resources(d.kernel, int(d.block.x * d.block.y), d.smem);
   return wave::describe(d.c) + " R=" + std::to_string(d.s.radius) + (d.s.dim == 3 ? " 3D" : " 2D") + " regs=" +
          r.value("regs", nlohmann::json()).dump() + " spill_bytes=" + r.value("spill_bytes", nlohmann::json()).dump() +
          " occupancy=" + r.value("occupancy", nlohmann::json()).dump();
 }
 
+namespace {
+
+// Steps of a split run whose exchange and inner chunks are timed: from the third on (the first
+// pay for NCCL's connection setup), this many.
+constexpr int64_t kSplitWarmup = 2, kSplitSamples = 128;
+
+}  // namespace
+
 void AcousticGpu::step(int64_t n) {
   Impl& d = *impl_;
-  if (d.record.nrec > 0) {  // u^n before the step overwrites nothing of it, but reads it first
-    d.record.u = d.u.p + d.s.origin;
-    const unsigned blocks = unsigned((int64_t(d.record.nrec) * 32 + kRecordThreads - 1) / kRecordThreads);
-    acoustic_record<<<blocks, kRecordThreads, 0, d.stream>>>(d.record, n);
-    FDS_CUDA_CHECK_LAUNCH();
-  }
-  d.args.u = d.u.p + d.s.origin;
-  d.args.out = d.prev.p + d.s.origin;
-  void* params[] = {&d.args, &n};
-  FDS_CUDA_CHECK(cudaLaunchKernel(d.kernel, d.grid, d.block, params, 0, d.stream));
-  FDS_CUDA_CHECK_LAUNCH();
+  d.begin_step(n);
+  d.launch_chunks(0, int(d.grid.z), n);
   std::swap(d.u, d.prev);
+}
+
+AcousticGpu::Halo AcousticGpu::step_faces(int64_t n) {
+  Impl& d = *impl_;
+  Impl::Split& sp = d.split;
+  const int64_t R = d.s.radius, nz = d.s.nz;
+  if (!sp.ready) {
+    sp.chunks = int(d.grid.z);
+    sp.lower_end = int((R + d.c.nw - 1) / d.c.nw);
+    sp.upper_begin = int((nz - R) / d.c.nw);
+    if (sp.lower_end >= sp.upper_begin) sp.lower_end = sp.upper_begin = sp.chunks;  // all faces, no inside
+    // The exchange's stream at the device's highest priority: its kernels (NCCL's copies) become
+    // ready when the face chunks end, as the inner chunks' thousands of blocks do, and at the same
+    // priority the block scheduler fills the SMs with the latter first, so the exchange ended only
+    // with them (H200 pair: measured as long as the inner chunks, hiding nothing).
+    int least = 0, greatest = 0;
+    FDS_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    FDS_CUDA_CHECK(cudaStreamCreateWithPriority(&sp.stream, cudaStreamNonBlocking, greatest));
+    FDS_CUDA_CHECK(cudaEventCreateWithFlags(&sp.faces_done, cudaEventDisableTiming));
+    FDS_CUDA_CHECK(cudaEventCreateWithFlags(&sp.exchanged, cudaEventDisableTiming));
+    // The timed steps' events, made now rather than inside the time loop.
+    sp.samples.resize(size_t(kSplitSamples));
+    for (auto& q : sp.samples)
+      for (cudaEvent_t& e : q) FDS_CUDA_CHECK(cudaEventCreate(&e));
+    sp.ready = true;
+  }
+  d.begin_step(n);
+  d.launch_chunks(0, sp.lower_end, n);
+  d.launch_chunks(std::max(sp.lower_end, sp.upper_begin), sp.chunks, n);
+  FDS_CUDA_CHECK(cudaEventRecord(sp.faces_done, d.stream));
+  FDS_CUDA_CHECK(cudaStreamWaitEvent(sp.stream, sp.faces_done, 0));
+  const int64_t sample = sp.calls - kSplitWarmup;
+  if (sample >= 0 && sample < kSplitSamples) FDS_CUDA_CHECK(cudaEventRecord(sp.samples[size_t(sample)][0], sp.stream));
+  // u^{n+1} is being written over u^{n-1}: its planes 0..R-1 and nz-R..nz-1 go out, its halo
+  // planes -R..-1 and nz..nz+R-1 come in.
+  float* plane0 = d.prev.p + (d.s.origin - d.s.origin % d.s.slice);
+  return Halo{plane0, plane0 - R * d.s.slice, plane0 + (nz - R) * d.s.slice, plane0 + nz * d.s.slice,
+              R * d.s.slice * int64_t(sizeof(float)), sp.stream};
+}
+
+void AcousticGpu::step_inside(int64_t n, bool overlap) {
+  Impl& d = *impl_;
+  Impl::Split& sp = d.split;
+  if (!sp.ready) throw Error(ErrorKind::invalid_argument, "step_inside without step_faces");
+  const int64_t sample = sp.calls - kSplitWarmup;
+  const bool timed = sample >= 0 && sample < kSplitSamples;
+  if (timed) FDS_CUDA_CHECK(cudaEventRecord(sp.samples[size_t(sample)][1], sp.stream));
+  FDS_CUDA_CHECK(cudaEventRecord(sp.exchanged, sp.stream));
+  if (!overlap) FDS_CUDA_CHECK(cudaStreamWaitEvent(d.stream, sp.exchanged, 0));
+  if (timed) FDS_CUDA_CHECK(cudaEventRecord(sp.samples[size_t(sample)][2], d.stream));
+  d.launch_chunks(sp.lower_end, sp.upper_begin, n);
+  if (timed) FDS_CUDA_CHECK(cudaEventRecord(sp.samples[size_t(sample)][3], d.stream));
+  FDS_CUDA_CHECK(cudaStreamWaitEvent(d.stream, sp.exchanged, 0));
+  ++sp.calls;
+  std::swap(d.u, d.prev);
+}
+
+AcousticGpu::SplitTiming AcousticGpu::split_timing() {
+  Impl& d = *impl_;
+  SplitTiming t;
+  const int64_t timed = std::clamp<int64_t>(d.split.calls - kSplitWarmup, 0, kSplitSamples);
+  if (timed == 0) return t;
+  FDS_CUDA_CHECK(cudaStreamSynchronize(d.stream));
+  FDS_CUDA_CHECK(cudaStreamSynchronize(d.split.stream));
+  std::vector<double> x, in;
+  for (int64_t i = 0; i < timed; ++i) {
+    const auto& q = d.split.samples[size_t(i)];
+    float a = 0, b = 0;
+    FDS_CUDA_CHECK(cudaEventElapsedTime(&a, q[0], q[1]));
+    FDS_CUDA_CHECK(cudaEventElapsedTime(&b, q[2], q[3]));
+    x.push_back(a);
+    in.push_back(b);
+  }
+  const auto median = [](std::vector<double>& v) {
+    std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(v.size() / 2), v.end());
+    return v[v.size() / 2];
+  };
+  t.samples = int64_t(x.size());
+  t.exchange_ms = median(x);
+  t.inside_ms = median(in);
+  return t;
 }
 
 void AcousticGpu::synchronize() { FDS_CUDA_CHECK(cudaStreamSynchronize(impl_->stream)); }

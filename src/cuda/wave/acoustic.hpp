@@ -13,14 +13,20 @@
 
 namespace fdstencil::cuda::wave {
 
+// The step kernel's design (acoustic_step.cuh): x and y neighbours read through L1, or from a
+// shared-memory tile of the plane (3D, vec 4).
+enum class StepDesign { l1, tile };
+
 // The step kernel's launch shape: a block of bx x by threads, each owning `vec` consecutive x
-// points of one line and marching `nw` planes along z.
+// points of one line and marching `nw` planes along z, in one design.
 struct KernelConfig {
   int bx = 32, by = 4, vec = 4, nw = 16;
+  StepDesign design = StepDesign::l1;
 };
 // The defaults for a radius (the table in acoustic.cu cites the runs that chose them).
 KernelConfig default_config(int dim, int radius);
-// {"block": "BXxBY", "vec": 2|4, "nw": N}, missing keys from the defaults; throws
+// {"block": "BXxBY", "vec": 2|4, "nw": N, "design": "l1"|"tile"}, missing keys from the defaults
+// (vec 4 under "tile", its only width); throws
 // Error(invalid_argument) naming a bad key or value.
 KernelConfig parse_config(const std::string& json, int dim, int radius);
 std::string describe(const KernelConfig& c);
@@ -38,6 +44,32 @@ class AcousticGpu {
   AcousticGpu& operator=(const AcousticGpu&) = delete;
   // Records the receivers' u^n and enqueues step n, on the run's own stream.
   void step(int64_t n);
+
+  // A slab of a run split along z (issue 14) steps in two parts around the halo exchange of
+  // u^{n+1}. step_faces(n) records the receivers and enqueues the chunks of planes that write
+  // u^{n+1}'s first and last R planes, then makes the exchange stream wait for them; it returns
+  // those planes, the halo planes they go to, and that stream (a cudaStream_t), on which the
+  // caller enqueues the exchange. step_inside(n) enqueues the other chunks (after the exchange
+  // when `overlap` is false, beside it when true), makes the run's stream wait for the exchange
+  // (step n + 1 reads the halo) and swaps the time levels. Halo planes are whole planes, x and y
+  // halos included: one contiguous block per side.
+  struct Halo {
+    const float* to_lower;
+    float* from_lower;
+    const float* to_upper;
+    float* from_upper;
+    int64_t bytes;
+    void* stream;
+  };
+  Halo step_faces(int64_t n);
+  void step_inside(int64_t n, bool overlap);
+  // Medians over the sampled steps of a split run, milliseconds (GPU events): the exchange on its
+  // stream, from the face chunks' end to the transfer's end, and the inner chunks.
+  struct SplitTiming {
+    double exchange_ms = 0, inside_ms = 0;
+    int64_t samples = 0;
+  };
+  SplitTiming split_timing();
   void synchronize();
   // u^n after n steps, the whole storage (s.alloc elements) into `host`.
   void download_current(float* host);

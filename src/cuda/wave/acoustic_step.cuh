@@ -1,6 +1,11 @@
-// acoustic_step: one leapfrog step of u_tt = v^2 lap u + s in one kernel. The stencil is the L1
-// march of seismic/xyz_l1march.cuh (no tile, no barrier: z from a register queue, x and y straight
-// from global memory through Hopper's L1), and on top of it, per point:
+// acoustic_step: one leapfrog step of u_tt = v^2 lap u + s in one kernel. The stencil is a z march
+// (z from a register queue) in one of two designs, chosen per radius by measurement
+// (acoustic.cu's defaults):
+//   l1    seismic/xyz_l1march.cuh's: no tile, no barrier, x and y straight from global memory
+//         through Hopper's L1 (march_l1);
+//   tile  seismic/xyz_pipelined.cuh's: x and y from a double-buffered shared-memory tile of the
+//         plane, its halo copied by cp.async one plane ahead (march_tile; 3D, 4-wide vectors).
+// On top of either, per point (update_points, the same arithmetic in the same order for both):
 //   the leapfrog update  u^{n+1} = 2 u^n - u^{n-1} + m L   (core/acoustic.hpp), written over u^{n-1};
 //   the CPML, per axis, where a block's points reach that axis's layer (block-uniform template
 //     flags: the interior blocks run the plain sum of second derivatives and never compute a first
@@ -15,7 +20,9 @@
 #include <cstdint>
 
 #include "core/acoustic.hpp"
+#include "cuda/common/async_copy.cuh"
 #include "cuda/common/vec.cuh"
+#include "cuda/seismic/tile.cuh"
 
 namespace fdstencil::cuda::wave {
 
@@ -32,6 +39,9 @@ struct StepArgs {
   const float* u;   // u^n
   const float* m;   // (v dt)^2
   int nx, ny, nz, nw;
+  // The launch's first chunk of nw planes: blockIdx.z + chunk_first is the block's chunk, so a
+  // launch may cover any run of chunks (a split run's face and inner chunks, acoustic.cu).
+  int chunk_first;
   int64_t line, slice;
   float w2[kMaxTaps], w1[kMaxTaps];
   acoustic::PmlAxis axis[3];
@@ -52,17 +62,106 @@ __device__ __forceinline__ int64_t tap_key(int64_t i, int64_t j, int64_t k, int6
   return (k * ny + j) * nx + i;
 }
 
-template <int R, int V, bool kY, bool PX, bool PY, bool PZ>
-__device__ __forceinline__ void march(const StepArgs& a, int i0, int j0, int k0, int k1, int tb, int te,
-                                      int64_t n) {
-  constexpr int C = (R + V - 1) / V;  // x neighbour vectors on each side
-  constexpr int D = kPrefetch;
-  constexpr int Q = 2 * R + 1 + D;
+// Step n at one thread's V points of plane k: the second (and, in a CPML layer, first)
+// derivatives, the CPML, the leapfrog update, the sources' taps, and the store over u^{n-1}.
+// q is the z queue, q[R] the thread's own u^n; x_at(c) is u^n's vector (c - C) V points along x
+// (C = ceil(R / V)) and y_at(l) its vector l - R lines along y. The march designs differ only in
+// where those two read from (global memory through L1, or a shared-memory tile), so every design
+// does the same arithmetic in the same order: the same field to the bit.
+template <int R, int V, bool kY, bool PX, bool PY, bool PZ, int Q, class XAt, class YAt>
+__device__ __forceinline__ void update_points(const StepArgs& a, const Vec<float, V> (&q)[Q], XAt x_at, YAt y_at,
+                                              int i0, int j0, int k, int tb, int te, int64_t n, float* out,
+                                              const float* m) {
+  constexpr int C = (R + V - 1) / V;
   constexpr bool kPml[3] = {PX, PY, PZ};
-  const float* u = a.u + i0 + a.line * j0 + a.slice * k0;
-  float* out = a.out + i0 + a.line * j0 + a.slice * k0;
-  const float* m = a.m + i0 + a.line * j0 + a.slice * k0;
-  Vec<float, V> q[Q];
+  const Vec<float, V> prev = load_vec<float, V>(out);
+  const Vec<float, V> mv = load_vec<float, V>(m);
+  float d2[3][V], d1[3][V];
+#pragma unroll
+  for (int e = 0; e < V; ++e)
+#pragma unroll
+    for (int ax = 0; ax < 3; ++ax) d2[ax][e] = d1[ax][e] = 0.f;
+  if constexpr (kY) {
+#pragma unroll
+    for (int l = 0; l <= 2 * R; ++l) {
+      const Vec<float, V> v = l == R ? q[R] : y_at(l);
+#pragma unroll
+      for (int e = 0; e < V; ++e) {
+        d2[1][e] += a.w2[l] * v.v[e];
+        if constexpr (PY) d1[1][e] += a.w1[l] * v.v[e];
+      }
+    }
+  }
+  float w[(2 * C + 1) * V];
+#pragma unroll
+  for (int c = 0; c <= 2 * C; ++c) {
+    const Vec<float, V> v = c == C ? q[R] : x_at(c);
+#pragma unroll
+    for (int e = 0; e < V; ++e) w[c * V + e] = v.v[e];
+  }
+#pragma unroll
+  for (int e = 0; e < V; ++e)
+#pragma unroll
+    for (int r = 0; r <= 2 * R; ++r) {
+      const float x = w[C * V + e + r - R], z = q[r].v[e];
+      d2[0][e] += a.w2[r] * x;
+      d2[2][e] += a.w2[r] * z;
+      if constexpr (PX) d1[0][e] += a.w1[r] * x;
+      if constexpr (PZ) d1[2][e] += a.w1[r] * z;
+    }
+  Vec<float, V> o;
+#pragma unroll
+  for (int e = 0; e < V; ++e) {
+    float lap = 0.f;
+#pragma unroll
+    for (int ax = 0; ax < 3; ++ax) {
+      if (ax == 1 && !kY) continue;
+      const int i = i0 + e;
+      const int slot = kPml[ax] && i < a.nx ? a.axis[ax].slot(ax == 0 ? i : ax == 1 ? j0 : k) : -1;
+      if (slot >= 0) {
+        const int64_t p = acoustic::pml_index(ax, slot, i, j0, k, a.nx, a.ny, a.axis[ax].slots());
+        float psi = a.psi[ax][p], chi = a.chi[ax][p], phi = a.phi[ax][p];
+        lap += acoustic::cpml_second_derivative(d2[ax][e], d1[ax][e], a.coef[ax][slot], psi, chi, phi);
+        a.psi[ax][p] = psi;
+        a.chi[ax][p] = chi;
+        a.phi[ax][p] = phi;
+      } else {
+        lap += d2[ax][e];
+      }
+    }
+    o.v[e] = acoustic::leapfrog(q[R].v[e], prev.v[e], mv.v[e], lap);
+    if (a.free_surface && k == 0) o.v[e] = 0.f;
+  }
+  if (tb < te) {  // this block holds taps: find this thread's among them
+    const int64_t lo_key = tap_key(i0, j0, k, a.nx, a.ny), hi_key = lo_key + V;
+    int first = tb, count = te - tb;
+    while (count > 0) {  // lower_bound
+      const int half = count / 2;
+      if (a.tap_key[first + half] < lo_key) {
+        first += half + 1;
+        count -= half + 1;
+      } else {
+        count = half;
+      }
+    }
+    for (int t = first; t < te && a.tap_key[t] < hi_key; ++t) {
+      const acoustic::Tap tp = a.taps[t];
+      // hi_key may run past the line's end when nx < V: a key there is another line's point.
+      if (tp.j != j0 || tp.k != k) continue;
+      const int e = tp.i - i0;
+#pragma unroll
+      for (int ee = 0; ee < V; ++ee)
+        if (ee == e) o.v[ee] += tp.w * a.wavelets[tp.id * a.nt + n];  // constant indices keep o in registers
+    }
+  }
+  store_streaming(out, o, a.nx - i0);
+}
+
+// The z queue of a march starting at plane k0: planes k0 - R .. k0 + R + D - 1 (those below k1 +
+// R), the planes above a free surface as the odd mirror image of those below it. u is at the
+// thread's column on plane k0.
+template <int R, int V, int Q>
+__device__ __forceinline__ void fill_queue(const StepArgs& a, Vec<float, V> (&q)[Q], const float* u, int k0, int k1) {
 #pragma unroll
   for (int r = 0; r < Q - 1; ++r) {
     const int kk = k0 + r - R;
@@ -76,89 +175,26 @@ __device__ __forceinline__ void march(const StepArgs& a, int i0, int j0, int k0,
       }
     }
   }
+}
+
+// The L1 design: x and y neighbours straight from global memory, cached by L1; no barrier, so a
+// thread outside the domain has already left.
+template <int R, int V, bool kY, bool PX, bool PY, bool PZ>
+__device__ __forceinline__ void march_l1(const StepArgs& a, int i0, int j0, int k0, int k1, int tb, int te,
+                                         int64_t n) {
+  constexpr int C = (R + V - 1) / V;
+  constexpr int D = kPrefetch;
+  constexpr int Q = 2 * R + 1 + D;
+  const float* u = a.u + i0 + a.line * j0 + a.slice * k0;
+  float* out = a.out + i0 + a.line * j0 + a.slice * k0;
+  const float* m = a.m + i0 + a.line * j0 + a.slice * k0;
+  Vec<float, V> q[Q];
+  fill_queue<R, V>(a, q, u, k0, k1);
   for (int k = k0; k < k1; ++k) {
     if (k + D < k1) q[Q - 1] = load_vec<float, V>(u + (R + D) * a.slice);
-    const Vec<float, V> prev = load_vec<float, V>(out);
-    const Vec<float, V> mv = load_vec<float, V>(m);
-    float d2[3][V], d1[3][V];
-#pragma unroll
-    for (int e = 0; e < V; ++e)
-#pragma unroll
-      for (int ax = 0; ax < 3; ++ax) d2[ax][e] = d1[ax][e] = 0.f;
-    if constexpr (kY) {
-#pragma unroll
-      for (int l = 0; l <= 2 * R; ++l) {
-        const Vec<float, V> v = l == R ? q[R] : load_vec<float, V>(u + (l - R) * a.line);
-#pragma unroll
-        for (int e = 0; e < V; ++e) {
-          d2[1][e] += a.w2[l] * v.v[e];
-          if constexpr (PY) d1[1][e] += a.w1[l] * v.v[e];
-        }
-      }
-    }
-    float w[(2 * C + 1) * V];
-#pragma unroll
-    for (int c = 0; c <= 2 * C; ++c) {
-      const Vec<float, V> v = c == C ? q[R] : load_vec<float, V>(u + (c - C) * V);
-#pragma unroll
-      for (int e = 0; e < V; ++e) w[c * V + e] = v.v[e];
-    }
-#pragma unroll
-    for (int e = 0; e < V; ++e)
-#pragma unroll
-      for (int r = 0; r <= 2 * R; ++r) {
-        const float x = w[C * V + e + r - R], z = q[r].v[e];
-        d2[0][e] += a.w2[r] * x;
-        d2[2][e] += a.w2[r] * z;
-        if constexpr (PX) d1[0][e] += a.w1[r] * x;
-        if constexpr (PZ) d1[2][e] += a.w1[r] * z;
-      }
-    Vec<float, V> o;
-#pragma unroll
-    for (int e = 0; e < V; ++e) {
-      float lap = 0.f;
-#pragma unroll
-      for (int ax = 0; ax < 3; ++ax) {
-        if (ax == 1 && !kY) continue;
-        const int i = i0 + e;
-        const int slot = kPml[ax] && i < a.nx ? a.axis[ax].slot(ax == 0 ? i : ax == 1 ? j0 : k) : -1;
-        if (slot >= 0) {
-          const int64_t p = acoustic::pml_index(ax, slot, i, j0, k, a.nx, a.ny, a.axis[ax].slots());
-          float psi = a.psi[ax][p], chi = a.chi[ax][p], phi = a.phi[ax][p];
-          lap += acoustic::cpml_second_derivative(d2[ax][e], d1[ax][e], a.coef[ax][slot], psi, chi, phi);
-          a.psi[ax][p] = psi;
-          a.chi[ax][p] = chi;
-          a.phi[ax][p] = phi;
-        } else {
-          lap += d2[ax][e];
-        }
-      }
-      o.v[e] = acoustic::leapfrog(q[R].v[e], prev.v[e], mv.v[e], lap);
-      if (a.free_surface && k == 0) o.v[e] = 0.f;
-    }
-    if (tb < te) {  // this block holds taps: find this thread's among them
-      const int64_t lo_key = tap_key(i0, j0, k, a.nx, a.ny), hi_key = lo_key + V;
-      int first = tb, count = te - tb;
-      while (count > 0) {  // lower_bound
-        const int half = count / 2;
-        if (a.tap_key[first + half] < lo_key) {
-          first += half + 1;
-          count -= half + 1;
-        } else {
-          count = half;
-        }
-      }
-      for (int t = first; t < te && a.tap_key[t] < hi_key; ++t) {
-        const acoustic::Tap tp = a.taps[t];
-        // hi_key may run past the line's end when nx < V: a key there is another line's point.
-        if (tp.j != j0 || tp.k != k) continue;
-        const int e = tp.i - i0;
-#pragma unroll
-        for (int ee = 0; ee < V; ++ee)
-          if (ee == e) o.v[ee] += tp.w * a.wavelets[tp.id * a.nt + n];  // constant indices keep o in registers
-      }
-    }
-    store_streaming(out, o, a.nx - i0);
+    update_points<R, V, kY, PX, PY, PZ>(
+        a, q, [&](int c) { return load_vec<float, V>(u + (c - C) * V); },
+        [&](int l) { return load_vec<float, V>(u + (l - R) * a.line); }, i0, j0, k, tb, te, n, out, m);
 #pragma unroll
     for (int r = 0; r < Q - 1; ++r) q[r] = q[r + 1];
     u += a.slice;
@@ -167,36 +203,124 @@ __device__ __forceinline__ void march(const StepArgs& a, int i0, int j0, int k0,
   }
 }
 
-template <int R, int V, bool kY>
-__global__ void __launch_bounds__(kStepThreads) acoustic_step(StepArgs a, int64_t n) {
-  const int i0 = V * int(threadIdx.x + blockIdx.x * blockDim.x);
-  const int j0 = kY ? int(threadIdx.y + blockIdx.y * blockDim.y) : 0;
-  const int k0 = blockIdx.z * a.nw;
-  const int k1 = min(k0 + a.nw, a.nz);
-  const int block = int((blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x);
-  const int tb = a.tap_start[block], te = a.tap_start[block + 1];
-  // Which axes' CPML layers the block's points reach: uniform over the block, so the branch costs
-  // nothing and each block compiles only the first derivatives and memory variables it needs.
+// The tile design (3D, V = 4: seismic/xyz_pipelined.cuh's plan under the same update): each plane's
+// x and y neighbours come from a shared-memory tile of the block's plane, two tiles in turn. While
+// the block computes plane k from one, the halo of plane k + 1 is copied into the other with
+// cp.async (no registers held) and each thread writes its own centre, q[R], into it. One barrier
+// per plane; every thread of the block marches, those outside the domain to load its halo.
+inline constexpr int kTileVec = 4;  // cp.async moves 16 bytes: 4 floats
+
+template <int R, bool PX, bool PY, bool PZ>
+__device__ __forceinline__ void march_tile(const StepArgs& a, float* tiles, int k0, int k1, int tb, int te, int64_t n) {
+  constexpr int V = kTileVec;
+  constexpr int C = (R + V - 1) / V;
+  constexpr int D = kPrefetch;
+  constexpr int Q = 2 * R + 1 + D;
+  const seismic::TileShape<R, V> s{int(blockDim.x), int(blockDim.y)};
+  constexpr int P = seismic::TileShape<R, V>::P;
+  const int pitch = s.pitch();
+  const int x0 = V * int(blockIdx.x * blockDim.x), jb = int(blockIdx.y * blockDim.y);
+  const int i0 = x0 + V * int(threadIdx.x), j0 = jb + int(threadIdx.y);
+  const int rank = int(threadIdx.x + blockDim.x * threadIdx.y), threads = int(blockDim.x * blockDim.y);
+  // A thread whose centre is some stored point's neighbour loads it; only the domain's are stored.
+  const bool loads = i0 < a.nx + R && j0 < a.ny + R;
+  const bool stores = i0 < a.nx && j0 < a.ny;
+  const int64_t column = i0 + a.line * j0 + a.slice * k0;
+  const float* u = a.u + column;
+  float* out = a.out + column;
+  const float* m = a.m + column;
+  const int centre = (int(threadIdx.y) + R) * pitch + P + V * int(threadIdx.x);
+  auto start_halo = [&](int k, float* tile) {
+    const float* plane = a.u + a.slice * k;
+    seismic::for_each_halo_vector(s, rank, threads, [&](int row, int col) {
+      // The vectors that some stored point reads (seismic/tile.cuh tile_vector_exists).
+      if (jb - R + row < a.ny + R && x0 - P + col < a.nx + R)
+        ptx::copy_async16(tile + row * pitch + col, plane + (x0 - P + col) + int64_t(jb - R + row) * a.line);
+    });
+    ptx::copy_async_commit();
+  };
+  Vec<float, V> q[Q] = {};
+  if (loads) fill_queue<R, V>(a, q, u, k0, k1);
+  if (k0 < k1) start_halo(k0, tiles);
+  for (int k = k0; k < k1; ++k) {
+    float* tile = tiles + ((k - k0) & 1) * s.elems();
+    if (loads && k + D < k1) q[Q - 1] = load_vec<float, V>(u + (R + D) * a.slice);
+    store_vec(tile + centre, q[R]);
+    ptx::copy_async_wait_all();
+    // Plane k's halo and centres have landed, and every thread has finished reading the other
+    // tile (plane k - 1), which may now be refilled.
+    __syncthreads();
+    if (k + 1 < k1) start_halo(k + 1, tiles + ((k + 1 - k0) & 1) * s.elems());
+    if (stores)
+      update_points<R, V, true, PX, PY, PZ>(
+          a, q, [&](int c) { return load_vec<float, V>(tile + centre + (c - C) * V); },
+          [&](int l) { return load_vec<float, V>(tile + centre + (l - R) * pitch); }, i0, j0, k, tb, te, n, out, m);
+#pragma unroll
+    for (int r = 0; r < Q - 1; ++r) q[r] = q[r + 1];
+    u += a.slice;
+    out += a.slice;
+    m += a.slice;
+  }
+}
+
+// Which axes' CPML layers the block's points reach: uniform over the block, so the branch costs
+// nothing and each block compiles only the first derivatives and memory variables it needs.
+// f.template operator()<PX, PY, PZ>() is called with the block's flags as constants.
+template <int V, bool kY, class F>
+__device__ __forceinline__ void with_block_pml(const StepArgs& a, int k0, int k1, F&& f) {
   const int bx0 = V * int(blockIdx.x * blockDim.x), bx1 = bx0 + V * int(blockDim.x);
   const int by0 = int(blockIdx.y * blockDim.y), by1 = by0 + int(blockDim.y);
   const bool px = bx0 < a.axis[0].lo || bx1 > a.nx - a.axis[0].hi;
   const bool py = kY && (by0 < a.axis[1].lo || by1 > a.ny - a.axis[1].hi);
-  const bool pz = k0 < a.axis[2].lo || k1 > a.nz - a.axis[2].hi;
-  if (i0 >= a.nx || j0 >= a.ny) return;  // no barrier: an idle thread may simply leave
+  // z through the axis's offset: a slab of a split run sees the whole domain's layers.
+  const int64_t g0 = k0 + a.axis[2].offset, g1 = k1 + a.axis[2].offset;
+  const bool pz = g0 < a.axis[2].lo || g1 > a.axis[2].n - a.axis[2].hi;
   switch (int(px) | int(py) << 1 | int(pz) << 2) {
-    case 0: return march<R, V, kY, false, false, false>(a, i0, j0, k0, k1, tb, te, n);
-    case 1: return march<R, V, kY, true, false, false>(a, i0, j0, k0, k1, tb, te, n);
-    case 4: return march<R, V, kY, false, false, true>(a, i0, j0, k0, k1, tb, te, n);
-    case 5: return march<R, V, kY, true, false, true>(a, i0, j0, k0, k1, tb, te, n);
+    case 0: return f.template operator()<false, false, false>();
+    case 1: return f.template operator()<true, false, false>();
+    case 4: return f.template operator()<false, false, true>();
+    case 5: return f.template operator()<true, false, true>();
   }
   if constexpr (kY) {  // the y faces exist in 3D only
     switch (int(px) | int(pz) << 1) {
-      case 0: return march<R, V, kY, false, true, false>(a, i0, j0, k0, k1, tb, te, n);
-      case 1: return march<R, V, kY, true, true, false>(a, i0, j0, k0, k1, tb, te, n);
-      case 2: return march<R, V, kY, false, true, true>(a, i0, j0, k0, k1, tb, te, n);
-      default: return march<R, V, kY, true, true, true>(a, i0, j0, k0, k1, tb, te, n);
+      case 0: return f.template operator()<false, true, false>();
+      case 1: return f.template operator()<true, true, false>();
+      case 2: return f.template operator()<false, true, true>();
+      default: return f.template operator()<true, true, true>();
     }
   }
+}
+
+// The block's chunk along z, and its taps: [tb, te) of the list sorted by (chunk, y, x) block.
+__device__ __forceinline__ int block_chunk(const StepArgs& a) { return int(blockIdx.z) + a.chunk_first; }
+__device__ __forceinline__ int2 block_taps(const StepArgs& a) {
+  const int block = int((block_chunk(a) * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x);
+  return make_int2(a.tap_start[block], a.tap_start[block + 1]);
+}
+
+template <int R, int V, bool kY>
+__global__ void __launch_bounds__(kStepThreads) acoustic_step(StepArgs a, int64_t n) {
+  const int i0 = V * int(threadIdx.x + blockIdx.x * blockDim.x);
+  const int j0 = kY ? int(threadIdx.y + blockIdx.y * blockDim.y) : 0;
+  const int k0 = block_chunk(a) * a.nw;
+  const int k1 = min(k0 + a.nw, a.nz);
+  const int2 t = block_taps(a);
+  if (i0 >= a.nx || j0 >= a.ny) return;  // no barrier: an idle thread may simply leave
+  with_block_pml<V, kY>(a, k0, k1, [&]<bool PX, bool PY, bool PZ>() {
+    march_l1<R, V, kY, PX, PY, PZ>(a, i0, j0, k0, k1, t.x, t.y, n);
+  });
+}
+
+// Dynamic shared memory: two tiles of the block's plane (tile_bytes(bx, by, R, 4) each).
+template <int R>
+__global__ void __launch_bounds__(kStepThreads) acoustic_step_tile(StepArgs a, int64_t n) {
+  extern __shared__ __align__(16) float step_tiles[];
+  const int k0 = block_chunk(a) * a.nw;
+  const int k1 = min(k0 + a.nw, a.nz);
+  const int2 t = block_taps(a);
+  with_block_pml<kTileVec, true>(a, k0, k1, [&]<bool PX, bool PY, bool PZ>() {
+    march_tile<R, PX, PY, PZ>(a, step_tiles, k0, k1, t.x, t.y, n);
+  });
 }
 
 }  // namespace fdstencil::cuda::wave

@@ -1,0 +1,123 @@
+// A wave run split along z across GPUs, the halo exchange over NCCL (issue 14), against the same
+// run on one GPU. Launched by mpiexec with 2 ranks, one GPU each. The final field is the same to
+// the bit: the split changes which launch computes a plane, not its arithmetic, and the halo
+// values are the neighbour's own. Receivers agree within the GPU's own atomicAdd round-off.
+// Without a GPU per rank the split tests report skipped, and the refusal test checks that every
+// rank is refused with the reason instead.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "fdstencil/device_field.hpp"
+#include "fdstencil/error.hpp"
+#include "fdstencil/wave.hpp"
+#include "fdstencil/wave_comm.hpp"
+#include "mpi/mpi_comm.hpp"
+#include "mpi/slab_test_util.hpp"
+#include "nccl/nccl_comm.hpp"
+
+using namespace fdstencil;
+using namespace fdstencil::wave;
+using namespace fdstencil::wave::test;
+
+namespace {
+
+Comm* g_host = nullptr;  // MPI
+Comm* g_gpus = nullptr;  // NCCL, when every rank has a GPU of its own
+std::string g_no_gpus;   // else why not
+
+#define REQUIRE_GPUS() \
+  if (g_gpus == nullptr) GTEST_SKIP() << g_no_gpus
+
+Case on_gpus(Case c) {
+  c.options.backend = "cuda";
+  return c;
+}
+
+}  // namespace
+
+TEST(WaveSlabsGpu, ThreeDMatchesOneGpu) {
+  REQUIRE_GPUS();
+  // R = 4, Hicks taps (4 points each way), the defaults' launch.
+  expect_split_matches_one_rank(*g_gpus, on_gpus(make_case(3, 4, false, Interpolation::hicks, 30)), 4, true, false);
+}
+
+// The tile design at R = 8 with chunks of 3 planes (the face chunks are then 3 at each end, and
+// the slab's halo of 8 spans three of them), a free surface on rank 0's face.
+TEST(WaveSlabsGpu, TileDesignThinChunksFreeSurfaceMatchOneGpu) {
+  REQUIRE_GPUS();
+  Case c = on_gpus(make_case(3, 8, true, Interpolation::trilinear, 44));
+  c.options.kernel_params = R"({"design": "tile", "block": "16x8", "nw": 3})";
+  expect_split_matches_one_rank(*g_gpus, c, 1, true, false);
+}
+
+// 2D, R = 2, and the exchange before the inner chunks instead of beside them: the same field.
+TEST(WaveSlabsGpu, TwoDWithoutOverlapMatchesOneGpu) {
+  REQUIRE_GPUS();
+  Case c = on_gpus(make_case(2, 2, true, Interpolation::trilinear, 40));
+  c.options.overlap_exchange = false;
+  expect_split_matches_one_rank(*g_gpus, c, 1, true, false);
+}
+
+// A slab boundary inside the z CPML layer (PmlAxis::offset on the GPU): tests/mpi/
+// test_wave_slabs.cpp's geometry.
+TEST(WaveSlabsGpu, CpmlLayerSplitBetweenSlabsMatchesOneGpu) {
+  REQUIRE_GPUS();
+  Case c = on_gpus(make_case(3, 2, true, Interpolation::trilinear, 8));
+  c.options.boundary.cpml_width = 12;
+  c.options.sources[0].at.z = 3.3 * c.model.h;
+  expect_split_matches_one_rank(*g_gpus, c, 1, false, false);
+}
+
+// The split run reports its exchange: a time per step, and the inner chunks' beside it.
+TEST(WaveSlabsGpu, TheExchangeIsTimed) {
+  REQUIRE_GPUS();
+  Case c = on_gpus(make_case(3, 4, false, Interpolation::trilinear, 60));
+  c.options.comm = g_gpus;
+  const Result r = run(c.model, c.options);
+  EXPECT_EQ(r.backend, "cuda");
+  EXPECT_EQ(r.ranks, g_gpus->size());
+  EXPECT_GT(r.timing.exchange_ms, 0);
+  EXPECT_GT(r.timing.inside_ms, 0);
+}
+
+// Without a GPU for every rank (no GPU at all, or fewer GPUs than ranks on a node), the NCCL
+// transport is refused on every rank, each saying why, and the ranks are still in step.
+TEST(WaveSlabsGpuRefusals, RanksWithoutAGpuOfTheirOwnAreRefused) {
+  if (g_gpus != nullptr) GTEST_SKIP() << "every rank has a GPU of its own";
+  try {
+    auto comm = nccl::over_gpus(mpi::world());
+    ADD_FAILURE() << "rank " << g_host->rank() << " was given a GPU transport: " << g_no_gpus;
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::unsupported);
+    const std::string w = e.what();
+    EXPECT_TRUE(w.find("has no GPU") != std::string::npos || w.find("one GPU per rank") != std::string::npos ||
+                w.find("another rank") != std::string::npos)
+        << w;
+  }
+  EXPECT_TRUE(g_host->all(true));
+}
+
+int main(int argc, char** argv) {
+  fdstencil::mpi::MpiSession session(argc, argv);
+  auto host = fdstencil::mpi::world();
+  g_host = host.get();
+  ::testing::InitGoogleTest(&argc, argv);
+  // The NCCL transport when every rank can have a GPU of its own, else the reason (nccl::over_gpus
+  // refuses on every rank then, which the refusal test checks).
+  std::unique_ptr<Comm> gpus;
+  try {
+    gpus = fdstencil::nccl::over_gpus(fdstencil::mpi::world());
+  } catch (const Error& e) {
+    g_no_gpus = e.what();
+  }
+  g_gpus = gpus.get();
+  const bool all_passed = run_all_tests_on_every_rank(*host, "test_mpi_gpu");
+  g_gpus = nullptr;
+  gpus.reset();
+  g_host = nullptr;
+  host.reset();
+  return all_passed ? 0 : 1;
+}
