@@ -125,27 +125,37 @@ std::string command_text(const std::vector<std::string>& argv) {
   return out;
 }
 
+// An interrupted run's message (where its state is, how to resume) and its exit status. A split
+// run's checkpoint is a one-rank checkpoint: it resumes under mpirun with any number of ranks, or
+// in one process.
+int interrupted_exit(const wave::Result& r, const fs::path& checkpoint, const std::string& command) {
+  const std::string again = resume_command(command);
+  const std::string how = r.ranks > 1 ? "mpirun -np " + std::to_string(r.ranks) + " " + again +
+                                            "\n(or under any number of ranks, or in one process: " + again + ")"
+                                      : again;
+  std::fprintf(stderr, "fdstencil: interrupted by %s after step %lld of %lld; the state is in %s. Resume with:\n  %s\n",
+               InterruptGuard::name(), static_cast<long long>(r.steps_done), static_cast<long long>(r.nt),
+               checkpoint.c_str(), how.c_str());
+  return 128 + InterruptGuard::signal();
+}
+
+// --resume needs a checkpoint to resume from.
+void check_resumable(const Setup& s) {
+  std::error_code ec;
+  if (s.resume && !fs::exists(s.out_dir / kCheckpointFile, ec))
+    throw Error(ErrorKind::invalid_argument, "--resume: there is no checkpoint in " + s.out_dir.string() + " (" +
+                                                 kCheckpointFile + "): run without --resume to start from step 0");
+}
+
 int run_single(const Flags& flags, const std::string& command) {
   Setup s = prepare(flags);
   const fs::path checkpoint = s.out_dir / kCheckpointFile;
-  {
-    std::error_code ec;
-    if (s.resume && !fs::exists(checkpoint, ec))
-      throw Error(ErrorKind::invalid_argument, "--resume: there is no checkpoint in " + s.out_dir.string() + " (" +
-                                                   kCheckpointFile + "): run without --resume to start from step 0");
-  }
+  check_resumable(s);
   OutputDir dir(s.out_dir);
   InterruptGuard interrupts;
   ShotRun run = run_shot(s, command, RunControl{});
   dir.keep();
-  if (run.result.interrupted) {
-    std::fprintf(stderr,
-                 "fdstencil: interrupted by %s after step %lld of %lld; the state is in %s. Resume with:\n  %s\n",
-                 InterruptGuard::name(), static_cast<long long>(run.result.steps_done),
-                 static_cast<long long>(run.result.nt), checkpoint.c_str(), resume_command(command).c_str());
-    return 128 + InterruptGuard::signal();
-  }
-  return 0;
+  return run.result.interrupted ? interrupted_exit(run.result, checkpoint, command) : 0;
 }
 
 }  // namespace
@@ -200,8 +210,8 @@ ShotRun run_shot(Setup& s, const std::string& command, const RunControl& control
   CheckpointWriter writer(checkpoint);
   s.options.on_checkpoint = [&writer](wave::Checkpoint c) { writer.submit(std::move(c)); };
   s.options.checkpoint_buffer = [&writer] { return writer.spare(); };
-  // A run across ranks stops only as a whole (mpirun passes a signal on to every rank).
-  if (s.options.comm == nullptr) s.options.stop_requested = [] { return InterruptGuard::requested(); };
+  // A run across ranks stops as a whole, where any rank was asked to (mpirun passes a signal on).
+  s.options.stop_requested = [] { return InterruptGuard::requested(); };
   s.options.resume = resumed.get();
   s.options.measure_bandwidth = control.measure_bandwidth;
   try {
@@ -279,10 +289,6 @@ int run_split(const Flags& flags, const std::string& command, int ranks) {
   const std::string many = "a run across " + std::to_string(ranks) + " ranks";
   if (!flags.survey.empty() || !flags.batch.empty())
     throw Error(ErrorKind::unsupported, many + " runs one shot: run a --survey's shots as separate runs");
-  if (flags.resume || !flags.checkpoint_every.empty())
-    throw Error(ErrorKind::unsupported, many + " neither checkpoints nor resumes yet");
-  if (!flags.snapshot_every.empty() || !flags.snapshot_steps.empty())
-    throw Error(ErrorKind::unsupported, many + " takes no snapshots yet");
 #if !FDSTENCIL_HAVE_MPI
   (void)command;
   throw Error(ErrorKind::unsupported, "started by an MPI launcher with " + std::to_string(ranks) +
@@ -300,6 +306,7 @@ int run_split(const Flags& flags, const std::string& command, int ranks) {
   try {
     s.emplace(prepare(flags));
     if (rank == 0) {
+      check_resumable(*s);
       dir.emplace(s->out_dir);
       analytic = shot_prechecks(*s);
     }
@@ -319,15 +326,18 @@ int run_split(const Flags& flags, const std::string& command, int ranks) {
   std::unique_ptr<wave::Comm> comm = std::move(host);  // wave::run refuses cuda: no NCCL transport
 #endif
   s->options.comm = comm.get();
+  InterruptGuard interrupts;
   if (rank == 0) {
     RunControl control;
     control.prechecked = &analytic;
-    run_shot(*s, command, control);
+    const ShotRun run = run_shot(*s, command, control);
     dir->keep();
-  } else {
-    wave::run(s->model(), s->options);
+    return run.result.interrupted ? interrupted_exit(run.result, s->out_dir / kCheckpointFile, command) : 0;
   }
-  return 0;
+  // The other ranks take part in every gather; rank 0 reads the checkpoint and writes everything.
+  s->options.stop_requested = [] { return InterruptGuard::requested(); };
+  const wave::Result r = wave::run(s->model(), s->options);
+  return r.interrupted && InterruptGuard::signal() != 0 ? 128 + InterruptGuard::signal() : 0;
 #endif
 }
 

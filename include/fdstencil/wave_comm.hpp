@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -34,8 +35,11 @@ class Comm {
   // Element-wise sums over the ranks into rank 0's `data` (the others' are left unspecified).
   virtual void sum_to_root(float* data, int64_t count) = 0;
   virtual void sum_to_root(double* data, int64_t count) = 0;
-  // Rank 0 receives every rank's `part` concatenated in rank order; the others get nothing.
-  virtual std::vector<float> gather_to_root(const std::vector<float>& part) = 0;
+  // Rank 0 receives every rank's `bytes` bytes at `part` concatenated in rank order (the ranks'
+  // sizes may differ); the others get nothing. gather_to_root below is the typed form.
+  virtual std::vector<char> gather_bytes(const void* part, int64_t bytes) = 0;
+  // Rank 0's `bytes` bytes at `data` into every other rank's `data` (a resumed split run's state).
+  virtual void broadcast(void* data, int64_t bytes) = 0;
   // True on every rank when `ok` is true on every rank. wave::run votes once, after every rank
   // has built its slab and before the first exchange, so a failure on one rank (memory, say)
   // stops all of them with an error instead of leaving the others waiting in the exchange.
@@ -46,5 +50,14 @@ class Comm {
   // may already be inside a collective and cannot be told otherwise.
   [[noreturn]] virtual void abort(const std::string& why) = 0;
 };
+
+// Every rank's `part` concatenated in rank order on rank 0; nothing on the others.
+template <class T>
+std::vector<T> gather_to_root(Comm& comm, const std::vector<T>& part) {
+  const std::vector<char> b = comm.gather_bytes(part.data(), int64_t(part.size() * sizeof(T)));
+  std::vector<T> out(b.size() / sizeof(T));
+  if (!b.empty()) std::memcpy(out.data(), b.data(), b.size());
+  return out;
+}
 
 }  // namespace fdstencil::wave

@@ -1,6 +1,7 @@
 // wave::Comm over MPI: the halo exchange as two MPI_Sendrecv (upwards, then downwards; the ends
 // talk to MPI_PROC_NULL, which makes their missing side a no-op), sums by MPI_Reduce, the gather
-// by point-to-point messages to rank 0. Counts above what one MPI call takes (int) go in pieces.
+// by point-to-point messages to rank 0, the broadcast by MPI_Bcast. Counts above what one MPI
+// call takes (int) go in pieces.
 #include "mpi/mpi_comm.hpp"
 
 #include <mpi.h>
@@ -59,30 +60,36 @@ class MpiComm final : public wave::Comm {
   void sum_to_root(float* data, int64_t count) override { reduce(data, count, MPI_FLOAT); }
   void sum_to_root(double* data, int64_t count) override { reduce(data, count, MPI_DOUBLE); }
 
-  std::vector<float> gather_to_root(const std::vector<float>& part) override {
-    int64_t mine = int64_t(part.size());
+  std::vector<char> gather_bytes(const void* part, int64_t bytes) override {
     std::vector<int64_t> counts(size_t(size_), 0);
-    check(MPI_Gather(&mine, 1, MPI_INT64_T, counts.data(), 1, MPI_INT64_T, 0, MPI_COMM_WORLD), "MPI_Gather");
+    check(MPI_Gather(&bytes, 1, MPI_INT64_T, counts.data(), 1, MPI_INT64_T, 0, MPI_COMM_WORLD), "MPI_Gather");
+    const char* mine = static_cast<const char*>(part);
     if (rank_ != 0) {
-      for (int64_t at = 0; at < mine; at += kPiece)
-        check(MPI_Send(part.data() + at, int(std::min(kPiece, mine - at)), MPI_FLOAT, 0, kGather, MPI_COMM_WORLD),
+      for (int64_t at = 0; at < bytes; at += kPiece)
+        check(MPI_Send(mine + at, int(std::min(kPiece, bytes - at)), MPI_BYTE, 0, kGather, MPI_COMM_WORLD),
               "sending a part to rank 0");
       return {};
     }
     int64_t total = 0;
     for (int64_t c : counts) total += c;
-    std::vector<float> whole(static_cast<size_t>(total));
-    std::copy(part.begin(), part.end(), whole.begin());
-    int64_t offset = mine;
+    std::vector<char> whole(static_cast<size_t>(total));
+    if (bytes > 0) std::copy_n(mine, bytes, whole.data());
+    int64_t offset = bytes;
     for (int r = 1; r < size_; ++r) {
       const int64_t n = counts[size_t(r)];
       for (int64_t at = 0; at < n; at += kPiece)
-        check(MPI_Recv(whole.data() + offset + at, int(std::min(kPiece, n - at)), MPI_FLOAT, r, kGather,
+        check(MPI_Recv(whole.data() + offset + at, int(std::min(kPiece, n - at)), MPI_BYTE, r, kGather,
                        MPI_COMM_WORLD, MPI_STATUS_IGNORE),
               "receiving a part on rank 0");
       offset += n;
     }
     return whole;
+  }
+
+  void broadcast(void* data, int64_t bytes) override {
+    for (int64_t at = 0; at < bytes; at += kPiece)
+      check(MPI_Bcast(static_cast<char*>(data) + at, int(std::min(kPiece, bytes - at)), MPI_BYTE, 0, MPI_COMM_WORLD),
+            "MPI_Bcast");
   }
 
   [[noreturn]] void abort(const std::string& why) override {

@@ -24,6 +24,7 @@
 #include "wave/cpml.hpp"
 #include "wave/interpolation.hpp"
 #include "wave/slab.hpp"
+#include "wave/slab_state.hpp"
 #if FDSTENCIL_HAVE_CUDA
 #include "cuda/device.hpp"
 #include "cuda/wave/acoustic.hpp"
@@ -177,12 +178,11 @@ std::string state_array_name(int i) {
   return std::string("pml_") + kAxisNames[(i - 2) / 3] + "_" + kPmlNames[(i - 2) % 3];
 }
 
-// A backend's state after `done` steps as a checkpoint, its arrays copied straight into the
-// caller's recycled buffers when it gives some (Options::checkpoint_buffer): fresh memory costs
-// its first touch, which at 512^3 took longer than the copy itself.
-template <class Backend>
-Checkpoint make_checkpoint(Backend& b, int64_t done, const Options& o, uint64_t fingerprint, const char* backend,
-                           int element_bytes) {
+// A checkpoint's header and named arrays, still empty, in the caller's recycled buffers when it
+// gives some (Options::checkpoint_buffer): fresh memory costs its first touch, which at 512^3
+// took longer than the copy itself.
+Checkpoint checkpoint_frame(int64_t done, const Options& o, uint64_t fingerprint, const char* backend,
+                            int element_bytes) {
   Checkpoint c = o.checkpoint_buffer ? o.checkpoint_buffer() : Checkpoint{};
   c.step = done;
   c.nt = o.nt;
@@ -190,8 +190,16 @@ Checkpoint make_checkpoint(Backend& b, int64_t done, const Options& o, uint64_t 
   c.backend = backend;
   c.element_bytes = element_bytes;
   c.arrays.resize(acoustic::kStateArrays);
+  for (int i = 0; i < acoustic::kStateArrays; ++i) c.arrays[size_t(i)].first = state_array_name(i);
+  return c;
+}
+
+// A backend's state after `done` steps as a checkpoint, its arrays copied straight into the frame.
+template <class Backend>
+Checkpoint make_checkpoint(Backend& b, int64_t done, const Options& o, uint64_t fingerprint, const char* backend,
+                           int element_bytes) {
+  Checkpoint c = checkpoint_frame(done, o, fingerprint, backend, element_bytes);
   for (int i = 0; i < acoustic::kStateArrays; ++i) {
-    c.arrays[size_t(i)].first = state_array_name(i);
     std::vector<char>& v = c.arrays[size_t(i)].second;
     v.resize(size_t(b.state_array_bytes(i)));
     if (!v.empty()) b.copy_state_array(i, v.data());
@@ -225,12 +233,16 @@ acoustic::State<T> from_checkpoint(const Checkpoint& c, const acoustic::Setup<T>
   return st;
 }
 
-// The time loop, shared by the backends through `stepper`: step(n), current() (synchronous,
-// the whole storage), sync() and checkpoint(steps done). Runs steps [first, nt) unless
-// stop_requested ends it early; returns the steps done.
-template <class Stepper, class T>
-int64_t time_loop(Stepper& st, const Options& o, const Domain& d, std::vector<T>& scratch, int64_t first,
-                  Timing& timing) {
+// The time loop, shared by the backends through a stepper `st`:
+// - step(n) and sync();
+// - stop(): stop_requested, asked of every rank of a split run together;
+// - snapshot(): the model's points of u now, the whole domain's (a split run's gathered on rank 0),
+//   handed to on_snapshot where hands_out() (one rank, or rank 0 of a split run);
+// - checkpoint(steps done): the state to on_checkpoint (a split run's gathered on rank 0), its bytes.
+// `checkpoints`: whether states are taken (a split run's every rank takes part in each gather).
+// Runs steps [first, nt) unless a stop ends it early; returns the steps done.
+template <class Stepper>
+int64_t time_loop(Stepper& st, const Options& o, int64_t first, bool checkpoints, Timing& timing) {
   std::vector<int64_t> snaps = o.snapshot_steps;
   std::sort(snaps.begin(), snaps.end());
   snaps.erase(std::unique(snaps.begin(), snaps.end()), snaps.end());
@@ -242,16 +254,20 @@ int64_t time_loop(Stepper& st, const Options& o, const Domain& d, std::vector<T>
   const auto since = [](std::chrono::steady_clock::time_point a) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count();
   };
+  // Snapshots and checkpoints start from a drained device, so the steps queued before them count
+  // as stepping, not as their cost.
   const auto take = [&](int64_t n) {
     while (next_snap < snaps.size() && snaps[next_snap] == n) {
+      st.sync();
       const auto a = std::chrono::steady_clock::now();
-      st.current(scratch.data());
-      if (o.on_snapshot) o.on_snapshot(Snapshot{n, model_points(scratch.data(), d)});
+      std::vector<float> field = st.snapshot();
+      if (o.on_snapshot && st.hands_out()) o.on_snapshot(Snapshot{n, std::move(field)});
       ++next_snap;
       outside += since(a);
     }
   };
   const auto checkpoint = [&](int64_t done) {
+    st.sync();
     const auto a = std::chrono::steady_clock::now();
     timing.checkpoint_bytes = st.checkpoint(done);
     const double s = since(a);
@@ -261,9 +277,9 @@ int64_t time_loop(Stepper& st, const Options& o, const Domain& d, std::vector<T>
   };
   int64_t n = first;
   for (; n < o.nt; ++n) {
-    if (o.stop_requested && o.stop_requested()) {
+    if (st.stop()) {
       st.sync();
-      if (o.on_checkpoint) checkpoint(n);
+      if (checkpoints) checkpoint(n);
       break;
     }
     take(n);
@@ -274,7 +290,7 @@ int64_t time_loop(Stepper& st, const Options& o, const Domain& d, std::vector<T>
       o.progress(n + 1, o.nt);
       outside += since(a);
     }
-    if (o.checkpoint_every > 0 && o.on_checkpoint && (n + 1) % o.checkpoint_every == 0 && n + 1 < o.nt)
+    if (o.checkpoint_every > 0 && checkpoints && (n + 1) % o.checkpoint_every == 0 && n + 1 < o.nt)
       checkpoint(n + 1);
   }
   st.sync();
@@ -283,30 +299,65 @@ int64_t time_loop(Stepper& st, const Options& o, const Domain& d, std::vector<T>
   return n;
 }
 
+// What the steppers of a split run's slabs share: the stop decided by every rank together (any
+// rank's request stops all of them at the same step), and snapshots and checkpoints gathered
+// into the one-rank formats on rank 0, which alone hands them on.
+template <class T>
+struct SplitShare {
+  Comm& comm;
+  const Options& o;
+  const detail::SlabShape& g;
+  const Domain& part;  // the slab's model points
+  uint64_t fingerprint;
+  const char* backend;
+  bool poll;  // some rank has a stop_requested: every rank asks each step
+  bool stop() { return poll && !comm.all(!(o.stop_requested && o.stop_requested())); }
+  bool hands_out() const { return comm.rank() == 0; }
+  std::vector<float> snapshot_of(const T* u) {
+    return gather_to_root(comm, part.model_nz > 0 ? model_points(u, part) : std::vector<float>{});
+  }
+  template <class Backend>
+  int64_t checkpoint_of(Backend& b, int64_t done) {
+    const bool root = comm.rank() == 0;
+    Checkpoint c = root ? checkpoint_frame(done, o, fingerprint, backend, int(sizeof(T))) : Checkpoint{};
+    std::vector<std::vector<char>*> into(size_t(acoustic::kStateArrays), nullptr);
+    if (root)
+      for (int i = 0; i < acoustic::kStateArrays; ++i) into[size_t(i)] = &c.arrays[size_t(i)].second;
+    detail::gather_state<T>(b, comm, g, into);
+    const int64_t bytes = c.bytes();
+    if (root && o.on_checkpoint) o.on_checkpoint(std::move(c));
+    return bytes;
+  }
+};
+
 // One slab of a run split across ranks on the cpu: each step starts with the halo exchange of u^n.
 template <class T>
 struct SlabStepper {
   cpu::AcousticCpu<T>& s;
   const acoustic::Setup<T>& setup;  // the slab's storage geometry, for the halo planes' places
-  Comm& comm;
+  SplitShare<T> share;
   void step(int64_t n) {
-    detail::exchange_halo(comm, s.current(), setup);
+    detail::exchange_halo(share.comm, s.current(), setup);
     s.step(n);
   }
-  void current(T*) { bad("a run split across ranks takes no snapshots yet"); }
   void sync() {}
-  int64_t checkpoint(int64_t) { bad("a run split across ranks writes no checkpoints yet"); }
+  bool stop() { return share.stop(); }
+  bool hands_out() const { return share.hands_out(); }
+  std::vector<float> snapshot() { return share.snapshot_of(s.current()); }
+  int64_t checkpoint(int64_t done) { return share.checkpoint_of(s, done); }
 };
 
 template <class T>
 struct CpuStepper {
   cpu::AcousticCpu<T>& s;
-  int64_t alloc;
+  const Domain& d;
   const Options& o;
   uint64_t fingerprint;
   void step(int64_t n) { s.step(n); }
-  void current(T* out) { std::copy_n(s.current(), alloc, out); }
   void sync() {}
+  bool stop() { return o.stop_requested && o.stop_requested(); }
+  bool hands_out() const { return true; }
+  std::vector<float> snapshot() { return model_points(s.current(), d); }
   int64_t checkpoint(int64_t done) {
     Checkpoint c = make_checkpoint(s, done, o, fingerprint, "cpu", int(sizeof(T)));
     const int64_t bytes = c.bytes();
@@ -320,25 +371,38 @@ struct CpuStepper {
 // exchange on its own stream beside the other chunks (after them when overlap is off).
 struct GpuSlabStepper {
   cuda::wave::AcousticGpu& s;
-  Comm& comm;
   bool overlap;
+  SplitShare<float> share;
+  std::vector<float> scratch;  // the slab's storage, for snapshots
   void step(int64_t n) {
     const cuda::wave::AcousticGpu::Halo h = s.step_faces(n);
-    comm.exchange_device(h.to_lower, h.from_lower, h.to_upper, h.from_upper, h.bytes, h.stream);
+    share.comm.exchange_device(h.to_lower, h.from_lower, h.to_upper, h.from_upper, h.bytes, h.stream);
     s.step_inside(n, overlap);
   }
-  void current(float*) { bad("a run split across ranks takes no snapshots yet"); }
   void sync() { s.synchronize(); }
-  int64_t checkpoint(int64_t) { bad("a run split across ranks writes no checkpoints yet"); }
+  bool stop() { return share.stop(); }
+  bool hands_out() const { return share.hands_out(); }
+  std::vector<float> snapshot() {
+    s.download_current(scratch.data());
+    return share.snapshot_of(scratch.data());
+  }
+  int64_t checkpoint(int64_t done) { return share.checkpoint_of(s, done); }
 };
 
 struct GpuStepper {
   cuda::wave::AcousticGpu& s;
+  const Domain& d;
   const Options& o;
   uint64_t fingerprint;
+  std::vector<float> scratch;  // the storage, for snapshots and the final field
   void step(int64_t n) { s.step(n); }
-  void current(float* out) { s.download_current(out); }
   void sync() { s.synchronize(); }
+  bool stop() { return o.stop_requested && o.stop_requested(); }
+  bool hands_out() const { return true; }
+  std::vector<float> snapshot() {
+    s.download_current(scratch.data());
+    return model_points(scratch.data(), d);
+  }
   int64_t checkpoint(int64_t done) {
     Checkpoint c = make_checkpoint(s, done, o, fingerprint, "cuda", int(sizeof(float)));
     const int64_t bytes = c.bytes();
@@ -378,11 +442,6 @@ void check_options(const Model& model, const Options& o) {
   for (size_t i = 0; i < o.sources.size(); ++i)
     for (double v : o.sources[i].wavelet)
       if (!std::isfinite(v)) bad("source " + std::to_string(i) + "'s wavelet has a non-finite sample");
-  if (split(o)) {
-    if (!o.snapshot_steps.empty()) bad("a run split across ranks takes no snapshots yet");
-    if (o.checkpoint_every > 0 || o.resume || o.stop_requested)
-      bad("a run split across ranks neither checkpoints, stops early nor resumes yet");
-  }
 }
 
 }  // namespace
@@ -477,14 +536,19 @@ struct SplitVote {
 // This rank's slab of a run split across ranks: its setup cut from the whole's, the time loop
 // with a halo exchange each step, then every rank's traces summed and final fields gathered on
 // rank 0 (a receiver whose taps all lie in one slab gets exactly its one-rank trace: the other
-// ranks add zeros). `fingerprint` is this rank's run (model, options, backend): the ranks compare
-// theirs at the vote.
+// ranks add zeros). `split_fingerprint` is this rank's run (model, options, backend, build): the
+// ranks compare theirs at the vote. `fingerprint` is the run's own, for checkpoints. Rank 0's
+// Options::resume, checked against the whole domain before the vote, is cut into every slab
+// after it.
 template <class T>
 void run_slab(acoustic::Setup<T>& whole, const Options& o, const Domain& d, Result& res, SplitVote& vote, bool gpu,
-              uint64_t fingerprint) {
+              uint64_t split_fingerprint, uint64_t fingerprint) {
   Comm& comm = *o.comm;
   const Domain::Slab mine = d.split_z(comm.size())[size_t(comm.rank())];
+  std::optional<acoustic::State<T>> resumed;
+  if (comm.rank() == 0 && o.resume) resumed = from_checkpoint(*o.resume, whole);
   acoustic::Setup<T> setup = detail::slab_setup(whole, mine, d.alloc - d.slice * (d.nz + 2 * d.radius));
+  const detail::SlabShape g = detail::slab_shape(setup, d, mine, comm.rank(), comm.size());
   whole = acoustic::Setup<T>{};  // the whole domain's m is no longer needed
   // The storage geometry alone, for the halo planes' places: the cpu state takes the setup itself.
   acoustic::Setup<T> shape;
@@ -493,20 +557,29 @@ void run_slab(acoustic::Setup<T>& whole, const Options& o, const Domain& d, Resu
   shape.slice = setup.slice;
   shape.origin = setup.origin;
   shape.alloc = setup.alloc;
-  // Every rank has its slab: the vote (see run()), then the same run on every rank.
-  const auto vote_now = [&] {
-    vote.cast = true;
-    if (!comm.all(true)) throw Error(ErrorKind::io, "another rank failed before the run started (its own error says why)");
-    if (!comm.same(fingerprint))
-      bad("the ranks were given different runs: the model, the options or the backend differ between ranks");
-    vote.passed = true;
-  };
   // The slab's model planes, model points only: its planes minus the absorbing layers.
   Domain part = d;
   const int64_t lo = std::max<int64_t>(mine.k0, d.lo[2]), hi = std::min<int64_t>(mine.k1, d.lo[2] + d.model_nz);
   part.model_nz = std::max<int64_t>(0, hi - lo);
   part.lo[2] = int(lo - mine.k0);
-  std::vector<T> traces, scratch;
+  // Every rank has its slab: the vote (see run()), then the same run on every rank: whether any
+  // rank polls a stop, and the state to resume from.
+  bool poll = false;
+  const auto vote_then_resume = [&](auto& state) {
+    vote.cast = true;
+    if (!comm.all(true)) throw Error(ErrorKind::io, "another rank failed before the run started (its own error says why)");
+    if (!comm.same(split_fingerprint))
+      bad("the ranks were given different runs: the model, the options or the backend differ between ranks");
+    vote.passed = true;
+    poll = !comm.all(!o.stop_requested);
+    std::optional<acoustic::State<T>> from = detail::scatter_state(comm, g, resumed ? &*resumed : nullptr);
+    resumed.reset();
+    if (from) state.restore(*from);
+    res.first_step = from ? from->step : 0;
+  };
+  const char* backend = gpu ? "cuda" : "cpu";
+  const auto share = [&] { return SplitShare<T>{comm, o, g, part, fingerprint, backend, poll}; };
+  std::vector<T> traces;
   std::vector<float> field;
   bool ran = false;
 #if FDSTENCIL_HAVE_CUDA
@@ -518,16 +591,21 @@ void run_slab(acoustic::Setup<T>& whole, const Options& o, const Domain& d, Resu
       setup = acoustic::Setup<T>{};
       res.kernel = state.describe();
       res.timing.device_bytes = state.bytes();
-      vote_now();
-      GpuSlabStepper st{state, comm, o.overlap_exchange};
-      res.steps_done = time_loop(st, o, d, scratch, 0, res.timing);
+      vote_then_resume(state);
+      // One exchange before the timed loop: NCCL connects its peers at their first send.
+      const cuda::wave::AcousticGpu::Halo h = state.current_halo();
+      comm.exchange_device(h.to_lower, h.from_lower, h.to_upper, h.from_upper, h.bytes, h.stream);
+      state.synchronize();
+      GpuSlabStepper st{state, o.overlap_exchange, share(), std::vector<float>(size_t(shape.alloc))};
+      res.steps_done = time_loop(st, o, res.first_step, true, res.timing);
       const auto t = state.split_timing();
       res.timing.exchange_ms = t.exchange_ms;
       res.timing.inside_ms = t.inside_ms;
-      traces = state.traces();
-      std::vector<float> current(size_t(shape.alloc));
-      state.download_current(current.data());
-      if (part.model_nz > 0) field = model_points(current.data(), part);
+      if (res.steps_done == o.nt) {
+        traces = state.traces();
+        state.download_current(st.scratch.data());
+        if (part.model_nz > 0) field = model_points(st.scratch.data(), part);
+      }
       ran = true;
     }
   }
@@ -536,14 +614,19 @@ void run_slab(acoustic::Setup<T>& whole, const Options& o, const Domain& d, Resu
     if (gpu) throw Error(ErrorKind::unsupported, "this build has no CUDA backend");
     cpu::AcousticCpu<T> state(std::move(setup));
     res.timing.device_bytes = state.bytes();
-    vote_now();
-    SlabStepper<T> st{state, shape, comm};
-    res.steps_done = time_loop(st, o, d, scratch, 0, res.timing);
-    traces.assign(state.traces().begin(), state.traces().end());
-    if (part.model_nz > 0) field = model_points(state.current(), part);
+    vote_then_resume(state);
+    SlabStepper<T> st{state, shape, share()};
+    res.steps_done = time_loop(st, o, res.first_step, true, res.timing);
+    if (res.steps_done == o.nt) {
+      traces.assign(state.traces().begin(), state.traces().end());
+      if (part.model_nz > 0) field = model_points(state.current(), part);
+    }
   }
+  // Every rank stopped at the same step (stop() is decided together): an interrupted run, like a
+  // one-rank one, returns no traces and no field.
+  if (res.steps_done < o.nt) return;
   comm.sum_to_root(traces.data(), int64_t(traces.size()));
-  std::vector<float> whole_field = comm.gather_to_root(field);
+  std::vector<float> whole_field = gather_to_root(comm, field);
   if (comm.rank() == 0) {
     res.traces.assign(traces.begin(), traces.end());
     res.final_field = std::move(whole_field);
@@ -625,21 +708,30 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
   res.reflection = o.boundary.reflection > 0 ? o.boundary.reflection : detail::default_reflection(o.boundary.cpml_width);
   res.timing.bytes_per_point = kInteriorBytesPerPoint;
 
-  // The fingerprint reads the whole model: only a run that checkpoints or resumes pays for it.
-  const uint64_t fingerprint = o.resume || (o.on_checkpoint && (o.checkpoint_every > 0 || o.stop_requested))
-                                   ? run_fingerprint(model, o)
-                                   : 0;
+  // The fingerprint reads the whole model: only a run that checkpoints or resumes pays for it (and
+  // a split run, whose ranks compare it).
+  const uint64_t fingerprint =
+      split(o) || o.resume || (o.on_checkpoint && (o.checkpoint_every > 0 || o.stop_requested))
+          ? run_fingerprint(model, o)
+          : 0;
   if (o.resume) check_resume(*o.resume, fingerprint, res.backend, o.double_precision);
   res.first_step = o.resume ? o.resume->step : 0;
   // A split run's ranks compare their runs: the checkpoint's fingerprint, the backend, the
-  // precision and the launch parameters, and their builds (the version, whether CUDA is in it,
-  // the transport's kind).
+  // precision, the launch parameters, the steps that gather (snapshots, checkpoints), and their
+  // builds (the version, whether CUDA is in it, the transport's kind).
+  std::string gathers = " checkpoint_every ";
+  gathers += std::to_string(o.checkpoint_every);
+  gathers += " snapshots";
+  for (int64_t n : o.snapshot_steps) {
+    gathers += ' ';
+    gathers += std::to_string(n);
+  }
   const std::string build = std::string(kVersion) + (kBuiltWithCuda ? " cuda" : " cpu-only") +
                             (split(o) && o.comm->carries_device_memory() ? " device-transport" : " host-transport");
   const uint64_t split_fingerprint =
-      split(o) ? run_fingerprint(model, o) ^ std::hash<std::string>{}(build + " " + res.backend +
-                                                                       (o.double_precision ? " double " : " float ") +
-                                                                       o.kernel_params)
+      split(o) ? fingerprint ^ std::hash<std::string>{}(build + " " + res.backend +
+                                                        (o.double_precision ? " double " : " float ") +
+                                                        o.kernel_params + gathers)
                : 0;
   if (split(o)) res.ranks = o.comm->size();
 
@@ -650,7 +742,7 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
     if (o.measure_bandwidth) res.timing.copy_gbps = cuda::measure_copy_bandwidth(int64_t(1) << 30, 10).memcpy_gbps;
     auto setup = build_setup<float>(model, o, d, res.dt, res.reflection, std::move(src_taps), std::move(rec_taps));
     if (split(o)) {
-      run_slab(setup, o, d, res, *vote, true, split_fingerprint);
+      run_slab(setup, o, d, res, *vote, true, split_fingerprint, fingerprint);
       return finish(res, d, start);
     }
     cuda::wave::AcousticGpu gpu_state(setup, config);
@@ -659,13 +751,11 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
     setup.m.shrink_to_fit();
     res.kernel = gpu_state.describe();
     res.timing.device_bytes = gpu_state.bytes();
-    std::vector<float> scratch(size_t(d.alloc));
-    GpuStepper st{gpu_state, o, fingerprint};
-    res.steps_done = time_loop(st, o, d, scratch, res.first_step, res.timing);
+    GpuStepper st{gpu_state, d, o, fingerprint, std::vector<float>(size_t(d.alloc))};
+    res.steps_done = time_loop(st, o, res.first_step, o.on_checkpoint != nullptr, res.timing);
     if (res.steps_done == o.nt) {
       res.traces = gpu_state.traces();
-      st.current(scratch.data());
-      res.final_field = model_points(scratch.data(), d);
+      res.final_field = st.snapshot();
     }
 #endif
   } else {
@@ -678,7 +768,7 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
     const auto cpu_run = [&](auto zero) {
       using T = decltype(zero);
       auto setup = build_setup<T>(model, o, d, res.dt, res.reflection, std::move(src_taps), std::move(rec_taps));
-      if (split(o)) return run_slab(setup, o, d, res, *vote, false, split_fingerprint);
+      if (split(o)) return run_slab(setup, o, d, res, *vote, false, split_fingerprint, fingerprint);
       std::optional<acoustic::State<T>> resumed;
       if (o.resume) resumed = from_checkpoint(*o.resume, setup);
       cpu::AcousticCpu<T> cpu_state(std::move(setup));
@@ -687,9 +777,8 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
         resumed.reset();
       }
       res.timing.device_bytes = cpu_state.bytes();
-      std::vector<T> scratch(size_t(d.alloc));
-      CpuStepper<T> st{cpu_state, d.alloc, o, fingerprint};
-      res.steps_done = time_loop(st, o, d, scratch, res.first_step, res.timing);
+      CpuStepper<T> st{cpu_state, d, o, fingerprint};
+      res.steps_done = time_loop(st, o, res.first_step, o.on_checkpoint != nullptr, res.timing);
       if (res.steps_done == o.nt) {
         res.traces.assign(cpu_state.traces().begin(), cpu_state.traces().end());
         res.final_field = model_points(cpu_state.current(), d);

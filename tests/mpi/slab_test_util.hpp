@@ -52,20 +52,12 @@ inline bool inside_one_slab(double z, double h, const Domain& d, const std::vect
   return false;
 }
 
-// The run alone on every rank, then split across `comm`; rank 0 compares. `exact_traces`: the
-// traces of receivers inside one slab are compared to the bit (the cpu), or within 5e-6 of the
-// trace's peak (the GPU sums a receiver's taps by atomicAdd, in no fixed order).
-inline void expect_split_matches_one_rank(Comm& comm, const Case& c, int reach, bool both_kinds = true,
-                                          bool exact_traces = true) {
-  const Result one = run(c.model, c.options);  // every rank, alone
-  Options split = c.options;
-  split.comm = &comm;
-  const Result many = run(c.model, split);
-  if (comm.rank() != 0) {
-    EXPECT_TRUE(many.traces.empty());
-    EXPECT_TRUE(many.final_field.empty());
-    return;
-  }
+// Rank 0's split run `many` against the one-rank run `one` of the same case on `ranks` ranks: the
+// final field to the bit, and the traces: those of receivers inside one slab to the bit where
+// `exact_traces` (the cpu), or within 5e-6 of the trace's peak (the GPU sums a receiver's taps by
+// atomicAdd, in no fixed order); those of receivers straddling slabs within 1e-5 of it.
+inline void expect_same_run(const Result& one, const Result& many, const Case& c, int ranks, int reach,
+                            bool both_kinds = true, bool exact_traces = true) {
   ASSERT_EQ(many.final_field.size(), one.final_field.size());
   int64_t differ = 0;
   for (size_t i = 0; i < one.final_field.size(); ++i) differ += many.final_field[i] != one.final_field[i];
@@ -76,7 +68,7 @@ inline void expect_split_matches_one_rank(Comm& comm, const Case& c, int reach, 
   EXPECT_GT(peak, 0.f);
 
   const Domain d = one.domain;
-  const auto slabs = d.split_z(comm.size());
+  const auto slabs = d.split_z(ranks);
   ASSERT_EQ(many.traces.size(), one.traces.size());
   const int64_t nt = c.options.nt;
   int exact = 0, straddling = 0;
@@ -101,6 +93,27 @@ inline void expect_split_matches_one_rank(Comm& comm, const Case& c, int reach, 
   if (both_kinds) {
     EXPECT_GT(straddling, 0);
   }
+}
+
+// The run alone on every rank, then split across `comm`; rank 0 compares (expect_same_run).
+inline void expect_split_matches_one_rank(Comm& comm, const Case& c, int reach, bool both_kinds = true,
+                                          bool exact_traces = true) {
+  const Result one = run(c.model, c.options);  // every rank, alone
+  Options split = c.options;
+  split.comm = &comm;
+  const Result many = run(c.model, split);
+  if (comm.rank() != 0) {
+    EXPECT_TRUE(many.traces.empty());
+    EXPECT_TRUE(many.final_field.empty());
+    return;
+  }
+  expect_same_run(one, many, c, comm.size(), reach, both_kinds, exact_traces);
+}
+
+// The ranks of an MPI test binary, which its main() sets for the tests of all its files.
+inline Comm*& test_comm() {
+  static Comm* comm = nullptr;
+  return comm;
 }
 
 // RUN_ALL_TESTS with only rank 0 printing (the others' output would interleave with it); a rank

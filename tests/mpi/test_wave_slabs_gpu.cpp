@@ -15,6 +15,7 @@
 #include "fdstencil/wave.hpp"
 #include "fdstencil/wave_comm.hpp"
 #include "mpi/mpi_comm.hpp"
+#include "mpi/slab_state_test_util.hpp"
 #include "mpi/slab_test_util.hpp"
 #include "nccl/nccl_comm.hpp"
 
@@ -69,6 +70,27 @@ TEST(WaveSlabsGpu, CpmlLayerSplitBetweenSlabsMatchesOneGpu) {
   c.options.boundary.cpml_width = 12;
   c.options.sources[0].at.z = 3.3 * c.model.h;
   expect_split_matches_one_rank(*g_gpus, c, 1, false, false);
+}
+
+// Checkpoints, snapshots and resumes across GPUs, in the one-GPU formats
+// (tests/mpi/slab_state_test_util.hpp): the state arrays to the byte, snapshots to the bit.
+TEST(WaveSlabsGpu, CheckpointsAreOneGpus) {
+  REQUIRE_GPUS();
+  expect_split_checkpoints_match(*g_gpus, on_gpus(make_case(3, 4, false, Interpolation::trilinear, 30)), 1, false);
+}
+
+TEST(WaveSlabsGpu, SnapshotsAreOneGpus) {
+  REQUIRE_GPUS();
+  expect_split_snapshots_match(*g_gpus, on_gpus(make_case(3, 2, true, Interpolation::trilinear, 30)));
+}
+
+// The tile design at R = 8 under a free surface: the restored halos (the neighbours' faces, and
+// rank 0's mirror) are what the first step after the resume reads.
+TEST(WaveSlabsGpu, CheckpointsResumeAcrossGpuCounts) {
+  REQUIRE_GPUS();
+  Case c = on_gpus(make_case(3, 8, true, Interpolation::trilinear, 44));
+  c.options.kernel_params = R"({"design": "tile", "block": "16x8", "nw": 3})";
+  expect_resumes_across_rank_counts(*g_gpus, c, 1, false);
 }
 
 // The split run reports its exchange: a time per step, and the inner chunks' beside it.

@@ -241,6 +241,8 @@ struct AcousticGpu::Impl {
     std::vector<std::array<cudaEvent_t, 4>> samples;
     int64_t calls = 0;
   } split;
+  void ready_split();                     // makes `split`'s stream, events and chunk ranges once
+  Halo halo_of(float* level) const;       // a time level's face and halo planes
   ~Impl() {
     for (auto& q : split.samples)
       for (cudaEvent_t e : q) cudaEventDestroy(e);
@@ -426,30 +428,48 @@ void AcousticGpu::step(int64_t n) {
   std::swap(d.u, d.prev);
 }
 
+void AcousticGpu::Impl::ready_split() {
+  Split& sp = split;
+  if (sp.ready) return;
+  const int64_t R = s.radius, nz = s.nz;
+  sp.chunks = int(grid.z);
+  sp.lower_end = int((R + c.nw - 1) / c.nw);
+  sp.upper_begin = int((nz - R) / c.nw);
+  if (sp.lower_end >= sp.upper_begin) sp.lower_end = sp.upper_begin = sp.chunks;  // all faces, no inside
+  // The exchange's stream at the device's highest priority: its kernels (NCCL's copies) become
+  // ready when the face chunks end, as the inner chunks' thousands of blocks do, and at the same
+  // priority the block scheduler fills the SMs with the latter first, so the exchange ended only
+  // with them (H200 pair: measured as long as the inner chunks, hiding nothing).
+  int least = 0, greatest = 0;
+  FDS_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  FDS_CUDA_CHECK(cudaStreamCreateWithPriority(&sp.stream, cudaStreamNonBlocking, greatest));
+  FDS_CUDA_CHECK(cudaEventCreateWithFlags(&sp.faces_done, cudaEventDisableTiming));
+  FDS_CUDA_CHECK(cudaEventCreateWithFlags(&sp.exchanged, cudaEventDisableTiming));
+  // The timed steps' events, made now rather than inside the time loop.
+  sp.samples.resize(size_t(kSplitSamples));
+  for (auto& q : sp.samples)
+    for (cudaEvent_t& e : q) FDS_CUDA_CHECK(cudaEventCreate(&e));
+  sp.ready = true;
+}
+
+AcousticGpu::Halo AcousticGpu::Impl::halo_of(float* level) const {
+  const int64_t R = s.radius, nz = s.nz;
+  float* plane0 = level + (s.origin - s.origin % s.slice);
+  return Halo{plane0, plane0 - R * s.slice, plane0 + (nz - R) * s.slice, plane0 + nz * s.slice,
+              R * s.slice * int64_t(sizeof(float)), split.stream};
+}
+
+AcousticGpu::Halo AcousticGpu::current_halo() {
+  Impl& d = *impl_;
+  d.ready_split();
+  FDS_CUDA_CHECK(cudaStreamSynchronize(d.stream));  // u^n is written
+  return d.halo_of(d.u.p);
+}
+
 AcousticGpu::Halo AcousticGpu::step_faces(int64_t n) {
   Impl& d = *impl_;
   Impl::Split& sp = d.split;
-  const int64_t R = d.s.radius, nz = d.s.nz;
-  if (!sp.ready) {
-    sp.chunks = int(d.grid.z);
-    sp.lower_end = int((R + d.c.nw - 1) / d.c.nw);
-    sp.upper_begin = int((nz - R) / d.c.nw);
-    if (sp.lower_end >= sp.upper_begin) sp.lower_end = sp.upper_begin = sp.chunks;  // all faces, no inside
-    // The exchange's stream at the device's highest priority: its kernels (NCCL's copies) become
-    // ready when the face chunks end, as the inner chunks' thousands of blocks do, and at the same
-    // priority the block scheduler fills the SMs with the latter first, so the exchange ended only
-    // with them (H200 pair: measured as long as the inner chunks, hiding nothing).
-    int least = 0, greatest = 0;
-    FDS_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-    FDS_CUDA_CHECK(cudaStreamCreateWithPriority(&sp.stream, cudaStreamNonBlocking, greatest));
-    FDS_CUDA_CHECK(cudaEventCreateWithFlags(&sp.faces_done, cudaEventDisableTiming));
-    FDS_CUDA_CHECK(cudaEventCreateWithFlags(&sp.exchanged, cudaEventDisableTiming));
-    // The timed steps' events, made now rather than inside the time loop.
-    sp.samples.resize(size_t(kSplitSamples));
-    for (auto& q : sp.samples)
-      for (cudaEvent_t& e : q) FDS_CUDA_CHECK(cudaEventCreate(&e));
-    sp.ready = true;
-  }
+  d.ready_split();
   d.begin_step(n);
   d.launch_chunks(0, sp.lower_end, n);
   d.launch_chunks(std::max(sp.lower_end, sp.upper_begin), sp.chunks, n);
@@ -459,9 +479,7 @@ AcousticGpu::Halo AcousticGpu::step_faces(int64_t n) {
   if (sample >= 0 && sample < kSplitSamples) FDS_CUDA_CHECK(cudaEventRecord(sp.samples[size_t(sample)][0], sp.stream));
   // u^{n+1} is being written over u^{n-1}: its planes 0..R-1 and nz-R..nz-1 go out, its halo
   // planes -R..-1 and nz..nz+R-1 come in.
-  float* plane0 = d.prev.p + (d.s.origin - d.s.origin % d.s.slice);
-  return Halo{plane0, plane0 - R * d.s.slice, plane0 + (nz - R) * d.s.slice, plane0 + nz * d.s.slice,
-              R * d.s.slice * int64_t(sizeof(float)), sp.stream};
+  return d.halo_of(d.prev.p);
 }
 
 void AcousticGpu::step_inside(int64_t n, bool overlap) {
@@ -507,7 +525,10 @@ AcousticGpu::SplitTiming AcousticGpu::split_timing() {
   return t;
 }
 
-void AcousticGpu::synchronize() { FDS_CUDA_CHECK(cudaStreamSynchronize(impl_->stream)); }
+void AcousticGpu::synchronize() {
+  FDS_CUDA_CHECK(cudaStreamSynchronize(impl_->stream));
+  if (impl_->split.ready) FDS_CUDA_CHECK(cudaStreamSynchronize(impl_->split.stream));
+}
 
 void AcousticGpu::download_current(float* host) { impl_->u.download(host, impl_->stream); }
 

@@ -62,6 +62,10 @@ class AcousticGpu {
     void* stream;
   };
   Halo step_faces(int64_t n);
+  // The current time level's faces and halo, after the steps enqueued so far: one exchange of
+  // them before the time loop changes nothing (the halo already holds the neighbours' faces) and
+  // makes NCCL connect its peers, which it does at the first send, outside the timed loop.
+  Halo current_halo();
   void step_inside(int64_t n, bool overlap);
   // Medians over the sampled steps of a split run, milliseconds (GPU events): the exchange on its
   // stream, from the face chunks' end to the transfer's end, and the inner chunks.
@@ -70,7 +74,7 @@ class AcousticGpu {
     int64_t samples = 0;
   };
   SplitTiming split_timing();
-  void synchronize();
+  void synchronize();  // the run's stream, and a split run's exchange stream
   // u^n after n steps, the whole storage (s.alloc elements) into `host`.
   void download_current(float* host);
   std::vector<float> traces();  // (nrec, nt)

@@ -1,0 +1,192 @@
+// What the tests of a split run's state share (tests/mpi, cpu over MPI and GPUs over NCCL): its
+// checkpoints, snapshots and resumes against one rank's, in the one-rank formats. Every rank runs
+// each helper: the one-rank runs by itself, then its slab of the split runs; rank 0 compares.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "fdstencil/wave.hpp"
+#include "fdstencil/wave_comm.hpp"
+#include "mpi/slab_test_util.hpp"
+
+namespace fdstencil::wave::test {
+
+struct Checkpointed {
+  Result result;
+  std::vector<Checkpoint> checkpoints;  // those this rank was handed
+};
+
+// The case with a checkpoint every `every` steps, on one rank (comm nullptr) or split.
+inline Checkpointed run_checkpointed(const Case& c, Comm* comm, int64_t every) {
+  Checkpointed out;
+  Options o = c.options;
+  o.comm = comm;
+  o.checkpoint_every = every;
+  o.on_checkpoint = [&out](Checkpoint k) { out.checkpoints.push_back(std::move(k)); };
+  out.result = run(c.model, o);
+  return out;
+}
+
+// A trace sample of a checkpoint's "traces" array, whatever its precision.
+inline double trace_sample(const Checkpoint& k, int64_t at) {
+  const std::vector<char>& b = k.arrays.back().second;
+  if (k.element_bytes == 8) {
+    double v;
+    std::memcpy(&v, b.data() + at * 8, 8);
+    return v;
+  }
+  float v;
+  std::memcpy(&v, b.data() + at * 4, 4);
+  return v;
+}
+
+// A split run's checkpoint against one rank's of the same step: the same header, every state
+// array the same to the byte (u and u_prev in the whole domain's storage, the CPML's memory
+// variables in their one-rank layout), and the traces as expect_same_run has them.
+inline void expect_same_checkpoint(const Checkpoint& one, const Checkpoint& many, const Case& c, const Domain& d,
+                                   int ranks, int reach, bool exact_traces) {
+  EXPECT_EQ(many.step, one.step);
+  EXPECT_EQ(many.nt, one.nt);
+  EXPECT_EQ(many.fingerprint, one.fingerprint);
+  EXPECT_EQ(many.backend, one.backend);
+  EXPECT_EQ(many.element_bytes, one.element_bytes);
+  ASSERT_EQ(many.arrays.size(), one.arrays.size());
+  for (size_t i = 0; i + 1 < one.arrays.size(); ++i) {
+    const auto& [name, a] = one.arrays[i];
+    EXPECT_EQ(many.arrays[i].first, name);
+    const std::vector<char>& b = many.arrays[i].second;
+    ASSERT_EQ(b.size(), a.size()) << name;
+    int64_t differ = 0;
+    for (size_t e = 0; e < a.size(); ++e) differ += a[e] != b[e];
+    EXPECT_EQ(differ, 0) << "bytes of '" << name << "' that differ from the one-rank checkpoint at step " << one.step;
+  }
+
+  ASSERT_EQ(many.arrays.back().second.size(), one.arrays.back().second.size());
+  const auto slabs = d.split_z(ranks);
+  const int64_t nt = c.options.nt;
+  for (size_t r = 0; r < c.options.receivers.size(); ++r) {
+    double scale = 0;
+    for (int64_t n = 0; n < nt; ++n) scale = std::max(scale, std::abs(trace_sample(one, int64_t(r) * nt + n)));
+    const bool one_slab = inside_one_slab(c.options.receivers[r].z, c.model.h, d, slabs, reach);
+    const double tol = one_slab && exact_traces ? 0 : (one_slab ? 5e-6 : 1e-5) * scale;
+    for (int64_t n = 0; n < nt; ++n)
+      ASSERT_LE(std::abs(trace_sample(one, int64_t(r) * nt + n) - trace_sample(many, int64_t(r) * nt + n)), tol)
+          << "receiver " << r << ", step " << n << " of the checkpoint at step " << one.step;
+  }
+}
+
+// Checkpoints every 50 steps, split and on one rank: rank 0 is handed the same ones, the others none.
+inline void expect_split_checkpoints_match(Comm& comm, const Case& c, int reach, bool exact_traces = true) {
+  const Checkpointed one = run_checkpointed(c, nullptr, 50);
+  const Checkpointed many = run_checkpointed(c, &comm, 50);
+  if (comm.rank() != 0) {
+    EXPECT_TRUE(many.checkpoints.empty()) << "only rank 0 hands out a split run's checkpoints";
+    return;
+  }
+  ASSERT_EQ(one.checkpoints.size(), size_t((c.options.nt - 1) / 50));
+  ASSERT_EQ(many.checkpoints.size(), one.checkpoints.size());
+  for (size_t i = 0; i < one.checkpoints.size(); ++i)
+    expect_same_checkpoint(one.checkpoints[i], many.checkpoints[i], c, one.result.domain, comm.size(), reach,
+                           exact_traces);
+  // States, not zeros that agree: by the last checkpoint u has moved, and so have the z CPML's
+  // memory variables (their slots lie in the first and last ranks' slabs).
+  const auto moved = [](const std::vector<char>& b) {
+    return std::count(b.begin(), b.end(), char(0)) != std::ptrdiff_t(b.size());
+  };
+  EXPECT_TRUE(moved(one.checkpoints.back().arrays[0].second)) << "u";
+  EXPECT_TRUE(moved(one.checkpoints.back().arrays[8].second)) << "pml_z_psi";
+}
+
+// Snapshots at steps 0, 37, 99 and nt: rank 0 is handed the one-rank snapshots, to the bit.
+inline void expect_split_snapshots_match(Comm& comm, const Case& c) {
+  const auto snapshots = [&c](Comm* k) {
+    std::vector<Snapshot> out;
+    Options o = c.options;
+    o.comm = k;
+    o.snapshot_steps = {99, 0, 37, c.options.nt};
+    o.on_snapshot = [&out](const Snapshot& s) { out.push_back(s); };
+    run(c.model, o);
+    return out;
+  };
+  const std::vector<Snapshot> one = snapshots(nullptr), many = snapshots(&comm);
+  if (comm.rank() != 0) {
+    EXPECT_TRUE(many.empty()) << "only rank 0 hands out a split run's snapshots";
+    return;
+  }
+  ASSERT_EQ(one.size(), 4u);
+  ASSERT_EQ(many.size(), one.size());
+  for (size_t i = 0; i < one.size(); ++i) {
+    EXPECT_EQ(many[i].step, one[i].step);
+    ASSERT_EQ(many[i].field.size(), one[i].field.size());
+    int64_t differ = 0;
+    float peak = 0;
+    for (size_t p = 0; p < one[i].field.size(); ++p) {
+      differ += many[i].field[p] != one[i].field[p];
+      peak = std::max(peak, std::abs(one[i].field[p]));
+    }
+    EXPECT_EQ(differ, 0) << "points of the snapshot at step " << one[i].step << " that differ";
+    if (one[i].step > 0) {
+      EXPECT_GT(peak, 0.f) << "step " << one[i].step;
+    }
+  }
+}
+
+// A stop requested at step `at` (stop_requested is asked once per step, from the first), with
+// the checkpoint it hands out there.
+inline std::optional<Checkpoint> stopped_at(const Case& c, Comm* comm, int64_t at, bool asks, Result* result) {
+  std::optional<Checkpoint> out;
+  Options o = c.options;
+  o.comm = comm;
+  auto calls = std::make_shared<int64_t>(0);
+  if (asks) o.stop_requested = [calls, at] { return ++*calls > at; };
+  o.on_checkpoint = [&out](Checkpoint k) { out = std::move(k); };
+  *result = run(c.model, o);
+  return out;
+}
+
+// Across rank counts both ways: a split run resumes one rank's checkpoint (rank 0 alone holds it),
+// and one rank resumes the checkpoint of a split run stopped by its last rank alone. Both end
+// with the uninterrupted one-rank run's field and traces (expect_same_run).
+inline void expect_resumes_across_rank_counts(Comm& comm, const Case& c, int reach, bool exact_traces = true) {
+  const Result whole = run(c.model, c.options);
+  Result r;
+  std::optional<Checkpoint> at70 = stopped_at(c, nullptr, 70, true, &r);
+  ASSERT_TRUE(r.interrupted);
+  ASSERT_TRUE(at70.has_value());
+  ASSERT_EQ(at70->step, 70);
+
+  Options o = c.options;
+  o.comm = &comm;
+  o.resume = comm.rank() == 0 ? &*at70 : nullptr;
+  const Result resumed = run(c.model, o);
+  EXPECT_EQ(resumed.first_step, 70) << "rank " << comm.rank();
+  if (comm.rank() == 0) expect_same_run(whole, resumed, c, comm.size(), reach, false, exact_traces);
+
+  const bool last = comm.rank() == comm.size() - 1;
+  std::optional<Checkpoint> at90 = stopped_at(c, &comm, 90, last, &r);
+  EXPECT_TRUE(r.interrupted) << "rank " << comm.rank();
+  EXPECT_EQ(r.steps_done, 90) << "rank " << comm.rank();
+  EXPECT_TRUE(r.traces.empty() && r.final_field.empty()) << "an interrupted run returns no results";
+  if (comm.rank() != 0) {
+    EXPECT_FALSE(at90.has_value()) << "only rank 0 hands out a split run's checkpoints";
+    return;
+  }
+  ASSERT_TRUE(at90.has_value());
+  EXPECT_EQ(at90->step, 90);
+  Options back = c.options;
+  back.resume = &*at90;
+  const Result finished = run(c.model, back);
+  EXPECT_EQ(finished.first_step, 90);
+  // The traces before step 90 are the split run's sums: receivers straddling slabs to round-off.
+  expect_same_run(whole, finished, c, comm.size(), reach, false, exact_traces);
+}
+
+}  // namespace fdstencil::wave::test

@@ -1,0 +1,41 @@
+// A split run's state on the cpu over MPI (issue 14): its checkpoints and snapshots are one
+// rank's, in the one-rank formats, and a checkpoint resumes on any number of ranks. Part of
+// test_mpi (main() in test_wave_slabs.cpp), launched with 2 ranks and with 3.
+#include <gtest/gtest.h>
+
+#include "fdstencil/wave.hpp"
+#include "mpi/slab_state_test_util.hpp"
+#include "mpi/slab_test_util.hpp"
+
+using namespace fdstencil::wave;
+using namespace fdstencil::wave::test;
+
+// 3D, R = 4, Hicks taps (4 points each way), CPML 6 on every side: checkpoints at steps 50, 100
+// and 150, each the one-rank checkpoint to the byte (receivers straddling slabs to round-off).
+TEST(WaveSlabState, CheckpointsAreOneRanks) {
+  expect_split_checkpoints_match(*test_comm(), make_case(3, 4, false, Interpolation::hicks, 30), 4);
+}
+
+// A slab boundary inside the z CPML layer (its slots on two ranks), a free surface on rank 0 (its
+// mirrored halo in u), double precision: tests/mpi/test_wave_slabs.cpp's geometry.
+TEST(WaveSlabState, CheckpointsCutInTheLayerInDoubleAreOneRanks) {
+  Case c = make_case(2, 2, true, Interpolation::trilinear, 8);
+  c.options.boundary.cpml_width = 12;
+  c.options.sources[0].at.z = 3.3 * c.model.h;
+  c.options.double_precision = true;
+  expect_split_checkpoints_match(*test_comm(), c, 1);
+}
+
+TEST(WaveSlabState, SnapshotsAreOneRanks) {
+  expect_split_snapshots_match(*test_comm(), make_case(3, 2, true, Interpolation::trilinear, 30));
+}
+
+TEST(WaveSlabState, CheckpointsResumeAcrossRankCounts) {
+  expect_resumes_across_rank_counts(*test_comm(), make_case(3, 4, false, Interpolation::trilinear, 30), 1);
+}
+
+TEST(WaveSlabState, CheckpointsResumeAcrossRankCountsIn2DDouble) {
+  Case c = make_case(2, 2, true, Interpolation::trilinear, 40);
+  c.options.double_precision = true;
+  expect_resumes_across_rank_counts(*test_comm(), c, 1);
+}
