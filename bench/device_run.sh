@@ -43,6 +43,13 @@
 #                 (xyz R = 1, 2, 4, 6, 8 and z R = 1, 4, 8, both launch orders), double at R = 4
 #   ring-ncu      Nsight Compute's sections (issue rate, stalls, occupancy) of five ring/pipelined launches
 #   prof-ring     bench --profile of the ring's best: xyz R = 4 and 6, z R = 8 at 512^3, xyz R = 4 at 1024^3
+#   ring-floor-test  the ring and wave GPU tests (the ring without its register floor among them)
+#   ring-floor512 the ring without the register floor (floor=0) against with it: d2xyz and d2z,
+#                 every R, 512^3, and double at R = 4
+#   ring-floor1024  the same at 1024^3 where floor=0 won at 512^3, beside d2z window_vec's defaults
+#   ring-defaults  the plan's built-in choices (--no-cache) for d2xyz and d2z at every R, 512^3, and
+#                 the GPU tests of the seismic variants, plans and wave step
+#   ring-ncu-def  Nsight Compute's sections of the ring's defaults: d2xyz R = 1, 4, 8, d2z R = 4
 # The library (issue 10). The tuning cache travels between calls as the committed file
 # bench/results/<device>/tuning-cache.json: a tune stage starts from it (or from the $OUT copy an
 # earlier stage of the same call left) and leaves the grown cache in $OUT/tuning-cache.json.
@@ -431,6 +438,26 @@ stage_prof-ring() {  # counters of the ring's best records, one file each (most 
   prof prof-ring-xyz4-1024 --op d2xyz --radius 4 --size 1024,1024,1024 "${common[@]}" --param my=0 --param nw=128 --param vec_bytes=16
 }
 
+# The ring without the register floor (floor=0) against with it (floor=1), in one file per size
+# so each pair shares a run and its copy bandwidth. (bench/results/nvidia-h100/ring-fixed/ holds an
+# earlier experiment of this session, since removed: the block's shape compiled in, fixed=1,
+# against the general instance, fixed=0, with these stages' arguments.)
+stage_ring-floor-test() {  # the ring and wave GPU tests, the instances without the floor among them
+  timeout 300 ./build/tests/test_cuda --gtest_filter='CudaSeismic.Ring*:CudaSeismic.Bad*:WaveGpu*' \
+    >/tmp/ring-floor-test.log 2>&1 || status=1
+  cat /tmp/ring-floor-test.log >>"$LOG"
+  grep -E "^\[ +(OK|FAILED|PASSED|SKIPPED)|Failure" /tmp/ring-floor-test.log | tail -24
+}
+
+stage_ring-floor512() {
+  bench ring-floor512 --op d2xyz --variant ring --radius 1,2,3,4,5,6,7,8 --size 512,512,512 --dtype float --reps 10 \
+    --param block=16x16x1 --param floor=1,0 --param my=1,2 --param vec_bytes=16,8 --param nw=128 --param ahead=2
+  bench ring-floor-z512 --op d2z --variant ring --radius 1,2,3,4,5,6,7,8 --size 512,512,512 --dtype float --reps 10 \
+    --param block=32x8x1 --param floor=1,0 --param vec_bytes=16 --param nw=128 --param ahead=2,4
+  bench ring-floor-double --op d2xyz --variant ring --radius 4 --size 512,512,512 --dtype double --reps 10 \
+    --param block=16x16x1 --param floor=1,0 --param my=1,2 --param vec_bytes=16,8 --param nw=128
+}
+
 ncu_sections() {  # name, kernel regex, then bench arguments: Nsight Compute's own sections, one launch
   local name=$1 kernel=$2
   shift 2
@@ -446,6 +473,33 @@ stage_ring-ncu() {  # issue rate, stalls, occupancy and memory of four ring laun
   ncu_sections ring1 xyz_ring --op d2xyz --variant ring --radius 1 --param block=16x16x1 --param ahead=3
   ncu_sections ringz4 xyz_ring --op d2z --variant ring --radius 4 --param block=32x4x1 --param vec_bytes=8 --param ahead=4
   ncu_sections ring8 xyz_ring --op d2xyz --variant ring --radius 8 --param block=8x32x1 --param ahead=2
+}
+
+stage_ring-floor1024() {  # 1024^3: the radii where floor=0 won at 512^3, and window_vec's d2z beside the ring's
+  bench ring-floor1024 --op d2xyz --variant ring --radius 2,3,4,5 --size 1024,1024,1024 --dtype float --reps 10 \
+    --param block=16x16x1 --param floor=1,0 --param my=0 --param vec_bytes=16 --param nw=128 --param ahead=2
+  bench ring-floor-z1024 --op d2z --variant ring --radius 2,3,4,5,6,7 --size 1024,1024,1024 --dtype float \
+    --reps 10 --param block=32x8x1 --param floor=1,0 --param vec_bytes=16 --param nw=128 --param ahead=4
+  bench ring-floor-zwin1024 --op d2z --variant window_vec --radius 2,3,4,5,6,7 --size 1024,1024,1024 --dtype float \
+    --reps 10 --param block=64x4x1 --param nw=4 --param order=zxy --param vec_bytes=16
+}
+
+stage_ring-defaults() {  # the plan's built-in choices after the floor rows: d2xyz and d2z, every R, 512^3
+  # (float; double at R = 4), and the GPU tests of the seismic variants, plans and the wave step
+  bench ring-defaults512 --op d2xyz,d2z --variant plan --no-cache --radius 1,2,3,4,5,6,7,8 --size 512,512,512 \
+    --dtype float --reps 10
+  bench ring-defaults-double --op d2xyz --variant plan --no-cache --radius 4 --size 512,512,512 --dtype double --reps 10
+  timeout 300 ./build/tests/test_cuda --gtest_filter='CudaSeismic.*:*Plan*:WaveGpu*' >/tmp/ring-defaults-test.log 2>&1 ||
+    status=1
+  cat /tmp/ring-defaults-test.log >>"$LOG"
+  grep -E "^\[ +(FAILED|PASSED|SKIPPED) |tests ran|Failure" /tmp/ring-defaults-test.log | tail -12
+}
+
+stage_ring-ncu-def() {  # the ring at its defaults (floor on and off at R = 4): stalls, issue rate, occupancy
+  ncu_sections def-ring4 xyz_ring --op d2xyz --variant ring --radius 4
+  ncu_sections def-ring4-nofloor xyz_ring --op d2xyz --variant ring --radius 4 --param floor=0
+  ncu_sections def-ring8 xyz_ring --op d2xyz --variant ring --radius 8 --param my=1 --param vec_bytes=8
+  ncu_sections def-ringz4 xyz_ring --op d2z --variant ring --radius 4 --param ahead=2
 }
 
 # ---- the library (issue 10) ---------------------------------------------------------------------
@@ -845,6 +899,8 @@ PY
 #                 and fdstencil wave under mpirun against one process
 #   mgpu-scaling  GPts/s on 1 and 2 GPUs, R = 4 and 8, CPML 20, float: weak (512^3 computational
 #                 per GPU) and strong (1024^3 in all), the 2-GPU runs with and without the overlap
+#   mgpu-state    a 2-GPU run's gathered checkpoints and snapshots: their cost per event, and its
+#                 checkpoint resumed on 2 GPUs and on 1, each against the uninterrupted run
 # OpenMPI binds each of 2 ranks to one core by default, where NCCL's proxy thread then shares it
 # with the rank's own: --bind-to none.
 MPIRUN=(mpirun --allow-run-as-root --oversubscribe --bind-to none -x NCCL_NVLS_ENABLE=0 -x OMP_NUM_THREADS)
@@ -925,6 +981,60 @@ for kind in ("weak", "strong"):
 json.dump({"runs": runs, "scaling": eff}, open(sys.argv[2], "w"), indent=1)
 PY
   pack mgpu-scaling
+}
+
+stage_mgpu-state() {
+  export OMP_NUM_THREADS=4
+  # 2 GPUs, 512^3 computational each; receivers along z 240 m from the source, which the wave
+  # reaches within the run. Every run has the same steps, so each checkpoint fits each run.
+  local weak=(--constant 2000 --shape 984,472,472 --spacing 10 --radius 4 --cpml 20 --source "4920,2360,2360"
+              --ricker 8 --receiver-line "500,2360,2600:9000,2360,2600:64" --steps 1500)
+  mgpu_run state-plain 2 "${weak[@]}"
+  mgpu_run state-gathered 2 "${weak[@]}" --checkpoint-every 500 --snapshot-steps 250,750
+  # A run stopped by SIGTERM once its first checkpoint (step 100) is on the disk, then resumed on
+  # 2 GPUs and on 1 (without --checkpoint-every: it is not part of the run's fingerprint).
+  rm -rf /tmp/wave/state-cut /tmp/wave/state-cut1
+  ("${MPIRUN[@]}" -np 2 $FD wave --backend cuda --quiet --output /tmp/wave/state-cut "${weak[@]}" \
+     --checkpoint-every 100 2>>"$LOG" &
+   pid=$!
+   while [ ! -f /tmp/wave/state-cut/checkpoint.ckpt ] && kill -0 $pid 2>/dev/null; do sleep 0.05; done
+   kill -TERM $pid 2>/dev/null; wait $pid) || true
+  ls -la /tmp/wave/state-cut | tee -a "$LOG"
+  if [ -f /tmp/wave/state-cut/checkpoint.ckpt ]; then
+    cp -r /tmp/wave/state-cut /tmp/wave/state-cut1
+    "${MPIRUN[@]}" -np 2 $FD wave --backend cuda --quiet "${weak[@]}" --resume --output /tmp/wave/state-cut \
+      2>>"$LOG" || { echo "resume on 2 GPUs FAILED"; status=1; }
+    $FD wave --backend cuda --quiet "${weak[@]}" --resume --output /tmp/wave/state-cut1 2>>"$LOG" ||
+      { echo "resume on 1 GPU FAILED"; status=1; }
+  else
+    echo "no checkpoint to resume"; status=1
+  fi
+  python3 - /tmp/wave "$OUT/mgpu-state.json" <<'PY' | tee -a "$LOG"
+import json, os, sys
+import numpy as np
+w = sys.argv[1]
+S = lambda n: json.load(open(os.path.join(w, n, "summary.json")))
+plain, gathered = S("state-plain"), S("state-gathered")
+c = gathered["checkpoint"]
+out = {"plain": plain["timing"], "gathered": gathered["timing"], "checkpoint": c}
+print(f"2 GPUs, 512^3 each: {c['count']} gathered checkpoints of {c['bytes']/1e9:.2f} GB, {c['seconds']/max(c['count'],1):.2f} s "
+      f"each in the loop; loop {plain['timing']['loop_s']:.3f} s plain, {gathered['timing']['loop_s']:.3f} s with them")
+ref_f = np.load(os.path.join(w, "state-plain", "final.npy")); ref_r = np.load(os.path.join(w, "state-plain", "shot.npy"))
+for name in ("state-gathered", "state-cut", "state-cut1"):
+    d = os.path.join(w, name)
+    if not os.path.exists(os.path.join(d, "final.npy")):
+        print(f"{name}: no final field"); continue
+    f, r = np.load(os.path.join(d, "final.npy")), np.load(os.path.join(d, "shot.npy"))
+    s = json.load(open(os.path.join(d, "summary.json")))
+    row = {"field_points_differing": int((f != ref_f).sum()), "record_max_abs_diff": float(np.abs(r - ref_r).max()),
+           "record_peak": float(np.abs(ref_r).max()), "resumed_from_step": s["checkpoint"]["resumed_from_step"],
+           "ranks": s.get("ranks", {}).get("count", 1)}
+    out[name] = row
+    print(f"{name}: ranks {row['ranks']}, resumed from {row['resumed_from_step']}: field points differing "
+          f"{row['field_points_differing']}, record max |diff| {row['record_max_abs_diff']:.3g} of peak {row['record_peak']:.3g}")
+json.dump(out, open(sys.argv[2], "w"), indent=1)
+PY
+  pack mgpu-state
 }
 
 export NCCL_NVLS_ENABLE=0

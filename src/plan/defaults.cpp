@@ -45,17 +45,20 @@ constexpr Row kRows[] = {
   {Op::d2y, 1, 1, L, Type::any, "vec", R"({"block": "64x4x1"})"},     // 2.8461 ms, 100.6 %
   {Op::d2y, 2, 5, L, Type::any, "vec", R"({"block": "16x16x1"})"},    // 2.8940 ms, 99.2 %
   {Op::d2y, 6, 8, L, Type::any, "vec", R"({"block": "32x8x1"})"},     // 3.2370 ms, 89.0 %
-  // d2z: the vectorized sliding window; from 1024^3 (4 MB planes) the chunk-first order; at
-  // R = 6..8 our ring march (issue 13: ring/ring-z-nw512.json and ring-z1024.json, tuned at R = 8).
+  // d2z: the vectorized sliding window; from 1024^3 (4 MB planes) the chunk-first order; beyond
+  // them our ring march without its register floor, 4 planes ahead (issue 13: ring-floor/
+  // ring-floor-z512.json, ring-floor-z1024.json and ring-floor-zwin1024.json, the window beside the
+  // ring in the same call; R = 8 from ring/ring-z-nw512.json and ring-z1024.json, where the floor
+  // measured the same).
   {Op::d2z, 1, 1, S, Type::any, "window_vec", R"({"block": "16x8x1", "nw": 4, "order": "xyz", "vec_bytes": 8})"},    // 0.0454 ms, 98.6 %
   {Op::d2z, 2, 5, S, Type::any, "window_vec", R"({"block": "32x4x1", "nw": 8, "order": "xyz", "vec_bytes": 16})"},   // 0.0494 ms, 91.7 %
   {Op::d2z, 6, 8, S, Type::any, "window_vec", R"({"block": "64x2x1", "nw": 8, "order": "xyz", "vec_bytes": 16})"},   // 0.0555 ms, 83.2 %
   {Op::d2z, 1, 1, M, Type::any, "window_vec", R"({"block": "32x8x1", "nw": 4, "order": "xyz", "vec_bytes": 16})"},   // 0.3592 ms, 99.3 %
   {Op::d2z, 2, 5, M, Type::any, "window_vec", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "vec_bytes": 16})"},   // 0.3695 ms, 97.1 %
-  {Op::d2z, 6, 8, M, Type::any, "ring", R"({"ahead": 4, "block": "32x8x1", "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // ring: 0.3959 ms, 91.4 %
+  {Op::d2z, 6, 8, M, Type::any, "ring", R"({"ahead": 4, "block": "32x8x1", "floor": 0, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // R = 6, 7, 8: 92.7, 92.1, 91.4 % (floor 1: 83.5, 92.2, 91.6 %)
   {Op::d2z, 1, 1, L, Type::any, "window_vec", R"({"block": "64x4x1", "nw": 4, "order": "xyz", "vec_bytes": 16})"},   // 3.1158 ms, 91.9 %
-  {Op::d2z, 2, 5, L, Type::any, "window_vec", R"({"block": "64x4x1", "nw": 4, "order": "zxy", "vec_bytes": 16})"},   // 3.2207 ms, 89.1 %
-  {Op::d2z, 6, 8, L, Type::any, "ring", R"({"ahead": 4, "block": "32x8x1", "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // ring: 3.2870 ms, 87.4 %
+  {Op::d2z, 2, 3, L, Type::any, "window_vec", R"({"block": "64x4x1", "nw": 4, "order": "zxy", "vec_bytes": 16})"},   // R = 2, 3: 91.1, 90.7 %
+  {Op::d2z, 4, 8, L, Type::any, "ring", R"({"ahead": 4, "block": "32x8x1", "floor": 0, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // R = 4..7: 89.3, 88.6, 87.9, 87.5 % (window_vec: 88.8, 85.5, 77.2, 76.0 %); R = 8: 87.4 %
   {Op::d2z, 1, 8, Any, Type::any, "window", R"({"block": "32x4x1", "nw": 16})"},  // scalar: any alignment
   // d2xy: the fused plane tile.
   {Op::d2xy, 1, 1, S, Type::any, "fused", R"({"block": "16x8x1"})"},   // 0.0542 ms, 82.8 %
@@ -67,17 +70,24 @@ constexpr Row kRows[] = {
   {Op::d2xy, 2, 5, L, Type::any, "fused", R"({"block": "32x16x1"})"},  // 4.1976 ms, 68.7 %
   {Op::d2xy, 6, 8, L, Type::any, "fused", R"({"block": "16x8x1"})"},   // 5.5018 ms, 52.7 %
   // d2xyz: our pipelined one-pass tile at R = 1 and 8 and for small planes, our ring march
-  // between (issue 13: 512^3 and 1024^3, float, from bench/results/nvidia-h100/ring/ring-nw512,
-  // ring-r1024 and ring-r1024-high; R = 6..7 measured at R = 6, where it beat pipelined's 55.3 %).
+  // between, without its register floor where that measured faster (issue 13: 512^3 from
+  // bench/results/nvidia-h100/ring-floor/ring-floor512.json, 1024^3 from ring-floor1024.json and,
+  // for R = 6..7, ring/ring-r1024-high.json; R = 6..7 at 1024^3 measured at R = 6).
   {Op::d2xyz, 1, 1, S, Type::any, "pipelined", R"({"block": "16x16x1", "nw": 4})"},  // 0.0527 ms, 85.7 %
   {Op::d2xyz, 2, 5, S, Type::any, "pipelined", R"({"block": "8x16x1", "nw": 4})"},   // 0.0679 ms, 68.7 %
   {Op::d2xyz, 6, 8, S, Type::any, "pipelined", R"({"block": "8x32x1", "nw": 8})"},   // 0.0988 ms, 49.3 %
   {Op::d2xyz, 1, 1, M, Type::any, "pipelined", R"({"block": "16x16x1", "nw": 4})"},  // 0.3790 ms, 94.5 %
-  {Op::d2xyz, 2, 5, M, Type::any, "ring", R"({"ahead": 2, "block": "16x16x1", "my": 0, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // ring: 0.4840 ms, 75.6 %
-  {Op::d2xyz, 6, 7, M, Type::any, "ring", R"({"ahead": 2, "block": "16x16x1", "my": 1, "nw": 128, "order": "xyz", "vec_bytes": 8})"},   // ring, R = 6: 0.6012 ms, 61.6 %
+  {Op::d2xyz, 2, 3, M, Type::any, "ring", R"({"ahead": 2, "block": "16x16x1", "floor": 0, "my": 0, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // R = 2, 3: 78.6, 74.9 % (floor 1: 68.9, 45.7 %)
+  {Op::d2xyz, 4, 4, M, Type::f64, "ring", R"({"ahead": 2, "block": "16x16x1", "my": 1, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // double: 75.3 % (my 0, i.e. 2: 51.8 %; ring-floor-double.json)
+  {Op::d2xyz, 4, 4, M, Type::any, "ring", R"({"ahead": 2, "block": "16x16x1", "my": 0, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // 75.2 % (floor 0: 74.3 %)
+  {Op::d2xyz, 5, 5, M, Type::any, "ring", R"({"ahead": 2, "block": "16x16x1", "floor": 0, "my": 0, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // 73.9 % (floor 1: 64.9 %)
+  {Op::d2xyz, 6, 6, M, Type::any, "ring", R"({"ahead": 2, "block": "16x16x1", "my": 1, "nw": 128, "order": "xyz", "vec_bytes": 8})"},   // 61.4 % (floor 0: 53.5 %)
+  {Op::d2xyz, 7, 7, M, Type::any, "ring", R"({"ahead": 2, "block": "16x16x1", "my": 2, "nw": 128, "order": "xyz", "vec_bytes": 8})"},   // 65.4 % (my 1: 48.5 %)
   {Op::d2xyz, 8, 8, M, Type::any, "pipelined", R"({"block": "8x32x1", "nw": 16})"},  // 0.7068 ms, 53.1 %
   {Op::d2xyz, 1, 1, L, Type::any, "pipelined", R"({"block": "32x8x1", "nw": 4})"},   // 3.0632 ms, 93.6 %
-  {Op::d2xyz, 2, 5, L, Type::any, "ring", R"({"ahead": 2, "block": "16x16x1", "my": 0, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // ring: 3.9459 ms, 73.0 %
+  {Op::d2xyz, 2, 3, L, Type::any, "ring", R"({"ahead": 2, "block": "16x16x1", "floor": 0, "my": 0, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // R = 2, 3: 77.3, 69.9 % (floor 1: 71.9, 54.0 %)
+  {Op::d2xyz, 4, 4, L, Type::any, "ring", R"({"ahead": 2, "block": "16x16x1", "my": 0, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // 73.1 % (floor 0: 68.9 %)
+  {Op::d2xyz, 5, 5, L, Type::any, "ring", R"({"ahead": 2, "block": "16x16x1", "floor": 0, "my": 0, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // 69.5 % (floor 1: 65.1 %)
   {Op::d2xyz, 6, 7, L, Type::any, "ring", R"({"ahead": 2, "block": "16x16x1", "my": 1, "nw": 128, "order": "xyz", "vec_bytes": 8})"},   // ring, R = 6: 4.7396 ms, 61.2 %
   {Op::d2xyz, 8, 8, L, Type::any, "pipelined", R"({"block": "8x32x1", "nw": 32})"},  // 6.0128 ms, 48.6 %
   {Op::d2xyz, 1, 8, Any, Type::any, "l1march", R"({"block": "32x4x1", "nw": 16, "my": 1, "vec_bytes": 8})"},

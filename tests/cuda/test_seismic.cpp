@@ -287,6 +287,7 @@ TEST(CudaSeismic, BadVectorWidthOrLineBlockingSaysWhy) {
       {Op::d2xyz, "ring", {{"ahead", 0}}, "ahead 0"},
       {Op::d2xyz, "ring", {{"ahead", 5}}, "ahead 5"},
       {Op::d2xyz, "ring", {{"order", "yxz"}}, "order"},
+      {Op::d2xyz, "ring", {{"floor", 2}}, "floor 2"},
       {Op::d2xyz, "ring", {{"vec_bytes", 8}, {"block", "7x4x1"}}, "multiple of 16 bytes"},
       {Op::d2z, "ring", {{"ahead", 9}}, "ahead 9"},
       {Op::d2z, "ring", {{"vec_bytes", 12}}, "vec_bytes 12"},
@@ -357,6 +358,38 @@ TEST(CudaSeismic, RingWidthsLinesDepthsAndOrders) {
         }
     }
   if (cuda::device_count() == 0) GTEST_SKIP() << "no GPU: the refusals were checked, the runs were not";
+}
+
+// The ring's instances without the register floor (floor=0) beside those with it, every R,
+// width, line blocking and type, at the defaults' block shapes on a field no tile divides; both
+// are verified against the reference, and the registers they report show that `floor` chose
+// other instances (nvcc gives many of those without the floor more than the 64-128 it allows).
+TEST(CudaSeismic, RingWithAndWithoutTheRegisterFloor) {
+  if (cuda::device_count() == 0) GTEST_SKIP() << "no GPU";
+  const Extents n{83, 41, 23};
+  int cases = 0, more_registers = 0;
+  for (Op op : {Op::d2xyz, Op::d2z})
+    for (const Variant* v : find_variants(op, "cuda")) {
+      if (v->name != "ring") continue;
+      const char* block = op == Op::d2xyz ? "16x16x1" : "32x8x1";
+      for (int r = 1; r <= kMaxRadius; ++r)
+        for (DType t : {DType::f32, DType::f64})
+          for (int bytes : {8, 16})
+            for (int my : {1, 2}) {
+              if (op == Op::d2z && my == 2) continue;
+              const int e = int(dtype_bytes(t));
+              if ((2 * r + 1) * (bytes / e) * my * e / 4 > 72) continue;  // refused: see above
+              int regs[2] = {0, 0};
+              for (int floor : {1, 0}) {
+                Params params = {{"vec_bytes", bytes}, {"block", block}, {"nw", 9}, {"floor", floor}};
+                if (op == Op::d2xyz) params["my"] = my;
+                regs[floor] = expect_verified(*v, n, r, t, kAlignBytes, params).value("regs", 0);
+              }
+              ++cases;
+              more_registers += regs[0] > regs[1];
+            }
+    }
+  EXPECT_GT(more_registers, cases / 4) << "of " << cases << " instances, those with more registers without the floor";
 }
 
 // The ring copies 16-byte granules: the last one of the far halo corner's row may reach 16 - e

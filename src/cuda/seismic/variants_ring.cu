@@ -1,49 +1,25 @@
 // The ring marches (xyz_ring.cuh) as registry entries: d2xyz `ring` and d2z `ring`.
 #include "cuda/seismic/launch.hpp"
 #include "cuda/seismic/variants.hpp"
-#include "cuda/seismic/xyz_ring.cuh"
+#include "cuda/seismic/ring_instances.cuh"
 
 namespace fdstencil::cuda::seismic {
 
 namespace {
 
-// The z queue's registers per thread, (2R + 1) x V x MY values, at most this many 32-bit
-// registers: with the x window, the MY accumulators and the addresses, about what the 128 of the
-// fewest blocks ring_min_blocks asks for leave (float4 x 2 lines fits up to R = 4, float2 x 2
-// lines and float4 x 1 line up to R = 8). Instances beyond it are neither compiled nor offered.
-constexpr int kRingQueueRegisters = 72;
-
-constexpr bool queue_fits(int radius, int vec, int my, int elem_bytes) {
-  return (2 * radius + 1) * vec * my * elem_bytes / 4 <= kRingQueueRegisters;
-}
-
 // `ahead`: planes in flight beyond the one consumed; cp.async.wait_group takes up to 3 pending.
 constexpr int kMaxAhead = 4;
 
+// The instance for the parameters: with the register floor where `floor`, else without.
 template <class T, bool XY>
-const void* ring_kernel(int radius, int vec, int my) {
-  return pick_radius(radius, [vec, my](auto r) -> const void* {
-    constexpr int R = decltype(r)::value;
-    constexpr int G = kVec16<T>;
-    constexpr int E = int(sizeof(T));
-    if (vec == G && my == 1) return reinterpret_cast<const void*>(xyz_ring<T, R, G, 1, XY>);
-    if constexpr (G > 1) {
-      if (vec == G / 2 && my == 1) return reinterpret_cast<const void*>(xyz_ring<T, R, G / 2, 1, XY>);
-    }
-    if constexpr (XY && queue_fits(R, G, 2, E)) {
-      if (vec == G && my == 2) return reinterpret_cast<const void*>(xyz_ring<T, R, G, 2, XY>);
-    }
-    if constexpr (XY && G > 1 && queue_fits(R, G / 2, 2, E)) {
-      if (vec == G / 2 && my == 2) return reinterpret_cast<const void*>(xyz_ring<T, R, G / 2, 2, XY>);
-    }
-    return nullptr;
-  });
+const void* ring_kernel(int radius, int vec, int my, bool floor) {
+  return floor ? ring_instance<T, XY, true>(radius, vec, my) : ring_unbounded_instance<T, XY>(radius, vec, my);
 }
 
 struct RingParams {
   Block b;
   int vec = 0, my = 1, nw = 0, ahead = 0;
-  bool z_first = false;
+  bool z_first = false, floor = true;
 };
 
 // Reads and checks the parameters; "" when they are good.
@@ -82,6 +58,10 @@ std::string parse_ring(const Problem& p, const Params& params, RingParams& rp) {
   const std::string order = params.value("order", std::string("xyz"));
   if (order != "xyz" && order != "zxy") return "order '" + order + "' must be xyz (z chunks last) or zxy (z chunks first)";
   rp.z_first = order == "zxy";
+  const int floor = params.value("floor", 1);
+  if (floor != 0 && floor != 1)
+    return "floor " + std::to_string(floor) + " must be 1 (registers capped so 2-4 blocks fit an SM) or 0 (uncapped)";
+  rp.floor = floor == 1;
   const size_t smem = ring_bytes(rp.b.x * rp.vec, rp.b.y * rp.my, R, XY, rp.ahead, e);
   if (smem > kMaxSmemPerBlock)
     return "a ring of " + std::to_string(ring_stages(R, rp.ahead)) + " plane tiles takes " + std::to_string(smem) +
@@ -102,7 +82,7 @@ std::vector<Launch> plan_ring(const Problem& p, const Params& params) {
   RingParams rp;
   parse_ring<XY>(p, params, rp);
   Launch l;
-  l.kernel = ring_kernel<T, XY>(p.stencil.radius, rp.vec, rp.my);
+  l.kernel = ring_kernel<T, XY>(p.stencil.radius, rp.vec, rp.my, rp.floor);
   l.block = dim3(rp.b.x, rp.b.y, 1);
   l.nw = rp.nw;
   l.ahead = rp.ahead;
@@ -121,27 +101,32 @@ std::vector<Variant> ring_variants() {
   // Defaults and spaces from the H100 sweeps at 512^3 and 1024^3 (bench/results/nvidia-h100/ring/,
   // docs/seismic.md "The ring march"): 16x16 threads, nw 64-128 and ahead 2 won for d2xyz at every
   // R; order zxy never won. d2z's defaults are its R = 8 best (ahead 4), the radius where the
-  // ring is the fastest d2z; at R <= 4 ahead 2 was 1-4 points better.
+  // ring is the fastest d2z; at R <= 4 ahead 2 was 1-4 points better. floor: with the register
+  // floor some instances spill and others gain occupancy, so neither wins everywhere
+  // (ring-floor/, docs/seismic.md); the plan's defaults table picks it per radius.
   const Params xyz_space = {{"block", {"16x16x1", "8x32x1", "16x8x1", "8x16x1", "32x8x1"}},
                             {"nw", {32, 64, 128}},
                             {"my", {0, 1}},
                             {"vec_bytes", {16, 8}},
                             {"ahead", {2, 3}},
-                            {"order", {"xyz", "zxy"}}};
+                            {"order", {"xyz", "zxy"}},
+                            {"floor", {1, 0}}};
   const Params z_space = {{"block", {"32x8x1", "32x4x1", "16x8x1", "64x4x1"}},
                           {"nw", {32, 64, 128}},
                           {"vec_bytes", {16, 8}},
                           {"ahead", {2, 3, 4}},
-                          {"order", {"xyz", "zxy"}}};
+                          {"order", {"xyz", "zxy"}},
+                          {"floor", {1, 0}}};
   return {
       make_variant(Op::d2z, "ring",
                    "ours: z-march fed by cp.async into a ring of R+ahead+1 planes in shared memory, queue in registers",
-                   {{"block", "32x8x1"}, {"nw", 128}, {"vec_bytes", 16}, {"ahead", 4}, {"order", "xyz"}}, z_space,
+                   {{"block", "32x8x1"}, {"nw", 128}, {"vec_bytes", 16}, {"ahead", 4}, {"order", "xyz"}, {"floor", 1}},
+                   z_space,
                    ring_cannot_run<false>, plan_ring<float, false>, plan_ring<double, false>),
       make_variant(Op::d2xyz, "ring",
                    "ours: z-march over a ring of plane tiles filled by cp.async ahead, z queue fed from the ring, "
                    "V x my outputs per thread",
-                   {{"block", "16x16x1"}, {"nw", 128}, {"my", 0}, {"vec_bytes", 16}, {"ahead", 2}, {"order", "xyz"}},
+                   {{"block", "16x16x1"}, {"nw", 128}, {"my", 0}, {"vec_bytes", 16}, {"ahead", 2}, {"order", "xyz"}, {"floor", 1}},
                    xyz_space, ring_cannot_run<true>, plan_ring<float, true>, plan_ring<double, true>),
   };
 }

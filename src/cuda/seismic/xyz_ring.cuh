@@ -61,8 +61,12 @@ constexpr int ring_min_blocks(int queue_registers) {
   return queue_registers <= 36 ? 4 : queue_registers <= 56 ? 3 : 2;
 }
 
-template <class T, int R, int V, int MY, bool XY>
-__global__ void __launch_bounds__(kRingThreads, ring_min_blocks((2 * R + 1) * V * MY * int(sizeof(T)) / 4))
+// Floor: false drops the floor (at most 256 threads a block, one block per SM guaranteed), so nvcc
+// takes the registers it wants, up to 255. The floor made 33 of 74 instances measured spill 8-136
+// bytes a thread (bench/results/nvidia-h100/ring-fixed/); without it nothing spills but occupancy
+// falls, and which wins depends on R and shape (ring-floor/, the `floor` parameter).
+template <class T, int R, int V, int MY, bool XY, bool Floor = true>
+__global__ void __launch_bounds__(kRingThreads, Floor ? ring_min_blocks((2 * R + 1) * V * MY * int(sizeof(T)) / 4) : 1)
     xyz_ring(Args<T> a) {
   using Halo = RingHalo<T, R, XY>;
   constexpr int G = Halo::G, P = Halo::P, H = Halo::H;
