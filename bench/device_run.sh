@@ -47,6 +47,7 @@
 #   ring-floor512 the ring without the register floor (floor=0) against with it: d2xyz and d2z,
 #                 every R, 512^3, and double at R = 4
 #   ring-floor1024  the same at 1024^3 where floor=0 won at 512^3, beside d2z window_vec's defaults
+#   ring-znw1024  d2z ring without the floor at 1024^3, R = 4, 6, 8: nw 128, 256, 512
 #   ring-defaults  the plan's built-in choices (--no-cache) for d2xyz and d2z at every R, 512^3, and
 #                 the GPU tests of the seismic variants, plans and wave step
 #   ring-ncu-def  Nsight Compute's sections of the ring's defaults: d2xyz R = 1, 4, 8, d2z R = 4
@@ -482,6 +483,11 @@ stage_ring-floor1024() {  # 1024^3: the radii where floor=0 won at 512^3, and wi
     --reps 10 --param block=32x8x1 --param floor=1,0 --param vec_bytes=16 --param nw=128 --param ahead=4
   bench ring-floor-zwin1024 --op d2z --variant window_vec --radius 2,3,4,5,6,7 --size 1024,1024,1024 --dtype float \
     --reps 10 --param block=64x4x1 --param nw=4 --param order=zxy --param vec_bytes=16
+}
+
+stage_ring-znw1024() {  # d2z ring without the floor at 1024^3: longer chunks re-read fewer seam planes
+  bench ring-znw1024 --op d2z --variant ring --radius 4,6,8 --size 1024,1024,1024 --dtype float --reps 10 \
+    --param block=32x8x1 --param floor=0 --param vec_bytes=16 --param ahead=4 --param nw=128,256,512
 }
 
 stage_ring-defaults() {  # the plan's built-in choices after the floor rows: d2xyz and d2z, every R, 512^3

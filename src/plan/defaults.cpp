@@ -49,7 +49,8 @@ constexpr Row kRows[] = {
   // them our ring march without its register floor, 4 planes ahead (issue 13: ring-floor/
   // ring-floor-z512.json, ring-floor-z1024.json and ring-floor-zwin1024.json, the window beside the
   // ring in the same call; R = 8 from ring/ring-z-nw512.json and ring-z1024.json, where the floor
-  // measured the same).
+  // measured the same). At 1024^3 chunks of 512 planes: each chunk seam's 2R planes are read twice,
+  // and with 4 MB planes the second read misses L2 (ring-znw1024.json: +0.8 to +2.5 points over 128).
   {Op::d2z, 1, 1, S, Type::any, "window_vec", R"({"block": "16x8x1", "nw": 4, "order": "xyz", "vec_bytes": 8})"},    // 0.0454 ms, 98.6 %
   {Op::d2z, 2, 5, S, Type::any, "window_vec", R"({"block": "32x4x1", "nw": 8, "order": "xyz", "vec_bytes": 16})"},   // 0.0494 ms, 91.7 %
   {Op::d2z, 6, 8, S, Type::any, "window_vec", R"({"block": "64x2x1", "nw": 8, "order": "xyz", "vec_bytes": 16})"},   // 0.0555 ms, 83.2 %
@@ -58,7 +59,7 @@ constexpr Row kRows[] = {
   {Op::d2z, 6, 8, M, Type::any, "ring", R"({"ahead": 4, "block": "32x8x1", "floor": 0, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // R = 6, 7, 8: 92.7, 92.1, 91.4 % (floor 1: 83.5, 92.2, 91.6 %)
   {Op::d2z, 1, 1, L, Type::any, "window_vec", R"({"block": "64x4x1", "nw": 4, "order": "xyz", "vec_bytes": 16})"},   // 3.1158 ms, 91.9 %
   {Op::d2z, 2, 3, L, Type::any, "window_vec", R"({"block": "64x4x1", "nw": 4, "order": "zxy", "vec_bytes": 16})"},   // R = 2, 3: 91.1, 90.7 %
-  {Op::d2z, 4, 8, L, Type::any, "ring", R"({"ahead": 4, "block": "32x8x1", "floor": 0, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // R = 4..7: 89.3, 88.6, 87.9, 87.5 % (window_vec: 88.8, 85.5, 77.2, 76.0 %); R = 8: 87.4 %
+  {Op::d2z, 4, 8, L, Type::any, "ring", R"({"ahead": 4, "block": "32x8x1", "floor": 0, "nw": 512, "order": "xyz", "vec_bytes": 16})"},  // nw 512, R = 4, 6, 8: 90.2, 89.9, 89.9 % (nw 128: 89.4, 88.2, 87.4 %; ring-znw1024.json); window_vec at R = 4..7: 88.8, 85.5, 77.2, 76.0 %
   {Op::d2z, 1, 8, Any, Type::any, "window", R"({"block": "32x4x1", "nw": 16})"},  // scalar: any alignment
   // d2xy: the fused plane tile.
   {Op::d2xy, 1, 1, S, Type::any, "fused", R"({"block": "16x8x1"})"},   // 0.0542 ms, 82.8 %
