@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -125,6 +126,10 @@ std::string command_text(const std::vector<std::string>& argv) {
   return out;
 }
 
+// An interrupted run's exit status: 128 + its signal (130 SIGINT, 143 SIGTERM); a rank of a split
+// run stopped by another rank's signal alone reports SIGTERM's, the launcher's usual one.
+int interrupted_status() { return 128 + (InterruptGuard::signal() != 0 ? InterruptGuard::signal() : SIGTERM); }
+
 // An interrupted run's message (where its state is, how to resume) and its exit status. A split
 // run's checkpoint is a one-rank checkpoint: it resumes under mpirun with any number of ranks, or
 // in one process.
@@ -133,10 +138,12 @@ int interrupted_exit(const wave::Result& r, const fs::path& checkpoint, const st
   const std::string how = r.ranks > 1 ? "mpirun -np " + std::to_string(r.ranks) + " " + again +
                                             "\n(or under any number of ranks, or in one process: " + again + ")"
                                       : again;
+  // In a split run the stop may have come from another rank's signal alone.
+  const std::string by = InterruptGuard::signal() != 0 ? std::string(InterruptGuard::name()) : "a signal to another rank";
   std::fprintf(stderr, "fdstencil: interrupted by %s after step %lld of %lld; the state is in %s. Resume with:\n  %s\n",
-               InterruptGuard::name(), static_cast<long long>(r.steps_done), static_cast<long long>(r.nt),
-               checkpoint.c_str(), how.c_str());
-  return 128 + InterruptGuard::signal();
+               by.c_str(), static_cast<long long>(r.steps_done), static_cast<long long>(r.nt), checkpoint.c_str(),
+               how.c_str());
+  return interrupted_status();
 }
 
 // --resume needs a checkpoint to resume from.
@@ -176,6 +183,17 @@ std::vector<float> shot_prechecks(const Setup& s) {
   return analytic;
 }
 
+std::unique_ptr<wave::Checkpoint> load_resume(const Setup& s) {
+  const fs::path checkpoint = s.out_dir / kCheckpointFile;
+  std::error_code ec;
+  if (!s.resume || !fs::exists(checkpoint, ec)) return nullptr;
+  try {
+    return std::make_unique<wave::Checkpoint>(wave::load_checkpoint(checkpoint));
+  } catch (const Error& e) {
+    throw Error(e.kind(), std::string("--resume: ") + e.what() + " (remove it, or run without --resume)");
+  }
+}
+
 ShotRun run_shot(Setup& s, const std::string& command, const RunControl& control) {
   const std::vector<float> analytic = control.prechecked ? *control.prechecked : shot_prechecks(s);
   const fs::path checkpoint = s.out_dir / kCheckpointFile;
@@ -186,17 +204,7 @@ ShotRun run_shot(Setup& s, const std::string& command, const RunControl& control
     for (const auto& e : fs::directory_iterator(s.out_dir, ec))
       if (e.path().filename().string().rfind(stale, 0) == 0) fs::remove(e.path(), ec);
   }
-  std::unique_ptr<wave::Checkpoint> resumed;
-  {
-    std::error_code ec;
-    if (s.resume && fs::exists(checkpoint, ec)) {
-      try {
-        resumed = std::make_unique<wave::Checkpoint>(wave::load_checkpoint(checkpoint));
-      } catch (const Error& e) {
-        throw Error(e.kind(), std::string("--resume: ") + e.what() + " (remove it, or run without --resume)");
-      }
-    }
-  }
+  std::shared_ptr<const wave::Checkpoint> resumed = control.resumed ? control.resumed : load_resume(s);
   const bool quiet = s.quiet || control.quiet;
   ShotRun run;
   ProgressBar bar("fdstencil wave", !quiet && !control.progress);
@@ -302,11 +310,13 @@ int run_split(const Flags& flags, const std::string& command, int ranks) {
   std::optional<Setup> s;
   std::optional<OutputDir> dir;
   std::vector<float> analytic;
+  std::unique_ptr<wave::Checkpoint> resumed;
   std::optional<Error> failed;
   try {
     s.emplace(prepare(flags));
     if (rank == 0) {
       check_resumable(*s);
+      resumed = load_resume(*s);  // a damaged checkpoint stops every rank here
       dir.emplace(s->out_dir);
       analytic = shot_prechecks(*s);
     }
@@ -330,6 +340,7 @@ int run_split(const Flags& flags, const std::string& command, int ranks) {
   if (rank == 0) {
     RunControl control;
     control.prechecked = &analytic;
+    control.resumed = std::move(resumed);
     const ShotRun run = run_shot(*s, command, control);
     dir->keep();
     return run.result.interrupted ? interrupted_exit(run.result, s->out_dir / kCheckpointFile, command) : 0;
@@ -337,7 +348,7 @@ int run_split(const Flags& flags, const std::string& command, int ranks) {
   // The other ranks take part in every gather; rank 0 reads the checkpoint and writes everything.
   s->options.stop_requested = [] { return InterruptGuard::requested(); };
   const wave::Result r = wave::run(s->model(), s->options);
-  return r.interrupted && InterruptGuard::signal() != 0 ? 128 + InterruptGuard::signal() : 0;
+  return r.interrupted ? interrupted_status() : 0;
 #endif
 }
 

@@ -126,6 +126,9 @@ struct RunControl {
   std::function<void(int64_t, int64_t)> progress;  // steps done, total: instead of the bar
   // shot_prechecks' result, when the caller ran them already (a run across ranks, before its vote).
   const std::vector<float>* prechecked = nullptr;
+  // The --resume checkpoint, when the caller loaded it already (load_resume; a run across ranks,
+  // before its vote, so a bad file stops every rank instead of leaving them waiting).
+  std::shared_ptr<const wave::Checkpoint> resumed;
 };
 struct ShotRun {
   wave::Result result;               // result.interrupted: stopped by a signal, its checkpoint written
@@ -134,6 +137,9 @@ struct ShotRun {
 // What a shot refuses before its run: an analytic comparison that cannot work, outputs that would
 // not fit on the disk. Returns the analytic record (empty without --compare-analytic).
 std::vector<float> shot_prechecks(const Setup& s);
+// --resume's checkpoint in s.out_dir, read and checked for damage; nullptr without --resume or
+// without the file.
+std::unique_ptr<wave::Checkpoint> load_resume(const Setup& s);
 // Runs a prepared shot into s.out_dir (which must exist): the solver with its checkpoints, then
 // every output. A signal stops it at a step boundary with a checkpoint and nothing else written.
 // In a run across ranks (s.options.comm), rank 0 runs this and the others wave::run alone.

@@ -137,7 +137,11 @@ class SplitRunsStopAndResume(unittest.TestCase):
                 b = run([*LONG, "--checkpoint-every", "5000", "--output", out_dir, "--resume"], ranks=ranks)
                 self.assertEqual(b.returncode, 0, b.stdout + b.stderr)
                 summary = load_json(os.path.join(out_dir, "summary.json"))
-                self.assertGreater(summary["checkpoint"]["resumed_from_step"], 0)
+                # The checkpoint the stop wrote, not a periodic one left by ranks killed before
+                # they could write theirs (a stop lands on a multiple of 5000 once in 5000 runs).
+                step = summary["checkpoint"]["resumed_from_step"]
+                self.assertGreater(step, 0)
+                self.assertNotEqual(step % 5000, 0, "resumed from a periodic checkpoint, not the stop's")
                 self.assertFalse(os.path.exists(os.path.join(out_dir, "checkpoint.ckpt")))
                 expect_same_outputs(self, ref, out_dir, summary["backend"])
 
@@ -154,6 +158,19 @@ class SplitRunRefusals(unittest.TestCase):
 
     def test_resume_without_a_checkpoint(self):
         self.refused(["--resume"], ["no checkpoint"])
+
+    def test_resume_from_a_damaged_checkpoint(self):
+        # Rank 0 reads the checkpoint before the ranks go on together: every rank stops with an
+        # error (before, rank 0 failed alone after the vote and the others waited for it).
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "out")
+            os.makedirs(out)
+            with open(os.path.join(out, "checkpoint.ckpt"), "wb") as f:
+                f.write(b"not a checkpoint")
+            r = run([*CUBE, "--output", out, "--resume"], ranks=2)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn("not an fdstencil checkpoint", r.stderr)
+            self.assertEqual(os.listdir(out), ["checkpoint.ckpt"], "a refused run wrote something")
 
     def test_survey(self):
         self.refused(["--survey", "nothing.json"], ["runs one shot"])
