@@ -8,6 +8,8 @@
 #   lap-quick  every Laplacian variant at 512^3 and 1024^3, float and double
 #   lap-k8     tuning of ours: ty x stages at 512^3 and 1024^3
 #   lap-nzc    ours: planes per block (nzc) at 512^3 and 1024^3
+#   lap-k9-*   k9 (the seismic pipelined tile at R = 1, issue 13): test, tune, tune2, sizes, planes,
+#              order, check, strips (after build-k9: the CLI and the CUDA tests only), plan; prof-k9
 #   lap-sizes  part 4 figure 1: 256^3 -> 1024^3, one dimension stepped by 256 at a time
 #   lap-m      part 3 tables: tiling factor m = 1..16 for k2-k5
 #   lap-planes part 4 figure 3: the xy-plane sweep across the L2 cliff
@@ -506,6 +508,88 @@ stage_ring-ncu-def() {  # the ring at its defaults (floor on and off at R = 4): 
   ncu_sections def-ring4-nofloor xyz_ring --op d2xyz --variant ring --radius 4 --param floor=0
   ncu_sections def-ring8 xyz_ring --op d2xyz --variant ring --radius 8 --param my=1 --param vec_bytes=8
   ncu_sections def-ringz4 xyz_ring --op d2z --variant ring --radius 4 --param ahead=2
+}
+
+# ---- the Laplacian as the seismic pipelined tile at R = 1 (k9, issue 13) ---------------------------
+
+LAP_SIZES=(--size 256,256,256 --size 512,256,256 --size 512,512,256 --size 512,512,512 --size 768,512,512
+           --size 768,768,512 --size 768,768,768 --size 1024,768,768 --size 1024,1024,768 --size 1024,1024,1024)
+
+stage_lap-k9-test() {  # the Laplacian's GPU tests, k9's shapes and windows among them
+  timeout 300 ./build/tests/test_cuda --gtest_filter='CudaLaplacian.*' >/tmp/lap-k9-test.log 2>&1 || status=1
+  cat /tmp/lap-k9-test.log >>"$LOG"
+  grep -E "^\[ +(FAILED|PASSED|SKIPPED) |tests ran|Failure" /tmp/lap-k9-test.log | tail -12
+}
+
+stage_lap-k9-tune() {  # k9's block and planes per block at 512^3 and 1024^3, both types
+  bench lap-k9-tune --op laplacian7 --variant k9 --param block=16x16x1,32x8x1,8x32x1,32x4x1 --param nw=2,4,8 \
+    --size 512,512,512 --size 1024,1024,1024 --dtype double,float --reps 10
+}
+
+stage_lap-k9-tune2() {  # double wants longer marches at 1024^3 (lap-k9-tune: nw 2 -> 8 gave 69 -> 85 %)
+  bench lap-k9-tune2 --op laplacian7 --variant k9 --param block=32x4x1,32x8x1,64x4x1 --param nw=8,16,32,64 \
+    --size 1024,1024,1024 --dtype double --reps 10
+}
+
+# k9 at 32 x 4 (best or within a point at both sizes in lap-k9-tune), float at nw 4, double at nw 8
+# and 16 (lap-k9-tune and -tune2). k7 and k8_shfl, the best before, are in prof-lap.json and
+# plan-defaults.json at 512^3 and 1024^3.
+stage_lap-k9-sizes() {  # 256^3 .. 1024^3
+  bench lap-k9-sizes-float --op laplacian7 --variant k9 --param block=32x4x1 --param nw=4 --dtype float \
+    "${LAP_SIZES[@]}" --reps 10
+  bench lap-k9-sizes-double --op laplacian7 --variant k9 --param block=32x4x1 --param nw=8,16 --dtype double \
+    "${LAP_SIZES[@]}" --reps 10
+}
+
+stage_lap-k9-planes() {  # the plane sweep (lap-planes' sizes): 2 to 128 MB planes of doubles
+  local sizes=() ny
+  for ny in 256 512 1024 2048 3072 4096 6144 8192 12288 16384; do sizes+=(--size "1024,$ny,32"); done
+  bench lap-k9-planes-float --op laplacian7 --variant k9 --param block=32x4x1 --param nw=4 --dtype float \
+    "${sizes[@]}" --reps 10
+  bench lap-k9-planes-double --op laplacian7 --variant k9 --param block=32x4x1 --param nw=16 --dtype double \
+    "${sizes[@]}" --reps 10
+}
+
+stage_lap-k9-order() {  # chunk-first launch order (zxy) against the plain one where seam planes miss L2
+  bench lap-k9-order --op laplacian7 --variant k9 --param block=32x4x1 --param nw=4,16 --param order=xyz,zxy \
+    --size 1024,1024,1024 --size 1024,8192,32 --dtype double,float --reps 10
+}
+
+stage_lap-k9-check() {  # after the order parameter: the Laplacian's and the pipelined kernel's GPU tests
+  timeout 150 ./build/tests/test_cuda --gtest_filter='CudaLaplacian.*:Defaults.*:CudaSeismic.EveryVariantEveryRadiusBothLayouts:CudaSeismic.BlockShapes:WaveGpu.TileAndL1DesignsAgreeOnASmallGrid' \
+    >/tmp/lap-k9-check.log 2>&1 || status=1
+  cat /tmp/lap-k9-check.log >>"$LOG"
+  grep -E "^\[ +(FAILED|PASSED|SKIPPED) |tests ran|Failure" /tmp/lap-k9-check.log | tail -12
+}
+
+stage_build-k9() {  # the CLI and the CUDA tests only: what the lap-k9-strips stage needs
+  cmake --preset default -DFDSTENCIL_CUDA=ON >/tmp/build.log 2>&1 &&
+    cmake --build --preset default --target fdstencil_cli test_cuda -j "$(nproc)" >>/tmp/build.log 2>&1 ||
+    { tail -50 /tmp/build.log | tee -a "$LOG"; exit 1; }
+  echo "build-k9 ok"
+}
+
+stage_lap-k9-strips() {  # the plane in strips along y (strips 0: a chunk layer in half the L2) against whole
+  timeout 60 ./build/tests/test_cuda --gtest_filter='CudaLaplacian.PipelinedTile*' >/tmp/lap-k9-strips.log 2>&1 || status=1
+  cat /tmp/lap-k9-strips.log >>"$LOG"
+  grep -E "^\[ +(FAILED|PASSED|SKIPPED) |tests ran|Failure" /tmp/lap-k9-strips.log | tail -6
+  bench lap-k9-strips-plane --op laplacian7 --variant k9 --param block=32x4x1 --param nw=4 --param strips=0,1 \
+    --size 1024,8192,32 --dtype double,float --reps 10
+  bench lap-k9-strips-cube --op laplacian7 --variant k9 --param block=32x4x1 --param nw=4,8 --param strips=0,1 \
+    --size 1024,1024,1024 --dtype double --reps 10
+}
+
+stage_lap-k9-plan() {  # the plan's built-in choice (the defaults table) over the sizes, both types
+  bench lap-k9-plan --op laplacian7 --variant plan --no-cache --dtype double,float "${LAP_SIZES[@]}" --reps 10
+}
+
+stage_prof-k9() {  # counters of k9 at its defaults (32 x 4, nw 4), 512^3, both types
+  prof prof-k9 --op laplacian7 --variant k9 --size 512,512,512 --dtype double,float --reps 5
+}
+
+stage_ring-z57-1024() {  # d2z ring at 1024^3, R = 5 and 7: chunks of 512 planes against 128
+  bench ring-z57-1024 --op d2z --variant ring --radius 5,7 --size 1024,1024,1024 --dtype float --reps 10 \
+    --param block=32x8x1 --param floor=0 --param vec_bytes=16 --param ahead=4 --param nw=128,512
 }
 
 # ---- the library (issue 10) ---------------------------------------------------------------------

@@ -59,7 +59,7 @@ constexpr Row kRows[] = {
   {Op::d2z, 6, 8, M, Type::any, "ring", R"({"ahead": 4, "block": "32x8x1", "floor": 0, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // R = 6, 7, 8: 92.7, 92.1, 91.4 % (floor 1: 83.5, 92.2, 91.6 %)
   {Op::d2z, 1, 1, L, Type::any, "window_vec", R"({"block": "64x4x1", "nw": 4, "order": "xyz", "vec_bytes": 16})"},   // 3.1158 ms, 91.9 %
   {Op::d2z, 2, 3, L, Type::any, "window_vec", R"({"block": "64x4x1", "nw": 4, "order": "zxy", "vec_bytes": 16})"},   // R = 2, 3: 91.1, 90.7 %
-  {Op::d2z, 4, 8, L, Type::any, "ring", R"({"ahead": 4, "block": "32x8x1", "floor": 0, "nw": 512, "order": "xyz", "vec_bytes": 16})"},  // nw 512, R = 4, 6, 8: 90.2, 89.9, 89.9 % (nw 128: 89.4, 88.2, 87.4 %; ring-znw1024.json); window_vec at R = 4..7: 88.8, 85.5, 77.2, 76.0 %
+  {Op::d2z, 4, 8, L, Type::any, "ring", R"({"ahead": 4, "block": "32x8x1", "floor": 0, "nw": 512, "order": "xyz", "vec_bytes": 16})"},  // nw 512, R = 4..8: 90.2, 89.9, 89.9, 89.9, 89.9 % (nw 128: 89.4, 88.8, 88.2, 87.8, 87.4 %; ring-znw1024.json, ring-floor/ring-z57-1024.json); window_vec at R = 4..7: 88.8, 85.5, 77.2, 76.0 %
   {Op::d2z, 1, 8, Any, Type::any, "window", R"({"block": "32x4x1", "nw": 16})"},  // scalar: any alignment
   // d2xy: the fused plane tile.
   {Op::d2xy, 1, 1, S, Type::any, "fused", R"({"block": "16x8x1"})"},   // 0.0542 ms, 82.8 %
@@ -101,13 +101,17 @@ constexpr Row kRows[] = {
   {Op::d2y, 1, 8, Any, Type::any, "baseline", R"({"block": "256x1x1"})"},
   {Op::d2xy, 1, 8, Any, Type::any, "baseline", R"({"block": "256x1x1"})"},
   {Op::d2xyz, 1, 8, Any, Type::any, "baseline", R"({"block": "256x1x1"})"},
-  // laplacian7 (radius 1 only), float and double tuned apart.
-  {Op::laplacian7, 1, 1, S, Type::f32, "k8_shfl", R"({"nzc": 0, "ty": 4})"},   // 0.0515 ms, 85.5 %
+  // laplacian7 (radius 1 only), float and double tuned apart. Ours, k9 (issue 13: the seismic
+  // pipelined tile at R = 1), from bench/results/nvidia-h100/lap-k9/ (sizes, tune, strips), but
+  // double on small planes, where k8_shfl kept its lead (tune-256.json: 88.8 % against k9's 85.7 %
+  // at nw 8 in lap-k9-sizes-double.json). `strips` 0 cuts a plane along y only where a chunk
+  // layer outgrows half the L2, so it leaves the small and medium sizes whole.
+  {Op::laplacian7, 1, 1, S, Type::f32, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0})"},  // 256^3: 88.0 % (k8_shfl: 85.5 %, tune-256.json)
   {Op::laplacian7, 1, 1, S, Type::f64, "k8_shfl", R"({"nzc": 0, "ty": 4})"},   // 0.0992 ms, 88.8 %
-  {Op::laplacian7, 1, 1, M, Type::f32, "k8_shfl", R"({"nzc": 32, "ty": 4})"},  // 0.4122 ms, 86.4 %
-  {Op::laplacian7, 1, 1, M, Type::f64, "k6_block", R"({"block": "128x1x4", "lb": 1024, "m": 4})"},  // 0.7700 ms, 92.0 %
-  {Op::laplacian7, 1, 1, L, Type::f32, "k8_shfl", R"({"nzc": 32, "ty": 4})"},  // 3.3721 ms, 84.3 %
-  {Op::laplacian7, 1, 1, L, Type::f64, "k7", R"({"block": "128x1x1", "lb": 256, "m": 8, "subdomains": 2})"},  // 6.3681 ms, 89.3 %
+  {Op::laplacian7, 1, 1, M, Type::f32, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0})"},  // 93.5-96.3 % from 512x256x256 to 768x512x512 (k8_shfl: 86.4 % at 512^3)
+  {Op::laplacian7, 1, 1, M, Type::f64, "k9", R"({"block": "32x4x1", "nw": 8, "order": "xyz", "strips": 0})"},  // 90.3-92.6 % (k6_block: 92.0 % at 512^3, tune-512.json, and only where m = 4 divides ny)
+  {Op::laplacian7, 1, 1, L, Type::f32, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0})"},  // 95.0-95.9 % from 768x768x512 to 1024^3; 89.1 % with 32 MB planes in 8 strips (79.5 % whole)
+  {Op::laplacian7, 1, 1, L, Type::f64, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0})"},  // 1024^3 in 2 strips: 91.6 % (79.4 % whole; k7: 89.3 %, tune-1024a.json)
   // Where the tuned choice cannot run (a grid ny that m does not divide, an unaligned layout):
   // ours at the lap-k8/lap-nzc defaults, then the posts' k5 with m = 1, which runs on anything.
   {Op::laplacian7, 1, 1, Any, Type::any, "k8", R"({"ty": 16, "stages": 4, "nzc": 16})"},

@@ -48,7 +48,7 @@ void expect_ok(const std::string& name, Extents size, const Params& params) {
 TEST(CudaLaplacian, RegistryHoldsTheSeries) {
   std::vector<std::string> names;
   for (const Variant* v : find_variants(Op::laplacian7, "cuda")) names.push_back(v->name);
-  EXPECT_EQ(names, (std::vector<std::string>{"k1", "k2", "k3", "k4", "k5", "k6_block", "k6", "k7", "k8_shfl", "k8"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"k1", "k2", "k3", "k4", "k5", "k6_block", "k6", "k7", "k8_shfl", "k8", "k9"}));
 }
 
 TEST(CudaLaplacian, EveryVariantDefaultsOnOddSizes) {
@@ -86,6 +86,40 @@ TEST(CudaLaplacian, ZmarchShapesAndChunks) {
       }
 }
 
+// k9 (the seismic pipelined tile at R = 1): block shapes narrower and shorter than a vector's
+// halo, 512-thread blocks, window lengths from 1 to more planes than the grid, both launch
+// orders, on grids down to one interior point.
+TEST(CudaLaplacian, PipelinedTileShapesAndWindows) {
+  REQUIRE_GPU();
+  for (const char* block : {"16x16x1", "32x8x1", "1x1x1", "3x5x1", "64x8x1"})
+    for (int nw : {1, 2, 4, 7, 300})
+      for (Extents size : {Extents{37, 48, 19}, Extents{3, 3, 3}, Extents{258, 21, 9}, Extents{67, 70, 33}})
+        for (const char* order : {"xyz", "zxy"}) expect_ok("k9", size, {{"block", block}, {"nw", nw}, {"order", order}});
+}
+
+// k9 in strips along y, launched in turn: strips of whole tiles and a short last one, more
+// strips than tile rows, and the automatic count (one strip on these small planes).
+TEST(CudaLaplacian, PipelinedTileInStrips) {
+  REQUIRE_GPU();
+  for (int strips : {0, 2, 3, 7, 100})
+    for (int nw : {1, 4})
+      for (const char* block : {"32x4x1", "3x5x1"})
+        for (Extents size : {Extents{37, 48, 19}, Extents{3, 3, 3}, Extents{67, 70, 33}})
+          for (const char* order : {"xyz", "zxy"})
+            expect_ok("k9", size, {{"block", block}, {"nw", nw}, {"order", order}, {"strips", strips}});
+}
+
+TEST(CudaLaplacian, PipelinedTileNamesABadOrderOrStripCount) {
+  const auto rec = run_variant(variant("k9"), grid_problem({37, 48, 19}, DType::f32), {{"order", "yxz"}},
+                               verify_only(), 1.0);
+  EXPECT_EQ(rec["status"], "unsupported");
+  EXPECT_NE(rec["reason"].get<std::string>().find("order 'yxz'"), std::string::npos) << rec.dump();
+  const auto rec2 = run_variant(variant("k9"), grid_problem({37, 48, 19}, DType::f32), {{"strips", -1}},
+                                verify_only(), 1.0);
+  EXPECT_EQ(rec2["status"], "unsupported");
+  EXPECT_NE(rec2["reason"].get<std::string>().find("strips -1"), std::string::npos) << rec2.dump();
+}
+
 TEST(CudaLaplacian, UnsupportedShapesSayWhy) {
   // No GPU needed: can_run is a host-side check.
   const auto rec = run_variant(variant("k5"), grid_problem({37, 47, 19}, DType::f32), {{"m", 8}}, verify_only(), 1.0);
@@ -98,7 +132,7 @@ TEST(CudaLaplacian, UnsupportedShapesSayWhy) {
 
 // Host-side checks of the registry: no GPU needed, so CI runs them.
 TEST(CudaLaplacian, VectorKernelsRefuseTheUnalignedLayout) {
-  for (const std::string name : {"k8", "k8_shfl"}) {
+  for (const std::string name : {"k8", "k8_shfl", "k9"}) {
     const Problem p = grid_problem({66, 48, 19}, DType::f32, 1);
     const auto rec = run_variant(variant(name), p, Params::object(), verify_only(), 1.0);
     EXPECT_EQ(rec["status"], "unsupported") << name;

@@ -12,6 +12,8 @@
 #include "cuda/laplacian/k8_bulk.cuh"
 #include "cuda/laplacian/k8_zmarch.cuh"
 #include "cuda/laplacian/variants.hpp"
+#include "cuda/seismic/launch.hpp"
+#include "cuda/seismic/xyz_pipelined.cuh"
 #include "fdstencil/error.hpp"
 
 namespace fdstencil::cuda {
@@ -296,6 +298,74 @@ std::string zmarch_cannot_run(const Problem& p, const Params& params, bool bulk)
   return "";
 }
 
+// ---- kernel 9: the seismic pipelined one-pass tile at R = 1 ------------------------------------
+// The 7-point Laplacian is d2xyz at radius 1 with the weights 1/h^2, -2/h^2, 1/h^2 on each axis,
+// so the seismic series' fastest R = 1 kernel serves it unchanged (src/cuda/seismic/
+// xyz_pipelined.cuh): an xy tile double-buffered in shared memory, the halo of plane k + 1 in
+// flight by cp.async while plane k computes, z from a three-plane register queue, `nw` planes a
+// block; `order` zxy launches the chunks of a column together (as the z window's), `strips`
+// splits the plane along y. The seismic launcher fills its weights from the problem's stencil
+// (laplacian7's spacings). It needs the aligned layout (16-byte vectors and copies).
+//
+// `strips` launches the plane in that many strips along y, one after the other (0: enough that
+// a chunk layer fits in half the L2). In the plain order every tile of one chunk layer (nw planes
+// and the two seam planes) runs before the next layer, whose seam planes are then re-read: from
+// L2 while the layer's (nw + 2) planes fit in it, from DRAM beyond (H100, lap-k9-planes: float
+// at nw 4 fell from 93 % with 4 MB planes to 80 % with 8 MB). A strip keeps the layer small.
+int k9_strips(const Problem& p, const Params& params, int nw) {
+  const int asked = params.value("strips", 1);
+  if (asked > 0) return asked;
+  int device = 0, l2 = 0;
+  FDS_CUDA_CHECK(cudaGetDevice(&device));
+  FDS_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+  const int64_t layer = int64_t(nw + 2) * p.layout.line() * p.interior().ny * p.layout.elem_bytes();
+  return int(std::max<int64_t>(1, (layer + l2 / 2 - 1) / (l2 / 2)));
+}
+
+template <class T>
+std::vector<seismic::Launch> plan_k9(const Problem& p, const Params& params) {
+  constexpr int V = kVec16<T>;
+  Block b;
+  parse_block(params, b);
+  seismic::Launch l;
+  l.kernel = reinterpret_cast<const void*>(seismic::xyz_pipelined<T, 1, V>);
+  l.block = dim3(b.x, b.y, 1);
+  seismic::parse_nw(params, l.nw);
+  l.smem = 2 * seismic::tile_bytes(b.x, b.y, 1, int(sizeof(T)));  // double-buffered
+  const int ny = int(p.interior().ny);
+  // Whole tiles per strip, so only the last strip has a partial tile row.
+  const int rows = ceil_div(ceil_div(ny, k9_strips(p, params, l.nw)), b.y) * b.y;
+  std::vector<seismic::Launch> out;
+  for (int y = 0; y < ny; y += rows) {
+    l.y_begin = y;
+    l.y_count = std::min(rows, ny - y);
+    l.grid = dim3(seismic::ceil_div(p.interior().nx, int64_t(b.x) * V), seismic::ceil_div(l.y_count, b.y),
+                  seismic::ceil_div(p.interior().nz, l.nw));
+    if (params.value("order", std::string("xyz")) == "zxy") {
+      l.z_first = true;
+      l.grid = dim3(l.grid.z, l.grid.x, l.grid.y);
+    }
+    out.push_back(l);
+  }
+  return out;
+}
+
+std::string k9_cannot_run(const Problem& p, const Params& params) {
+  Block b;
+  std::string why = seismic::common_cannot_run(p, params, true, int(16 / dtype_bytes(p.dtype())), b,
+                                               seismic::kMarchThreads);
+  if (!why.empty()) return why;
+  int nw = 0;
+  why = seismic::parse_nw(params, nw);
+  if (!why.empty()) return why;
+  const dim3 g = seismic::march_grid(p, b, 1, nw);
+  const std::string order = params.value("order", std::string("xyz"));
+  if (params.value("strips", 1) < 0) return "strips " + std::to_string(params.value("strips", 1)) + " must be 0 (auto) or more";
+  if (order == "xyz") return seismic::grid_cannot_run(g);
+  if (order != "zxy") return "order '" + order + "' must be xyz (z chunks last) or zxy (z chunks first)";
+  return seismic::grid_cannot_run(dim3(g.z, g.x, g.y));
+}
+
 Variant make(const std::string& name, const std::string& summary, Params defaults, Params space) {
   Variant v;
   v.op = Op::laplacian7;
@@ -310,6 +380,14 @@ Variant make(const std::string& name, const std::string& summary, Params default
     v.prepare = [bulk](const Problem& p, const Params& q) -> std::unique_ptr<Launcher> {
       if (p.dtype() == DType::f32) return std::make_unique<ZmarchLauncher<float>>(p, q, bulk);
       return std::make_unique<ZmarchLauncher<double>>(p, q, bulk);
+    };
+    return v;
+  }
+  if (name == "k9") {
+    v.cannot_run = k9_cannot_run;
+    v.prepare = [](const Problem& p, const Params& q) -> std::unique_ptr<Launcher> {
+      if (p.dtype() == DType::f32) return std::make_unique<seismic::SeismicLauncher<float>>(p, q, plan_k9<float>);
+      return std::make_unique<seismic::SeismicLauncher<double>>(p, q, plan_k9<double>);
     };
     return v;
   }
@@ -360,6 +438,16 @@ std::vector<Variant> laplacian_variants() {
       make("k8", "ours: z-march fed by bulk async copies (cp.async.bulk) into an S-plane smem ring",
            {{"ty", 16}, {"stages", 4}, {"nzc", 16}},
            {{"ty", {4, 8, 16}}, {"stages", {4, 6, 8}}, {"nzc", {0, 8, 16, 32, 64}}}),
+      // H100 (lap-k9/lap-k9-tune.json): 32 x 4, nw 4 was the best or within 1.5 points of it in
+      // float at 512^3 and 1024^3 (96.1, 95.0 %). Double at 1024^3 ran 79.4 % whole and 91.6 % in
+      // the 2 strips of strips 0 (lap-k9-strips-cube.json); at 512^3 nw 8 gained a point (92.6 %),
+      // which the plan's defaults table takes.
+      make("k9", "ours: the seismic pipelined one-pass tile at R = 1 (xy tile by cp.async, z register queue)",
+           {{"block", "32x4x1"}, {"nw", 4}, {"order", "xyz"}, {"strips", 0}},
+           // The tuner's space: the two shapes and four lengths that came within a few points of the
+           // best in lap-k9-tune and -tune2, both orders (zxy lost 9-22 points at 1024^3 but won on
+           // 32-64 MB planes at nw 4, lap-k9-order.json) and strips whole or auto: 32 candidates.
+           {{"block", {"32x4x1", "32x8x1"}}, {"nw", {2, 4, 8, 16}}, {"order", {"xyz", "zxy"}}, {"strips", {0, 1}}}),
   };
 }
 

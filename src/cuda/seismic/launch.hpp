@@ -25,6 +25,9 @@ struct Launch {
   int nw = 0;  // planes per block along z, 0 when the kernel does not march
   bool z_first = false;  // see Args::z_first
   int ahead = 0;         // see Args::ahead
+  // A launch over interior rows y_begin .. y_begin + y_count - 1 only (0: every row): the
+  // kernel sees a field of y_count lines starting there, whose y halo is its neighbours' rows.
+  int y_begin = 0, y_count = 0;
 };
 
 // One launch, or the passes of a multi-pass pipeline run in order on the same fields.
@@ -119,6 +122,7 @@ class SeismicLauncher final : public Launcher {
       a.nw = l.nw;
       a.z_first = l.z_first;
       a.ahead = l.ahead;
+      a.ny = l.y_count > 0 ? l.y_count : int(n.ny);
       args_.push_back(a);
       if (l.smem > 48 * 1024)  // above the default limit a kernel must opt in
         FDS_CUDA_CHECK(cudaFuncSetAttribute(l.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(l.smem)));
@@ -132,8 +136,8 @@ class SeismicLauncher final : public Launcher {
     for (size_t i = 0; i < launches_.size(); ++i) {
       const Launch& l = launches_[i];
       Args<T> a = args_[i];
-      a.u = static_cast<const T*>(in);
-      a.f = static_cast<T*>(out);
+      a.u = static_cast<const T*>(in) + int64_t(l.y_begin) * a.line;
+      a.f = static_cast<T*>(out) + int64_t(l.y_begin) * a.line;
       void* args[] = {&a};
       FDS_CUDA_CHECK(cudaLaunchKernel(l.kernel, l.grid, l.block, args, l.smem, stream));
       FDS_CUDA_CHECK_LAUNCH();
