@@ -108,10 +108,10 @@ constexpr Row kRows[] = {
   // layer outgrows half the L2, so it leaves the small and medium sizes whole.
   {Op::laplacian7, 1, 1, S, Type::f32, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0})"},  // 256^3: 88.0 % (k8_shfl: 85.5 %, tune-256.json)
   {Op::laplacian7, 1, 1, S, Type::f64, "k8_shfl", R"({"nzc": 0, "ty": 4})"},   // 0.0992 ms, 88.8 %
-  {Op::laplacian7, 1, 1, M, Type::f32, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0})"},  // 93.5-96.3 % from 512x256x256 to 768x512x512 (k8_shfl: 86.4 % at 512^3)
-  {Op::laplacian7, 1, 1, M, Type::f64, "k9", R"({"block": "32x4x1", "nw": 8, "order": "xyz", "strips": 0})"},  // 90.3-92.6 % (k6_block: 92.0 % at 512^3, tune-512.json, and only where m = 4 divides ny)
+  {Op::laplacian7, 1, 1, M, Type::f32, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0})"},  // 95.1-96.3 % from 512x512x256 to 768x512x512 (k8_shfl: 86.4 % at 512^3)
+  {Op::laplacian7, 1, 1, M, Type::f64, "k9", R"({"block": "32x4x1", "nw": 8, "order": "xyz", "strips": 0})"},  // 92.0-92.6 % at 512x512x256 and 512^3 (k6_block: 92.0 % at 512^3, tune-512.json, and only where m = 4 divides ny)
   {Op::laplacian7, 1, 1, L, Type::f32, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0})"},  // 95.0-95.9 % from 768x768x512 to 1024^3; 89.1 % with 32 MB planes in 8 strips (79.5 % whole)
-  {Op::laplacian7, 1, 1, L, Type::f64, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0})"},  // 1024^3 in 2 strips: 91.6 % (79.4 % whole; k7: 89.3 %, tune-1024a.json)
+  {Op::laplacian7, 1, 1, L, Type::f64, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0})"},  // 1024^3 in 2 strips: 91.6 % (79.4 % whole; k7: 89.3 %, tune-1024a.json); from 768x512 planes up not run at nw 4 (whole at nw 8: 82.7-90.4 %)
   // Where the tuned choice cannot run (a grid ny that m does not divide, an unaligned layout):
   // ours at the lap-k8/lap-nzc defaults, then the posts' k5 with m = 1, which runs on anything.
   {Op::laplacian7, 1, 1, Any, Type::any, "k8", R"({"ty": 16, "stages": 4, "nzc": 16})"},

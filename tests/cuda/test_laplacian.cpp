@@ -98,7 +98,8 @@ TEST(CudaLaplacian, PipelinedTileShapesAndWindows) {
 }
 
 // k9 in strips along y, launched in turn: strips of whole tiles and a short last one, more
-// strips than tile rows, and the automatic count (one strip on these small planes).
+// strips than tile rows and than rows, and the automatic count (one strip on these small planes;
+// the benchmarks verified it at 2 to 16 strips, lap-k9-strips-*.json).
 TEST(CudaLaplacian, PipelinedTileInStrips) {
   REQUIRE_GPU();
   for (int strips : {0, 2, 3, 7, 100})
@@ -107,6 +108,31 @@ TEST(CudaLaplacian, PipelinedTileInStrips) {
         for (Extents size : {Extents{37, 48, 19}, Extents{3, 3, 3}, Extents{67, 70, 33}})
           for (const char* order : {"xyz", "zxy"})
             expect_ok("k9", size, {{"block", block}, {"nw", nw}, {"order", order}, {"strips", strips}});
+}
+
+// The launches k9 makes, as the record reports them: one grid per strip, chunk-first under zxy.
+// A planner that ignored `strips` or `order` would still verify, with one whole-plane grid.
+TEST(CudaLaplacian, PipelinedTileLaunchesOneGridPerStrip) {
+  REQUIRE_GPU();
+  // Interior 65 x 68 x 31; 32 x 4 blocks of 4-float vectors: 1 x tile, 17 tile rows, nw 4: 8 chunks.
+  const auto grids = [](const Params& params) {
+    const auto rec = run_variant(variant("k9"), grid_problem({67, 70, 33}, DType::f32), params, verify_only(), 1.0);
+    EXPECT_EQ(rec["status"], "verified") << rec.dump();
+    const nlohmann::json g = rec.value("grid", nlohmann::json());
+    return g.is_array() ? g : nlohmann::json::array({g});
+  };
+  const Params base = {{"block", "32x4x1"}, {"nw", 4}};
+  auto with = [&](const Params& extra) {
+    Params p = base;
+    p.update(extra);
+    return p;
+  };
+  EXPECT_EQ(grids(with({{"strips", 1}})), nlohmann::json::array({"1x17x8"}));
+  // 3 strips: ceil(68 / 3) = 23 rows, rounded up to whole tiles: 24, 24, 20 rows.
+  EXPECT_EQ(grids(with({{"strips", 3}})), nlohmann::json::array({"1x6x8", "1x6x8", "1x5x8"}));
+  // More strips than tile rows: one tile row each.
+  EXPECT_EQ(grids(with({{"strips", 100}})).size(), 17u);
+  EXPECT_EQ(grids(with({{"strips", 2}, {"order", "zxy"}})), nlohmann::json::array({"8x1x9", "8x1x8"}));
 }
 
 TEST(CudaLaplacian, PipelinedTileNamesABadOrderOrStripCount) {

@@ -312,14 +312,18 @@ std::string zmarch_cannot_run(const Problem& p, const Params& params, bool bulk)
 // and the two seam planes) runs before the next layer, whose seam planes are then re-read: from
 // L2 while the layer's (nw + 2) planes fit in it, from DRAM beyond (H100, lap-k9-planes: float
 // at nw 4 fell from 93 % with 4 MB planes to 80 % with 8 MB). A strip keeps the layer small.
+// At most one strip per interior row, so a strip is never empty.
 int k9_strips(const Problem& p, const Params& params, int nw) {
+  const int64_t ny = p.interior().ny;
   const int asked = params.value("strips", 1);
-  if (asked > 0) return asked;
+  if (asked > 0) return int(std::min<int64_t>(asked, ny));
   int device = 0, l2 = 0;
   FDS_CUDA_CHECK(cudaGetDevice(&device));
   FDS_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
-  const int64_t layer = int64_t(nw + 2) * p.layout.line() * p.interior().ny * p.layout.elem_bytes();
-  return int(std::max<int64_t>(1, (layer + l2 / 2 - 1) / (l2 / 2)));
+  const int64_t half = std::max<int64_t>(l2 / 2, 1);
+  const int64_t planes = std::min<int64_t>(nw, p.interior().nz) + 2;  // a chunk and its two seams
+  const int64_t layer = planes * p.layout.line() * ny * p.layout.elem_bytes();
+  return int(std::clamp<int64_t>((layer + half - 1) / half, 1, ny));
 }
 
 template <class T>
@@ -439,9 +443,9 @@ std::vector<Variant> laplacian_variants() {
            {{"ty", 16}, {"stages", 4}, {"nzc", 16}},
            {{"ty", {4, 8, 16}}, {"stages", {4, 6, 8}}, {"nzc", {0, 8, 16, 32, 64}}}),
       // H100 (lap-k9/lap-k9-tune.json): 32 x 4, nw 4 was the best or within 1.5 points of it in
-      // float at 512^3 and 1024^3 (96.1, 95.0 %). Double at 1024^3 ran 79.4 % whole and 91.6 % in
-      // the 2 strips of strips 0 (lap-k9-strips-cube.json); at 512^3 nw 8 gained a point (92.6 %),
-      // which the plan's defaults table takes.
+      // float at 512^3 and 1024^3 (96.1, 95.0 %), and in double at 512^3 (92.5 %; nw 8: 92.6 %).
+      // Double at 1024^3 ran 79.4 % whole and 91.6 % in the 2 strips of strips 0
+      // (lap-k9-strips-cube.json).
       make("k9", "ours: the seismic pipelined one-pass tile at R = 1 (xy tile by cp.async, z register queue)",
            {{"block", "32x4x1"}, {"nw", 4}, {"order", "xyz"}, {"strips", 0}},
            // The tuner's space: the two shapes and four lengths that came within a few points of the
