@@ -38,8 +38,12 @@ class Comm {
   // Rank 0 receives every rank's `bytes` bytes at `part` concatenated in rank order (the ranks'
   // sizes may differ); the others get nothing. gather_to_root below is the typed form.
   virtual std::vector<char> gather_bytes(const void* part, int64_t bytes) = 0;
-  // Rank 0's `bytes` bytes at `data` into every other rank's `data` (a resumed split run's state).
+  // Rank 0's `bytes` bytes at `data` into every other rank's `data`.
   virtual void broadcast(void* data, int64_t bytes) = 0;
+  // Each rank's `bytes` bytes of rank 0's `whole`, from byte `offset`, into its `mine`: every rank
+  // names its own range (ranges may overlap, and rank 0's is copied in place); `whole` is read on
+  // rank 0 only (the others may pass nullptr). A resumed split run's state, each slab its part.
+  virtual void scatter_bytes(const void* whole, int64_t offset, void* mine, int64_t bytes) = 0;
   // True on every rank when `ok` is true on every rank. wave::run votes once, after every rank
   // has built its slab and before the first exchange, so a failure on one rank (memory, say)
   // stops all of them with an error instead of leaving the others waiting in the exchange.

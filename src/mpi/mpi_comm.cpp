@@ -1,7 +1,7 @@
 // wave::Comm over MPI: the halo exchange as two MPI_Sendrecv (upwards, then downwards; the ends
 // talk to MPI_PROC_NULL, which makes their missing side a no-op), sums by MPI_Reduce, the gather
-// by point-to-point messages to rank 0, the broadcast by MPI_Bcast. Counts above what one MPI
-// call takes (int) go in pieces.
+// by point-to-point messages to rank 0, the broadcast by MPI_Bcast, the scatter by point-to-point
+// messages from rank 0. Counts above what one MPI call takes (int) go in pieces.
 #include "mpi/mpi_comm.hpp"
 
 #include <mpi.h>
@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "fdstencil/error.hpp"
 
@@ -92,6 +93,29 @@ class MpiComm final : public wave::Comm {
             "MPI_Bcast");
   }
 
+  // Rank 0 learns every rank's range (one MPI_Gather of two numbers), then sends each its bytes.
+  void scatter_bytes(const void* whole, int64_t offset, void* mine, int64_t bytes) override {
+    const int64_t want[2] = {offset, bytes};
+    std::vector<int64_t> ranges(size_t(2 * size_), 0);
+    check(MPI_Gather(want, 2, MPI_INT64_T, ranges.data(), 2, MPI_INT64_T, 0, MPI_COMM_WORLD), "MPI_Gather");
+    char* into = static_cast<char*>(mine);
+    if (rank_ != 0) {
+      for (int64_t at = 0; at < bytes; at += kPiece)
+        check(MPI_Recv(into + at, int(std::min(kPiece, bytes - at)), MPI_BYTE, 0, kScatter, MPI_COMM_WORLD,
+                       MPI_STATUS_IGNORE),
+              "receiving a part from rank 0");
+      return;
+    }
+    const char* from = static_cast<const char*>(whole);
+    if (bytes > 0) std::copy_n(from + offset, bytes, into);
+    for (int r = 1; r < size_; ++r) {
+      const int64_t at0 = ranges[size_t(2 * r)], n = ranges[size_t(2 * r + 1)];
+      for (int64_t at = 0; at < n; at += kPiece)
+        check(MPI_Send(from + at0 + at, int(std::min(kPiece, n - at)), MPI_BYTE, r, kScatter, MPI_COMM_WORLD),
+              "sending a part from rank 0");
+    }
+  }
+
   [[noreturn]] void abort(const std::string& why) override {
     std::fprintf(stderr, "fdstencil: rank %d of %d: %s; ending every rank\n", rank_, size_, why.c_str());
     std::fflush(stderr);
@@ -113,7 +137,7 @@ class MpiComm final : public wave::Comm {
   }
 
  private:
-  static constexpr int kUp = 101, kDown = 102, kGather = 103;
+  static constexpr int kUp = 101, kDown = 102, kGather = 103, kScatter = 104;
   int rank_ = 0, size_ = 1;
 
   template <class T>

@@ -53,6 +53,9 @@ class NcclComm final : public wave::Comm {
   void sum_to_root(double* data, int64_t count) override { host_->sum_to_root(data, count); }
   std::vector<char> gather_bytes(const void* part, int64_t bytes) override { return host_->gather_bytes(part, bytes); }
   void broadcast(void* data, int64_t bytes) override { host_->broadcast(data, bytes); }
+  void scatter_bytes(const void* whole, int64_t offset, void* mine, int64_t bytes) override {
+    host_->scatter_bytes(whole, offset, mine, bytes);
+  }
   bool all(bool ok) override { return host_->all(ok); }
   bool same(uint64_t value) override { return host_->same(value); }
   [[noreturn]] void abort(const std::string& why) override {

@@ -99,22 +99,19 @@ inline std::vector<Segment> gather_segments(const SlabShape& g, int i) {
           {(g.z_lo + hi_from - top) * per, (hi_to - hi_from) * per, g.z_lo * per}};
 }
 
-// Slab array i of the whole's (what a slab needs to resume): u and u_prev with both halos (the
-// neighbours' faces, as the exchange would have left them), its planes of the x and y memory
-// variables, all the z slots, and the traces on rank 0 only (the ranks' traces are summed).
-template <class T>
-std::vector<T> cut(const SlabShape& g, int i, const std::vector<T>& whole) {
+// Where slab array i comes from in the whole's (what a slab needs to resume), in elements: u and
+// u_prev with both halos (the neighbours' faces, as the exchange would have left them) into a
+// zeroed slab allocation, its planes of the x and y memory variables, and all the z slots. The
+// traces are not cut: rank 0 keeps the whole's, the others start from zero (the ranks' are summed).
+struct Cut {
+  int64_t whole = 0, count = 0, local = 0, local_size = 0;  // whole[whole, +count) -> local[local, ...)
+};
+
+inline Cut cut_of(const SlabShape& g, int i) {
   const int64_t R = g.radius, per = plane_elements(g, i);
-  if (i < 2) {
-    std::vector<T> out(size_t(g.slab_alloc), T(0));
-    std::copy_n(whole.begin() + (g.base + (g.k0 - R) * per), size_t((g.nz() + 2 * R) * per),
-                out.begin() + (g.base - R * per));
-    return out;
-  }
-  if (i < 8)
-    return std::vector<T>(whole.begin() + g.k0 * per, whole.begin() + g.k1 * per);
-  if (i < acoustic::kStateArrays - 1) return whole;
-  return g.first ? whole : std::vector<T>(whole.size(), T(0));
+  if (i < 2) return {g.base + (g.k0 - R) * per, (g.nz() + 2 * R) * per, g.base - R * per, g.slab_alloc};
+  if (i < 8) return {g.k0 * per, g.nz() * per, 0, g.nz() * per};
+  return {0, whole_elements(g, i), 0, whole_elements(g, i)};
 }
 
 template <class T>
@@ -152,8 +149,8 @@ void gather_state(Backend& b, Comm& comm, const SlabShape& g, std::vector<std::v
 }
 
 // Rank 0's whole state (the others pass nothing) cut into every rank's slab: the step first, then
-// one array at a time, each broadcast and cut before the next. Empty on every rank when rank 0
-// has no state to resume from.
+// one array at a time, each rank receiving only its cut (Comm::scatter_bytes). Empty on every rank
+// when rank 0 has no state to resume from.
 template <class T>
 std::optional<acoustic::State<T>> scatter_state(Comm& comm, const SlabShape& g, acoustic::State<T>* whole) {
   int64_t step = g.first && whole ? whole->step : -1;
@@ -161,14 +158,23 @@ std::optional<acoustic::State<T>> scatter_state(Comm& comm, const SlabShape& g, 
   if (step < 0) return std::nullopt;
   acoustic::State<T> mine;
   mine.step = step;
-  std::vector<T> other;
   for (int i = 0; i < acoustic::kStateArrays; ++i) {
-    std::vector<T>& w = g.first ? state_array(*whole, i) : other;
-    if (!g.first) w.assign(size_t(whole_elements(g, i)), T(0));
-    if (i < acoustic::kStateArrays - 1) comm.broadcast(w.data(), int64_t(w.size() * sizeof(T)));
-    state_array(mine, i) = cut(g, i, w);
-    w.clear();
-    w.shrink_to_fit();
+    std::vector<T>& out = state_array(mine, i);
+    if (i == acoustic::kStateArrays - 1) {
+      out = g.first ? whole->traces : std::vector<T>(size_t(whole_elements(g, i)), T(0));
+      continue;
+    }
+    const Cut c = cut_of(g, i);
+    if (g.first && int64_t(state_array(*whole, i).size()) < c.whole + c.count)
+      throw std::logic_error("resuming a split run: the whole state's array " + std::to_string(i) +
+                             " is shorter than the slabs' cut of it");
+    out.assign(size_t(c.local_size), T(0));
+    comm.scatter_bytes(g.first ? state_array(*whole, i).data() : nullptr, c.whole * int64_t(sizeof(T)),
+                       out.data() + c.local, c.count * int64_t(sizeof(T)));
+    if (g.first) {  // rank 0's copy of the whole array is no longer needed
+      state_array(*whole, i).clear();
+      state_array(*whole, i).shrink_to_fit();
+    }
   }
   return mine;
 }

@@ -3,6 +3,9 @@
 // test_mpi (main() in test_wave_slabs.cpp), launched with 2 ranks and with 3.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <vector>
+
 #include "fdstencil/wave.hpp"
 #include "mpi/slab_state_test_util.hpp"
 #include "mpi/slab_test_util.hpp"
@@ -38,4 +41,22 @@ TEST(WaveSlabState, CheckpointsResumeAcrossRankCountsIn2DDouble) {
   Case c = make_case(2, 2, true, Interpolation::trilinear, 40);
   c.options.double_precision = true;
   expect_resumes_across_rank_counts(*test_comm(), c, 1);
+}
+
+// Comm::scatter_bytes, which cuts a resumed state into the slabs: each rank its own range of rank
+// 0's bytes, ranges overlapping the next rank's, rank 0's copied in place, and an empty one.
+TEST(WaveSlabState, ScatterGivesEachRankItsOwnRange) {
+  Comm& comm = *test_comm();
+  const int P = comm.size(), r = comm.rank();
+  const auto byte_at = [](int64_t i) { return char((i * 7 + 3) % 251); };
+  std::vector<char> whole;
+  if (r == 0)
+    for (int64_t i = 0; i < 100 * P + 200; ++i) whole.push_back(byte_at(i));
+  const int64_t offset = 100 * r, bytes = r == P - 1 ? 0 : 150 + r;  // the last rank asks for nothing
+  std::vector<char> mine(size_t(bytes + 2), 'x');                     // a guard byte at each end
+  comm.scatter_bytes(r == 0 ? whole.data() : nullptr, offset, mine.data() + 1, bytes);
+  bool ok = mine.front() == 'x' && mine.back() == 'x';
+  for (int64_t k = 0; k < bytes; ++k) ok = ok && mine[size_t(k + 1)] == byte_at(offset + k);
+  EXPECT_TRUE(ok) << "rank " << r;
+  EXPECT_TRUE(comm.all(ok)) << "a rank received other bytes than its range";
 }
