@@ -43,6 +43,16 @@ inline Case make_case(int dim, int radius, bool free_surface, Interpolation inte
   return c;
 }
 
+// A slab boundary inside the z CPML layer: a free surface on top and 12 layer points below a
+// model of 8 planes, 20 planes in all, cut at 10 (2 ranks) or 6 and 13 (3 ranks), inside the
+// layer [8, 20) either way; R = 2, the source at depth 3.3 h.
+inline Case layer_cut_case(int dim) {
+  Case c = make_case(dim, 2, true, Interpolation::trilinear, 8);
+  c.options.boundary.cpml_width = 12;
+  c.options.sources[0].at.z = 3.3 * c.model.h;
+  return c;
+}
+
 // Whether receiver depth z (metres) has every tap inside one slab: its interpolation reaches
 // `reach` points above and below the grid point under it.
 inline bool inside_one_slab(double z, double h, const Domain& d, const std::vector<Domain::Slab>& slabs, int reach) {

@@ -20,11 +20,9 @@ TEST(WaveSlabState, CheckpointsAreOneRanks) {
 }
 
 // A slab boundary inside the z CPML layer (its slots on two ranks), a free surface on rank 0 (its
-// mirrored halo in u), double precision: tests/mpi/test_wave_slabs.cpp's geometry.
+// mirrored halo in u), double precision: layer_cut_case.
 TEST(WaveSlabState, CheckpointsCutInTheLayerInDoubleAreOneRanks) {
-  Case c = make_case(2, 2, true, Interpolation::trilinear, 8);
-  c.options.boundary.cpml_width = 12;
-  c.options.sources[0].at.z = 3.3 * c.model.h;
+  Case c = layer_cut_case(2);
   c.options.double_precision = true;
   expect_split_checkpoints_match(*test_comm(), c, 1);
 }

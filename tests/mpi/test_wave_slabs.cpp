@@ -26,13 +26,10 @@ TEST(WaveSlabs, ThreeDHicksMatchesOneRank) {
   expect_split_matches_one_rank(*test_comm(), make_case(3, 4, false, Interpolation::hicks, 30), 4);
 }
 
-// A slab boundary inside a CPML layer: the layer's planes on two ranks, each through
-// PmlAxis::offset. A free surface on top and 12 layer points below a model of 8 planes: 20
-// planes, cut at 10 (2 ranks) or 6 and 13 (3 ranks), inside the layer [8, 20) either way.
+// A slab boundary inside a CPML layer (layer_cut_case): the layer's planes on two ranks, each
+// through PmlAxis::offset.
 TEST(WaveSlabs, CpmlLayerSplitBetweenSlabsMatchesOneRank) {
-  Case c = make_case(2, 2, true, Interpolation::trilinear, 8);
-  c.options.boundary.cpml_width = 12;
-  c.options.sources[0].at.z = 3.3 * c.model.h;
+  const Case c = layer_cut_case(2);
   const Domain d = Domain::make(2, 2, 8, 1, c.model.nx, c.options.boundary);
   bool cut_in_layer = false;
   for (const Domain::Slab& s : d.split_z(test_comm()->size()))

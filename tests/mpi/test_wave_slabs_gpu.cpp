@@ -62,13 +62,10 @@ TEST(WaveSlabsGpu, TwoDWithoutOverlapMatchesOneGpu) {
   expect_split_matches_one_rank(*g_gpus, c, 1, true, false);
 }
 
-// A slab boundary inside the z CPML layer (PmlAxis::offset on the GPU): tests/mpi/
-// test_wave_slabs.cpp's geometry.
+// A slab boundary inside the z CPML layer (PmlAxis::offset on the GPU): layer_cut_case, in 3D.
 TEST(WaveSlabsGpu, CpmlLayerSplitBetweenSlabsMatchesOneGpu) {
   REQUIRE_GPUS();
-  Case c = on_gpus(make_case(3, 2, true, Interpolation::trilinear, 8));
-  c.options.boundary.cpml_width = 12;
-  c.options.sources[0].at.z = 3.3 * c.model.h;
+  const Case c = on_gpus(layer_cut_case(3));
   expect_split_matches_one_rank(*g_gpus, c, 1, false, false);
 }
 
