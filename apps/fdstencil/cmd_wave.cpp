@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "commands.hpp"
 #include "fdstencil/device_field.hpp"
@@ -222,13 +223,17 @@ ShotRun run_shot(Setup& s, const std::string& command, const RunControl& control
   s.options.stop_requested = [] { return InterruptGuard::requested(); };
   s.options.resume = resumed.get();
   s.options.measure_bandwidth = control.measure_bandwidth;
+  bool ran = false;
   try {
     run.result = wave::run(s.model(), s.options);
+    ran = true;
     // The last checkpoint on the disk before anything else happens; the wait is the checkpoints' cost.
     const auto a = std::chrono::steady_clock::now();
     writer.finish();
     run.result.timing.checkpoint_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count();
+    if (control.written) control.written(true);
   } catch (const Error& e) {
+    if (ran && control.written) control.written(false);
     bar.finish();
     if (resumed) throw Error(e.kind(), "--resume from " + checkpoint.string() + ": " + e.what());
     throw;
@@ -287,6 +292,28 @@ int launched_ranks() {
   return 1;
 }
 
+#if FDSTENCIL_HAVE_MPI
+// After a failed vote, on every rank: the first refusing rank's error, which a rank that did not
+// refuse throws as its own ("another rank refused the run (rank r): ..."). A rank exiting non-zero
+// makes mpirun end the others, perhaps before the refusing rank has printed; whichever message it
+// shows then still names the cause.
+Error share_refusal(wave::Comm& comm, const std::optional<Error>& failed) {
+  const std::string mine = failed ? std::string(1, char(failed->kind())) + failed->what() : std::string();
+  const std::vector<int64_t> sizes = wave::gather_to_root(comm, std::vector<int64_t>{int64_t(mine.size())});
+  const std::vector<char> texts = comm.gather_bytes(mine.data(), int64_t(mine.size()));
+  // On rank 0, the first refusing rank; the ranks before it sent nothing, so its text leads.
+  int64_t head[2] = {-1, 0};  // that rank, its text's length
+  for (size_t r = 0; r < sizes.size() && head[0] < 0; ++r)
+    if (sizes[r] > 0) head[0] = int64_t(r), head[1] = sizes[r];
+  comm.broadcast(head, int64_t(sizeof head));
+  std::string text(size_t(head[1]), '\0');
+  if (comm.rank() == 0) std::copy_n(texts.begin(), head[1], text.begin());
+  comm.broadcast(text.data(), head[1]);
+  if (text.empty()) return Error(ErrorKind::invalid_argument, "another rank refused the run");
+  return Error(ErrorKind(text[0]), "another rank refused the run (rank " + std::to_string(head[0]) + "): " + text.substr(1));
+}
+#endif
+
 // One shot split along z across the ranks an MPI launcher started (issue 14): every rank parses
 // and checks the same command line, rank 0 alone makes the output directory, shows progress and
 // writes the outputs. The ranks vote once their inputs are checked, so a bad input or an
@@ -324,8 +351,11 @@ int run_split(const Flags& flags, const std::string& command, int ranks) {
     failed = e;
   }
   if (!host->all(!failed)) {
-    if (failed) throw *failed;
-    throw Error(ErrorKind::invalid_argument, "another rank refused the run (its own error says why)");
+    if (failed) {
+      share_refusal(*host, failed);
+      throw *failed;
+    }
+    throw share_refusal(*host, failed);
   }
   // The transport: NCCL's between GPUs, else MPI's between cpu processes.
 #if FDSTENCIL_HAVE_NCCL
@@ -341,6 +371,7 @@ int run_split(const Flags& flags, const std::string& command, int ranks) {
     RunControl control;
     control.prechecked = &analytic;
     control.resumed = std::move(resumed);
+    control.written = [&comm](bool ok) { comm->all(ok); };  // the other ranks wait for it below
     const ShotRun run = run_shot(*s, command, control);
     dir->keep();
     return run.result.interrupted ? interrupted_exit(run.result, s->out_dir / kCheckpointFile, command) : 0;
@@ -348,6 +379,9 @@ int run_split(const Flags& flags, const std::string& command, int ranks) {
   // The other ranks take part in every gather; rank 0 reads the checkpoint and writes everything.
   s->options.stop_requested = [] { return InterruptGuard::requested(); };
   const wave::Result r = wave::run(s->model(), s->options);
+  // Until rank 0's last checkpoint is on the disk (RunControl::written): leaving with 143 first
+  // would make mpirun end rank 0 mid-write, and the stop's checkpoint would be lost.
+  comm->all(true);
   return r.interrupted ? interrupted_status() : 0;
 #endif
 }

@@ -129,6 +129,10 @@ struct RunControl {
   // The --resume checkpoint, when the caller loaded it already (load_resume; a run across ranks,
   // before its vote, so a bad file stops every rank instead of leaving them waiting).
   std::shared_ptr<const wave::Checkpoint> resumed;
+  // Called once the solver has returned and the checkpoint written beside it is on the disk (true)
+  // or failed (false): a run across ranks holds the other ranks there, since one leaving with a
+  // non-zero status (143 after a stop) makes mpirun end rank 0, perhaps mid-write.
+  std::function<void(bool)> written;
 };
 struct ShotRun {
   wave::Result result;               // result.interrupted: stopped by a signal, its checkpoint written

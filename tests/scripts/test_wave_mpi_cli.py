@@ -10,7 +10,7 @@ against the same shot run by one process.
   passes it on) leaves its checkpoint and nothing else; that checkpoint resumes under mpirun and in
   one process, and both end with the uninterrupted one-process run's field to the bit.
 - Refusals exit 2 on every rank and leave no output directory: a survey, a directory rank 0 cannot
-  make (the other rank then reports that another rank refused), a slab thinner than the radius,
+  make (the other rank then refuses with rank 0's reason), a slab thinner than the radius,
   --resume without a checkpoint.
 
 Arguments: FDSTENCIL MPIEXEC [MPIEXEC FLAGS...]. Exit 77 (skipped) without NumPy.
@@ -179,7 +179,9 @@ class SplitRunRefusals(unittest.TestCase):
         r = run([*CUBE, "--output", "/proc/no/such/dir"], ranks=2)
         self.assertEqual(r.returncode, 2)
         self.assertIn("cannot create the directory", r.stderr)
-        self.assertIn("another rank refused the run", r.stderr)
+        # The other rank refuses with rank 0's reason, should mpirun end rank 0 before it prints.
+        self.assertIn("another rank refused the run (rank 0): --output /proc/no/such/dir: cannot create the directory",
+                      r.stderr)
 
     def test_slab_thinner_than_the_radius(self):
         thin = ["--constant", "2000", "--shape", "6,20,20", "--spacing", "10", "--radius", "4", "--cpml", "0",
