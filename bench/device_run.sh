@@ -10,6 +10,11 @@
 #   lap-nzc    ours: planes per block (nzc) at 512^3 and 1024^3
 #   lap-k9-*   k9 (the seismic pipelined tile at R = 1, issue 13): test, tune, tune2, sizes, planes,
 #              order, check, strips (after build-k9: the CLI and the CUDA tests only), plan; prof-k9
+#              tests, small, planes2 (256^3, longer marches on the plane sweep); sanitize-k9;
+#              ring-z-1024 (d2z at nw 1024, R = 5..8); seis-pipe-shapes, seis-pipe-tests, seis-pipe2,
+#              seis-pipe-1024, seis-pipe3, seis-pipe4, prof-pipe (d2xyz pipelined in k9's shapes, strips and
+#              orders, then smaller blocks); plan-check (the defaults after them). The register caps (lap-k9-regs*.json) were
+#              a k9 parameter, measured slower and removed (docs/laplacian.md)
 #   lap-sizes  part 4 figure 1: 256^3 -> 1024^3, one dimension stepped by 256 at a time
 #   lap-m      part 3 tables: tiling factor m = 1..16 for k2-k5
 #   lap-planes part 4 figure 3: the xy-plane sweep across the L2 cliff
@@ -590,6 +595,103 @@ stage_prof-k9() {  # counters of k9 at its defaults (32 x 4, nw 4), 512^3, both 
 stage_ring-z57-1024() {  # d2z ring at 1024^3, R = 5 and 7: chunks of 512 planes against 128
   bench ring-z57-1024 --op d2z --variant ring --radius 5,7 --size 1024,1024,1024 --dtype float --reps 10 \
     --param block=32x8x1 --param floor=0 --param vec_bytes=16 --param ahead=4 --param nw=128,512
+}
+
+# k9's register caps and the cases the last session left unrun (issue 13, fifth session).
+stage_lap-k9-tests() {  # k9's GPU tests (shapes, strips, grids per strip), the defaults' tests
+  timeout 240 ./build/tests/test_cuda --gtest_filter='CudaLaplacian.PipelinedTile*:Defaults.*' \
+    >/tmp/lap-k9-tests.log 2>&1 || status=1
+  cat /tmp/lap-k9-tests.log >>"$LOG"
+  grep -E "^\[ +(FAILED|PASSED|SKIPPED) |tests ran|Failure" /tmp/lap-k9-tests.log | tail -12
+}
+
+stage_lap-k9-small() {  # 256^3, float (88 % at the defaults): shapes, lengths, orders
+  bench lap-k9-small --op laplacian7 --variant k9 --param block=32x4x1,32x8x1,64x4x1 --param nw=2,4,8 \
+    --param order=xyz,zxy --size 256,256,256 --dtype float --reps 10
+}
+
+stage_lap-k9-planes2() {  # the plane sweep in strips (strips 0) at longer marches: nz is 32
+  local sizes=() ny
+  for ny in 256 512 1024 2048 3072 4096 6144 8192 12288 16384; do sizes+=(--size "1024,$ny,32"); done
+  bench lap-k9-planes2-float --op laplacian7 --variant k9 --param block=32x4x1 --param nw=4,8,16,32 \
+    --param strips=0 --dtype float "${sizes[@]}" --reps 10
+  bench lap-k9-planes2-double --op laplacian7 --variant k9 --param block=32x4x1 --param nw=8,16,32 \
+    --param strips=0 --dtype double "${sizes[@]}" --reps 10
+}
+
+stage_ring-z-1024() {  # d2z ring at 1024^3, R = 5..8: one chunk per column (nw 1024) against 512
+  bench ring-z-1024 --op d2z --variant ring --radius 5,6,7,8 --size 1024,1024,1024 --dtype float --reps 10 \
+    --param block=32x8x1 --param floor=0 --param vec_bytes=16 --param ahead=4 --param nw=512,1024
+}
+
+stage_seis-pipe-shapes() {  # d2xyz pipelined at R = 2..4 in k9's wide, short blocks (k9 gained at R = 1)
+  bench seis-pipe-shapes --op d2xyz --variant pipelined --radius 2,3,4 --size 512,512,512 --dtype float \
+    --param block=32x4x1,32x8x1,32x16x1,64x8x1 --param nw=4,8,16 --reps 10
+}
+
+stage_seis-pipe-tests() {  # pipelined's strips and orders, the block shapes, the Laplacian's tests
+  timeout 300 ./build/tests/test_cuda \
+    --gtest_filter='CudaSeismic.PipelinedInStripsAndOrders:CudaSeismic.BlockShapes:CudaSeismic.Refusals*:CudaLaplacian.*' \
+    >/tmp/seis-pipe-tests.log 2>&1 || status=1
+  cat /tmp/seis-pipe-tests.log >>"$LOG"
+  grep -E "^\[ +(FAILED|PASSED|SKIPPED) |tests ran|Failure" /tmp/seis-pipe-tests.log | tail -12
+  SANITIZE_FILTER='CudaSeismic.PipelinedInStripsAndOrders' SANITIZE_TIMEOUT=240 stage_sanitize
+}
+
+stage_seis-pipe2() {  # around seis-pipe-shapes' best (32 x 8, nw 8): R = 2, 3 at 512^3; double R = 4
+  bench seis-pipe2 --op d2xyz --variant pipelined --radius 2,3 --size 512,512,512 --dtype float \
+    --param block=32x8x1,32x4x1,16x8x1,64x4x1,32x12x1 --param nw=4,6,8,12 --reps 10
+  bench seis-pipe-double --op d2xyz --variant pipelined --radius 4 --size 512,512,512 --dtype double \
+    --param block=32x8x1,32x4x1,16x16x1,8x32x1 --param nw=8,16 --reps 10
+}
+
+stage_seis-pipe-1024() {  # R = 2, 3 at 1024^3: whole planes, auto strips, chunk-first
+  bench seis-pipe-1024 --op d2xyz --variant pipelined --radius 2,3 --size 1024,1024,1024 --dtype float \
+    --param block=32x8x1,32x4x1 --param nw=4,8 --param strips=0,1 --reps 10
+  bench seis-pipe-1024-zxy --op d2xyz --variant pipelined --radius 2,3 --size 1024,1024,1024 --dtype float \
+    --param block=32x8x1 --param nw=4,8 --param order=zxy --reps 10
+}
+
+stage_seis-pipe3() {  # smaller blocks (seis-pipe2: 16 x 8 led at R = 2 and 3), R = 2..5, 512^3 and 1024^3
+  bench seis-pipe3 --op d2xyz --variant pipelined --radius 2,3,4,5 --size 512,512,512 --dtype float \
+    --param block=16x8x1,8x16x1,16x4x1,8x8x1,16x12x1 --param nw=6,8 --reps 10
+  bench seis-pipe3-1024 --op d2xyz --variant pipelined --radius 2,3 --size 1024,1024,1024 --dtype float \
+    --param block=16x8x1,8x16x1 --param nw=6,8 --param strips=0 --reps 10
+}
+
+stage_seis-pipe4() {  # more strips at 1024^3 (R = 2, 3); the small blocks at 256^3 (R = 2..5)
+  bench seis-pipe4-1024 --op d2xyz --variant pipelined --radius 2,3 --size 1024,1024,1024 --dtype float \
+    --param block=16x8x1 --param nw=4,6,8 --param strips=2,4,8 --reps 10
+  bench seis-pipe4-256 --op d2xyz --variant pipelined --radius 2,3,4,5 --size 256,256,256 --dtype float \
+    --param block=8x16x1,16x8x1,8x8x1 --param nw=4,6,8 --reps 10
+}
+
+stage_plan-check() {  # after the defaults took the pipelined tile at R = 2, 3 and d2z nw 1024: the tests,
+  # then the plan with no cache (the built-in table) at the sizes the rows came from
+  timeout 300 ./build/tests/test_cuda \
+    --gtest_filter='Defaults.*:CudaPlan.*:CudaSeismic.PipelinedInStripsAndOrders:CudaLaplacian.*' \
+    >/tmp/plan-check.log 2>&1 || status=1
+  cat /tmp/plan-check.log >>"$LOG"
+  grep -E "^\[ +(FAILED|PASSED|SKIPPED) |tests ran|Failure" /tmp/plan-check.log | tail -12
+  bench plan-check-xyz --op d2xyz --variant plan --no-cache --radius 1,2,3,4,5,6,7,8 --dtype float \
+    --size 512,512,512 --size 1024,1024,1024 --reps 10
+  bench plan-check-xyz256 --op d2xyz --variant plan --no-cache --radius 2,3,4,5 --dtype float \
+    --size 256,256,256 --reps 10
+  bench plan-check-z --op d2z --variant plan --no-cache --radius 4,5,6,7,8 --dtype float \
+    --size 1024,1024,1024 --reps 10
+  stage_lap-k9-plan
+}
+
+stage_prof-pipe() {  # counters of pipelined R = 2, 16 x 8, nw 8: 512^3 whole, 1024^3 in strips
+  prof prof-pipe512 --op d2xyz --variant pipelined --radius 2 --size 512,512,512 --dtype float \
+    --param block=16x8x1 --param nw=8 --reps 5
+  prof prof-pipe1024 --op d2xyz --variant pipelined --radius 2 --size 1024,1024,1024 --dtype float \
+    --param block=16x8x1 --param nw=8 --param strips=0 --reps 5
+}
+
+stage_sanitize-k9() {  # k9's strips under memcheck and racecheck
+  SANITIZE_FILTER='CudaLaplacian.PipelinedTileInStrips' \
+    SANITIZE_TIMEOUT=200 stage_sanitize
 }
 
 # ---- the library (issue 10) ---------------------------------------------------------------------

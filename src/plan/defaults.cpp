@@ -59,7 +59,11 @@ constexpr Row kRows[] = {
   {Op::d2z, 6, 8, M, Type::any, "ring", R"({"ahead": 4, "block": "32x8x1", "floor": 0, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // R = 6, 7, 8: 92.7, 92.1, 91.4 % (floor 1: 83.5, 92.2, 91.6 %)
   {Op::d2z, 1, 1, L, Type::any, "window_vec", R"({"block": "64x4x1", "nw": 4, "order": "xyz", "vec_bytes": 16})"},   // 3.1158 ms, 91.9 %
   {Op::d2z, 2, 3, L, Type::any, "window_vec", R"({"block": "64x4x1", "nw": 4, "order": "zxy", "vec_bytes": 16})"},   // R = 2, 3: 91.1, 90.7 %
-  {Op::d2z, 4, 8, L, Type::any, "ring", R"({"ahead": 4, "block": "32x8x1", "floor": 0, "nw": 512, "order": "xyz", "vec_bytes": 16})"},  // nw 512, R = 4..8: 90.2, 89.9, 89.9, 89.9, 89.9 % (nw 128: 89.4, 88.8, 88.2, 87.8, 87.4 %; ring-znw1024.json, ring-floor/ring-z57-1024.json); window_vec at R = 4..7: 88.8, 85.5, 77.2, 76.0 %
+  {Op::d2z, 4, 4, L, Type::any, "ring", R"({"ahead": 4, "block": "32x8x1", "floor": 0, "nw": 512, "order": "xyz", "vec_bytes": 16})"},  // 90.2 % (nw 128: 89.4 %, ring-znw1024.json); window_vec 88.8 %
+  // R = 5..8: one chunk per column up to 1024 planes, no seam read twice (ring-floor/ring-z-1024.json:
+  // 90.0, 90.0, 90.2, 90.1 % against 89.8, 89.6, 89.8, 89.8 % at nw 512 in the same call; nw 128:
+  // 88.8, 88.2, 87.8, 87.4 %); window_vec at R = 5..7: 85.5, 77.2, 76.0 %
+  {Op::d2z, 5, 8, L, Type::any, "ring", R"({"ahead": 4, "block": "32x8x1", "floor": 0, "nw": 1024, "order": "xyz", "vec_bytes": 16})"},
   {Op::d2z, 1, 8, Any, Type::any, "window", R"({"block": "32x4x1", "nw": 16})"},  // scalar: any alignment
   // d2xy: the fused plane tile.
   {Op::d2xy, 1, 1, S, Type::any, "fused", R"({"block": "16x8x1"})"},   // 0.0542 ms, 82.8 %
@@ -70,16 +74,19 @@ constexpr Row kRows[] = {
   {Op::d2xy, 1, 1, L, Type::any, "fused", R"({"block": "64x4x1"})"},   // 3.1908 ms, 89.8 %
   {Op::d2xy, 2, 5, L, Type::any, "fused", R"({"block": "32x16x1"})"},  // 4.1976 ms, 68.7 %
   {Op::d2xy, 6, 8, L, Type::any, "fused", R"({"block": "16x8x1"})"},   // 5.5018 ms, 52.7 %
-  // d2xyz: our pipelined one-pass tile at R = 1 and 8 and for small planes, our ring march
+  // d2xyz: our pipelined one-pass tile at R = 1 to 3 and 8 and for small planes, our ring march
   // between, without its register floor where that measured faster (issue 13: 512^3 from
   // bench/results/nvidia-h100/ring-floor/ring-floor512.json, 1024^3 from ring-floor1024.json and,
   // for R = 6, ring/ring-r1024-high.json; R = 7 and double at 1024^3 take 512^3's choice: a spill
-  // is the instance's, whatever the size).
+  // is the instance's, whatever the size). At R = 2 and 3 the pipelined tile in small blocks
+  // (bench/results/nvidia-h100/pipe-small/seis-pipe3*.json and seis-pipe4*.json), from 1024^2
+  // planes in strips of a quarter of the L2 (strips 0).
   {Op::d2xyz, 1, 1, S, Type::any, "pipelined", R"({"block": "16x16x1", "nw": 4})"},  // 0.0527 ms, 85.7 %
-  {Op::d2xyz, 2, 5, S, Type::any, "pipelined", R"({"block": "8x16x1", "nw": 4})"},   // 0.0679 ms, 68.7 %
+  {Op::d2xyz, 2, 5, S, Type::any, "pipelined", R"({"block": "8x16x1", "nw": 6})"},   // R = 2..5: 81.5, 72.7, 69.5, 58.4 % (nw 4: 80.0, 73.5, 68.4, 57.4 %; seis-pipe4-256.json)
   {Op::d2xyz, 6, 8, S, Type::any, "pipelined", R"({"block": "8x32x1", "nw": 8})"},   // 0.0988 ms, 49.3 %
   {Op::d2xyz, 1, 1, M, Type::any, "pipelined", R"({"block": "16x16x1", "nw": 4})"},  // 0.3790 ms, 94.5 %
-  {Op::d2xyz, 2, 3, M, Type::any, "ring", R"({"ahead": 2, "block": "16x16x1", "floor": 0, "my": 0, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // R = 2, 3: 78.6, 74.9 % (floor 1: 68.9, 45.7 %)
+  {Op::d2xyz, 2, 2, M, Type::any, "pipelined", R"({"block": "8x16x1", "nw": 8})"},   // 89.0 % (16 x 8: 88.4 %; the ring: 78.6 %)
+  {Op::d2xyz, 3, 3, M, Type::any, "pipelined", R"({"block": "16x8x1", "nw": 6})"},   // 79.6 % (the ring: 74.9 %)
   {Op::d2xyz, 4, 4, M, Type::f64, "ring", R"({"ahead": 2, "block": "16x16x1", "my": 1, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // double: 75.3 % (my 0, i.e. 2: 51.8 %; ring-floor-double.json)
   {Op::d2xyz, 4, 4, M, Type::any, "ring", R"({"ahead": 2, "block": "16x16x1", "my": 0, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // 75.2 % (floor 0: 74.3 %)
   {Op::d2xyz, 5, 5, M, Type::any, "ring", R"({"ahead": 2, "block": "16x16x1", "floor": 0, "my": 0, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // 73.9 % (floor 1: 64.9 %)
@@ -87,7 +94,7 @@ constexpr Row kRows[] = {
   {Op::d2xyz, 7, 7, M, Type::any, "ring", R"({"ahead": 2, "block": "16x16x1", "my": 2, "nw": 128, "order": "xyz", "vec_bytes": 8})"},   // 65.4 % (my 1: 48.5 %)
   {Op::d2xyz, 8, 8, M, Type::any, "pipelined", R"({"block": "8x32x1", "nw": 16})"},  // 0.7068 ms, 53.1 %
   {Op::d2xyz, 1, 1, L, Type::any, "pipelined", R"({"block": "32x8x1", "nw": 4})"},   // 3.0632 ms, 93.6 %
-  {Op::d2xyz, 2, 3, L, Type::any, "ring", R"({"ahead": 2, "block": "16x16x1", "floor": 0, "my": 0, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // R = 2, 3: 77.3, 69.9 % (floor 1: 71.9, 54.0 %)
+  {Op::d2xyz, 2, 3, L, Type::any, "pipelined", R"({"block": "16x8x1", "nw": 6, "strips": 0})"},  // R = 2, 3: 84.8, 75.9 % in 4 strips (whole: 73.3 % at R = 2, 32 x 8 nw 8; the ring: 77.3, 69.9 %)
   {Op::d2xyz, 4, 4, L, Type::f64, "ring", R"({"ahead": 2, "block": "16x16x1", "my": 1, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // double, as at 512^3 (not run at 1024^3): my 2 spills there
   {Op::d2xyz, 4, 4, L, Type::any, "ring", R"({"ahead": 2, "block": "16x16x1", "my": 0, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // 73.1 % (floor 0: 68.9 %)
   {Op::d2xyz, 5, 5, L, Type::any, "ring", R"({"ahead": 2, "block": "16x16x1", "floor": 0, "my": 0, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // 69.5 % (floor 1: 65.1 %)
@@ -101,17 +108,18 @@ constexpr Row kRows[] = {
   {Op::d2y, 1, 8, Any, Type::any, "baseline", R"({"block": "256x1x1"})"},
   {Op::d2xy, 1, 8, Any, Type::any, "baseline", R"({"block": "256x1x1"})"},
   {Op::d2xyz, 1, 8, Any, Type::any, "baseline", R"({"block": "256x1x1"})"},
-  // laplacian7 (radius 1 only), float and double tuned apart. Ours, k9 (issue 13: the seismic
-  // pipelined tile at R = 1), from bench/results/nvidia-h100/lap-k9/ (sizes, tune, strips), but
-  // double on small planes, where k8_shfl kept its lead (tune-256.json: 88.8 % against k9's 85.7 %
-  // at nw 8 in lap-k9-sizes-double.json). `strips` 0 cuts a plane along y only where a chunk
-  // layer outgrows half the L2, so it leaves the small and medium sizes whole.
-  {Op::laplacian7, 1, 1, S, Type::f32, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0})"},  // 256^3: 88.0 % (k8_shfl: 85.5 %, tune-256.json)
-  {Op::laplacian7, 1, 1, S, Type::f64, "k8_shfl", R"({"nzc": 0, "ty": 4})"},   // 0.0992 ms, 88.8 %
-  {Op::laplacian7, 1, 1, M, Type::f32, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0})"},  // 95.1-96.3 % from 512x512x256 to 768x512x512 (k8_shfl: 86.4 % at 512^3)
-  {Op::laplacian7, 1, 1, M, Type::f64, "k9", R"({"block": "32x4x1", "nw": 8, "order": "xyz", "strips": 0})"},  // 92.0-92.6 % at 512x512x256 and 512^3 (k6_block: 92.0 % at 512^3, tune-512.json, and only where m = 4 divides ny)
-  {Op::laplacian7, 1, 1, L, Type::f32, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0})"},  // 95.0-95.9 % from 768x768x512 to 1024^3; 89.1 % with 32 MB planes in 8 strips (79.5 % whole)
-  {Op::laplacian7, 1, 1, L, Type::f64, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0})"},  // 1024^3 in 2 strips: 91.6 % (79.4 % whole; k7: 89.3 %, tune-1024a.json); from 768x512 planes up not run at nw 4 (whole at nw 8: 82.7-90.4 %)
+  // laplacian7 (radius 1 only): ours, k9 (issue 13: the seismic pipelined tile at R = 1), in both
+  // types at every size class, from bench/results/nvidia-h100/lap-k9/. `strips` 0 cuts a plane
+  // along y only where a chunk layer outgrows half the L2, so it leaves the small and medium
+  // sizes whole. Figures: lap-k9-regs-*.json, regs=0 (the compiler's registers). Double at nw 4
+  // against 8 in the same call: 92.0 / 86.0 % at 256^3, 94.4 / 90.2 at 512x256x256, 92.1 / 92.4
+  // at 512^3, 91.3 / 91.1 at 1024^3.
+  {Op::laplacian7, 1, 1, S, Type::f32, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0})"},  // 256^3 and 512x256x256: 88.4, 93.2 % (k8_shfl: 85.5 % at 256^3, tune-256.json)
+  {Op::laplacian7, 1, 1, S, Type::f64, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0})"},  // 256^3: 92.0 % (k8_shfl: 88.8 %, tune-256.json)
+  {Op::laplacian7, 1, 1, M, Type::f32, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0})"},  // 94.7-96.1 % from 512x512x256 to 768x512x512 (k8_shfl: 86.4 % at 512^3)
+  {Op::laplacian7, 1, 1, M, Type::f64, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0})"},  // 92.0-94.4 % from 512x256x256 to 512^3 (k6_block: 92.0 % at 512^3, tune-512.json, and only where m = 4 divides ny)
+  {Op::laplacian7, 1, 1, L, Type::f32, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0})"},  // 94.8-95.7 % from 768x768x512 to 1024^3; 89.1 % with 32 MB planes in 8 strips (79.5 % whole)
+  {Op::laplacian7, 1, 1, L, Type::f64, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0})"},  // 90.9-92.8 % from 768x512x512 to 1024^3 (k7: 89.3 % at 1024^3, tune-1024a.json)
   // Where the tuned choice cannot run (a grid ny that m does not divide, an unaligned layout):
   // ours at the lap-k8/lap-nzc defaults, then the posts' k5 with m = 1, which runs on anything.
   {Op::laplacian7, 1, 1, Any, Type::any, "k8", R"({"ty": 16, "stages": 4, "nzc": 16})"},

@@ -205,6 +205,35 @@ TEST(CudaSeismic, ZWindowChunkFirstOrder) {
   }
 }
 
+// d2xyz `pipelined` in strips along y and chunk-first (seismic/strips.hpp), every R and type: each
+// strip's y halo is its neighbours' rows, R of them. Strips of whole tiles and a short last one,
+// more strips than rows, and the grids the record reports (one per strip, chunks first under zxy).
+TEST(CudaSeismic, PipelinedInStripsAndOrders) {
+  const Variant* v = nullptr;
+  for (const Variant* c : find_variants(Op::d2xyz, "cuda"))
+    if (c->name == "pipelined") v = c;
+  ASSERT_NE(v, nullptr);
+  const Problem p = make_problem({Op::d2xyz, 4, {}}, Extents{67, 35, 29}, DType::f32, kAlignBytes);
+  EXPECT_NE(v->cannot_run(p, merge_params(*v, {{"order", "yxz"}})).find("order 'yxz'"), std::string::npos);
+  EXPECT_NE(v->cannot_run(p, merge_params(*v, {{"strips", -2}})).find("strips -2"), std::string::npos);
+  if (cuda::device_count() == 0) GTEST_SKIP() << "no GPU: " << cuda::no_device_reason();
+  for (int r = 1; r <= kMaxRadius; ++r)
+    for (DType t : {DType::f32, DType::f64})
+      for (int strips : {0, 3, 100})
+        for (const char* order : {"xyz", "zxy"})
+          for (int nw : {1, 8})
+            expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes,
+                            {{"block", "32x4x1"}, {"nw", nw}, {"order", order}, {"strips", strips}});
+  // Interior 67 x 35 x 29, 32 x 4 blocks of 4 floats: 1 x tile, 9 tile rows, nw 8: 4 chunks.
+  // 3 strips: ceil(35 / 3) = 12 rows, whole tiles already: 12, 12, 11 rows.
+  const auto rec = expect_verified(*v, {67, 35, 29}, 2, DType::f32, kAlignBytes,
+                                   {{"block", "32x4x1"}, {"nw", 8}, {"strips", 3}});
+  EXPECT_EQ(rec["grid"], nlohmann::json::array({"1x3x4", "1x3x4", "1x3x4"})) << rec.dump();
+  const auto rec2 = expect_verified(*v, {67, 35, 29}, 2, DType::f32, kAlignBytes,
+                                    {{"block", "32x4x1"}, {"nw", 8}, {"strips", 2}, {"order", "zxy"}});
+  EXPECT_EQ(rec2["grid"], nlohmann::json::array({"4x1x5", "4x1x4"})) << rec2.dump();
+}
+
 // Shapes for every R (the posts' 64 * (4 / R) rule breaks beyond R = 4): tiles narrower and
 // shorter than the radius, one thread, a full 1024-thread block.
 TEST(CudaSeismic, BlockShapes) {

@@ -13,6 +13,7 @@
 #include "cuda/laplacian/k8_zmarch.cuh"
 #include "cuda/laplacian/variants.hpp"
 #include "cuda/seismic/launch.hpp"
+#include "cuda/seismic/strips.hpp"
 #include "cuda/seismic/xyz_pipelined.cuh"
 #include "fdstencil/error.hpp"
 
@@ -303,29 +304,9 @@ std::string zmarch_cannot_run(const Problem& p, const Params& params, bool bulk)
 // so the seismic series' fastest R = 1 kernel serves it unchanged (src/cuda/seismic/
 // xyz_pipelined.cuh): an xy tile double-buffered in shared memory, the halo of plane k + 1 in
 // flight by cp.async while plane k computes, z from a three-plane register queue, `nw` planes a
-// block; `order` zxy launches the chunks of a column together (as the z window's), `strips`
-// splits the plane along y. The seismic launcher fills its weights from the problem's stencil
-// (laplacian7's spacings). It needs the aligned layout (16-byte vectors and copies).
-//
-// `strips` launches the plane in that many strips along y, one after the other (0: enough that
-// a chunk layer fits in half the L2). In the plain order every tile of one chunk layer (nw planes
-// and the two seam planes) runs before the next layer, whose seam planes are then re-read: from
-// L2 while the layer's (nw + 2) planes fit in it, from DRAM beyond (H100, lap-k9-planes: float
-// at nw 4 fell from 93 % with 4 MB planes to 80 % with 8 MB). A strip keeps the layer small.
-// At most one strip per interior row, so a strip is never empty.
-int k9_strips(const Problem& p, const Params& params, int nw) {
-  const int64_t ny = p.interior().ny;
-  const int asked = params.value("strips", 1);
-  if (asked > 0) return int(std::min<int64_t>(asked, ny));
-  int device = 0, l2 = 0;
-  FDS_CUDA_CHECK(cudaGetDevice(&device));
-  FDS_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
-  const int64_t half = std::max<int64_t>(l2 / 2, 1);
-  const int64_t planes = std::min<int64_t>(nw, p.interior().nz) + 2;  // a chunk and its two seams
-  const int64_t layer = planes * p.layout.line() * ny * p.layout.elem_bytes();
-  return int(std::clamp<int64_t>((layer + half - 1) / half, 1, ny));
-}
-
+// block; `order` and `strips` as seismic/strips.hpp says. The seismic launcher fills its weights
+// from the problem's stencil (laplacian7's spacings). It needs the aligned layout (16-byte vectors
+// and copies).
 template <class T>
 std::vector<seismic::Launch> plan_k9(const Problem& p, const Params& params) {
   constexpr int V = kVec16<T>;
@@ -336,22 +317,7 @@ std::vector<seismic::Launch> plan_k9(const Problem& p, const Params& params) {
   l.block = dim3(b.x, b.y, 1);
   seismic::parse_nw(params, l.nw);
   l.smem = 2 * seismic::tile_bytes(b.x, b.y, 1, int(sizeof(T)));  // double-buffered
-  const int ny = int(p.interior().ny);
-  // Whole tiles per strip, so only the last strip has a partial tile row.
-  const int rows = ceil_div(ceil_div(ny, k9_strips(p, params, l.nw)), b.y) * b.y;
-  std::vector<seismic::Launch> out;
-  for (int y = 0; y < ny; y += rows) {
-    l.y_begin = y;
-    l.y_count = std::min(rows, ny - y);
-    l.grid = dim3(seismic::ceil_div(p.interior().nx, int64_t(b.x) * V), seismic::ceil_div(l.y_count, b.y),
-                  seismic::ceil_div(p.interior().nz, l.nw));
-    if (params.value("order", std::string("xyz")) == "zxy") {
-      l.z_first = true;
-      l.grid = dim3(l.grid.z, l.grid.x, l.grid.y);
-    }
-    out.push_back(l);
-  }
-  return out;
+  return seismic::strip_launches(p, params, l, V, seismic::kK9L2Share);
 }
 
 std::string k9_cannot_run(const Problem& p, const Params& params) {
@@ -362,12 +328,7 @@ std::string k9_cannot_run(const Problem& p, const Params& params) {
   int nw = 0;
   why = seismic::parse_nw(params, nw);
   if (!why.empty()) return why;
-  const dim3 g = seismic::march_grid(p, b, 1, nw);
-  const std::string order = params.value("order", std::string("xyz"));
-  if (params.value("strips", 1) < 0) return "strips " + std::to_string(params.value("strips", 1)) + " must be 0 (auto) or more";
-  if (order == "xyz") return seismic::grid_cannot_run(g);
-  if (order != "zxy") return "order '" + order + "' must be xyz (z chunks last) or zxy (z chunks first)";
-  return seismic::grid_cannot_run(dim3(g.z, g.x, g.y));
+  return seismic::strips_cannot_run(params, seismic::march_grid(p, b, 1, nw));
 }
 
 Variant make(const std::string& name, const std::string& summary, Params defaults, Params space) {

@@ -3,6 +3,7 @@
 // only estimated: x + y + z (three passes) and xy + z (two passes), each pass adding into the
 // output of the last.
 #include "cuda/seismic/launch.hpp"
+#include "cuda/seismic/strips.hpp"
 #include "cuda/seismic/variants.hpp"
 #include "cuda/seismic/x_window.cuh"
 #include "cuda/seismic/xy_fused.cuh"
@@ -39,13 +40,14 @@ std::vector<Launch> plan_fused(const Problem& p, const Params& params) {
     return reinterpret_cast<const void*>(xyz_pipelined<T, R, V>);
   });
   l.block = dim3(b.x, b.y, 1);
+  l.smem = fused_smem(F, p, b);
   if (F == Fused::xy) {
     l.grid = plane_grid(p, b, V);
-  } else {
-    parse_nw(params, l.nw);
-    l.grid = march_grid(p, b, V, l.nw);
+    return {l};
   }
-  l.smem = fused_smem(F, p, b);
+  parse_nw(params, l.nw);
+  if (F == Fused::pipelined) return strip_launches(p, params, l, V, kPipelinedL2Share);
+  l.grid = march_grid(p, b, V, l.nw);
   return {l};
 }
 
@@ -62,7 +64,9 @@ std::string fused_cannot_run(const Problem& p, const Params& params) {
   if (F == Fused::xy) return grid_cannot_run(plane_grid(p, b, 1));
   int nw = 0;
   why = parse_nw(params, nw);
-  return why.empty() ? grid_cannot_run(march_grid(p, b, 1, nw)) : why;
+  if (!why.empty()) return why;
+  if (F == Fused::pipelined) return strips_cannot_run(params, march_grid(p, b, 1, nw));
+  return grid_cannot_run(march_grid(p, b, 1, nw));
 }
 
 // ---- ours: the barrier-free L1 march -------------------------------------------------------------
@@ -176,11 +180,18 @@ std::vector<Variant> fused_variants() {
   const Params tile = {{"block", "16x16x1"}};
   // Defaults from the tuning sweeps on the H100 at 512^3 (bench/results/, docs/seismic.md).
   const Params seed_march = {{"block", "16x16x1"}, {"nw", 16}};
-  const Params tall_march = {{"block", "8x32x1"}, {"nw", 16}};
+  // pipelined: a tall block; whole planes in the plain order unless asked (seismic/strips.hpp).
+  const Params pipelined = {{"block", "8x32x1"}, {"nw", 16}, {"order", "xyz"}, {"strips", 1}};
   // The tuner's spaces: the shapes and lengths of the seis-shapes, seis-tune* and seis-best1024
   // sweeps that came within a few points of the best (docs/seismic.md).
   const Params tile_space = {{"block", {"16x16x1", "32x8x1", "32x16x1", "64x4x1", "16x8x1"}}};
   const Params march_space = {{"block", {"16x16x1", "32x8x1", "8x32x1", "16x32x1", "8x16x1"}}, {"nw", {4, 8, 16, 32}}};
+  // pipelined: blocks of 128 threads (seis-pipe3: 16 x 8 and 8 x 16 at nw 6-8 led at R = 2 and 3,
+  // 89.0 and 79.6 %), k9's short wide ones, the tall one of R = 8, and strips whole or auto:
+  // 60 candidates.
+  const Params pipelined_space = {{"block", {"16x8x1", "8x16x1", "32x8x1", "32x4x1", "16x16x1", "8x32x1"}},
+                                  {"nw", {4, 6, 8, 16, 32}},
+                                  {"strips", {1, 0}}};
   const Params l1_space = {{"block", {"32x4x1", "16x16x1", "32x8x1", "64x2x1", "16x8x1"}},
                            {"nw", {8, 16, 32, 64}},
                            {"my", {1, 2}},
@@ -196,7 +207,7 @@ std::vector<Variant> fused_variants() {
                    plan_fused<double, Fused::onepass>),
       make_variant(Op::d2xyz, "pipelined",
                    "ours: the one-pass kernel software-pipelined, halo of plane k+1 by cp.async while k computes",
-                   tall_march, march_space, fused_cannot_run<Fused::pipelined>, plan_fused<float, Fused::pipelined>,
+                   pipelined, pipelined_space, fused_cannot_run<Fused::pipelined>, plan_fused<float, Fused::pipelined>,
                    plan_fused<double, Fused::pipelined>),
       make_variant(Op::d2xyz, "l1march",
                    "ours: barrier-free z-march, register queue for z, x and y taps straight from L1",
