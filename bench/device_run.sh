@@ -12,9 +12,12 @@
 #              order, check, strips (after build-k9: the CLI and the CUDA tests only), plan; prof-k9
 #              tests, small, planes2 (256^3, longer marches on the plane sweep); sanitize-k9;
 #              ring-z-1024 (d2z at nw 1024, R = 5..8); seis-pipe-shapes, seis-pipe-tests, seis-pipe2,
-#              seis-pipe-1024, seis-pipe3, seis-pipe4, prof-pipe (d2xyz pipelined in k9's shapes, strips and
-#              orders, then smaller blocks); plan-check (the defaults after them). The register caps (lap-k9-regs*.json) were
-#              a k9 parameter, measured slower and removed (docs/laplacian.md)
+#              seis-pipe-1024, seis-pipe3, seis-pipe4, prof-pipe (d2xyz pipelined in k9's shapes,
+#              strips and orders, then smaller blocks); plan-check (the defaults after them);
+#              seis-pipe-cap (pipelined under 64 registers, R = 3..5), plan-check2 (after it),
+#              cuda-tests (the whole CUDA test binary). The
+#              Laplacian's register caps (lap-k9-regs*.json) were a k9 parameter, measured slower
+#              and removed (docs/laplacian.md)
 #   lap-sizes  part 4 figure 1: 256^3 -> 1024^3, one dimension stepped by 256 at a time
 #   lap-m      part 3 tables: tiling factor m = 1..16 for k2-k5
 #   lap-planes part 4 figure 3: the xy-plane sweep across the L2 cliff
@@ -150,6 +153,13 @@ bench() {  # name, then bench arguments
   shift
   $FD bench --backend cuda "$@" --json "$OUT/$name.json" 2>>"$LOG" | tee -a "$LOG"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+}
+
+# Runs the CUDA tests that match a gtest filter: name (log name), filter, timeout in s (300).
+gpu_tests() {
+  timeout "${3:-300}" ./build/tests/test_cuda --gtest_filter="$2" >"/tmp/$1.log" 2>&1 || status=1
+  cat "/tmp/$1.log" >>"$LOG"
+  grep -E "^\[ +(FAILED|PASSED|SKIPPED) |tests ran|Failure" "/tmp/$1.log" | tail -12
 }
 
 stage_default() {  # the README's main job, as a user runs it
@@ -561,10 +571,7 @@ stage_lap-k9-order() {  # chunk-first launch order (zxy) against the plain one w
 }
 
 stage_lap-k9-check() {  # after the order parameter: the Laplacian's and the pipelined kernel's GPU tests
-  timeout 150 ./build/tests/test_cuda --gtest_filter='CudaLaplacian.*:Defaults.*:CudaSeismic.EveryVariantEveryRadiusBothLayouts:CudaSeismic.BlockShapes:WaveGpu.TileAndL1DesignsAgreeOnASmallGrid' \
-    >/tmp/lap-k9-check.log 2>&1 || status=1
-  cat /tmp/lap-k9-check.log >>"$LOG"
-  grep -E "^\[ +(FAILED|PASSED|SKIPPED) |tests ran|Failure" /tmp/lap-k9-check.log | tail -12
+  gpu_tests lap-k9-check 'CudaLaplacian.*:Defaults.*:CudaSeismic.EveryVariantEveryRadiusBothLayouts:CudaSeismic.BlockShapes:WaveGpu.TileAndL1DesignsAgreeOnASmallGrid' 150
 }
 
 stage_build-k9() {  # the CLI and the CUDA tests only: what the lap-k9-strips stage needs
@@ -599,10 +606,7 @@ stage_ring-z57-1024() {  # d2z ring at 1024^3, R = 5 and 7: chunks of 512 planes
 
 # k9's register caps and the cases the last session left unrun (issue 13, fifth session).
 stage_lap-k9-tests() {  # k9's GPU tests (shapes, strips, grids per strip), the defaults' tests
-  timeout 240 ./build/tests/test_cuda --gtest_filter='CudaLaplacian.PipelinedTile*:Defaults.*' \
-    >/tmp/lap-k9-tests.log 2>&1 || status=1
-  cat /tmp/lap-k9-tests.log >>"$LOG"
-  grep -E "^\[ +(FAILED|PASSED|SKIPPED) |tests ran|Failure" /tmp/lap-k9-tests.log | tail -12
+  gpu_tests lap-k9-tests 'CudaLaplacian.PipelinedTile*:Defaults.*' 240
 }
 
 stage_lap-k9-small() {  # 256^3, float (88 % at the defaults): shapes, lengths, orders
@@ -630,11 +634,7 @@ stage_seis-pipe-shapes() {  # d2xyz pipelined at R = 2..4 in k9's wide, short bl
 }
 
 stage_seis-pipe-tests() {  # pipelined's strips and orders, the block shapes, the Laplacian's tests
-  timeout 300 ./build/tests/test_cuda \
-    --gtest_filter='CudaSeismic.PipelinedInStripsAndOrders:CudaSeismic.BlockShapes:CudaSeismic.Refusals*:CudaLaplacian.*' \
-    >/tmp/seis-pipe-tests.log 2>&1 || status=1
-  cat /tmp/seis-pipe-tests.log >>"$LOG"
-  grep -E "^\[ +(FAILED|PASSED|SKIPPED) |tests ran|Failure" /tmp/seis-pipe-tests.log | tail -12
+  gpu_tests seis-pipe-tests 'CudaSeismic.PipelinedInStripsAndOrders:CudaSeismic.BlockShapes:CudaSeismic.Refusals*:CudaLaplacian.*' 300
   SANITIZE_FILTER='CudaSeismic.PipelinedInStripsAndOrders' SANITIZE_TIMEOUT=240 stage_sanitize
 }
 
@@ -668,11 +668,7 @@ stage_seis-pipe4() {  # more strips at 1024^3 (R = 2, 3); the small blocks at 25
 
 stage_plan-check() {  # after the defaults took the pipelined tile at R = 2, 3 and d2z nw 1024: the tests,
   # then the plan with no cache (the built-in table) at the sizes the rows came from
-  timeout 300 ./build/tests/test_cuda \
-    --gtest_filter='Defaults.*:CudaPlan.*:CudaSeismic.PipelinedInStripsAndOrders:CudaLaplacian.*' \
-    >/tmp/plan-check.log 2>&1 || status=1
-  cat /tmp/plan-check.log >>"$LOG"
-  grep -E "^\[ +(FAILED|PASSED|SKIPPED) |tests ran|Failure" /tmp/plan-check.log | tail -12
+  gpu_tests plan-check 'Defaults.*:CudaPlan.*:CudaSeismic.PipelinedInStripsAndOrders:CudaLaplacian.*' 300
   bench plan-check-xyz --op d2xyz --variant plan --no-cache --radius 1,2,3,4,5,6,7,8 --dtype float \
     --size 512,512,512 --size 1024,1024,1024 --reps 10
   bench plan-check-xyz256 --op d2xyz --variant plan --no-cache --radius 2,3,4,5 --dtype float \
@@ -680,6 +676,32 @@ stage_plan-check() {  # after the defaults took the pipelined tile at R = 2, 3 a
   bench plan-check-z --op d2z --variant plan --no-cache --radius 4,5,6,7,8 --dtype float \
     --size 1024,1024,1024 --reps 10
   stage_lap-k9-plan
+}
+
+# pipelined under 64 registers (regs 64) at R = 3..5: tests, sanitizers, timing. The capped
+# instances of R = 4 and 5 lost and were removed after this run, so those cases now refuse.
+stage_seis-pipe-cap() {
+  gpu_tests seis-pipe-cap 'CudaSeismic.Pipelined*:CudaSeismic.Refusals*:CudaSeismic.BadParametersSayWhy' 300
+  SANITIZE_FILTER='CudaSeismic.PipelinedUnderARegisterCap' SANITIZE_TIMEOUT=200 stage_sanitize
+  bench seis-pipe-cap --op d2xyz --variant pipelined --radius 3,4,5 --size 512,512,512 --dtype float \
+    --param block=16x8x1,8x16x1 --param nw=6,8 --param regs=0,64 --reps 10
+  bench seis-pipe-cap-1024 --op d2xyz --variant pipelined --radius 3,4,5 --size 1024,1024,1024 --dtype float \
+    --param block=16x8x1 --param nw=6 --param strips=0 --param regs=0,64 --reps 10
+  bench seis-pipe-cap-double --op d2xyz --variant pipelined --radius 3,4 --size 512,512,512 --dtype double \
+    --param block=16x8x1,8x16x1 --param nw=6 --param regs=0,64 --reps 10
+}
+
+stage_plan-check2() {  # after the defaults took regs 64 at R = 3 in float: the tests and the plan
+  gpu_tests plan-check2 'Defaults.*:CudaPlan.*:CudaSeismic.Pipelined*:CudaSeismic.Refusals*' 300
+  SANITIZE_FILTER='CudaSeismic.PipelinedUnderARegisterCap' SANITIZE_TIMEOUT=200 stage_sanitize
+  bench plan-check2 --op d2xyz --variant plan --no-cache --radius 2,3 --dtype float,double \
+    --size 512,512,512 --size 1024,1024,1024 --reps 10
+}
+
+stage_cuda-tests() {  # the whole CUDA test binary (the CTest suite's GPU part without MPI and the CLI)
+  timeout "${CUDA_TESTS_TIMEOUT:-420}" ./build/tests/test_cuda >/tmp/cuda-tests.log 2>&1 || status=1
+  cp /tmp/cuda-tests.log "$OUT/cuda-tests.log"
+  grep -E "^\[ +(FAILED|PASSED|SKIPPED) |tests ran|Failure" /tmp/cuda-tests.log | tail -15
 }
 
 stage_prof-pipe() {  # counters of pipelined R = 2, 16 x 8, nw 8: 512^3 whole, 1024^3 in strips

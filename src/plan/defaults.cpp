@@ -80,13 +80,14 @@ constexpr Row kRows[] = {
   // for R = 6, ring/ring-r1024-high.json; R = 7 and double at 1024^3 take 512^3's choice: a spill
   // is the instance's, whatever the size). At R = 2 and 3 the pipelined tile in small blocks
   // (bench/results/nvidia-h100/pipe-small/seis-pipe3*.json and seis-pipe4*.json), from 1024^2
-  // planes in strips of a quarter of the L2 (strips 0).
+  // planes in strips of a quarter of the L2 (strips 0), at R = 3 in float under 64 registers.
   {Op::d2xyz, 1, 1, S, Type::any, "pipelined", R"({"block": "16x16x1", "nw": 4})"},  // 0.0527 ms, 85.7 %
   {Op::d2xyz, 2, 5, S, Type::any, "pipelined", R"({"block": "8x16x1", "nw": 6})"},   // R = 2..5: 81.5, 72.7, 69.5, 58.4 % (nw 4: 80.0, 73.5, 68.4, 57.4 %; seis-pipe4-256.json)
   {Op::d2xyz, 6, 8, S, Type::any, "pipelined", R"({"block": "8x32x1", "nw": 8})"},   // 0.0988 ms, 49.3 %
   {Op::d2xyz, 1, 1, M, Type::any, "pipelined", R"({"block": "16x16x1", "nw": 4})"},  // 0.3790 ms, 94.5 %
   {Op::d2xyz, 2, 2, M, Type::any, "pipelined", R"({"block": "8x16x1", "nw": 8})"},   // 89.0 % (16 x 8: 88.4 %; the ring: 78.6 %)
-  {Op::d2xyz, 3, 3, M, Type::any, "pipelined", R"({"block": "16x8x1", "nw": 6})"},   // 79.6 % (the ring: 74.9 %)
+  {Op::d2xyz, 3, 3, M, Type::f32, "pipelined", R"({"block": "16x8x1", "nw": 8, "regs": 64})"},  // 84.9 % under 64 registers (without: 78.9 %; the ring: 74.9 %; seis-pipe-cap.json)
+  {Op::d2xyz, 3, 3, M, Type::any, "pipelined", R"({"block": "16x8x1", "nw": 6})"},   // double: 82.9 % (capped: 81.9 %); float 79.6 %
   {Op::d2xyz, 4, 4, M, Type::f64, "ring", R"({"ahead": 2, "block": "16x16x1", "my": 1, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // double: 75.3 % (my 0, i.e. 2: 51.8 %; ring-floor-double.json)
   {Op::d2xyz, 4, 4, M, Type::any, "ring", R"({"ahead": 2, "block": "16x16x1", "my": 0, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // 75.2 % (floor 0: 74.3 %)
   {Op::d2xyz, 5, 5, M, Type::any, "ring", R"({"ahead": 2, "block": "16x16x1", "floor": 0, "my": 0, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // 73.9 % (floor 1: 64.9 %)
@@ -94,7 +95,9 @@ constexpr Row kRows[] = {
   {Op::d2xyz, 7, 7, M, Type::any, "ring", R"({"ahead": 2, "block": "16x16x1", "my": 2, "nw": 128, "order": "xyz", "vec_bytes": 8})"},   // 65.4 % (my 1: 48.5 %)
   {Op::d2xyz, 8, 8, M, Type::any, "pipelined", R"({"block": "8x32x1", "nw": 16})"},  // 0.7068 ms, 53.1 %
   {Op::d2xyz, 1, 1, L, Type::any, "pipelined", R"({"block": "32x8x1", "nw": 4})"},   // 3.0632 ms, 93.6 %
-  {Op::d2xyz, 2, 3, L, Type::any, "pipelined", R"({"block": "16x8x1", "nw": 6, "strips": 0})"},  // R = 2, 3: 84.8, 75.9 % in 4 strips (whole: 73.3 % at R = 2, 32 x 8 nw 8; the ring: 77.3, 69.9 %)
+  {Op::d2xyz, 2, 2, L, Type::any, "pipelined", R"({"block": "16x8x1", "nw": 6, "strips": 0})"},  // 84.8 % in 4 strips (whole: 73.3 %, 32 x 8 nw 8; the ring: 77.3 %)
+  {Op::d2xyz, 3, 3, L, Type::f32, "pipelined", R"({"block": "16x8x1", "nw": 6, "strips": 0, "regs": 64})"},  // 82.0 % (without the cap: 76.5 %; the ring: 69.9 %; seis-pipe-cap-1024.json)
+  {Op::d2xyz, 3, 3, L, Type::any, "pipelined", R"({"block": "16x8x1", "nw": 6, "strips": 0})"},  // double: as at 512^3, not run at 1024^3
   {Op::d2xyz, 4, 4, L, Type::f64, "ring", R"({"ahead": 2, "block": "16x16x1", "my": 1, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // double, as at 512^3 (not run at 1024^3): my 2 spills there
   {Op::d2xyz, 4, 4, L, Type::any, "ring", R"({"ahead": 2, "block": "16x16x1", "my": 0, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // 73.1 % (floor 0: 68.9 %)
   {Op::d2xyz, 5, 5, L, Type::any, "ring", R"({"ahead": 2, "block": "16x16x1", "floor": 0, "my": 0, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // 69.5 % (floor 1: 65.1 %)

@@ -234,6 +234,30 @@ TEST(CudaSeismic, PipelinedInStripsAndOrders) {
   EXPECT_EQ(rec2["grid"], nlohmann::json::array({"4x1x5", "4x1x4"})) << rec2.dump();
 }
 
+// d2xyz `pipelined` under its register cap (`regs` 64, R = 3 only): another kernel instance,
+// verified in both types, shapes and strips, and the record reports at most 64 registers.
+TEST(CudaSeismic, PipelinedUnderARegisterCap) {
+  const Variant* v = nullptr;
+  for (const Variant* c : find_variants(Op::d2xyz, "cuda"))
+    if (c->name == "pipelined") v = c;
+  ASSERT_NE(v, nullptr);
+  for (int r : {1, 2, 4, 5, 8}) {
+    const Problem p = make_problem({Op::d2xyz, r, {}}, Extents{67, 35, 29}, DType::f32, kAlignBytes);
+    EXPECT_NE(v->cannot_run(p, merge_params(*v, {{"regs", 64}})).find("R = 3 only"), std::string::npos) << r;
+  }
+  const Problem p3 = make_problem({Op::d2xyz, 3, {}}, Extents{67, 35, 29}, DType::f32, kAlignBytes);
+  EXPECT_NE(v->cannot_run(p3, merge_params(*v, {{"regs", 40}})).find("regs 40"), std::string::npos);
+  if (cuda::device_count() == 0) GTEST_SKIP() << "no GPU: " << cuda::no_device_reason();
+  for (DType t : {DType::f32, DType::f64})
+    for (const char* block : {"16x8x1", "3x5x1", "32x16x1"})
+      for (int strips : {1, 3})
+        for (const char* order : {"xyz", "zxy"}) {
+          const auto rec = expect_verified(*v, {67, 35, 29}, 3, t, kAlignBytes,
+                                           {{"block", block}, {"nw", 6}, {"strips", strips}, {"order", order}, {"regs", 64}});
+          EXPECT_LE(rec.value("regs", 1000), 64) << rec.dump();
+        }
+}
+
 // Shapes for every R (the posts' 64 * (4 / R) rule breaks beyond R = 4): tiles narrower and
 // shorter than the radius, one thread, a full 1024-thread block.
 TEST(CudaSeismic, BlockShapes) {

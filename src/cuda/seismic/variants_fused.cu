@@ -22,6 +22,15 @@ namespace {
 
 enum class Fused { xy, onepass, pipelined };
 
+// pipelined's `regs` 64: the march compiled under 64 registers (xyz_pipelined's Blocks = 2), so 8
+// blocks of 128 threads share an SM (0.5 occupancy) where R = 3's queue takes 73 (0.38). It fits
+// without a spill there and ran 84.7-84.9 % of copy against 78.1-79.1 % at 512^3, 82.0 against
+// 76.5 % at 1024^3 (pipe-small/seis-pipe-cap*.json). Only R = 3 has the instance: at R = 4 and 5
+// the cap spilled 36 and 76 bytes and lost 5-12 points. In double, R = 3 takes 62 registers
+// uncapped, and the cap lost 1 point.
+inline constexpr int kPipelinedCap = 64;
+inline constexpr int kCappedRadius = 3;
+
 size_t fused_smem(Fused f, const Problem& p, const Block& b) {
   const size_t tile = tile_bytes(b.x, b.y, p.stencil.radius, int(dtype_bytes(p.dtype())));
   return f == Fused::pipelined ? 2 * tile : tile;  // the pipelined kernel double-buffers
@@ -33,10 +42,13 @@ std::vector<Launch> plan_fused(const Problem& p, const Params& params) {
   Block b;
   parse_block(params, b);
   Launch l;
-  l.kernel = pick_radius(p.stencil.radius, [](auto r) {
+  const bool capped = F == Fused::pipelined && params.value("regs", 0) == kPipelinedCap;
+  l.kernel = pick_radius(p.stencil.radius, [capped](auto r) -> const void* {
     constexpr int R = decltype(r)::value;
     if constexpr (F == Fused::xy) return reinterpret_cast<const void*>(xy_fused<T, R, V>);
     if constexpr (F == Fused::onepass) return reinterpret_cast<const void*>(xyz_onepass<T, R, V>);
+    if constexpr (R == kCappedRadius)
+      if (capped) return reinterpret_cast<const void*>(xyz_pipelined<T, R, V, 2>);
     return reinterpret_cast<const void*>(xyz_pipelined<T, R, V>);
   });
   l.block = dim3(b.x, b.y, 1);
@@ -65,7 +77,14 @@ std::string fused_cannot_run(const Problem& p, const Params& params) {
   int nw = 0;
   why = parse_nw(params, nw);
   if (!why.empty()) return why;
-  if (F == Fused::pipelined) return strips_cannot_run(params, march_grid(p, b, 1, nw));
+  if (F == Fused::pipelined) {
+    const int regs = params.value("regs", 0);
+    if (regs != 0 && regs != kPipelinedCap)
+      return "regs " + std::to_string(regs) + " must be 0 (the compiler's choice) or 64 (a register cap)";
+    if (regs == kPipelinedCap && p.stencil.radius != kCappedRadius)
+      return "regs 64 is compiled for R = 3 only (below it the march takes 64 or fewer; above it the cap spilled and lost)";
+    return strips_cannot_run(params, march_grid(p, b, 1, nw));
+  }
   return grid_cannot_run(march_grid(p, b, 1, nw));
 }
 
@@ -181,17 +200,18 @@ std::vector<Variant> fused_variants() {
   // Defaults from the tuning sweeps on the H100 at 512^3 (bench/results/, docs/seismic.md).
   const Params seed_march = {{"block", "16x16x1"}, {"nw", 16}};
   // pipelined: a tall block; whole planes in the plain order unless asked (seismic/strips.hpp).
-  const Params pipelined = {{"block", "8x32x1"}, {"nw", 16}, {"order", "xyz"}, {"strips", 1}};
+  const Params pipelined = {{"block", "8x32x1"}, {"nw", 16}, {"order", "xyz"}, {"strips", 1}, {"regs", 0}};
   // The tuner's spaces: the shapes and lengths of the seis-shapes, seis-tune* and seis-best1024
   // sweeps that came within a few points of the best (docs/seismic.md).
   const Params tile_space = {{"block", {"16x16x1", "32x8x1", "32x16x1", "64x4x1", "16x8x1"}}};
   const Params march_space = {{"block", {"16x16x1", "32x8x1", "8x32x1", "16x32x1", "8x16x1"}}, {"nw", {4, 8, 16, 32}}};
   // pipelined: blocks of 128 threads (seis-pipe3: 16 x 8 and 8 x 16 at nw 6-8 led at R = 2 and 3,
-  // 89.0 and 79.6 %), k9's short wide ones, the tall one of R = 8, and strips whole or auto:
-  // 60 candidates.
+  // 89.0 and 79.6 %), k9's short wide ones, the tall one of R = 8, strips whole or auto, and the
+  // register cap (R = 3 only; other radii refuse it without a launch).
   const Params pipelined_space = {{"block", {"16x8x1", "8x16x1", "32x8x1", "32x4x1", "16x16x1", "8x32x1"}},
                                   {"nw", {4, 6, 8, 16, 32}},
-                                  {"strips", {1, 0}}};
+                                  {"strips", {1, 0}},
+                                  {"regs", {0, kPipelinedCap}}};
   const Params l1_space = {{"block", {"32x4x1", "16x16x1", "32x8x1", "64x2x1", "16x8x1"}},
                            {"nw", {8, 16, 32, 64}},
                            {"my", {1, 2}},
