@@ -49,8 +49,9 @@ constexpr Row kRows[] = {
   // them our ring march without its register floor, 4 planes ahead (issue 13: ring-floor/
   // ring-floor-z512.json, ring-floor-z1024.json and ring-floor-zwin1024.json, the window beside the
   // ring in the same call; R = 8 from ring/ring-z-nw512.json and ring-z1024.json, where the floor
-  // measured the same). At 1024^3 chunks of 512 planes: each chunk seam's 2R planes are read twice,
-  // and with 4 MB planes the second read misses L2 (ring-znw1024.json: +0.8 to +2.5 points over 128).
+  // measured the same). At 1024^3 chunks of 512 planes at R = 4, one chunk per column from R = 5:
+  // each chunk seam's 2R planes are read twice, and with 4 MB planes the second read misses L2
+  // (ring-znw1024.json: +0.8 to +2.5 points over 128).
   {Op::d2z, 1, 1, S, Type::any, "window_vec", R"({"block": "16x8x1", "nw": 4, "order": "xyz", "vec_bytes": 8})"},    // 0.0454 ms, 98.6 %
   {Op::d2z, 2, 5, S, Type::any, "window_vec", R"({"block": "32x4x1", "nw": 8, "order": "xyz", "vec_bytes": 16})"},   // 0.0494 ms, 91.7 %
   {Op::d2z, 6, 8, S, Type::any, "window_vec", R"({"block": "64x2x1", "nw": 8, "order": "xyz", "vec_bytes": 16})"},   // 0.0555 ms, 83.2 %
@@ -95,9 +96,9 @@ constexpr Row kRows[] = {
   {Op::d2xyz, 7, 7, M, Type::any, "ring", R"({"ahead": 2, "block": "16x16x1", "my": 2, "nw": 128, "order": "xyz", "vec_bytes": 8})"},   // 65.4 % (my 1: 48.5 %)
   {Op::d2xyz, 8, 8, M, Type::any, "pipelined", R"({"block": "8x32x1", "nw": 16})"},  // 0.7068 ms, 53.1 %
   {Op::d2xyz, 1, 1, L, Type::any, "pipelined", R"({"block": "32x8x1", "nw": 4})"},   // 3.0632 ms, 93.6 %
-  {Op::d2xyz, 2, 2, L, Type::any, "pipelined", R"({"block": "16x8x1", "nw": 6, "strips": 0})"},  // 84.8 % in 4 strips (whole: 73.3 %, 32 x 8 nw 8; the ring: 77.3 %)
+  {Op::d2xyz, 2, 2, L, Type::any, "pipelined", R"({"block": "16x8x1", "nw": 6, "strips": 0})"},  // 84.8 % in 4 strips (whole: 73.3 %, 32 x 8 nw 8; the ring: 77.3 %); double through the plan: 85.0 % (plan-check2.json)
   {Op::d2xyz, 3, 3, L, Type::f32, "pipelined", R"({"block": "16x8x1", "nw": 6, "strips": 0, "regs": 64})"},  // 82.0 % (without the cap: 76.5 %; the ring: 69.9 %; seis-pipe-cap-1024.json)
-  {Op::d2xyz, 3, 3, L, Type::any, "pipelined", R"({"block": "16x8x1", "nw": 6, "strips": 0})"},  // double: as at 512^3, not run at 1024^3
+  {Op::d2xyz, 3, 3, L, Type::any, "pipelined", R"({"block": "16x8x1", "nw": 6, "strips": 0})"},  // double through the plan: 81.9 % (plan-check2.json)
   {Op::d2xyz, 4, 4, L, Type::f64, "ring", R"({"ahead": 2, "block": "16x16x1", "my": 1, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // double, as at 512^3 (not run at 1024^3): my 2 spills there
   {Op::d2xyz, 4, 4, L, Type::any, "ring", R"({"ahead": 2, "block": "16x16x1", "my": 0, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // 73.1 % (floor 0: 68.9 %)
   {Op::d2xyz, 5, 5, L, Type::any, "ring", R"({"ahead": 2, "block": "16x16x1", "floor": 0, "my": 0, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // 69.5 % (floor 1: 65.1 %)

@@ -208,6 +208,8 @@ TEST(CudaSeismic, ZWindowChunkFirstOrder) {
 // d2xyz `pipelined` in strips along y and chunk-first (seismic/strips.hpp), every R and type: each
 // strip's y halo is its neighbours' rows, R of them. Strips of whole tiles and a short last one,
 // more strips than rows, and the grids the record reports (one per strip, chunks first under zxy).
+// The automatic count is one strip on a field this small; above one it ran only in the benchmarks
+// (4 strips at 1024^3, plan-check-xyz.json), which verify before they time.
 TEST(CudaSeismic, PipelinedInStripsAndOrders) {
   const Variant* v = nullptr;
   for (const Variant* c : find_variants(Op::d2xyz, "cuda"))
@@ -235,7 +237,9 @@ TEST(CudaSeismic, PipelinedInStripsAndOrders) {
 }
 
 // d2xyz `pipelined` under its register cap (`regs` 64, R = 3 only): another kernel instance,
-// verified in both types, shapes and strips, and the record reports at most 64 registers.
+// verified in both types, shapes, strips and orders. In float the record shows the switch (the
+// uncapped march takes more than 64 registers, the capped at most 64); in double the uncapped one
+// already fits in 64 (62 on the H100), so there only the field is checked.
 TEST(CudaSeismic, PipelinedUnderARegisterCap) {
   const Variant* v = nullptr;
   for (const Variant* c : find_variants(Op::d2xyz, "cuda"))
@@ -256,6 +260,8 @@ TEST(CudaSeismic, PipelinedUnderARegisterCap) {
                                            {{"block", block}, {"nw", 6}, {"strips", strips}, {"order", order}, {"regs", 64}});
           EXPECT_LE(rec.value("regs", 1000), 64) << rec.dump();
         }
+  const auto free = expect_verified(*v, {67, 35, 29}, 3, DType::f32, kAlignBytes, {{"block", "16x8x1"}, {"regs", 0}});
+  EXPECT_GT(free.value("regs", 0), 64) << free.dump();
 }
 
 // Shapes for every R (the posts' 64 * (4 / R) rule breaks beyond R = 4): tiles narrower and

@@ -26,8 +26,8 @@ enum class Fused { xy, onepass, pipelined };
 // blocks of 128 threads share an SM (0.5 occupancy) where R = 3's queue takes 73 (0.38). It fits
 // without a spill there and ran 84.7-84.9 % of copy against 78.1-79.1 % at 512^3, 82.0 against
 // 76.5 % at 1024^3 (pipe-small/seis-pipe-cap*.json). Only R = 3 has the instance: at R = 4 and 5
-// the cap spilled 36 and 76 bytes and lost 5-12 points. In double, R = 3 takes 62 registers
-// uncapped, and the cap lost 1 point.
+// the cap spilled 40 and 72 bytes and lost 5-12 points. In double, R = 3 takes 62 registers
+// uncapped, and the cap (8 bytes of spill) lost 1 point.
 inline constexpr int kPipelinedCap = 64;
 inline constexpr int kCappedRadius = 3;
 
