@@ -23,8 +23,8 @@ namespace {
 enum class Fused { xy, onepass, pipelined };
 
 // pipelined's `regs` 64: the march compiled under 64 registers (xyz_pipelined's Blocks = 2), so 8
-// blocks of 128 threads share an SM (0.5 occupancy) where R = 3's queue takes 73 (0.38). It fits
-// without a spill there and ran 84.7-84.9 % of copy against 78.1-79.1 % at 512^3, 82.0 against
+// blocks of 128 threads share an SM (0.5 occupancy) where R = 3's queue takes 73 (0.38). In float
+// it fits without a spill and ran 84.7-84.9 % of copy against 78.1-79.1 % at 512^3, 82.0 against
 // 76.5 % at 1024^3 (pipe-small/seis-pipe-cap*.json). Only R = 3 has the instance: at R = 4 and 5
 // the cap spilled 40 and 72 bytes and lost 5-12 points. In double, R = 3 takes 62 registers
 // uncapped, and the cap (8 bytes of spill) lost 1 point.
