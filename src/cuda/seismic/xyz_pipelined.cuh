@@ -12,10 +12,10 @@
 namespace fdstencil::cuda::seismic {
 
 // `Blocks` > 0 caps the registers (the `regs` parameter of d2xyz `pipelined` at R = 3): that many
-// blocks of kMarchThreads threads must fit an SM's 65536, so nvcc keeps to 65536 / (512 * Blocks):
-// 64 at 2.
-// 0 states no minimum, and nvcc is free up to 128. (Not 1: ptxas reads an explicit minimum as
-// leave to spend registers; the R = 1 instances grew from 46 and 40 registers to 60 and 59.)
+// blocks of kMarchThreads threads must fit an SM's 65536, so nvcc keeps to 65536 / (512 * Blocks),
+// 64 at 2. 0 states no minimum, and nvcc is free up to 128. (Not 1: ptxas reads an explicit
+// minimum as leave to spend registers; the R = 1 instances grew from 46 and 40 registers to 60
+// and 59.)
 template <class T, int R, int V, int Blocks = 0>
 __global__ void __launch_bounds__(kMarchThreads, Blocks) xyz_pipelined(Args<T> a) {
   static_assert(V * sizeof(T) == 16, "cp.async moves 16-byte vectors");
