@@ -15,7 +15,8 @@
 #              seis-pipe-1024, seis-pipe3, seis-pipe4, prof-pipe (d2xyz pipelined in k9's shapes,
 #              strips and orders, then smaller blocks); plan-check (the defaults after them);
 #              seis-pipe-cap (pipelined under 64 registers, R = 3..5), plan-check2 (after it),
-#              cuda-tests (the whole CUDA test binary). The
+#              cuda-tests (the whole CUDA test binary); seis-zq-tests, seis-zq, seis-zq-1024 (the
+#              z queue in shared memory, zq). The
 #              Laplacian's register caps (lap-k9-regs*.json) were a k9 parameter, measured slower
 #              and removed (docs/laplacian.md)
 #   lap-sizes  part 4 figure 1: 256^3 -> 1024^3, one dimension stepped by 256 at a time
@@ -87,6 +88,14 @@
 #                 and the whole run with a 20-point CPML, beside the same-run copy bandwidth
 #   wave-verify   3D and 2D homogeneous runs on the GPU against the analytic solution, R = 1, 2, 4, 8,
 #                 a snapshot slice, and a 10,000-step stability run
+#   wave-gpu-tests   the GPU wave tests alone
+#   wave-split-test  after the step became two kernels (interior, boundary) and the tile took zq:
+#                 the wave GPU tests, the small design test under memcheck and racecheck
+#   wave-configs2 launch shapes of both designs (the tile's with zq 1), R = 1, 2, 4, 8, 512^3
+#   wave-configs3 one kernel against two (split) and the tile's zq, same call, R = 1, 2, 4, 8, 512^3
+#   wave-big      R = 1, 2 at 1024^3: l1 in one kernel against the tile split, nw 8 and 32
+#   plan-check3   after the defaults took pipelined zq 1 at R = 4: tests, the plan at R = 3..5
+#   wave-tile-nw  the tile design at 128-thread blocks and nw 6-16 against the defaults, R = 4, 8, 512^3
 #   wave-cpml     bench/wave_cpml.py: the CPML's reflection at widths 10, 20, 40, in 3D and 2D
 # Surveys, SEG-Y, checkpoints (issue 12). The build finds SEG-Y only where build-deps/segyio was
 # carried (segy_flags below).
@@ -711,6 +720,25 @@ stage_prof-pipe() {  # counters of pipelined R = 2, 16 x 8, nw 8: 512^3 whole, 1
     --param block=16x8x1 --param nw=8 --param strips=0 --reps 5
 }
 
+# The z queue in shared memory (pipelined's zq, issue 13, sixth session): tests, sanitizers, then
+# zq x regs at 512^3 (R = 2..8), at 1024^3 in strips and in double at R = 4.
+stage_seis-zq-tests() {
+  gpu_tests seis-zq-tests 'CudaSeismic.Pipelined*:CudaSeismic.BadParametersSayWhy:Defaults.*' 300
+  SANITIZE_FILTER='CudaSeismic.PipelinedWithTheQueueInSharedMemory' SANITIZE_TIMEOUT=240 stage_sanitize
+}
+
+stage_seis-zq() {
+  bench seis-zq --op d2xyz --variant pipelined --radius 2,3,4,5,6,7,8 --size 512,512,512 --dtype float \
+    --param block=16x8x1,8x16x1 --param nw=8 --param zq=0,1,2 --param regs=0,64 --reps 10
+  bench seis-zq-double --op d2xyz --variant pipelined --radius 4 --size 512,512,512 --dtype double \
+    --param block=16x8x1,8x16x1 --param nw=8 --param zq=0,1,2 --param regs=0,64 --reps 10
+}
+
+stage_seis-zq-1024() {
+  bench seis-zq-1024 --op d2xyz --variant pipelined --radius 3,4,5,6 --size 1024,1024,1024 --dtype float \
+    --param block=16x8x1,8x16x1 --param nw=8 --param strips=0 --param zq=0,1 --param regs=0,64 --reps 10
+}
+
 stage_sanitize-k9() {  # k9's strips under memcheck and racecheck
   SANITIZE_FILTER='CudaLaplacian.PipelinedTileInStrips' \
     SANITIZE_TIMEOUT=200 stage_sanitize
@@ -866,18 +894,8 @@ pack() {  # the stage's run directories, less their wavefields, into $OUT/<name>
   tar -C /tmp/wave --exclude='snapshot_*.npy' --exclude='final.npy' -cf "$OUT/$1.tar" . && rm -rf /tmp/wave
 }
 
-stage_wave-configs() {
-  local r p
-  for r in 1 2 4 8; do
-    for p in '{"block":"32x4","vec":4,"nw":32}' '{"block":"32x4","vec":2,"nw":32}' '{"block":"64x2","vec":4,"nw":32}' \
-             '{"block":"16x16","vec":2,"nw":32}' '{"block":"32x8","vec":2,"nw":16}' \
-             ${WAVE_TILE_SHAPES-'{"design":"tile","block":"32x4","nw":32}' '{"design":"tile","block":"32x8","nw":32}' \
-             '{"design":"tile","block":"16x8","nw":32}' '{"design":"tile","block":"16x16","nw":32}' \
-             '{"design":"tile","block":"64x4","nw":32}' '{"design":"tile","block":"32x8","nw":64}'}; do
-      wave_run "cfg-r$r-$(echo "$p" | tr -dc '0-9x')$(case $p in *tile*) echo -tile;; esac)" $(cube 512 "$r" 0 60) --kernel-params "$p"
-    done
-  done
-  # The fastest shape per radius, for wave-perf in the same call.
+# The fastest shape per radius among the cfg-* runs, for wave-perf in the same call.
+wave_best() {
   python3 - /tmp/wave /tmp/wave-best.json <<'PY' | tee -a "$LOG"
 import glob, json, os, sys
 best = {}
@@ -890,9 +908,26 @@ for r, (g, k) in sorted(best.items()):
     w = dict(x.split("=") for x in k.split() if "=" in x)
     bx, by = w["block"].split("x")
     params[r] = {"block": w["block"], "vec": int(w["vec"]), "nw": int(w["nw"]), "design": w.get("design", "l1")}
+    for key in ("zq", "split"):
+        if key in w:
+            params[r][key] = int(w[key])
     print(f"best R={r}: {g:.1f} GPts/s {params[r]}")
 json.dump(params, open(sys.argv[2], "w"))
 PY
+}
+
+stage_wave-configs() {
+  local r p
+  for r in 1 2 4 8; do
+    for p in '{"block":"32x4","vec":4,"nw":32}' '{"block":"32x4","vec":2,"nw":32}' '{"block":"64x2","vec":4,"nw":32}' \
+             '{"block":"16x16","vec":2,"nw":32}' '{"block":"32x8","vec":2,"nw":16}' \
+             ${WAVE_TILE_SHAPES-'{"design":"tile","block":"32x4","nw":32}' '{"design":"tile","block":"32x8","nw":32}' \
+             '{"design":"tile","block":"16x8","nw":32}' '{"design":"tile","block":"16x16","nw":32}' \
+             '{"design":"tile","block":"64x4","nw":32}' '{"design":"tile","block":"32x8","nw":64}'}; do
+      wave_run "cfg-r$r-$(echo "$p" | tr -dc '0-9x')$(case $p in *tile*) echo -tile;; esac)" $(cube 512 "$r" 0 60) --kernel-params "$p"
+    done
+  done
+  wave_best
   pack wave-configs
 }
 
@@ -911,6 +946,91 @@ stage_wave-perf() {  # WAVE_PERF_SIZES / WAVE_PERF_RADII narrow it (a rerun's ru
     done
   done
   pack wave-perf
+}
+
+# After the step became two kernels (interior box and boundary blocks) and the tile design took
+# the queue's ring (zq): the wave GPU tests, the small design test under the sanitizers, then
+# launch shapes at 512^3 without CPML, R = 1, 2, 4, 8, the fastest kept for wave-perf.
+stage_wave-split-test() {
+  gpu_tests wave-split-test 'WaveGpu*' 500
+  SANITIZE_FILTER=WaveGpu.TileAndL1DesignsAgreeOnASmallGrid SANITIZE_TIMEOUT=240 stage_sanitize
+}
+
+stage_wave-gpu-tests() { gpu_tests wave-gpu-tests 'WaveGpu*' 400; }
+
+stage_wave-configs2() {
+  local r p
+  for r in 1 2 4 8; do
+    for p in '{"block":"32x4","vec":4,"nw":32}' '{"block":"32x4","vec":2,"nw":32}' '{"block":"16x16","vec":2,"nw":32}' \
+             '{"block":"32x8","vec":2,"nw":16}' '{"design":"tile","block":"16x8","nw":32}' \
+             '{"design":"tile","block":"16x8","nw":32,"zq":1}' '{"design":"tile","block":"8x16","nw":8,"zq":1}' \
+             '{"design":"tile","block":"32x4","nw":32,"zq":1}'; do
+      case $p in *zq*) [ "$r" -eq 1 ] && continue ;; esac
+      wave_run "cfg-r$r-$(echo "$p" | sed 's/"zq":1/zq/' | tr -dc '0-9xzq')$(case $p in *tile*) echo -tile;; esac)" \
+        $(cube 512 "$r" 0 60) --kernel-params "$p"
+    done
+  done
+  wave_best
+  pack wave-configs2
+}
+
+# One kernel against two (split) in the same call, and the tile's zq, R = 1, 2, 4, 8, 512^3 without
+# CPML; the fastest per R kept for wave-perf in the same call.
+stage_wave-configs3() {
+  local r p
+  for r in 1 2 4 8; do
+    case $r in
+      1) set -- '{"design":"l1","block":"32x8","vec":2,"nw":16,"split":0}' '{"design":"l1","block":"32x8","vec":2,"nw":16,"split":1}' \
+           '{"design":"tile","block":"8x16","nw":8,"split":1}' ;;
+      2) set -- '{"design":"l1","block":"32x8","vec":2,"nw":16,"split":0}' '{"design":"tile","block":"8x16","nw":8,"zq":1,"split":0}' \
+           '{"design":"tile","block":"8x16","nw":8,"zq":1,"split":1}' '{"design":"tile","block":"16x8","nw":8,"zq":1,"split":1}' ;;
+      4) set -- '{"design":"l1","block":"32x4","vec":4,"nw":32,"split":0}' '{"design":"l1","block":"32x4","vec":4,"nw":32,"split":1}' \
+           '{"design":"tile","block":"8x16","nw":8,"zq":1,"split":1}' '{"design":"tile","block":"8x16","nw":16,"zq":1,"split":1}' \
+           '{"design":"tile","block":"16x8","nw":8,"split":1}' ;;
+      8) set -- '{"design":"tile","block":"16x8","nw":32,"split":0}' '{"design":"tile","block":"16x8","nw":32,"split":1}' \
+           '{"design":"tile","block":"16x8","nw":32,"zq":1,"split":1}' '{"design":"tile","block":"8x16","nw":16,"split":1}' \
+           '{"design":"l1","block":"32x4","vec":2,"nw":32,"split":0}' ;;
+    esac
+    for p in "$@"; do
+      wave_run "cfg-r$r-$(echo "$p" | sed 's/"zq":1/zq/; s/"split":\([01]\)/s\1/' | tr -dc '0-9xzqs')$(case $p in *tile*) echo -tile;; esac)" \
+        $(cube 512 "$r" 0 60) --kernel-params "$p"
+    done
+  done
+  wave_best
+  pack wave-configs3
+}
+
+# At 1024^3 the tile at nw 8 fell behind the earlier l1 figures at R = 1 and 2: both designs and
+# longer chunks in one call (1024^3, no CPML).
+stage_wave-big() {
+  local p
+  for p in '1 {"design":"l1","block":"32x8","vec":2,"nw":16,"split":0}' '1 {"design":"tile","block":"8x16","nw":32,"split":1}' \
+           '2 {"design":"tile","block":"8x16","nw":8,"zq":1,"split":1}' '2 {"design":"l1","block":"16x16","vec":2,"nw":32,"split":0}' \
+           '2 {"design":"tile","block":"8x16","nw":32,"zq":1,"split":1}'; do
+    wave_run "big-r${p%% *}-$(echo "${p#* }" | sed 's/"zq":1/zq/; s/"split":\([01]\)/s\1/' | tr -dc '0-9xzqs')" \
+      $(cube 1024 "${p%% *}" 0 60) --kernel-params "${p#* }"
+  done
+  pack wave-big
+}
+
+stage_plan-check3() {  # after the defaults took pipelined zq 1 at R = 4 (float): tests and the plan
+  gpu_tests plan-check3 'Defaults.*:CudaPlan.*:CudaSeismic.Pipelined*' 300
+  bench plan-check3 --op d2xyz --variant plan --no-cache --radius 3,4,5 --dtype float,double \
+    --size 512,512,512 --size 1024,1024,1024 --reps 10
+}
+
+# The step's tile design in the d2xyz winners' shapes (128-thread blocks, nw 6-16) against the
+# defaults, R = 4 and 8, 512^3, no CPML (issue 13, sixth session).
+stage_wave-tile-nw() {
+  local r p
+  for r in 4 8; do
+    wave_run "nw-r$r-default" $(cube 512 "$r" 0 60)
+    for p in '{"design":"tile","block":"16x8","nw":6}' '{"design":"tile","block":"16x8","nw":8}' \
+             '{"design":"tile","block":"8x16","nw":8}' '{"design":"tile","block":"16x8","nw":16}'; do
+      wave_run "nw-r$r-$(echo "$p" | tr -dc '0-9x')-tile" $(cube 512 "$r" 0 60) --kernel-params "$p"
+    done
+  done
+  pack wave-tile-nw
 }
 
 stage_wave-verify() {

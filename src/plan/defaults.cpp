@@ -75,8 +75,9 @@ constexpr Row kRows[] = {
   {Op::d2xy, 1, 1, L, Type::any, "fused", R"({"block": "64x4x1"})"},   // 3.1908 ms, 89.8 %
   {Op::d2xy, 2, 5, L, Type::any, "fused", R"({"block": "32x16x1"})"},  // 4.1976 ms, 68.7 %
   {Op::d2xy, 6, 8, L, Type::any, "fused", R"({"block": "16x8x1"})"},   // 5.5018 ms, 52.7 %
-  // d2xyz: our pipelined one-pass tile at R = 1 to 3 and 8 and for small planes, our ring march
-  // between, without its register floor where that measured faster (issue 13: 512^3 from
+  // d2xyz: our pipelined one-pass tile at R = 1 to 4 and 8 and for small planes (at R = 4 in
+  // float with the z queue's lower half in shared memory, zq 1: bench/results/nvidia-h100/zq/),
+  // our ring march between, without its register floor where that measured faster (issue 13: 512^3 from
   // bench/results/nvidia-h100/ring-floor/ring-floor512.json, 1024^3 from ring-floor1024.json and,
   // for R = 6, ring/ring-r1024-high.json; R = 7 and double at 1024^3 take 512^3's choice: a spill
   // is the instance's, whatever the size). At R = 2 and 3 the pipelined tile in small blocks
@@ -90,7 +91,7 @@ constexpr Row kRows[] = {
   {Op::d2xyz, 3, 3, M, Type::f32, "pipelined", R"({"block": "16x8x1", "nw": 8, "regs": 64})"},  // 84.9 % under 64 registers (without: 78.9 %; the ring: 74.9 %; seis-pipe-cap.json)
   {Op::d2xyz, 3, 3, M, Type::any, "pipelined", R"({"block": "16x8x1", "nw": 6})"},   // double: 82.9 % (capped: 81.9 %); float 79.6 %
   {Op::d2xyz, 4, 4, M, Type::f64, "ring", R"({"ahead": 2, "block": "16x16x1", "my": 1, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // double: 75.3 % (my 0, i.e. 2: 51.8 %; ring-floor-double.json)
-  {Op::d2xyz, 4, 4, M, Type::any, "ring", R"({"ahead": 2, "block": "16x16x1", "my": 0, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // 75.2 % (floor 0: 74.3 %)
+  {Op::d2xyz, 4, 4, M, Type::any, "pipelined", R"({"block": "8x16x1", "nw": 8, "zq": 1})"},  // 82.2 %, the queue's R planes below the centre in shared memory (without: 70.5 %; the ring: 75.2 %; zq/seis-zq.json)
   {Op::d2xyz, 5, 5, M, Type::any, "ring", R"({"ahead": 2, "block": "16x16x1", "floor": 0, "my": 0, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // 73.9 % (floor 1: 64.9 %)
   {Op::d2xyz, 6, 6, M, Type::any, "ring", R"({"ahead": 2, "block": "16x16x1", "my": 1, "nw": 128, "order": "xyz", "vec_bytes": 8})"},   // 61.4 % (floor 0: 53.5 %)
   {Op::d2xyz, 7, 7, M, Type::any, "ring", R"({"ahead": 2, "block": "16x16x1", "my": 2, "nw": 128, "order": "xyz", "vec_bytes": 8})"},   // 65.4 % (my 1: 48.5 %)
@@ -100,7 +101,7 @@ constexpr Row kRows[] = {
   {Op::d2xyz, 3, 3, L, Type::f32, "pipelined", R"({"block": "16x8x1", "nw": 6, "strips": 0, "regs": 64})"},  // 82.0 % (without the cap: 76.5 %; the ring: 69.9 %; seis-pipe-cap-1024.json)
   {Op::d2xyz, 3, 3, L, Type::any, "pipelined", R"({"block": "16x8x1", "nw": 6, "strips": 0})"},  // double through the plan: 81.9 % (plan-check2.json)
   {Op::d2xyz, 4, 4, L, Type::f64, "ring", R"({"ahead": 2, "block": "16x16x1", "my": 1, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // double, as at 512^3 (not run at 1024^3): my 2 spills there
-  {Op::d2xyz, 4, 4, L, Type::any, "ring", R"({"ahead": 2, "block": "16x16x1", "my": 0, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // 73.1 % (floor 0: 68.9 %)
+  {Op::d2xyz, 4, 4, L, Type::any, "pipelined", R"({"block": "8x16x1", "nw": 8, "strips": 0, "zq": 1})"},  // 76.3 % in strips (without zq: 69.7 %; the ring: 73.1 %; zq/seis-zq-1024.json)
   {Op::d2xyz, 5, 5, L, Type::any, "ring", R"({"ahead": 2, "block": "16x16x1", "floor": 0, "my": 0, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // 69.5 % (floor 1: 65.1 %)
   {Op::d2xyz, 6, 6, L, Type::any, "ring", R"({"ahead": 2, "block": "16x16x1", "my": 1, "nw": 128, "order": "xyz", "vec_bytes": 8})"},   // 4.7396 ms, 61.2 %
   {Op::d2xyz, 7, 7, L, Type::any, "ring", R"({"ahead": 2, "block": "16x16x1", "my": 2, "nw": 128, "order": "xyz", "vec_bytes": 8})"},   // as at 512^3 (not run at 1024^3), where my 1 measured 48.5 %

@@ -264,6 +264,48 @@ TEST(CudaSeismic, PipelinedUnderARegisterCap) {
   EXPECT_GT(free.value("regs", 0), 64) << free.dump();
 }
 
+// d2xyz `pipelined` with its z queue partly or wholly in shared memory (`zq` 1: the R planes below
+// the centre; 2: all 2R but the newest), alone and under the register cap: every R it is compiled
+// for, both types, odd shapes, strips and orders, nw 1 (one plane a chunk: the ring filled and
+// never turned) and 6 (turned several times, and the last chunk short). Where it is not compiled
+// the refusal says so, on the host.
+TEST(CudaSeismic, PipelinedWithTheQueueInSharedMemory) {
+  const Variant* v = nullptr;
+  for (const Variant* c : find_variants(Op::d2xyz, "cuda"))
+    if (c->name == "pipelined") v = c;
+  ASSERT_NE(v, nullptr);
+  const auto problem = [](int r) { return make_problem({Op::d2xyz, r, {}}, Extents{67, 35, 29}, DType::f32, kAlignBytes); };
+  EXPECT_NE(v->cannot_run(problem(4), merge_params(*v, {{"zq", 3}})).find("zq 3"), std::string::npos);
+  EXPECT_NE(v->cannot_run(problem(1), merge_params(*v, {{"zq", 1}})).find("from R = 2"), std::string::npos);
+  EXPECT_NE(v->cannot_run(problem(3), merge_params(*v, {{"zq", 2}})).find("from R = 4"), std::string::npos);
+  EXPECT_NE(v->cannot_run(problem(4), merge_params(*v, {{"regs", 64}})).find("R = 3 only"), std::string::npos);
+  EXPECT_EQ(v->cannot_run(problem(4), merge_params(*v, {{"regs", 64}, {"zq", 1}})), "");
+  // The ring counts against the 227 KB: 256 x 2 threads at R = 8 in float take two tiles of
+  // 1040 x 18 floats (150 KB) and fit alone, but not with a 16-plane ring of 512 vectors (128 KB).
+  EXPECT_EQ(v->cannot_run(problem(8), merge_params(*v, {{"block", "256x2x1"}, {"zq", 0}})), "");
+  EXPECT_NE(v->cannot_run(problem(8), merge_params(*v, {{"block", "256x2x1"}, {"zq", 2}})).find("227 KB"),
+            std::string::npos);
+  if (cuda::device_count() == 0) GTEST_SKIP() << "no GPU: " << cuda::no_device_reason();
+  for (int r = 2; r <= kMaxRadius; ++r)
+    for (DType t : {DType::f32, DType::f64})
+      for (int zq : {1, 2}) {
+        if (zq == 2 && r < 4) continue;
+        for (int regs : {0, 64}) {
+          const auto rec = expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes,
+                                           {{"block", "16x8x1"}, {"nw", 6}, {"strips", 3}, {"order", "zxy"},
+                                            {"regs", regs}, {"zq", zq}});
+          if (regs == 64) {
+            EXPECT_LE(rec.value("regs", 1000), 64) << rec.dump();
+          }
+          expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes, {{"block", "3x5x1"}, {"nw", 1}, {"regs", regs}, {"zq", zq}});
+        }
+      }
+  // The ring's whole point: at R = 8 the queue leaves the registers (128 in float without it).
+  const auto all = expect_verified(*v, {67, 35, 29}, 8, DType::f32, kAlignBytes, {{"block", "16x8x1"}, {"zq", 2}});
+  const auto none = expect_verified(*v, {67, 35, 29}, 8, DType::f32, kAlignBytes, {{"block", "16x8x1"}, {"zq", 0}});
+  EXPECT_LT(all.value("regs", 1000), none.value("regs", 0)) << all.dump() << none.dump();
+}
+
 // Shapes for every R (the posts' 64 * (4 / R) rule breaks beyond R = 4): tiles narrower and
 // shorter than the radius, one thread, a full 1024-thread block.
 TEST(CudaSeismic, BlockShapes) {

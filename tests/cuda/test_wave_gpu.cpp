@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda/wave/acoustic.hpp"
 #include "fdstencil/device_field.hpp"
 #include "fdstencil/error.hpp"
 #include "fdstencil/wave.hpp"
@@ -192,12 +193,20 @@ TEST(WaveGpu, KernelParametersGiveTheSameAnswer) {
       {3, false, R"({"design": "tile", "block": "32x4", "nw": 8})", "vec=4 nw=8 design=tile"},
       {3, true, R"({"design": "tile", "block": "16x8", "nw": 5})", "block=16x8 vec=4 nw=5 design=tile"},
       {3, true, R"({"design": "tile", "block": "64x4", "vec": 4, "nw": 16})", "block=64x4 vec=4 nw=16 design=tile"},
+      {3, true, R"({"design": "tile", "block": "16x8", "nw": 5, "zq": 1})", "nw=5 design=tile zq=1"},
+      // Blocks narrow enough for an interior box, one kernel and two (split): the interior kernel
+      // is the boundary kernel's CPML-free path compiled alone, the same arithmetic.
+      {3, false, R"({"design": "l1", "block": "8x4", "vec": 2, "nw": 8, "split": 1})", "nw=8 design=l1 split=1"},
+      {3, true, R"({"design": "l1", "block": "8x4", "vec": 2, "nw": 8, "split": 0})", "nw=8 design=l1 split=0"},
+      {3, true, R"({"design": "tile", "block": "8x8", "nw": 8, "zq": 1, "split": 1})", "design=tile zq=1 split=1"},
+      {3, false, R"({"design": "tile", "block": "8x8", "nw": 8, "split": 0})", "design=tile split=0"},
       {3, true, R"({"design": "l1", "block": "32x4", "vec": 4, "nw": 7})", "nw=7 design=l1"},
       {2, true, R"({"block": "128x1", "vec": 2, "nw": 8})", "nw=8"},
       {2, true, R"({"block": "64x1", "vec": 4, "nw": 16})", "block=64x1"},
   };
   for (int radius : {1, 4, 8})
     for (const Params& p : sets) {
+      if (radius == 1 && std::string(p.json).find("zq") != std::string::npos) continue;  // from R = 2
       const Case c{p.dim, radius, p.free_surface};
       const std::string t = name_of(c) + " " + p.json;
       const wave::Model m = model_for(p.dim);
@@ -221,7 +230,8 @@ TEST(WaveGpu, KernelParametersGiveTheSameAnswer) {
 }
 
 // The two designs on a small 3D grid (a free surface, CPML, sources and receivers), 40 steps:
-// the same field to the bit at R = 1, 4 and 8, with the tile's blocks not dividing the grid.
+// the same field to the bit at R = 1, 4 and 8, with the tile's blocks not dividing the grid, and
+// with blocks narrow enough for an interior box (the interior kernels).
 // Small enough for compute-sanitizer's memcheck and racecheck (bench/device_run.sh wave-tile-test).
 TEST(WaveGpu, TileAndL1DesignsAgreeOnASmallGrid) {
   REQUIRE_GPU();
@@ -233,11 +243,79 @@ TEST(WaveGpu, TileAndL1DesignsAgreeOnASmallGrid) {
     o.backend = "cuda";
     o.kernel_params = R"({"design": "l1", "block": "32x4", "vec": 4, "nw": 4})";
     const wave::Result l1 = wave::run(m, o);
-    o.kernel_params = R"({"design": "tile", "block": "16x4", "nw": 5})";
-    const wave::Result tile = wave::run(m, o);
-    const Diff ff = rel_max_diff(tile.final_field, l1.final_field, l1.final_field);
-    EXPECT_EQ(ff.rel, 0.0) << "R = " << radius << " at element " << ff.at;
-    EXPECT_NE(tile.kernel.find("design=tile"), std::string::npos) << tile.kernel;
+    // Wide blocks (no interior box along x), then narrow ones, whose interior box is not empty:
+    // the interior kernels run too, the tile's with the queue's ring (zq 1) from R = 2.
+    for (const char* params : {R"({"design": "tile", "block": "16x4", "nw": 5})",
+                               R"({"design": "l1", "block": "8x4", "vec": 2, "nw": 4, "split": 1})",
+                               R"({"design": "tile", "block": "4x8", "nw": 5, "zq": 1, "split": 1})"}) {
+      if (radius == 1 && std::string(params).find("zq") != std::string::npos) continue;  // from R = 2
+      o.kernel_params = params;
+      const wave::Result other = wave::run(m, o);
+      const Diff ff = rel_max_diff(other.final_field, l1.final_field, l1.final_field);
+      EXPECT_EQ(ff.rel, 0.0) << "R = " << radius << " " << params << " at element " << ff.at;
+      EXPECT_NE(other.kernel.find(std::string(params).find("tile") != std::string::npos ? "design=tile" : "design=l1"),
+                std::string::npos)
+          << other.kernel;
+    }
+  }
+}
+
+// With split 1 the step runs as two kernels: the interior box (no CPML compiled) and the
+// boundary blocks, which skip the box's (acoustic_step.cuh). On a grid with blocks on both sides
+// of every face (a 64 x 60 x 72 model and a 10-point CPML: 84 x 80 x 92 points), narrow blocks, a
+// source inside the box and one outside, each design against the cpu within
+// MatchesTheCpuWithinFloatRoundOff's bound: a block run twice, or by neither kernel, or a tap
+// looked up in the wrong block, would be far outside it. Result.kernel must report a non-empty box.
+TEST(WaveGpu, InteriorAndBoundaryKernelsTogetherMatchTheCpu) {
+  REQUIRE_GPU();
+  const wave::Model m = heterogeneous(3, 64, 60, 72, 10.0, 4245);
+  const std::string sets[] = {R"({"design": "l1", "block": "8x4", "vec": 2, "nw": 8, "split": 1})",
+                               R"({"design": "l1", "block": "8x8", "vec": 4, "nw": 6, "split": 1})",
+                               R"({"design": "tile", "block": "8x8", "nw": 6, "split": 1})",
+                               R"({"design": "tile", "block": "8x8", "nw": 7, "zq": 1, "split": 1})"};
+  for (int radius : {1, 4, 8})
+    for (size_t i = 0; i < std::size(sets); ++i) {
+      const std::string& params = sets[i];
+      if (radius == 1 && params.find("zq") != std::string::npos) continue;  // from R = 2
+      const Case c{3, radius, radius == 4};
+      const std::string t = name_of(c) + " " + params;
+      const Runs r = run_three(c, m, params);
+      const std::string& k = r.gpu.kernel;
+      const size_t at = k.find("interior_blocks=");
+      ASSERT_NE(at, std::string::npos) << t << ": " << k;
+      EXPECT_GT(std::stoll(k.substr(at + 16)), 0) << t << ": " << k;
+      const Diff cpu_tr = rel_max_diff(r.cpu.traces, r.ref.traces, r.ref.traces);
+      const Diff cpu_ff = rel_max_diff(r.cpu.final_field, r.ref.final_field, r.ref.final_field);
+      const Diff gpu_tr = rel_max_diff(r.gpu.traces, r.ref.traces, r.ref.traces);
+      const Diff gpu_ff = rel_max_diff(r.gpu.final_field, r.ref.final_field, r.ref.final_field);
+      report("split_" + name_of(c) + "_" + std::to_string(i) + "_field", gpu_ff.rel);
+      EXPECT_LT(gpu_tr.rel, 4 * cpu_tr.rel + 1e-6) << t << ": worst trace sample " << gpu_tr.at;
+      EXPECT_LT(gpu_ff.rel, 4 * cpu_ff.rel + 1e-6) << t << ": worst field element " << gpu_ff.at;
+    }
+}
+
+// The defaults' table (acoustic.cu): the tile, split, for planes up to 512 x 512 points at R = 1
+// and 2 (with zq at R = 2), the l1 march in one kernel above them and at R = 4; the tile at R = 8
+// whatever the plane; l1 in 2D. A kernel parameter that names the l1 design drops the tile's zq.
+// Host-side: CI runs it.
+TEST(WaveGpu, DefaultsFollowTheRadiusAndThePlaneSize) {
+  using cuda::wave::StepDesign;
+  const int64_t small = 512 * 512, large = 1024 * 1024;
+  for (int r : {1, 2}) {
+    const auto s = cuda::wave::default_config(3, r, small), l = cuda::wave::default_config(3, r, large);
+    EXPECT_EQ(s.design, StepDesign::tile) << r;
+    EXPECT_EQ(s.split, 1) << r;
+    EXPECT_EQ(s.zq, r == 2 ? 1 : 0) << r;
+    EXPECT_EQ(l.design, StepDesign::l1) << r;
+    EXPECT_EQ(l.split, 0) << r;
+    EXPECT_EQ(cuda::wave::parse_config(R"({"design": "l1"})", 3, r, small).zq, 0) << r;
+  }
+  for (int64_t plane : {small, large}) {
+    EXPECT_EQ(cuda::wave::default_config(3, 4, plane).design, StepDesign::l1);
+    EXPECT_EQ(cuda::wave::default_config(3, 4, plane).split, 0);
+    EXPECT_EQ(cuda::wave::default_config(3, 8, plane).design, StepDesign::tile);
+    EXPECT_EQ(cuda::wave::default_config(3, 8, plane).split, 1);
+    EXPECT_EQ(cuda::wave::default_config(2, 2, plane).design, StepDesign::l1);
   }
 }
 
@@ -246,7 +324,7 @@ TEST(WaveGpu, BadKernelParametersAreRefused) {
   const wave::Model m3 = model_for(3), m2 = model_for(2);
   for (const char* bad : {R"({"vec": 3})", R"({"block": "32by4"})", R"({"blocks": "32x4"})", R"({"nw": 0})",
                           R"({"block": "33x1"})", "not json", R"({"design": "ring"})", R"({"design": 1})",
-                          R"({"design": "tile", "vec": 2})"}) {
+                          R"({"design": "tile", "vec": 2})", R"({"zq": 1})", R"({"design": "tile", "zq": 2})", R"({"split": 2})"}) {
     wave::Options o = shot({3, 4, false}, m3);
     o.backend = "cuda";
     o.kernel_params = bad;

@@ -25,15 +25,23 @@ enum class Fused { xy, onepass, pipelined };
 // pipelined's `regs` 64: the march compiled under 64 registers (xyz_pipelined's Blocks = 2), so 8
 // blocks of 128 threads share an SM (0.5 occupancy) where R = 3's queue takes 73 (0.38). In float
 // it fits without a spill and ran 84.7-84.9 % of copy against 78.1-79.1 % at 512^3, 82.0 against
-// 76.5 % at 1024^3 (pipe-small/seis-pipe-cap*.json). Only R = 3 has the instance: at R = 4 and 5
-// the cap spilled 40 and 72 bytes and lost 5-12 points. In double, R = 3 takes 62 registers
-// uncapped, and the cap (8 bytes of spill) lost 1 point.
+// 76.5 % at 1024^3 (pipe-small/seis-pipe-cap*.json). Without `zq` only R = 3 has the instance:
+// at R = 4 and 5 the cap spilled 40 and 72 bytes and lost 5-12 points. With `zq` every R has it.
+// In double, R = 3 takes 62 registers uncapped, and the cap (8 bytes of spill) lost 1 point.
 inline constexpr int kPipelinedCap = 64;
 inline constexpr int kCappedRadius = 3;
+// pipelined's `zq`: how much of the z queue lives in shared memory (xyz_pipelined's ZQ): 0 none,
+// 1 the R planes below the centre, 2 all but the newest (2R). Instances from R = 2 for 1 and from
+// R = 4 for 2; below those the queue already fits the registers of 8 blocks.
+inline constexpr int kMinZqHalfRadius = 2;
+inline constexpr int kMinZqAllRadius = 4;
 
-size_t fused_smem(Fused f, const Problem& p, const Block& b) {
+size_t fused_smem(Fused f, const Problem& p, const Block& b, int zq = 0) {
   const size_t tile = tile_bytes(b.x, b.y, p.stencil.radius, int(dtype_bytes(p.dtype())));
-  return f == Fused::pipelined ? 2 * tile : tile;  // the pipelined kernel double-buffers
+  // The pipelined kernel double-buffers, and its ring holds zq x R queue planes of one 16-byte
+  // vector a thread.
+  const size_t ring = size_t(zq) * p.stencil.radius * b.x * b.y * 16;
+  return f == Fused::pipelined ? 2 * tile + ring : tile;
 }
 
 template <class T, Fused F>
@@ -43,16 +51,25 @@ std::vector<Launch> plan_fused(const Problem& p, const Params& params) {
   parse_block(params, b);
   Launch l;
   const bool capped = F == Fused::pipelined && params.value("regs", 0) == kPipelinedCap;
-  l.kernel = pick_radius(p.stencil.radius, [capped](auto r) -> const void* {
+  const int zq = F == Fused::pipelined ? params.value("zq", 0) : 0;
+  l.kernel = pick_radius(p.stencil.radius, [capped, zq](auto r) -> const void* {
     constexpr int R = decltype(r)::value;
     if constexpr (F == Fused::xy) return reinterpret_cast<const void*>(xy_fused<T, R, V>);
     if constexpr (F == Fused::onepass) return reinterpret_cast<const void*>(xyz_onepass<T, R, V>);
+    if constexpr (R >= kMinZqHalfRadius) {
+      if (zq == 1 && capped) return reinterpret_cast<const void*>(xyz_pipelined<T, R, V, 2, R>);
+      if (zq == 1) return reinterpret_cast<const void*>(xyz_pipelined<T, R, V, 0, R>);
+    }
+    if constexpr (R >= kMinZqAllRadius) {
+      if (zq == 2 && capped) return reinterpret_cast<const void*>(xyz_pipelined<T, R, V, 2, 2 * R>);
+      if (zq == 2) return reinterpret_cast<const void*>(xyz_pipelined<T, R, V, 0, 2 * R>);
+    }
     if constexpr (R == kCappedRadius)
       if (capped) return reinterpret_cast<const void*>(xyz_pipelined<T, R, V, 2>);
     return reinterpret_cast<const void*>(xyz_pipelined<T, R, V>);
   });
   l.block = dim3(b.x, b.y, 1);
-  l.smem = fused_smem(F, p, b);
+  l.smem = fused_smem(F, p, b, zq);
   if (F == Fused::xy) {
     l.grid = plane_grid(p, b, V);
     return {l};
@@ -69,7 +86,12 @@ std::string fused_cannot_run(const Problem& p, const Params& params) {
   std::string why = common_cannot_run(p, params, true, int(16 / dtype_bytes(p.dtype())), b,
                                       F == Fused::xy ? 1024 : kMarchThreads);
   if (!why.empty()) return why;
-  const size_t smem = fused_smem(F, p, b);
+  const int zq = F == Fused::pipelined ? params.value("zq", 0) : 0;
+  const int R = p.stencil.radius;
+  if (zq < 0 || zq > 2) return "zq " + std::to_string(zq) + " must be 0, 1 or 2 (none, R or 2R queue planes in shared memory)";
+  if (zq == 1 && R < kMinZqHalfRadius) return "zq 1 is compiled from R = 2 (at R = 1 the queue is 3 registers)";
+  if (zq == 2 && R < kMinZqAllRadius) return "zq 2 is compiled from R = 4 (below it zq 1 already fits 64 registers)";
+  const size_t smem = fused_smem(F, p, b, zq);
   if (smem > kMaxSmemPerBlock)
     return "shared memory of " + std::to_string(smem) + " bytes (block " + params.value("block", std::string()) +
            ", R " + std::to_string(p.stencil.radius) + ") exceeds 227 KB";
@@ -81,8 +103,9 @@ std::string fused_cannot_run(const Problem& p, const Params& params) {
     const int regs = params.value("regs", 0);
     if (regs != 0 && regs != kPipelinedCap)
       return "regs " + std::to_string(regs) + " must be 0 (the compiler's choice) or 64 (a register cap)";
-    if (regs == kPipelinedCap && p.stencil.radius != kCappedRadius)
-      return "regs 64 is compiled for R = 3 only (below it the march takes 64 or fewer; above it the cap spilled and lost)";
+    if (regs == kPipelinedCap && zq == 0 && R != kCappedRadius)
+      return "regs 64 with zq 0 is compiled for R = 3 only (below it the march takes 64 or fewer; above it the cap "
+             "spilled and lost); with zq 1 or 2 it is compiled wherever they are";
     return strips_cannot_run(params, march_grid(p, b, 1, nw));
   }
   return grid_cannot_run(march_grid(p, b, 1, nw));
@@ -200,18 +223,20 @@ std::vector<Variant> fused_variants() {
   // Defaults from the tuning sweeps on the H100 at 512^3 (bench/results/, docs/seismic.md).
   const Params seed_march = {{"block", "16x16x1"}, {"nw", 16}};
   // pipelined: a tall block; whole planes in the plain order unless asked (seismic/strips.hpp).
-  const Params pipelined = {{"block", "8x32x1"}, {"nw", 16}, {"order", "xyz"}, {"strips", 1}, {"regs", 0}};
+  const Params pipelined = {{"block", "8x32x1"}, {"nw", 16}, {"order", "xyz"}, {"strips", 1}, {"regs", 0}, {"zq", 0}};
   // The tuner's spaces: the shapes and lengths of the seis-shapes, seis-tune* and seis-best1024
   // sweeps that came within a few points of the best (docs/seismic.md).
   const Params tile_space = {{"block", {"16x16x1", "32x8x1", "32x16x1", "64x4x1", "16x8x1"}}};
   const Params march_space = {{"block", {"16x16x1", "32x8x1", "8x32x1", "16x32x1", "8x16x1"}}, {"nw", {4, 8, 16, 32}}};
   // pipelined: blocks of 128 threads (seis-pipe3: 16 x 8 and 8 x 16 at nw 6-8 led at R = 2 and 3,
-  // 89.0 and 79.6 %), k9's short wide ones, the tall one of R = 8, strips whole or auto, and the
-  // register cap (R = 3 only; other radii refuse it without a launch).
+  // 89.0 and 79.6 %), k9's short wide ones, the tall one of R = 8, strips whole or auto, the
+  // register cap (without zq R = 3 only; other radii refuse it without a launch), and the z queue
+  // in shared memory (zq: 82.2 % at R = 4 against 70.5 % without, zq/seis-zq.json).
   const Params pipelined_space = {{"block", {"16x8x1", "8x16x1", "32x8x1", "32x4x1", "16x16x1", "8x32x1"}},
                                   {"nw", {4, 6, 8, 16, 32}},
                                   {"strips", {1, 0}},
-                                  {"regs", {0, kPipelinedCap}}};
+                                  {"regs", {0, kPipelinedCap}},
+                                  {"zq", {0, 1, 2}}};
   const Params l1_space = {{"block", {"32x4x1", "16x16x1", "32x8x1", "64x2x1", "16x8x1"}},
                            {"nw", {8, 16, 32, 64}},
                            {"my", {1, 2}},

@@ -11,12 +11,18 @@
 
 namespace fdstencil::cuda::seismic {
 
-// `Blocks` > 0 caps the registers (the `regs` parameter of d2xyz `pipelined` at R = 3): that many
+// `ZQ` > 0 keeps the queue's ZQ oldest planes (k - R .. k - R + ZQ - 1) in shared memory instead of
+// registers (the `zq` parameter): each thread owns one 16-byte slot per plane, in a ring of ZQ
+// planes behind the two tiles, and reads and writes only its own slots, so no barrier guards them.
+// It costs ZQ shared loads and one store per plane and frees ZQ 16-byte vectors of registers; see
+// docs/seismic.md, "The z queue in shared memory".
+// `Blocks` > 0 caps the registers (the `regs` parameter of d2xyz `pipelined` at R = 3, and with
+// `zq` at any R): that many
 // blocks of kMarchThreads threads must fit an SM's 65536, so nvcc keeps to 65536 / (512 * Blocks),
 // 64 at 2. 0 states no minimum, and nvcc is free up to 128. (Not 1: ptxas reads an explicit
 // minimum as leave to spend registers; the R = 1 instances grew from 46 and 40 registers to 60
 // and 59.)
-template <class T, int R, int V, int Blocks = 0>
+template <class T, int R, int V, int Blocks = 0, int ZQ = 0>
 __global__ void __launch_bounds__(kMarchThreads, Blocks) xyz_pipelined(Args<T> a) {
   static_assert(V * sizeof(T) == 16, "cp.async moves 16-byte vectors");
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -52,15 +58,29 @@ __global__ void __launch_bounds__(kMarchThreads, Blocks) xyz_pipelined(Args<T> a
     ptx::copy_async_commit();
   };
 
-  Vec<T, V> q[2 * R + 1] = {};
-  if (loads) {
+  static_assert(ZQ >= 0 && ZQ <= 2 * R, "the newest plane stays in a register");
+  constexpr int QR = 2 * R + 1 - ZQ;  // queue planes in registers: k - R + ZQ .. k + R
+  T* const ring = tiles + 2 * s.elems() + V * rank;  // slot i of this thread at ring + i * V * threads
+  auto ring_at = [&](int i) { return ring + i * V * threads; };
+  int head = 0;  // the ring slot of plane k - R
+  auto ring_slot = [&](int r) { return head + r < ZQ ? head + r : head + r - ZQ; };
+  Vec<T, V> q[QR] = {};
+  // Queue entry r (plane k - R + r), from the ring or a register; r is a constant after unrolling.
+  auto plane = [&](int r) { return r < ZQ ? load_vec<T, V>(ring_at(ring_slot(r))) : q[r < ZQ ? 0 : r - ZQ]; };
+
 #pragma unroll
-    for (int r = 0; r <= 2 * R; ++r) q[r] = load_vec<T, V>(u + (r - R) * a.slice);
+  for (int r = 0; r <= 2 * R; ++r) {
+    Vec<T, V> v = {};
+    if (loads) v = load_vec<T, V>(u + (r - R) * a.slice);
+    if (r < ZQ)
+      store_vec(ring_at(r), v);
+    else
+      q[r - ZQ] = v;
   }
   if (k0 < k1) start_halo(k0, tiles);
   for (int k = k0; k < k1; ++k) {
     T* tile = tiles + ((k - k0) & 1) * s.elems();
-    store_vec(tile + centre, q[R]);
+    store_vec(tile + centre, plane(R));
     ptx::copy_async_wait_all();
     // Everyone's halo copies and centres of plane k have landed, and everyone has finished
     // reading the other buffer (plane k - 1), which may now be refilled.
@@ -73,14 +93,20 @@ __global__ void __launch_bounds__(kMarchThreads, Blocks) xyz_pipelined(Args<T> a
     if (stores) {
       Vec<T, V> o = xy_from_tile(tile, s, threadIdx.x, threadIdx.y, a);
 #pragma unroll
-      for (int r = 0; r <= 2 * R; ++r)
+      for (int r = 0; r <= 2 * R; ++r) {
+        const Vec<T, V> z = plane(r);
 #pragma unroll
-        for (int e = 0; e < V; ++e) o.v[e] += a.wz[r] * q[r].v[e];
+        for (int e = 0; e < V; ++e) o.v[e] += a.wz[r] * z.v[e];
+      }
       store_streaming(a.f + column + a.slice * k, o, a.nx - i0);
     }
+    if constexpr (ZQ > 0) {
+      store_vec(ring_at(head), q[0]);  // plane k - R + ZQ takes the slot of plane k - R, which is done
+      head = head + 1 < ZQ ? head + 1 : 0;
+    }
 #pragma unroll
-    for (int r = 0; r < 2 * R; ++r) q[r] = q[r + 1];
-    q[2 * R] = next;
+    for (int r = 0; r < QR - 1; ++r) q[r] = q[r + 1];
+    q[QR - 1] = next;
     u += a.slice;
   }
 }

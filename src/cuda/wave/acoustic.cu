@@ -59,87 +59,148 @@ struct DeviceArray {
   int64_t bytes() const { return n * int64_t(sizeof(T)); }
 };
 
-// The default launch shape per radius: the fastest of eleven per radius (five of the l1 design,
-// six of the tile design) at 512^3 without CPML, H100, float, same-run copy 2964-3000 GB/s
-// (bench/results/nvidia-h100/wave-tile/wave-configs.json, issue 13):
-//   R = 1  l1 32x8,  vec 2, nw 16: 173.8 GPts/s, 93.0 % of the bound (l1 171.5-173.8, tile 155.2-159.8)
-//   R = 2  l1 16x16, vec 2, nw 32: 170.8 GPts/s, 91.3 % (l1 168.8-171.7, tile 149.1-155.6)
-//   R = 4  l1 32x4,  vec 4, nw 32: 163.0 GPts/s, 87.5 % (l1 vec 2: 149.3-153.3; tile 140.2-147.6)
-//   R = 8  tile 16x8, nw 32:       110.7 GPts/s, 59.2 % (l1 94.2-104.1; other tiles 72.6-96.7)
-// At R = 1 and 2 the l1 shapes are within 1.5 % of one another (the defaults kept from the
-// previous sweep). R = 3 takes R = 4's shape and R = 5..7 the l1 shape R = 8 had before the tile
-// (32x4, vec 2: 104.1 GPts/s at R = 8), unmeasured. 2D: 128 threads along x, unmeasured.
-KernelConfig default_for(int dim, int radius) {
+// The default launch shape per radius and plane size, from runs without CPML, H100, float, each
+// against the others of its call (bench/results/nvidia-h100/wave-split/, issue 13; same-run copy
+// 2969-3002 GB/s). Planes of up to kTilePlanePoints (512^3, wave-configs3.tar):
+//   R = 1  tile 8x16, nw 8, split:               181.5 GPts/s, 97.0 % of the bound (l1 32x8 vec 2
+//          nw 16: 174.7 in one kernel, 176.8 split)
+//   R = 2  tile 8x16, nw 8, zq 1, split:         180.4 GPts/s, 96.8 % (one kernel: 154.4; 16x8: 179.9)
+// Larger planes (1024^3, wave-big.tar): the tile's chunks of 8 planes re-read their 2R seam planes
+// from DRAM, and the l1 march in one kernel leads:
+//   R = 1  l1 32x8, vec 2, nw 16:                170.9 GPts/s, 91.7 % (tile nw 32: 162.0; nw 8, the
+//          call before: 168.9)
+//   R = 2  l1 16x16, vec 2, nw 32:               170.9 GPts/s, 91.5 % (tile zq 1 nw 8: 158.5, nw 32: 156.0)
+// Every plane size (512^3):
+//   R = 4  l1 32x4, vec 4, nw 32, one kernel:     165.0 GPts/s, 88.0 % (split: 133.4; tile 8x16 zq 1
+//          split: 156.7 at nw 8, 158.8 at nw 16)
+//   R = 8  tile 8x16, nw 16, split:              126.3 GPts/s, 67.9 % (16x8 nw 32: 112.8 in one
+//          kernel, 120.6 split; with zq 1: 112.6); 119.7 GPts/s at 1024^3 (wave-perf-1024.tar)
+// Split pays where the interior kernel keeps the registers it needs: the tile's interior blocks
+// drop from 114-164 registers to 60-127; the l1 march's interior kernel at R = 4 compiled to 80
+// registers and lost 19 %. R = 3 takes R = 4's shape and R = 5..7 the l1 shape R = 8 had before
+// the tile (32x4, vec 2: 104.1 GPts/s at R = 8), unmeasured. 2D: 128 threads along x, unmeasured.
+constexpr int64_t kTilePlanePoints = 512 * 512;
+
+KernelConfig default_for(int dim, int radius, int64_t plane_points) {
+  const bool small_plane = plane_points <= kTilePlanePoints;
   if (dim == 2) return {128, 1, 2, 32};
-  if (radius == 1) return {32, 8, 2, 16};
-  if (radius == 2) return {16, 16, 2, 32};
+  if (radius == 1)
+    return small_plane ? KernelConfig{8, 16, kTileVec, 8, StepDesign::tile, 0, 1} : KernelConfig{32, 8, 2, 16};
+  if (radius == 2)
+    return small_plane ? KernelConfig{8, 16, kTileVec, 8, StepDesign::tile, 1, 1} : KernelConfig{16, 16, 2, 32};
   if (radius <= 4) return {32, 4, 4, 32};
   if (radius < 8) return {32, 4, 2, 32};
-  return {16, 8, kTileVec, 32, StepDesign::tile};
+  return {8, 16, kTileVec, 16, StepDesign::tile, 0, 1};
 }
 
 int64_t tap_key_host(const acoustic::Tap& t, const acoustic::Setup<float>& s) {
   return (int64_t(t.k) * s.ny + t.j) * s.nx + t.i;
 }
 
+// A step's two kernels: the interior box's (no CPML compiled) and the boundary blocks'
+// (acoustic_step.cuh).
+struct StepKernels {
+  const void* interior = nullptr;
+  const void* boundary = nullptr;
+};
+
 template <int R, int V>
-const void* kernel_for(bool y) {
-  return y ? reinterpret_cast<const void*>(acoustic_step<R, V, true>)
-           : reinterpret_cast<const void*>(acoustic_step<R, V, false>);
+StepKernels kernels_for(bool y) {
+  if (y)
+    return {reinterpret_cast<const void*>(acoustic_step<R, V, true, true>),
+            reinterpret_cast<const void*>(acoustic_step<R, V, true, false>)};
+  return {reinterpret_cast<const void*>(acoustic_step<R, V, false, true>),
+          reinterpret_cast<const void*>(acoustic_step<R, V, false, false>)};
 }
 
-template <int V>
-const void* kernel_for_radius(int radius, bool y) {
+// The tile design's kernels: zq 0 at every R, zq 1 (ZQ = R) from R = 2.
+template <int R>
+StepKernels tile_kernels_for(int zq) {
+  if constexpr (R >= 2)
+    if (zq == 1)
+      return {reinterpret_cast<const void*>(acoustic_step_tile<R, R, true>),
+              reinterpret_cast<const void*>(acoustic_step_tile<R, R, false>)};
+  return {reinterpret_cast<const void*>(acoustic_step_tile<R, 0, true>),
+          reinterpret_cast<const void*>(acoustic_step_tile<R, 0, false>)};
+}
+
+StepKernels step_kernels(const KernelConfig& c, int radius, bool y) {
+  const auto pick = [&]<int R>() -> StepKernels {
+    if (c.design == StepDesign::tile) return tile_kernels_for<R>(c.zq);
+    return c.vec == 2 ? kernels_for<R, 2>(y) : kernels_for<R, 4>(y);
+  };
   switch (radius) {
-    case 1: return kernel_for<1, V>(y);
-    case 2: return kernel_for<2, V>(y);
-    case 3: return kernel_for<3, V>(y);
-    case 4: return kernel_for<4, V>(y);
-    case 5: return kernel_for<5, V>(y);
-    case 6: return kernel_for<6, V>(y);
-    case 7: return kernel_for<7, V>(y);
-    case 8: return kernel_for<8, V>(y);
+    case 1: return pick.template operator()<1>();
+    case 2: return pick.template operator()<2>();
+    case 3: return pick.template operator()<3>();
+    case 4: return pick.template operator()<4>();
+    case 5: return pick.template operator()<5>();
+    case 6: return pick.template operator()<6>();
+    case 7: return pick.template operator()<7>();
+    case 8: return pick.template operator()<8>();
   }
   throw Error(ErrorKind::invalid_argument, "radius " + std::to_string(radius) + " is outside 1..8");
 }
 
-const void* tile_kernel(int radius) {
-  switch (radius) {
-    case 1: return reinterpret_cast<const void*>(acoustic_step_tile<1>);
-    case 2: return reinterpret_cast<const void*>(acoustic_step_tile<2>);
-    case 3: return reinterpret_cast<const void*>(acoustic_step_tile<3>);
-    case 4: return reinterpret_cast<const void*>(acoustic_step_tile<4>);
-    case 5: return reinterpret_cast<const void*>(acoustic_step_tile<5>);
-    case 6: return reinterpret_cast<const void*>(acoustic_step_tile<6>);
-    case 7: return reinterpret_cast<const void*>(acoustic_step_tile<7>);
-    case 8: return reinterpret_cast<const void*>(acoustic_step_tile<8>);
-  }
-  throw Error(ErrorKind::invalid_argument, "radius " + std::to_string(radius) + " is outside 1..8");
-}
-
-const void* step_kernel(const KernelConfig& c, int radius, bool y) {
-  if (c.design == StepDesign::tile) return tile_kernel(radius);
-  if (c.vec == 2) return kernel_for_radius<2>(radius, y);
-  return kernel_for_radius<4>(radius, y);
-}
-
-// The tile design's dynamic shared memory: two tiles of the block's plane.
+// The tile design's dynamic shared memory: two tiles of the block's plane, and with zq 1 a ring
+// of R 16-byte vectors per thread.
 size_t step_smem(const KernelConfig& c, int radius) {
-  return c.design == StepDesign::tile ? 2 * seismic::tile_bytes(c.bx, c.by, radius, int(sizeof(float))) : 0;
+  if (c.design != StepDesign::tile) return 0;
+  return 2 * seismic::tile_bytes(c.bx, c.by, radius, int(sizeof(float))) + size_t(c.zq) * radius * c.bx * c.by * 16;
+}
+
+// The interior box of a launch grid (StepArgs::interior): per axis, the blocks (x, y) or chunks
+// (z) where acoustic_step.cuh's with_block_pml finds no CPML layer, by the same test. Each axis's
+// test depends on that axis alone, so the blocks with none form a box; per axis the blocks with
+// none are one run (those clear of both layers), found by a scan.
+void interior_box(const acoustic::Setup<float>& s, const KernelConfig& c, dim3 grid, int (&box)[3][2]) {
+  const auto run = [](int count, auto clear) {
+    int first = 0;
+    while (first < count && !clear(first)) ++first;
+    int end = first;
+    while (end < count && clear(end)) ++end;
+    return std::array<int, 2>{first, end};
+  };
+  const int64_t xs = int64_t(c.vec) * c.bx;
+  const auto x = run(int(grid.x), [&](int b) {
+    return !(b * xs < s.axis[0].lo || b * xs + xs > s.nx - s.axis[0].hi);
+  });
+  const auto y = s.dim == 3 ? run(int(grid.y), [&](int b) {
+    return !(int64_t(b) * c.by < s.axis[1].lo || int64_t(b) * c.by + c.by > s.ny - s.axis[1].hi);
+  }) : std::array<int, 2>{0, int(grid.y)};
+  const auto z = run(int(grid.z), [&](int ch) {
+    const int64_t k0 = int64_t(ch) * c.nw, k1 = std::min<int64_t>(k0 + c.nw, s.nz);
+    const int64_t off = s.axis[2].offset;
+    return !(k0 + off < s.axis[2].lo || k1 + off > s.axis[2].n - s.axis[2].hi);
+  });
+  for (int i = 0; i < 2; ++i) {
+    box[0][i] = x[size_t(i)];
+    box[1][i] = y[size_t(i)];
+    box[2][i] = z[size_t(i)];
+  }
+}
+
+int64_t interior_blocks(const StepArgs& a) {
+  int64_t n = 1;
+  for (const auto& r : a.interior) n *= std::max(0, r[1] - r[0]);
+  return n;
 }
 
 }  // namespace
 
-KernelConfig default_config(int dim, int radius) { return default_for(dim, radius); }
+KernelConfig default_config(int dim, int radius, int64_t plane_points) {
+  return default_for(dim, radius, plane_points);
+}
 
 std::string describe(const KernelConfig& c) {
   return "acoustic_step block=" + std::to_string(c.bx) + "x" + std::to_string(c.by) + " vec=" +
          std::to_string(c.vec) + " nw=" + std::to_string(c.nw) +
-         " design=" + (c.design == StepDesign::tile ? "tile" : "l1");
+         " design=" + (c.design == StepDesign::tile ? "tile" : "l1") + (c.zq ? " zq=" + std::to_string(c.zq) : "") +
+         " split=" + std::to_string(c.split);
 }
 
-KernelConfig parse_config(const std::string& text, int dim, int radius) {
-  KernelConfig c = default_for(dim, radius);
+KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t plane_points) {
+  KernelConfig c = default_for(dim, radius, plane_points);
   if (text.empty()) return c;
   nlohmann::json j;
   try {
@@ -148,7 +209,7 @@ KernelConfig parse_config(const std::string& text, int dim, int radius) {
     throw Error(ErrorKind::invalid_argument, "kernel parameters are not JSON: " + std::string(e.what()));
   }
   if (!j.is_object()) throw Error(ErrorKind::invalid_argument, "kernel parameters must be a JSON object");
-  bool vec_given = false;
+  bool vec_given = false, zq_given = false;
   for (const auto& [key, value] : j.items()) {
     if (key == "design") {
       const std::string v = value.is_string() ? value.get<std::string>() : "";
@@ -174,11 +235,17 @@ KernelConfig parse_config(const std::string& text, int dim, int radius) {
       vec_given = true;
     } else if (key == "nw" && value.is_number_integer()) {
       c.nw = value.get<int>();
+    } else if (key == "zq" && value.is_number_integer()) {
+      c.zq = value.get<int>();
+      zq_given = true;
+    } else if (key == "split" && value.is_number_integer()) {
+      c.split = value.get<int>();
     } else {
       throw Error(ErrorKind::invalid_argument, "unknown or mistyped kernel parameter '" + key + "': " +
-                                                   value.dump() + " (valid: block \"BXxBY\", vec 2|4, nw N, design \"l1\"|\"tile\")");
+                                                   value.dump() + " (valid: block \"BXxBY\", vec 2|4, nw N, design \"l1\"|\"tile\", zq 0|1, split 0|1)");
     }
   }
+  if (c.design == StepDesign::l1 && !zq_given) c.zq = 0;  // the default's, where it is the tile's
   if (c.design == StepDesign::tile) {
     if (dim == 2) throw Error(ErrorKind::invalid_argument, "kernel parameter design \"tile\" is 3D only: a 2D model has no y to tile");
     if (!vec_given) c.vec = kTileVec;
@@ -196,6 +263,14 @@ KernelConfig parse_config(const std::string& text, int dim, int radius) {
   if (dim == 2 && c.by != 1)
     throw Error(ErrorKind::invalid_argument, "a 2D model has no y: kernel parameter block must be BXx1");
   if (c.nw < 1) throw Error(ErrorKind::invalid_argument, "kernel parameter nw must be at least 1");
+  if (c.split != 0 && c.split != 1)
+    throw Error(ErrorKind::invalid_argument, "kernel parameter split must be 0 or 1, got " + std::to_string(c.split));
+  if (c.zq != 0 && c.zq != 1)
+    throw Error(ErrorKind::invalid_argument, "kernel parameter zq must be 0 or 1, got " + std::to_string(c.zq));
+  if (c.zq == 1 && c.design != StepDesign::tile)
+    throw Error(ErrorKind::invalid_argument, "kernel parameter zq 1 is the tile design's: add \"design\": \"tile\"");
+  if (c.zq == 1 && radius < 2)
+    throw Error(ErrorKind::invalid_argument, "kernel parameter zq 1 is compiled from R = 2 (at R = 1 the queue is 3 vectors)");
   return c;
 }
 
@@ -222,7 +297,7 @@ struct AcousticGpu::Impl {
   DeviceArray<float> rec_weight;
   DeviceArray<float> wavelets, traces;
   dim3 grid, block;
-  const void* kernel = nullptr;
+  StepKernels kernels;
   size_t smem = 0;  // dynamic shared memory of the launch (the tile design's)
   StepArgs args{};
   RecordArgs record{};
@@ -262,15 +337,33 @@ struct AcousticGpu::Impl {
     args.u = u.p + s.origin;
     args.out = prev.p + s.origin;
   }
-  // Step n's chunks [first, end) of nw planes, on the run's stream.
+  // Step n's chunks [first, end) of nw planes, on the run's stream: the boundary kernel over all
+  // their blocks (it skips the interior box's), unless every one is interior, then the interior
+  // kernel over their part of the interior box.
   void launch_chunks(int first, int end, int64_t n) {
     if (first >= end) return;
-    args.chunk_first = first;
-    dim3 g = grid;
-    g.z = unsigned(end - first);
-    void* params[] = {&args, &n};
-    FDS_CUDA_CHECK(cudaLaunchKernel(kernel, g, block, params, smem, stream));
-    FDS_CUDA_CHECK_LAUNCH();
+    const int(&box)[3][2] = args.interior;
+    const int c0 = std::max(first, box[2][0]), c1 = std::min(end, box[2][1]);
+    const bool inner = c0 < c1 && box[0][0] < box[0][1] && box[1][0] < box[1][1];
+    const bool all_inner = inner && c0 == first && c1 == end && box[0][0] == 0 && box[0][1] == int(grid.x) &&
+                           box[1][0] == 0 && box[1][1] == int(grid.y);
+    StepArgs a = args;
+    void* params[] = {&a, &n};
+    if (!all_inner) {
+      a.block_first[0] = a.block_first[1] = 0;
+      a.chunk_first = first;
+      FDS_CUDA_CHECK(cudaLaunchKernel(kernels.boundary, dim3(grid.x, grid.y, unsigned(end - first)), block, params,
+                                      smem, stream));
+      FDS_CUDA_CHECK_LAUNCH();
+    }
+    if (inner) {
+      a.block_first[0] = box[0][0];
+      a.block_first[1] = box[1][0];
+      a.chunk_first = c0;
+      const dim3 g(unsigned(box[0][1] - box[0][0]), unsigned(box[1][1] - box[1][0]), unsigned(c1 - c0));
+      FDS_CUDA_CHECK(cudaLaunchKernel(kernels.interior, g, block, params, smem, stream));
+      FDS_CUDA_CHECK_LAUNCH();
+    }
   }
   // The state's array i in core/acoustic.hpp's order: u, u_prev, each axis's psi, chi, phi, traces.
   const DeviceArray<float>& state_array(int i) const {
@@ -301,7 +394,8 @@ AcousticGpu::AcousticGpu(const acoustic::Setup<float>& s, const KernelConfig& c)
     FDS_CUDA_CHECK(cudaGetDevice(&device));
     FDS_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     if (smem > size_t(optin))
-      throw Error(ErrorKind::invalid_argument, "the tile design's two tiles of a " + std::to_string(c.bx) + "x" +
+      throw Error(ErrorKind::invalid_argument, "the tile design's two tiles (and zq ring) of a " +
+                                                   std::to_string(c.bx) + "x" +
                                                    std::to_string(c.by) + " block take " + std::to_string(smem) +
                                                    " bytes of shared memory, above the device's " +
                                                    std::to_string(optin) + ": a smaller block");
@@ -313,9 +407,10 @@ AcousticGpu::AcousticGpu(const acoustic::Setup<float>& s, const KernelConfig& c)
   d.block = dim3(unsigned(c.bx), unsigned(y ? c.by : 1), 1);
   d.grid = dim3(unsigned((s.nx + int64_t(c.vec) * c.bx - 1) / (int64_t(c.vec) * c.bx)),
                 unsigned(y ? (s.ny + c.by - 1) / c.by : 1), unsigned((s.nz + c.nw - 1) / c.nw));
-  d.kernel = step_kernel(c, s.radius, y);
+  d.kernels = step_kernels(c, s.radius, y);
   if (d.smem > 48 * 1024)  // above the default limit a kernel must opt in
-    FDS_CUDA_CHECK(cudaFuncSetAttribute(d.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(d.smem)));
+    for (const void* k : {d.kernels.interior, d.kernels.boundary})
+      FDS_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(d.smem)));
   d.u = DeviceArray<float>(s.alloc);
   d.prev = DeviceArray<float>(s.alloc);
   d.m = DeviceArray<float>(s.m.data(), s.alloc);
@@ -371,6 +466,12 @@ AcousticGpu::AcousticGpu(const acoustic::Setup<float>& s, const KernelConfig& c)
   a.nz = int(s.nz);
   a.nw = c.nw;
   a.chunk_first = 0;
+  a.block_first[0] = a.block_first[1] = 0;
+  a.grid_blocks[0] = int(d.grid.x);
+  a.grid_blocks[1] = int(d.grid.y);
+  interior_box(s, c, d.grid, a.interior);
+  if (!c.split)  // an empty box: the boundary kernel runs every block
+    for (auto& r : a.interior) r[0] = r[1] = 0;
   a.line = s.line;
   a.slice = s.slice;
   for (int r = 0; r < kMaxTaps; ++r) {
@@ -407,10 +508,19 @@ AcousticGpu::~AcousticGpu() = default;
 
 std::string AcousticGpu::describe() const {
   const Impl& d = *impl_;
-  const nlohmann::json r = kernel_resources(d.kernel, int(d.block.x * d.block.y), d.smem);
+  const int threads = int(d.block.x * d.block.y);
+  const int64_t inner = interior_blocks(d.args);
+  // regs, spill_bytes, occupancy: the kernel that runs the interior (the boundary kernel where the
+  // box is empty, split 0 among them); then the boundary kernel's.
+  const nlohmann::json b = kernel_resources(d.kernels.boundary, threads, d.smem);
+  const nlohmann::json r = inner > 0 ? kernel_resources(d.kernels.interior, threads, d.smem) : b;
   return wave::describe(d.c) + " R=" + std::to_string(d.s.radius) + (d.s.dim == 3 ? " 3D" : " 2D") + " regs=" +
          r.value("regs", nlohmann::json()).dump() + " spill_bytes=" + r.value("spill_bytes", nlohmann::json()).dump() +
-         " occupancy=" + r.value("occupancy", nlohmann::json()).dump();
+         " occupancy=" + r.value("occupancy", nlohmann::json()).dump() +
+         " boundary_regs=" + b.value("regs", nlohmann::json()).dump() +
+         " boundary_spill_bytes=" + b.value("spill_bytes", nlohmann::json()).dump() +
+         " boundary_occupancy=" + b.value("occupancy", nlohmann::json()).dump() +
+         " interior_blocks=" + std::to_string(inner);
 }
 
 namespace {

@@ -22,13 +22,18 @@ enum class StepDesign { l1, tile };
 struct KernelConfig {
   int bx = 32, by = 4, vec = 4, nw = 16;
   StepDesign design = StepDesign::l1;
+  int zq = 0;  // tile design: 1 keeps the z queue's R planes below the centre in shared memory
+  // 1: the interior box (the blocks clear of every CPML layer) by its own kernel, compiled without
+  // the CPML; 0: one kernel for every block (acoustic_step.cuh).
+  int split = 0;
 };
-// The defaults for a radius (the table in acoustic.cu cites the runs that chose them).
-KernelConfig default_config(int dim, int radius);
-// {"block": "BXxBY", "vec": 2|4, "nw": N, "design": "l1"|"tile"}, missing keys from the defaults
-// (vec 4 under "tile", its only width); throws
-// Error(invalid_argument) naming a bad key or value.
-KernelConfig parse_config(const std::string& json, int dim, int radius);
+// The defaults for a radius and a computational plane of nx x ny points (the table in acoustic.cu
+// cites the runs that chose them).
+KernelConfig default_config(int dim, int radius, int64_t plane_points);
+// {"block": "BXxBY", "vec": 2|4, "nw": N, "design": "l1"|"tile", "zq": 0|1 (tile only), "split": 0|1}, missing
+// keys from the defaults (vec 4 under "tile", its only width); throws Error(invalid_argument)
+// naming a bad key or value.
+KernelConfig parse_config(const std::string& json, int dim, int radius, int64_t plane_points);
 std::string describe(const KernelConfig& c);
 
 // The device bytes a run's state takes: three fields, the CPML memory, the taps, the traces.

@@ -11,7 +11,8 @@
 //     flags: the interior blocks run the plain sum of second derivatives and never compute a first
 //     one, and a block at an x face pays for x's memory variables alone). Loading the memory
 //     variables at the top of each plane, to hide their latency, took the kernel from 80 to 166
-//     registers at R = 1 (every variant pays the heaviest one's) and lost 12-22 % inside;
+//     registers at R = 1 (every variant pays the heaviest one's) and lost 12-22 % inside. Hence,
+//     with `split`, two kernels a step: the interior box (no CPML compiled), then the rest;
 //   the sources' taps (added into u^{n+1}), found by a binary search of the block's own sorted
 //     list, so a block without taps pays one pair of loads. Receivers are acoustic_record's.
 // The interior moves 16 bytes per point: u^n, u^{n-1} and m read, u^{n+1} written.
@@ -40,8 +41,15 @@ struct StepArgs {
   const float* m;   // (v dt)^2
   int nx, ny, nz, nw;
   // The launch's first chunk of nw planes: blockIdx.z + chunk_first is the block's chunk, so a
-  // launch may cover any run of chunks (a split run's face and inner chunks, acoustic.cu).
+  // launch may cover any run of chunks (a split run's face and inner chunks, acoustic.cu). Likewise
+  // along x and y, blockIdx + block_first is the block's place in the whole grid of grid_blocks
+  // (the interior kernel's launch covers the interior box alone).
   int chunk_first;
+  int block_first[2];
+  int grid_blocks[2];
+  // The interior box: the blocks none of whose points lies in a CPML layer, [first, end) along x,
+  // y (blocks) and z (chunks). The interior kernel runs them; the boundary kernel skips them.
+  int interior[3][2];
   int64_t line, slice;
   float w2[kMaxTaps], w1[kMaxTaps];
   acoustic::PmlAxis axis[3];
@@ -62,16 +70,34 @@ __device__ __forceinline__ int64_t tap_key(int64_t i, int64_t j, int64_t k, int6
   return (k * ny + j) * nx + i;
 }
 
+// The block's place in the whole grid: x and y blocks, chunk along z; and its taps: [tb, te) of
+// the list sorted by (chunk, y, x) block.
+__device__ __forceinline__ int block_x(const StepArgs& a) { return int(blockIdx.x) + a.block_first[0]; }
+__device__ __forceinline__ int block_y(const StepArgs& a) { return int(blockIdx.y) + a.block_first[1]; }
+__device__ __forceinline__ int block_chunk(const StepArgs& a) { return int(blockIdx.z) + a.chunk_first; }
+__device__ __forceinline__ int2 block_taps(const StepArgs& a) {
+  const int64_t block = (int64_t(block_chunk(a)) * a.grid_blocks[1] + block_y(a)) * a.grid_blocks[0] + block_x(a);
+  return make_int2(a.tap_start[block], a.tap_start[block + 1]);
+}
+__device__ __forceinline__ bool block_in_interior(const StepArgs& a) {
+  const int b[3] = {block_x(a), block_y(a), block_chunk(a)};
+  bool in = true;
+#pragma unroll
+  for (int ax = 0; ax < 3; ++ax) in = in && b[ax] >= a.interior[ax][0] && b[ax] < a.interior[ax][1];
+  return in;
+}
+
 // Step n at one thread's V points of plane k: the second (and, in a CPML layer, first)
 // derivatives, the CPML, the leapfrog update, the sources' taps, and the store over u^{n-1}.
-// q is the z queue, q[R] the thread's own u^n; x_at(c) is u^n's vector (c - C) V points along x
-// (C = ceil(R / V)) and y_at(l) its vector l - R lines along y. The march designs differ only in
-// where those two read from (global memory through L1, or a shared-memory tile), so every design
-// does the same arithmetic in the same order: the same field to the bit.
-template <int R, int V, bool kY, bool PX, bool PY, bool PZ, int Q, class XAt, class YAt>
-__device__ __forceinline__ void update_points(const StepArgs& a, const Vec<float, V> (&q)[Q], XAt x_at, YAt y_at,
-                                              int i0, int j0, int k, int tb, int te, int64_t n, float* out,
-                                              const float* m) {
+// centre is the thread's own u^n; z_at(r) is u^n's vector r - R planes along z (the queue),
+// x_at(c) its vector (c - C) V points along x (C = ceil(R / V)) and y_at(l) its vector l - R lines
+// along y. The march designs differ only in where those read from (registers or a shared-memory
+// ring; global memory through L1 or a shared-memory tile), so every design does the same
+// arithmetic in the same order: the same field to the bit.
+template <int R, int V, bool kY, bool PX, bool PY, bool PZ, class ZAt, class XAt, class YAt>
+__device__ __forceinline__ void update_points(const StepArgs& a, const Vec<float, V>& centre, ZAt z_at, XAt x_at,
+                                              YAt y_at, int i0, int j0, int k, int tb, int te, int64_t n,
+                                              float* out, const float* m) {
   constexpr int C = (R + V - 1) / V;
   constexpr bool kPml[3] = {PX, PY, PZ};
   const Vec<float, V> prev = load_vec<float, V>(out);
@@ -84,7 +110,7 @@ __device__ __forceinline__ void update_points(const StepArgs& a, const Vec<float
   if constexpr (kY) {
 #pragma unroll
     for (int l = 0; l <= 2 * R; ++l) {
-      const Vec<float, V> v = l == R ? q[R] : y_at(l);
+      const Vec<float, V> v = l == R ? centre : y_at(l);
 #pragma unroll
       for (int e = 0; e < V; ++e) {
         d2[1][e] += a.w2[l] * v.v[e];
@@ -95,20 +121,23 @@ __device__ __forceinline__ void update_points(const StepArgs& a, const Vec<float
   float w[(2 * C + 1) * V];
 #pragma unroll
   for (int c = 0; c <= 2 * C; ++c) {
-    const Vec<float, V> v = c == C ? q[R] : x_at(c);
+    const Vec<float, V> v = c == C ? centre : x_at(c);
 #pragma unroll
     for (int e = 0; e < V; ++e) w[c * V + e] = v.v[e];
   }
+  // Plane by plane, so that a plane from the ring is read once; each sum still runs r = 0..2R.
 #pragma unroll
-  for (int e = 0; e < V; ++e)
+  for (int r = 0; r <= 2 * R; ++r) {
+    const Vec<float, V> zv = r == R ? centre : z_at(r);
 #pragma unroll
-    for (int r = 0; r <= 2 * R; ++r) {
-      const float x = w[C * V + e + r - R], z = q[r].v[e];
+    for (int e = 0; e < V; ++e) {
+      const float x = w[C * V + e + r - R], z = zv.v[e];
       d2[0][e] += a.w2[r] * x;
       d2[2][e] += a.w2[r] * z;
       if constexpr (PX) d1[0][e] += a.w1[r] * x;
       if constexpr (PZ) d1[2][e] += a.w1[r] * z;
     }
+  }
   Vec<float, V> o;
 #pragma unroll
   for (int e = 0; e < V; ++e) {
@@ -129,7 +158,7 @@ __device__ __forceinline__ void update_points(const StepArgs& a, const Vec<float
         lap += d2[ax][e];
       }
     }
-    o.v[e] = acoustic::leapfrog(q[R].v[e], prev.v[e], mv.v[e], lap);
+    o.v[e] = acoustic::leapfrog(centre.v[e], prev.v[e], mv.v[e], lap);
     if (a.free_surface && k == 0) o.v[e] = 0.f;
   }
   if (tb < te) {  // this block holds taps: find this thread's among them
@@ -158,20 +187,21 @@ __device__ __forceinline__ void update_points(const StepArgs& a, const Vec<float
 }
 
 // The z queue of a march starting at plane k0: planes k0 - R .. k0 + R + D - 1 (those below k1 +
-// R), the planes above a free surface as the odd mirror image of those below it. u is at the
-// thread's column on plane k0.
-template <int R, int V, int Q>
-__device__ __forceinline__ void fill_queue(const StepArgs& a, Vec<float, V> (&q)[Q], const float* u, int k0, int k1) {
+// R; Q = 2R + 1 + D), the planes above a free surface as the odd mirror image of those below it,
+// each handed to put(r, vector) for queue entry r. u is at the thread's column on plane k0.
+template <int R, int V, int Q, class Put>
+__device__ __forceinline__ void fill_queue(const StepArgs& a, const float* u, int k0, int k1, Put put) {
 #pragma unroll
   for (int r = 0; r < Q - 1; ++r) {
     const int kk = k0 + r - R;
     if (kk < k1 + R) {
       if (a.free_surface && kk < 0) {  // the odd mirror image about the surface z = 0
-        q[r] = load_vec<float, V>(u + (-2 * k0 - (r - R)) * a.slice);
+        Vec<float, V> v = load_vec<float, V>(u + (-2 * k0 - (r - R)) * a.slice);
 #pragma unroll
-        for (int e = 0; e < V; ++e) q[r].v[e] = -q[r].v[e];
+        for (int e = 0; e < V; ++e) v.v[e] = -v.v[e];
+        put(r, v);
       } else {
-        q[r] = load_vec<float, V>(u + (r - R) * a.slice);
+        put(r, load_vec<float, V>(u + (r - R) * a.slice));
       }
     }
   }
@@ -189,11 +219,11 @@ __device__ __forceinline__ void march_l1(const StepArgs& a, int i0, int j0, int 
   float* out = a.out + i0 + a.line * j0 + a.slice * k0;
   const float* m = a.m + i0 + a.line * j0 + a.slice * k0;
   Vec<float, V> q[Q];
-  fill_queue<R, V>(a, q, u, k0, k1);
+  fill_queue<R, V, Q>(a, u, k0, k1, [&](int r, const Vec<float, V>& v) { q[r] = v; });
   for (int k = k0; k < k1; ++k) {
     if (k + D < k1) q[Q - 1] = load_vec<float, V>(u + (R + D) * a.slice);
     update_points<R, V, kY, PX, PY, PZ>(
-        a, q, [&](int c) { return load_vec<float, V>(u + (c - C) * V); },
+        a, q[R], [&](int r) { return q[r]; }, [&](int c) { return load_vec<float, V>(u + (c - C) * V); },
         [&](int l) { return load_vec<float, V>(u + (l - R) * a.line); }, i0, j0, k, tb, te, n, out, m);
 #pragma unroll
     for (int r = 0; r < Q - 1; ++r) q[r] = q[r + 1];
@@ -206,20 +236,25 @@ __device__ __forceinline__ void march_l1(const StepArgs& a, int i0, int j0, int 
 // The tile design (3D, V = 4: seismic/xyz_pipelined.cuh's plan under the same update): each plane's
 // x and y neighbours come from a shared-memory tile of the block's plane, two tiles in turn. While
 // the block computes plane k from one, the halo of plane k + 1 is copied into the other with
-// cp.async (no registers held) and each thread writes its own centre, q[R], into it. One barrier
-// per plane; every thread of the block marches, those outside the domain to load its halo.
+// cp.async (no registers held) and each thread writes its own centre into it. One barrier per
+// plane; every thread of the block marches, those outside the domain to load its halo.
+// ZQ > 0 (`zq` 1: ZQ = R) keeps the queue's ZQ oldest planes (k - R .. k - R + ZQ - 1) in a ring
+// of ZQ 16-byte slots per thread behind the tiles, as xyz_pipelined's `zq` does: each thread reads
+// and writes only its own slots, so no barrier guards them.
 inline constexpr int kTileVec = 4;  // cp.async moves 16 bytes: 4 floats
 
-template <int R, bool PX, bool PY, bool PZ>
+template <int R, int ZQ, bool PX, bool PY, bool PZ>
 __device__ __forceinline__ void march_tile(const StepArgs& a, float* tiles, int k0, int k1, int tb, int te, int64_t n) {
   constexpr int V = kTileVec;
   constexpr int C = (R + V - 1) / V;
   constexpr int D = kPrefetch;
   constexpr int Q = 2 * R + 1 + D;
+  static_assert(ZQ >= 0 && ZQ <= R, "the centre stays in a register");
+  constexpr int QR = Q - ZQ;  // queue entries in registers: planes k - R + ZQ .. k + R + D
   const seismic::TileShape<R, V> s{int(blockDim.x), int(blockDim.y)};
   constexpr int P = seismic::TileShape<R, V>::P;
   const int pitch = s.pitch();
-  const int x0 = V * int(blockIdx.x * blockDim.x), jb = int(blockIdx.y * blockDim.y);
+  const int x0 = V * block_x(a) * int(blockDim.x), jb = block_y(a) * int(blockDim.y);
   const int i0 = x0 + V * int(threadIdx.x), j0 = jb + int(threadIdx.y);
   const int rank = int(threadIdx.x + blockDim.x * threadIdx.y), threads = int(blockDim.x * blockDim.y);
   // A thread whose centre is some stored point's neighbour loads it; only the domain's are stored.
@@ -239,13 +274,27 @@ __device__ __forceinline__ void march_tile(const StepArgs& a, float* tiles, int 
     });
     ptx::copy_async_commit();
   };
-  Vec<float, V> q[Q] = {};
-  if (loads) fill_queue<R, V>(a, q, u, k0, k1);
+  float* const ring = tiles + 2 * s.elems() + V * rank;  // slot i of this thread at ring + i * V * threads
+  auto ring_at = [&](int i) { return ring + i * V * threads; };
+  int head = 0;  // the ring slot of plane k - R
+  auto ring_slot = [&](int r) { return head + r < ZQ ? head + r : head + r - ZQ; };
+  Vec<float, V> q[QR] = {};
+  auto put = [&](int r, const Vec<float, V>& v) {
+    if (r < ZQ)
+      store_vec(ring_at(r), v);
+    else
+      q[r < ZQ ? 0 : r - ZQ] = v;
+  };
+  if constexpr (ZQ > 0) {  // entries fill_queue leaves alone read as zero, as the registers' do
+#pragma unroll
+    for (int r = 0; r < ZQ; ++r) put(r, Vec<float, V>{});
+  }
+  if (loads) fill_queue<R, V, Q>(a, u, k0, k1, put);
   if (k0 < k1) start_halo(k0, tiles);
   for (int k = k0; k < k1; ++k) {
     float* tile = tiles + ((k - k0) & 1) * s.elems();
-    if (loads && k + D < k1) q[Q - 1] = load_vec<float, V>(u + (R + D) * a.slice);
-    store_vec(tile + centre, q[R]);
+    if (loads && k + D < k1) q[QR - 1] = load_vec<float, V>(u + (R + D) * a.slice);
+    store_vec(tile + centre, q[R - ZQ]);
     ptx::copy_async_wait_all();
     // Plane k's halo and centres have landed, and every thread has finished reading the other
     // tile (plane k - 1), which may now be refilled.
@@ -253,10 +302,16 @@ __device__ __forceinline__ void march_tile(const StepArgs& a, float* tiles, int 
     if (k + 1 < k1) start_halo(k + 1, tiles + ((k + 1 - k0) & 1) * s.elems());
     if (stores)
       update_points<R, V, true, PX, PY, PZ>(
-          a, q, [&](int c) { return load_vec<float, V>(tile + centre + (c - C) * V); },
+          a, q[R - ZQ],
+          [&](int r) { return r < ZQ ? load_vec<float, V>(ring_at(ring_slot(r))) : q[r < ZQ ? 0 : r - ZQ]; },
+          [&](int c) { return load_vec<float, V>(tile + centre + (c - C) * V); },
           [&](int l) { return load_vec<float, V>(tile + centre + (l - R) * pitch); }, i0, j0, k, tb, te, n, out, m);
+    if constexpr (ZQ > 0) {
+      store_vec(ring_at(head), q[0]);  // plane k - R + ZQ takes the slot of plane k - R, which is done
+      head = head + 1 < ZQ ? head + 1 : 0;
+    }
 #pragma unroll
-    for (int r = 0; r < Q - 1; ++r) q[r] = q[r + 1];
+    for (int r = 0; r < QR - 1; ++r) q[r] = q[r + 1];
     u += a.slice;
     out += a.slice;
     m += a.slice;
@@ -268,8 +323,8 @@ __device__ __forceinline__ void march_tile(const StepArgs& a, float* tiles, int 
 // f.template operator()<PX, PY, PZ>() is called with the block's flags as constants.
 template <int V, bool kY, class F>
 __device__ __forceinline__ void with_block_pml(const StepArgs& a, int k0, int k1, F&& f) {
-  const int bx0 = V * int(blockIdx.x * blockDim.x), bx1 = bx0 + V * int(blockDim.x);
-  const int by0 = int(blockIdx.y * blockDim.y), by1 = by0 + int(blockDim.y);
+  const int bx0 = V * block_x(a) * int(blockDim.x), bx1 = bx0 + V * int(blockDim.x);
+  const int by0 = block_y(a) * int(blockDim.y), by1 = by0 + int(blockDim.y);
   const bool px = bx0 < a.axis[0].lo || bx1 > a.nx - a.axis[0].hi;
   const bool py = kY && (by0 < a.axis[1].lo || by1 > a.ny - a.axis[1].hi);
   // z through the axis's offset: a slab of a split run sees the whole domain's layers.
@@ -291,36 +346,48 @@ __device__ __forceinline__ void with_block_pml(const StepArgs& a, int k0, int k1
   }
 }
 
-// The block's chunk along z, and its taps: [tb, te) of the list sorted by (chunk, y, x) block.
-__device__ __forceinline__ int block_chunk(const StepArgs& a) { return int(blockIdx.z) + a.chunk_first; }
-__device__ __forceinline__ int2 block_taps(const StepArgs& a) {
-  const int block = int((block_chunk(a) * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x);
-  return make_int2(a.tap_start[block], a.tap_start[block + 1]);
-}
-
-template <int R, int V, bool kY>
+// Two kernels per design: Interior runs the interior box (its launch covers only that) and
+// compiles no CPML at all; the boundary kernel runs every other block, each with its block's
+// flags, and skips the interior box's (an empty box, `split` 0: it runs them all). Registers are
+// a kernel's heaviest path's, so the interior blocks no longer pay for the CPML's (tile, R = 8:
+// 127 registers against 164). Fewer is not always faster: the l1 march's interior kernel at R = 4
+// (80 against 126) lost 19 %, so `split` is chosen per radius (acoustic.cu's defaults).
+template <int R, int V, bool kY, bool Interior>
 __global__ void __launch_bounds__(kStepThreads) acoustic_step(StepArgs a, int64_t n) {
-  const int i0 = V * int(threadIdx.x + blockIdx.x * blockDim.x);
-  const int j0 = kY ? int(threadIdx.y + blockIdx.y * blockDim.y) : 0;
+  if constexpr (!Interior)
+    if (block_in_interior(a)) return;
+  const int i0 = V * int(threadIdx.x + block_x(a) * blockDim.x);
+  const int j0 = kY ? int(threadIdx.y + block_y(a) * blockDim.y) : 0;
   const int k0 = block_chunk(a) * a.nw;
   const int k1 = min(k0 + a.nw, a.nz);
   const int2 t = block_taps(a);
   if (i0 >= a.nx || j0 >= a.ny) return;  // no barrier: an idle thread may simply leave
-  with_block_pml<V, kY>(a, k0, k1, [&]<bool PX, bool PY, bool PZ>() {
-    march_l1<R, V, kY, PX, PY, PZ>(a, i0, j0, k0, k1, t.x, t.y, n);
-  });
+  if constexpr (Interior) {
+    march_l1<R, V, kY, false, false, false>(a, i0, j0, k0, k1, t.x, t.y, n);
+  } else {
+    with_block_pml<V, kY>(a, k0, k1, [&]<bool PX, bool PY, bool PZ>() {
+      march_l1<R, V, kY, PX, PY, PZ>(a, i0, j0, k0, k1, t.x, t.y, n);
+    });
+  }
 }
 
-// Dynamic shared memory: two tiles of the block's plane (tile_bytes(bx, by, R, 4) each).
-template <int R>
+// Dynamic shared memory: two tiles of the block's plane (tile_bytes(bx, by, R, 4) each), then the
+// ring of ZQ x 16 bytes per thread. Interior as acoustic_step's.
+template <int R, int ZQ, bool Interior>
 __global__ void __launch_bounds__(kStepThreads) acoustic_step_tile(StepArgs a, int64_t n) {
+  if constexpr (!Interior)
+    if (block_in_interior(a)) return;  // the whole block: no barrier is left waiting
   extern __shared__ __align__(16) float step_tiles[];
   const int k0 = block_chunk(a) * a.nw;
   const int k1 = min(k0 + a.nw, a.nz);
   const int2 t = block_taps(a);
-  with_block_pml<kTileVec, true>(a, k0, k1, [&]<bool PX, bool PY, bool PZ>() {
-    march_tile<R, PX, PY, PZ>(a, step_tiles, k0, k1, t.x, t.y, n);
-  });
+  if constexpr (Interior) {
+    march_tile<R, ZQ, false, false, false>(a, step_tiles, k0, k1, t.x, t.y, n);
+  } else {
+    with_block_pml<kTileVec, true>(a, k0, k1, [&]<bool PX, bool PY, bool PZ>() {
+      march_tile<R, ZQ, PX, PY, PZ>(a, step_tiles, k0, k1, t.x, t.y, n);
+    });
+  }
 }
 
 }  // namespace fdstencil::cuda::wave
