@@ -296,7 +296,7 @@ TEST(WaveGpu, InteriorAndBoundaryKernelsTogetherMatchTheCpu) {
 
 // The defaults' table (acoustic.cu): the tile, split, for planes up to 512 x 512 points at R = 1
 // and 2 (with zq at R = 2), the l1 march in one kernel above them and at R = 4; the tile at R = 8
-// whatever the plane; l1 in 2D. A kernel parameter that names the l1 design drops the tile's zq.
+// whatever the plane; l1 in 2D. A design named by hand starts from that design's defaults.
 // Host-side: CI runs it.
 TEST(WaveGpu, DefaultsFollowTheRadiusAndThePlaneSize) {
   using cuda::wave::StepDesign;
@@ -308,8 +308,25 @@ TEST(WaveGpu, DefaultsFollowTheRadiusAndThePlaneSize) {
     EXPECT_EQ(s.zq, r == 2 ? 1 : 0) << r;
     EXPECT_EQ(l.design, StepDesign::l1) << r;
     EXPECT_EQ(l.split, 0) << r;
-    EXPECT_EQ(cuda::wave::parse_config(R"({"design": "l1"})", 3, r, small).zq, 0) << r;
+    // A design named by hand starts from that design's defaults, not the other's shape.
+    const auto l1 = cuda::wave::parse_config(R"({"design": "l1"})", 3, r, small);
+    EXPECT_EQ(l1.design, StepDesign::l1) << r;
+    EXPECT_EQ(l1.zq, 0) << r;
+    EXPECT_EQ(l1.split, 0) << r;
+    EXPECT_EQ(l1.vec, 2) << r;
+    EXPECT_EQ(l1.bx, l.bx) << r;  // the large planes' l1 row
+    EXPECT_EQ(l1.by, l.by) << r;
+    EXPECT_EQ(l1.nw, l.nw) << r;
+    const auto tile = cuda::wave::parse_config(R"({"design": "tile"})", 3, r, large);
+    EXPECT_EQ(tile.design, StepDesign::tile) << r;
+    EXPECT_EQ(tile.vec, 4) << r;
+    EXPECT_EQ(tile.split, 1) << r;
   }
+  // 2D and R = 8's tile: "l1" by hand takes the l1 shape R = 8 had before the tile.
+  const auto l1r8 = cuda::wave::parse_config(R"({"design": "l1"})", 3, 8, small);
+  EXPECT_EQ(l1r8.design, StepDesign::l1);
+  EXPECT_EQ(l1r8.vec, 2);
+  EXPECT_EQ(l1r8.split, 0);
   for (int64_t plane : {small, large}) {
     EXPECT_EQ(cuda::wave::default_config(3, 4, plane).design, StepDesign::l1);
     EXPECT_EQ(cuda::wave::default_config(3, 4, plane).split, 0);

@@ -14,7 +14,8 @@ namespace fdstencil::cuda::seismic {
 // `ZQ` > 0 keeps the queue's ZQ oldest planes (k - R .. k - R + ZQ - 1) in shared memory instead of
 // registers (the `zq` parameter): each thread owns one 16-byte slot per plane, in a ring of ZQ
 // planes behind the two tiles, and reads and writes only its own slots, so no barrier guards them.
-// It costs ZQ shared loads and one store per plane and frees ZQ 16-byte vectors of registers; see
+// It costs ZQ shared loads (ZQ + 1 where ZQ > R: the centre, for the tile, comes from the ring
+// too) and one store per plane and frees ZQ 16-byte vectors of registers; see
 // docs/seismic.md, "The z queue in shared memory".
 // `Blocks` > 0 caps the registers (the `regs` parameter of d2xyz `pipelined` at R = 3, and with
 // `zq` at any R): that many

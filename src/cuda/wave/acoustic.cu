@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <string>
 
@@ -199,6 +200,20 @@ std::string describe(const KernelConfig& c) {
          " split=" + std::to_string(c.split);
 }
 
+// The defaults of one design for a radius and plane: the table's where it names that design;
+// else, for l1, the large planes' l1 row (or 32x4 vec 2 nw 32, R = 8's l1 shape before the tile),
+// and for the tile R = 8's row. A "design" given by hand starts from these, not from the other
+// design's block, vector and chunk.
+KernelConfig design_default(int dim, int radius, int64_t plane_points, StepDesign design) {
+  const KernelConfig c = default_for(dim, radius, plane_points);
+  if (c.design == design) return c;
+  if (design == StepDesign::l1) {
+    const KernelConfig large = default_for(dim, radius, std::numeric_limits<int64_t>::max());
+    return large.design == StepDesign::l1 ? large : KernelConfig{32, 4, 2, 32};
+  }
+  return default_for(3, 8, plane_points);
+}
+
 KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t plane_points) {
   KernelConfig c = default_for(dim, radius, plane_points);
   if (text.empty()) return c;
@@ -209,7 +224,9 @@ KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t 
     throw Error(ErrorKind::invalid_argument, "kernel parameters are not JSON: " + std::string(e.what()));
   }
   if (!j.is_object()) throw Error(ErrorKind::invalid_argument, "kernel parameters must be a JSON object");
-  bool vec_given = false, zq_given = false;
+  if (const auto d = j.find("design"); d != j.end() && d->is_string() && (*d == "l1" || *d == "tile"))
+    c = design_default(dim, radius, plane_points, *d == "l1" ? StepDesign::l1 : StepDesign::tile);
+  bool vec_given = false;
   for (const auto& [key, value] : j.items()) {
     if (key == "design") {
       const std::string v = value.is_string() ? value.get<std::string>() : "";
@@ -237,7 +254,6 @@ KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t 
       c.nw = value.get<int>();
     } else if (key == "zq" && value.is_number_integer()) {
       c.zq = value.get<int>();
-      zq_given = true;
     } else if (key == "split" && value.is_number_integer()) {
       c.split = value.get<int>();
     } else {
@@ -245,15 +261,16 @@ KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t 
                                                    value.dump() + " (valid: block \"BXxBY\", vec 2|4, nw N, design \"l1\"|\"tile\", zq 0|1, split 0|1)");
     }
   }
-  if (c.design == StepDesign::l1 && !zq_given) c.zq = 0;  // the default's, where it is the tile's
   if (c.design == StepDesign::tile) {
     if (dim == 2) throw Error(ErrorKind::invalid_argument, "kernel parameter design \"tile\" is 3D only: a 2D model has no y to tile");
     if (!vec_given) c.vec = kTileVec;
     if (c.vec != kTileVec)
-      throw Error(ErrorKind::invalid_argument, "kernel parameter design \"tile\" copies 16-byte vectors: vec must be 4, got " +
-                                                   std::to_string(c.vec));
+      throw Error(ErrorKind::invalid_argument,
+                  "kernel parameter design \"tile\" (" + std::string(j.contains("design") ? "given" : "the default here") +
+                      ") copies 16-byte vectors: vec must be 4, got " + std::to_string(c.vec) +
+                      (j.contains("design") ? "" : "; add \"design\": \"l1\" for vec 2"));
   }
-  // Two widths only: each is 32 kernels (R x 2D/3D x interior/CPML) to compile.
+  // Two widths only: each is 32 kernels (R x 2D/3D x interior and boundary) to compile.
   if (c.vec != 2 && c.vec != 4)
     throw Error(ErrorKind::invalid_argument, "kernel parameter vec must be 2 or 4, got " + std::to_string(c.vec));
   if (c.bx < 1 || c.by < 1 || c.bx > kStepThreads || c.by > kStepThreads || c.bx * c.by > kStepThreads || (c.bx * c.by) % 32 != 0)
@@ -386,6 +403,9 @@ AcousticGpu::AcousticGpu(const acoustic::Setup<float>& s, const KernelConfig& c)
   // The tile's 16-byte copies need every line and plane of the storage on a 16-byte boundary
   // (Domain::make aligns them; a hand-made Setup may not), and its two tiles in shared memory.
   const size_t smem = step_smem(c, s.radius);
+  if (c.zq != 0 && (c.zq != 1 || c.design != StepDesign::tile || s.radius < 2))
+    throw Error(ErrorKind::invalid_argument, "zq " + std::to_string(c.zq) + " needs the tile design and R >= 2 (zq 1)");
+  if (c.split != 0 && c.split != 1) throw Error(ErrorKind::invalid_argument, "split must be 0 or 1");
   if (c.design == StepDesign::tile) {
     if (s.dim != 3) throw Error(ErrorKind::invalid_argument, "the tile design of the step kernel is 3D only");
     if (s.origin % kTileVec != 0 || s.line % kTileVec != 0 || s.slice % kTileVec != 0)

@@ -1,5 +1,6 @@
-// acoustic_step: one leapfrog step of u_tt = v^2 lap u + s in one kernel. The stencil is a z march
-// (z from a register queue) in one of two designs, chosen per radius by measurement
+// acoustic_step: one leapfrog step of u_tt = v^2 lap u + s, in one kernel or two (`split`, below).
+// The stencil is a z march (z from a queue: registers, and with the tile's `zq` partly a
+// shared-memory ring) in one of two designs, chosen per radius and plane size by measurement
 // (acoustic.cu's defaults):
 //   l1    seismic/xyz_l1march.cuh's: no tile, no barrier, x and y straight from global memory
 //         through Hopper's L1 (march_l1);
@@ -12,7 +13,8 @@
 //     one, and a block at an x face pays for x's memory variables alone). Loading the memory
 //     variables at the top of each plane, to hide their latency, took the kernel from 80 to 166
 //     registers at R = 1 (every variant pays the heaviest one's) and lost 12-22 % inside. Hence,
-//     with `split`, two kernels a step: the interior box (no CPML compiled), then the rest;
+//     with `split`, two kernels a step: the blocks outside the interior box, then the box by a
+//     kernel compiled without the CPML;
 //   the sources' taps (added into u^{n+1}), found by a binary search of the block's own sorted
 //     list, so a block without taps pays one pair of loads. Receivers are acoustic_record's.
 // The interior moves 16 bytes per point: u^n, u^{n-1} and m read, u^{n+1} written.
@@ -47,8 +49,9 @@ struct StepArgs {
   int chunk_first;
   int block_first[2];
   int grid_blocks[2];
-  // The interior box: the blocks none of whose points lies in a CPML layer, [first, end) along x,
-  // y (blocks) and z (chunks). The interior kernel runs them; the boundary kernel skips them.
+  // The interior box: the blocks whose whole extent (lanes past nx, ny, nz included, so a partial
+  // last block is never in it) lies clear of every CPML layer, [first, end) along x, y (blocks)
+  // and z (chunks). The interior kernel runs them; the boundary kernel skips them.
   int interior[3][2];
   int64_t line, slice;
   float w2[kMaxTaps], w1[kMaxTaps];
