@@ -31,8 +31,9 @@ struct KernelConfig {
 // cites the runs that chose them).
 KernelConfig default_config(int dim, int radius, int64_t plane_points);
 // {"block": "BXxBY", "vec": 2|4, "nw": N, "design": "l1"|"tile", "zq": 0|1 (tile only), "split": 0|1}, missing
-// keys from the defaults (vec 4 under "tile", its only width); throws Error(invalid_argument)
-// naming a bad key or value.
+// keys from the defaults, or where a "design" is named from that design's own (acoustic.cu's
+// design_default; vec 4 under "tile", its only width); throws Error(invalid_argument) naming a
+// bad key or value.
 KernelConfig parse_config(const std::string& json, int dim, int radius, int64_t plane_points);
 std::string describe(const KernelConfig& c);
 
