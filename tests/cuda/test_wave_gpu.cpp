@@ -336,6 +336,29 @@ TEST(WaveGpu, DefaultsFollowTheRadiusAndThePlaneSize) {
   }
 }
 
+// The new keys' bad values, refused on the host by parse_config with the key named (CI runs it;
+// BadKernelParametersAreRefused checks the same through wave::run on a GPU).
+TEST(WaveGpu, ZqAndSplitValuesAreCheckedOnTheHost) {
+  const int64_t small = 512 * 512;
+  const auto refused = [&](const char* json, int dim, int radius, const char* says) {
+    try {
+      cuda::wave::parse_config(json, dim, radius, small);
+      ADD_FAILURE() << json << " at R = " << radius << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::invalid_argument) << json;
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << json << ": " << e.what();
+    }
+  };
+  refused(R"({"split": 2})", 3, 4, "split must be 0 or 1");
+  refused(R"({"design": "tile", "zq": 2})", 3, 4, "zq must be 0 or 1");
+  refused(R"({"zq": 1})", 3, 4, "the tile design's");
+  refused(R"({"design": "l1", "zq": 1})", 3, 2, "the tile design's");
+  refused(R"({"design": "tile", "zq": 1})", 3, 1, "from R = 2");
+  refused(R"({"vec": 2})", 3, 1, "add \"design\": \"l1\"");  // the tile is the default there
+  refused(R"({"design": "tile", "block": "32x1"})", 2, 4, "3D only");
+  EXPECT_EQ(cuda::wave::parse_config(R"({"design": "l1", "vec": 2})", 3, 1, small).vec, 2);
+}
+
 TEST(WaveGpu, BadKernelParametersAreRefused) {
   REQUIRE_GPU();
   const wave::Model m3 = model_for(3), m2 = model_for(2);
