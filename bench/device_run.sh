@@ -16,7 +16,12 @@
 #              strips and orders, then smaller blocks); plan-check (the defaults after them);
 #              seis-pipe-cap (pipelined under 64 registers, R = 3..5), plan-check2 (after it),
 #              cuda-tests (the whole CUDA test binary); seis-zq-tests, seis-zq, seis-zq-1024 (the
-#              z queue in shared memory, zq). The
+#              z queue in shared memory, zq); ring-helper-tests (after the ring's move to
+#              thread_ring.cuh), why1024 (R = 4 and 2 at shapes between 512^3 and 1024^3),
+#              strips1024 (R = 4 zq 1: strips x nw x block), prof-zq (its counters); my-tests,
+#              seis-my (pipelined's my 2: two rows a thread, xyz_pipelined_rows); lap-my-tests,
+#              lap-my (k9's my 2 over the sizes and the plane sweep), seis-my-1024, plan-check4
+#              (the plan after the defaults took them), tile-helpers-tests. The
 #              Laplacian's register caps (lap-k9-regs*.json) were a k9 parameter, measured slower
 #              and removed (docs/laplacian.md)
 #   lap-sizes  part 4 figure 1: 256^3 -> 1024^3, one dimension stepped by 256 at a time
@@ -737,6 +742,99 @@ stage_seis-zq() {
 stage_seis-zq-1024() {
   bench seis-zq-1024 --op d2xyz --variant pipelined --radius 3,4,5,6 --size 1024,1024,1024 --dtype float \
     --param block=16x8x1,8x16x1 --param nw=8 --param strips=0 --param zq=0,1 --param regs=0,64 --reps 10
+}
+
+# Why 1024^3 runs slower than 512^3 (issue 13, seventh session): the same kernels at shapes that
+# separate the plane's bytes, its row length, the plane stride and the cube's size; then strips,
+# march length and block at 1024^3; the counters of zq 1 at R = 4; the tests after the queue's
+# ring moved into cuda/common/thread_ring.cuh.
+stage_ring-helper-tests() {
+  gpu_tests ring-helper-tests 'CudaSeismic.Pipelined*:WaveGpu*:Defaults.*' 500
+}
+
+stage_why1024() {
+  local sizes=(--size 512,512,512 --size 512,512,1024 --size 256,256,2048 --size 1024,512,512
+    --size 512,1024,512 --size 2048,512,512 --size 1024,1024,512 --size 1024,1024,1024)
+  bench why1024-r4 --op d2xyz --variant pipelined --radius 4 "${sizes[@]}" --dtype float \
+    --param block=8x16x1 --param nw=8 --param zq=1 --param strips=0,1 --reps 10
+  bench why1024-r2 --op d2xyz --variant pipelined --radius 2 "${sizes[@]}" --dtype float \
+    --param block=8x16x1 --param nw=8 --param strips=0,1 --reps 10
+}
+
+stage_strips1024() {
+  bench strips1024 --op d2xyz --variant pipelined --radius 4 --size 1024,1024,1024 --dtype float \
+    --param block=8x16x1,8x32x1,16x16x1 --param nw=8,16 --param zq=1 --param strips=0,2,8,16 --reps 10
+}
+
+stage_prof-zq() {
+  prof prof-zq512 --op d2xyz --variant pipelined --radius 4 --size 512,512,512 --dtype float \
+    --param block=8x16x1 --param nw=8 --param zq=1 --param strips=1 --reps 5
+  prof prof-zq1024 --op d2xyz --variant pipelined --radius 4 --size 1024,1024,1024 --dtype float \
+    --param block=8x16x1 --param nw=8 --param zq=1 --param strips=0 --reps 5
+}
+
+# pipelined's `my` 2 (xyz_pipelined_rows: two rows a thread): the tests, the sanitizers over its
+# test, then my x zq x block at 512^3 (R = 1..4, float; R = 1 and 4 in double).
+stage_my-tests() {
+  gpu_tests my-tests 'CudaSeismic.Pipelined*:WaveGpu*:Defaults.*' 500
+  SANITIZE_FILTER='CudaSeismic.PipelinedTwoRowsAThread' SANITIZE_TIMEOUT=150 stage_sanitize
+}
+
+stage_seis-my() {
+  bench seis-my1 --op d2xyz --variant pipelined --radius 1 --size 512,512,512 --dtype float,double \
+    --param block=8x16x1,16x8x1,32x4x1 --param nw=4,8 --param my=1,2 --reps 10
+  bench seis-my --op d2xyz --variant pipelined --radius 2,3,4 --size 512,512,512 --dtype float \
+    --param block=8x16x1,16x8x1 --param nw=8 --param zq=0,1 --param my=1,2 --reps 10
+  bench seis-my-double --op d2xyz --variant pipelined --radius 4 --size 512,512,512 --dtype double \
+    --param block=8x16x1,16x8x1 --param nw=8 --param zq=1 --param my=1,2 --reps 10
+}
+
+# my 2 in the Laplacian's k9 and at 1024^3 (issue 13, seventh session): the tests and the
+# sanitizers over k9's, then k9 at my 1 and 2 over the sizes and the plane sweep (strips 0, nw 4),
+# and d2xyz where my 2 or the ring's new registers (R = 3 zq 1: 56) won at 512^3.
+stage_lap-my-tests() {
+  gpu_tests lap-my-tests 'CudaLaplacian.*:CudaSeismic.Pipelined*:Defaults.*:CudaPlan.*' 500
+  SANITIZE_FILTER='CudaLaplacian.PipelinedTileTwoRowsAThread' SANITIZE_TIMEOUT=150 stage_sanitize
+}
+
+stage_lap-my() {
+  local planes=() ny
+  for ny in 256 512 1024 2048 3072 4096 6144 8192 12288 16384; do planes+=(--size "1024,$ny,32"); done
+  bench lap-my-sizes --op laplacian7 --variant k9 --param block=32x4x1 --param nw=4 --param strips=0 \
+    --param my=1,2 --dtype double,float "${LAP_SIZES[@]}" --reps 10
+  bench lap-my-planes --op laplacian7 --variant k9 --param block=32x4x1 --param nw=4 --param strips=0 \
+    --param my=1,2 --dtype double,float "${planes[@]}" --reps 10
+}
+
+stage_seis-my-1024() {
+  bench seis-my-1024 --op d2xyz --variant pipelined --radius 1 --size 1024,1024,1024 --dtype double \
+    --param block=16x8x1,32x4x1 --param nw=4,8 --param my=1,2 --param strips=0 --reps 10
+  bench seis-zq3-1024 --op d2xyz --variant pipelined --radius 3 --size 512,512,512 --size 1024,1024,1024 \
+    --dtype float --param block=8x16x1,16x8x1 --param nw=6,8 --param zq=1 --param strips=0,1 --reps 10
+}
+
+# After the defaults took my 2 (Laplacian and d2xyz R = 1 in double) and zq 1 (d2xyz R = 3 in
+# float): the tests, the plan over the Laplacian's sizes (double), d2xyz's new rows beside the
+# old R = 3 choice in the same call, and the counters of k9 at my 2.
+stage_plan-check4() {
+  gpu_tests plan-check4 'Defaults.*:CudaPlan.*:CudaLaplacian.Pipelined*' 300
+  bench plan-check4-lap --op laplacian7 --variant plan --no-cache --dtype double "${LAP_SIZES[@]}" --reps 10
+  bench plan-check4-xyz --op d2xyz --variant plan --no-cache --radius 1 --dtype double --size 512,512,512 \
+    --size 1024,1024,1024 --reps 10
+  bench plan-check4-r3 --op d2xyz --variant plan --no-cache --radius 3 --dtype float --size 512,512,512 \
+    --size 1024,1024,1024 --reps 10
+  bench plan-check4-r3-old --op d2xyz --variant pipelined --radius 3 --dtype float --size 512,512,512 \
+    --param block=16x8x1 --param nw=8 --param regs=64 --reps 10
+  bench plan-check4-r3-old1024 --op d2xyz --variant pipelined --radius 3 --dtype float --size 1024,1024,1024 \
+    --param block=16x8x1 --param nw=6 --param regs=64 --param strips=0 --reps 10
+  prof prof-k9-my --op laplacian7 --variant k9 --param my=1,2 --size 512,512,512 --size 1024,1024,1024 \
+    --dtype double --reps 5
+}
+
+# After x_from_tile_row and start_halo_copies (tile.cuh) took the code xy_from_tile and both
+# pipelined marches wrote out: the seismic, Laplacian and wave GPU tests.
+stage_tile-helpers-tests() {
+  gpu_tests tile-helpers-tests 'CudaSeismic.EveryVariantEveryRadiusBothLayouts:CudaSeismic.Pipelined*:CudaSeismic.BlockShapes:CudaLaplacian.Pipelined*:Defaults.*:WaveGpu*' 380
 }
 
 stage_sanitize-k9() {  # k9's strips under memcheck and racecheck

@@ -82,13 +82,15 @@ constexpr Row kRows[] = {
   // for R = 6, ring/ring-r1024-high.json; R = 7 and double at 1024^3 take 512^3's choice: a spill
   // is the instance's, whatever the size). At R = 2 and 3 the pipelined tile in small blocks
   // (bench/results/nvidia-h100/pipe-small/seis-pipe3*.json and seis-pipe4*.json), from 1024^2
-  // planes in strips of a quarter of the L2 (strips 0), at R = 3 in float under 64 registers.
+  // planes in strips of a quarter of the L2 (strips 0); at R = 3 in float with the queue's lower
+  // planes in shared memory (zq 1), and at R = 1 in double two rows a thread (my 2).
   {Op::d2xyz, 1, 1, S, Type::any, "pipelined", R"({"block": "16x16x1", "nw": 4})"},  // 0.0527 ms, 85.7 %
   {Op::d2xyz, 2, 5, S, Type::any, "pipelined", R"({"block": "8x16x1", "nw": 6})"},   // R = 2..5: 81.5, 72.7, 69.5, 58.4 % (nw 4: 80.0, 73.5, 68.4, 57.4 %; seis-pipe4-256.json)
   {Op::d2xyz, 6, 8, S, Type::any, "pipelined", R"({"block": "8x32x1", "nw": 8})"},   // 0.0988 ms, 49.3 %
+  {Op::d2xyz, 1, 1, M, Type::f64, "pipelined", R"({"block": "32x4x1", "nw": 4, "my": 2})"},  // double, two rows a thread: 96.5 % (one: 92.2 %; my2/seis-my1.json)
   {Op::d2xyz, 1, 1, M, Type::any, "pipelined", R"({"block": "16x16x1", "nw": 4})"},  // 0.3790 ms, 94.5 %
   {Op::d2xyz, 2, 2, M, Type::any, "pipelined", R"({"block": "8x16x1", "nw": 8})"},   // 89.0 % (16 x 8: 88.4 %; the ring: 78.6 %)
-  {Op::d2xyz, 3, 3, M, Type::f32, "pipelined", R"({"block": "16x8x1", "nw": 8, "regs": 64})"},  // 84.9 % under 64 registers (without: 78.9 %; the ring: 74.9 %; seis-pipe-cap.json)
+  {Op::d2xyz, 3, 3, M, Type::f32, "pipelined", R"({"block": "8x16x1", "nw": 6, "zq": 1})"},  // 85.7 %, the queue's lower planes in shared memory, 56 registers (under the 64 cap without: 84.9 %, seis-pipe-cap.json; my2/seis-zq3-1024.json)
   {Op::d2xyz, 3, 3, M, Type::any, "pipelined", R"({"block": "16x8x1", "nw": 6})"},   // double: 82.9 % (capped: 81.9 %); float 79.6 %
   {Op::d2xyz, 4, 4, M, Type::f64, "ring", R"({"ahead": 2, "block": "16x16x1", "my": 1, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // double: 75.3 % (my 0, i.e. 2: 51.8 %; ring-floor-double.json)
   {Op::d2xyz, 4, 4, M, Type::any, "pipelined", R"({"block": "8x16x1", "nw": 8, "zq": 1})"},  // 82.2 %, the queue's R planes below the centre in shared memory (without: 70.5 %; the ring: 75.2 %; zq/seis-zq.json)
@@ -96,9 +98,10 @@ constexpr Row kRows[] = {
   {Op::d2xyz, 6, 6, M, Type::any, "ring", R"({"ahead": 2, "block": "16x16x1", "my": 1, "nw": 128, "order": "xyz", "vec_bytes": 8})"},   // 61.4 % (floor 0: 53.5 %)
   {Op::d2xyz, 7, 7, M, Type::any, "ring", R"({"ahead": 2, "block": "16x16x1", "my": 2, "nw": 128, "order": "xyz", "vec_bytes": 8})"},   // 65.4 % (my 1: 48.5 %)
   {Op::d2xyz, 8, 8, M, Type::any, "pipelined", R"({"block": "8x32x1", "nw": 16})"},  // 0.7068 ms, 53.1 %
+  {Op::d2xyz, 1, 1, L, Type::f64, "pipelined", R"({"block": "32x4x1", "nw": 4, "strips": 0, "my": 2})"},  // double: 94.6 % (one row a thread: 91.5 %; my2/seis-my-1024.json)
   {Op::d2xyz, 1, 1, L, Type::any, "pipelined", R"({"block": "32x8x1", "nw": 4})"},   // 3.0632 ms, 93.6 %
   {Op::d2xyz, 2, 2, L, Type::any, "pipelined", R"({"block": "16x8x1", "nw": 6, "strips": 0})"},  // 84.8 % in 4 strips (whole: 73.3 %, 32 x 8 nw 8; the ring: 77.3 %); double through the plan: 85.0 % (plan-check2.json)
-  {Op::d2xyz, 3, 3, L, Type::f32, "pipelined", R"({"block": "16x8x1", "nw": 6, "strips": 0, "regs": 64})"},  // 82.0 % (without the cap: 76.5 %; the ring: 69.9 %; seis-pipe-cap-1024.json)
+  {Op::d2xyz, 3, 3, L, Type::f32, "pipelined", R"({"block": "16x8x1", "nw": 6, "strips": 0, "zq": 1})"},  // 82.4 % (under the 64 cap without zq: 82.0 %, seis-pipe-cap-1024.json; my2/seis-zq3-1024.json)
   {Op::d2xyz, 3, 3, L, Type::any, "pipelined", R"({"block": "16x8x1", "nw": 6, "strips": 0})"},  // double through the plan: 81.9 % (plan-check2.json)
   {Op::d2xyz, 4, 4, L, Type::f64, "ring", R"({"ahead": 2, "block": "16x16x1", "my": 1, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // double, as at 512^3 (not run at 1024^3): my 2 spills there
   {Op::d2xyz, 4, 4, L, Type::any, "pipelined", R"({"block": "8x16x1", "nw": 8, "strips": 0, "zq": 1})"},  // 76.3 % in strips (without zq: 69.7 %; the ring: 73.1 %; zq/seis-zq-1024.json)
@@ -120,11 +123,11 @@ constexpr Row kRows[] = {
   // against 8 in the same call: 92.0 / 86.0 % at 256^3, 94.4 / 90.2 at 512x256x256, 92.1 / 92.4
   // at 512^3, 91.3 / 91.1 at 1024^3.
   {Op::laplacian7, 1, 1, S, Type::f32, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0})"},  // 256^3 and 512x256x256: 88.4, 93.2 % (k8_shfl: 85.5 % at 256^3, tune-256.json)
-  {Op::laplacian7, 1, 1, S, Type::f64, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0})"},  // 256^3: 92.0 % (k8_shfl: 88.8 %, tune-256.json)
+  {Op::laplacian7, 1, 1, S, Type::f64, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0, "my": 2})"},  // 256^3 and 512x256x256: 93.4, 96.2 % (one row a thread: 92.0, 94.7 %; my2/lap-my-sizes.json)
   {Op::laplacian7, 1, 1, M, Type::f32, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0})"},  // 94.7-96.1 % from 512x512x256 to 768x512x512 (k8_shfl: 86.4 % at 512^3)
-  {Op::laplacian7, 1, 1, M, Type::f64, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0})"},  // 92.0-94.4 % from 512x256x256 to 512^3 (k6_block: 92.0 % at 512^3, tune-512.json, and only where m = 4 divides ny)
+  {Op::laplacian7, 1, 1, M, Type::f64, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0, "my": 2})"},  // 97.4-97.6 % from 512x512x256 to 768x512x512 (one row a thread: 92.2-93.1 %; my2/lap-my-sizes.json)
   {Op::laplacian7, 1, 1, L, Type::f32, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0})"},  // 94.8-95.7 % from 768x768x512 to 1024^3; 89.1 % with 32 MB planes in 8 strips (79.5 % whole)
-  {Op::laplacian7, 1, 1, L, Type::f64, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0})"},  // 90.9-92.8 % from 768x512x512 to 1024^3 (k7: 89.3 % at 1024^3, tune-1024a.json)
+  {Op::laplacian7, 1, 1, L, Type::f64, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0, "my": 2})"},  // 94.7-96.4 % from 768x768x512 to 1024^3 (one row a thread: 91.3-91.7 %; my2/lap-my-sizes.json)
   // Where the tuned choice cannot run (a grid ny that m does not divide, an unaligned layout):
   // ours at the lap-k8/lap-nzc defaults, then the posts' k5 with m = 1, which runs on anything.
   {Op::laplacian7, 1, 1, Any, Type::any, "k8", R"({"ty": 16, "stages": 4, "nzc": 16})"},

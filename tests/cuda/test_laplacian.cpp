@@ -110,6 +110,21 @@ TEST(CudaLaplacian, PipelinedTileInStrips) {
             expect_ok("k9", size, {{"block", block}, {"nw", nw}, {"order", order}, {"strips", strips}});
 }
 
+// k9 with two rows a thread (my 2): odd row counts leave threads whose second row is outside,
+// with strips and both orders; 1 x 1 blocks make tiles of two rows.
+TEST(CudaLaplacian, PipelinedTileTwoRowsAThread) {
+  const auto bad = run_variant(variant("k9"), grid_problem({37, 48, 19}, DType::f32), {{"my", 3}}, verify_only(), 1.0);
+  EXPECT_EQ(bad["status"], "unsupported");
+  EXPECT_NE(bad["reason"].get<std::string>().find("my 3"), std::string::npos) << bad.dump();
+  REQUIRE_GPU();
+  for (const char* block : {"32x4x1", "3x5x1", "1x1x1"})
+    for (int nw : {1, 4, 300})
+      for (int strips : {1, 3})
+        for (Extents size : {Extents{37, 49, 19}, Extents{3, 3, 3}, Extents{67, 70, 33}})
+          for (const char* order : {"xyz", "zxy"})
+            expect_ok("k9", size, {{"block", block}, {"nw", nw}, {"order", order}, {"strips", strips}, {"my", 2}});
+}
+
 // The launches k9 makes, as the record reports them: one grid per strip, chunk-first under zxy.
 // A planner that ignored `strips` or `order` would still verify, with one whole-plane grid.
 TEST(CudaLaplacian, PipelinedTileLaunchesOneGridPerStrip) {

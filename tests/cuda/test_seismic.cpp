@@ -306,6 +306,39 @@ TEST(CudaSeismic, PipelinedWithTheQueueInSharedMemory) {
   EXPECT_LT(all.value("regs", 1000), none.value("regs", 0)) << all.dump() << none.dump();
 }
 
+// my 2: two adjacent rows a thread (xyz_pipelined_rows). 35 rows in tiles of 16 leave a last
+// tile whose threads have their first row inside and their second outside; 3 x 5 blocks at nw 1
+// make tiles narrower and shorter than the halo.
+TEST(CudaSeismic, PipelinedTwoRowsAThread) {
+  const Variant* v = nullptr;
+  for (const Variant* c : find_variants(Op::d2xyz, "cuda"))
+    if (c->name == "pipelined") v = c;
+  ASSERT_NE(v, nullptr);
+  const auto problem = [](int r) { return make_problem({Op::d2xyz, r, {}}, Extents{67, 35, 29}, DType::f32, kAlignBytes); };
+  EXPECT_NE(v->cannot_run(problem(4), merge_params(*v, {{"my", 3}})).find("my 3"), std::string::npos);
+  EXPECT_NE(v->cannot_run(problem(5), merge_params(*v, {{"my", 2}})).find("up to R = 4"), std::string::npos);
+  EXPECT_NE(v->cannot_run(problem(4), merge_params(*v, {{"my", 2}, {"zq", 2}})).find("zq 0 or 1"), std::string::npos);
+  EXPECT_NE(v->cannot_run(problem(3), merge_params(*v, {{"my", 2}, {"regs", 64}})).find("register cap"),
+            std::string::npos);
+  EXPECT_EQ(v->cannot_run(problem(4), merge_params(*v, {{"my", 2}, {"zq", 1}})), "");
+  if (cuda::device_count() == 0) GTEST_SKIP() << "no GPU: " << cuda::no_device_reason();
+  for (int r = 1; r <= 4; ++r)
+    for (DType t : {DType::f32, DType::f64})
+      for (int zq : {0, 1}) {
+        if (zq == 1 && r < 2) continue;
+        const auto two = expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes,
+                                         {{"block", "16x8x1"}, {"nw", 6}, {"strips", 3}, {"order", "zxy"}, {"my", 2}, {"zq", zq}});
+        // The launch covers 16 rows a block: a tile of 2 x 8 + 2R rows, twice (the double buffer).
+        const int vec = t == DType::f32 ? 4 : 2, pad = (r + vec - 1) / vec * vec, elem = t == DType::f32 ? 4 : 8;
+        EXPECT_EQ(two.value("dynamic_smem_bytes", 0), 2 * (16 * vec + 2 * pad) * (16 + 2 * r) * elem + zq * r * 128 * 2 * 16)
+            << two.dump();
+        expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes, {{"block", "3x5x1"}, {"nw", 1}, {"my", 2}, {"zq", zq}});
+        // 32 rows a block: 35 rows take two tile rows.
+        const auto tall = expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes, {{"block", "8x16x1"}, {"nw", 8}, {"my", 2}, {"zq", zq}});
+        EXPECT_EQ(grid_of(tall), (std::array<long, 3>{ceil_div(67, 8 * vec), 2, ceil_div(29, 8)})) << tall.dump();
+      }
+}
+
 // Shapes for every R (the posts' 64 * (4 / R) rule breaks beyond R = 4): tiles narrower and
 // shorter than the radius, one thread, a full 1024-thread block.
 TEST(CudaSeismic, BlockShapes) {

@@ -46,11 +46,12 @@ inline int strip_count(const Problem& p, const Params& params, int nw, int l2_sh
 }
 
 // `base` (kernel, block, nw, smem) launched over the plane in strips of whole tile rows (only the
-// last strip has a partial one), each a march grid of `vec`-point threads in the asked order.
+// last strip has a partial one), each a march grid of `vec`-point threads in the asked order, a
+// thread marching `my` rows (a tile has my x block.y rows).
 inline std::vector<Launch> strip_launches(const Problem& p, const Params& params, Launch base, int vec,
-                                          int l2_share) {
+                                          int l2_share, int my = 1) {
   const int ny = int(p.interior().ny);
-  const int by = int(base.block.y);
+  const int by = int(base.block.y) * my;
   const int rows = int(ceil_div(ceil_div(ny, strip_count(p, params, base.nw, l2_share)), by)) * by;
   const bool z_first = params.value("order", std::string("xyz")) == "zxy";
   std::vector<Launch> out;

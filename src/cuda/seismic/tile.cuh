@@ -7,6 +7,7 @@
 // (one-pass xyz) skips them; the whole-tile loader (xy fused) loads them, a few wasted vectors.
 #pragma once
 
+#include "cuda/common/async_copy.cuh"
 #include "cuda/common/vec.cuh"
 #include "cuda/seismic/common.cuh"
 
@@ -54,17 +55,15 @@ __device__ __forceinline__ void for_each_tile_vector(TileShape<R, V> s, int firs
   for (int e = first; e < s.rows() * per_row; e += threads) f(e / per_row, V * (e % per_row));
 }
 
-// d2x + d2y at the thread's V points (tx, ty) from the tile: the x window as 2P / V + 1 vectors
-// of the centre row held in registers, the y taps as 2R + 1 vectors of the thread's column.
+// d2x at the V points P elements right of `window` (a tile row): the x window as 2P / V + 1
+// vectors held in registers.
 template <class T, int R, int V>
-__device__ __forceinline__ Vec<T, V> xy_from_tile(const T* tile, TileShape<R, V> s, int tx, int ty, const Args<T>& a) {
+__device__ __forceinline__ Vec<T, V> x_from_tile_row(const T* window, const Args<T>& a) {
   constexpr int P = TileShape<R, V>::P;
-  const int pitch = s.pitch();
-  const T* centre_row = tile + (ty + R) * pitch + V * tx;  // the window starts P left of the centre
   T w[2 * P + V];
 #pragma unroll
   for (int c = 0; c < (2 * P + V) / V; ++c) {
-    const Vec<T, V> q = load_vec<T, V>(centre_row + c * V);
+    const Vec<T, V> q = load_vec<T, V>(window + c * V);
 #pragma unroll
     for (int e = 0; e < V; ++e) w[c * V + e] = q.v[e];
   }
@@ -76,6 +75,17 @@ __device__ __forceinline__ Vec<T, V> xy_from_tile(const T* tile, TileShape<R, V>
     for (int r = 0; r <= 2 * R; ++r) s_ += a.wx[r] * w[P + e + r - R];
     o.v[e] = s_;
   }
+  return o;
+}
+
+// d2x + d2y at the thread's V points (tx, ty) from the tile: the x window of the centre row, the
+// y taps as 2R + 1 vectors of the thread's column.
+template <class T, int R, int V>
+__device__ __forceinline__ Vec<T, V> xy_from_tile(const T* tile, TileShape<R, V> s, int tx, int ty, const Args<T>& a) {
+  constexpr int P = TileShape<R, V>::P;
+  const int pitch = s.pitch();
+  // The window starts P left of the centre.
+  Vec<T, V> o = x_from_tile_row<T, R, V>(tile + (ty + R) * pitch + V * tx, a);
   const T* column = tile + ty * pitch + P + V * tx;
 #pragma unroll
   for (int r = 0; r <= 2 * R; ++r) {
@@ -86,12 +96,51 @@ __device__ __forceinline__ Vec<T, V> xy_from_tile(const T* tile, TileShape<R, V>
   return o;
 }
 
+// xy_from_tile for MY rows at once (register blocking along y): the thread's outputs at tile rows
+// row0 + R .. row0 + R + MY - 1 of its column. Each of the 2R + MY y-tap rows is loaded once and
+// added to every output it reaches, in the same order (r = 0 .. 2R for each output) as
+// xy_from_tile's, so the sums are the same to the bit. At MY = 2 a thread loads 2R + 2 + 2 (2P / V)
+// vectors for 2V points where xy_from_tile's two calls load 2(2R + 1 + 2P / V).
+template <class T, int R, int V, int MY>
+__device__ __forceinline__ void xy_rows_from_tile(const T* tile, TileShape<R, V> s, int tx, int row0, const Args<T>& a,
+                                                  Vec<T, V> (&o)[MY]) {
+  constexpr int P = TileShape<R, V>::P;
+  const int pitch = s.pitch();
+#pragma unroll
+  for (int m = 0; m < MY; ++m) o[m] = x_from_tile_row<T, R, V>(tile + (row0 + m + R) * pitch + V * tx, a);
+  const T* column = tile + row0 * pitch + P + V * tx;
+#pragma unroll
+  for (int l = 0; l < 2 * R + MY; ++l) {
+    const Vec<T, V> q = load_vec<T, V>(column + l * pitch);
+#pragma unroll
+    for (int m = 0; m < MY; ++m) {
+      const int r = l - m;  // the tap of row l for output m
+      if (r < 0 || r > 2 * R) continue;
+#pragma unroll
+      for (int e = 0; e < V; ++e) o[m].v[e] += a.wy[r] * q.v[e];
+    }
+  }
+}
+
 // Whether the vector at tile (row, col) lies inside the allocation's meaningful part: rows up to
 // the last halo row, vectors starting before the end of the right halo. Vectors beyond serve only
 // outputs outside the interior, which are never stored.
 template <class T, int R, int V>
 __device__ __forceinline__ bool tile_vector_exists(const Args<T>& a, int x0, int j0, int row, int col) {
   return j0 - R + row < a.ny + R && x0 - TileShape<R, V>::P + col < a.nx + R;
+}
+
+// Starts the cp.async copies of plane k's halo into `tile` (the block's tile origin x0, j0; this
+// thread's share, `rank` of `threads`): the vectors tile_vector_exists keeps, committed as one group.
+template <class T, int R, int V>
+__device__ __forceinline__ void start_halo_copies(const Args<T>& a, TileShape<R, V> s, int x0, int j0, int rank,
+                                                  int threads, int k, T* tile) {
+  const T* plane = a.u + a.slice * k;
+  for_each_halo_vector(s, rank, threads, [&](int row, int col) {
+    if (tile_vector_exists<T, R, V>(a, x0, j0, row, col))
+      ptx::copy_async16(tile + row * s.pitch() + col, plane + (x0 - s.P + col) + int64_t(j0 - R + row) * a.line);
+  });
+  ptx::copy_async_commit();
 }
 
 }  // namespace fdstencil::cuda::seismic

@@ -10,6 +10,7 @@
 #include "cuda/seismic/xyz_l1march.cuh"
 #include "cuda/seismic/xyz_onepass.cuh"
 #include "cuda/seismic/xyz_pipelined.cuh"
+#include "cuda/seismic/xyz_pipelined_rows.cuh"
 #include "cuda/seismic/y_smem.cuh"
 #include "cuda/seismic/z_window.cuh"
 
@@ -35,12 +36,16 @@ inline constexpr int kCappedRadius = 3;
 // R = 4 for 2; below those the queue already fits the registers of 8 blocks.
 inline constexpr int kMinZqHalfRadius = 2;
 inline constexpr int kMinZqAllRadius = 4;
+// pipelined's `my` 2 (two rows a thread: xyz_pipelined_rows), with `zq` 0 or 1 and no register
+// cap, up to R = 4: there the two queues already take 125-128 registers (ptxas, sm_90, float),
+// and under the cap of 64 they spilled 112-272 bytes at R = 2..4.
+inline constexpr int kMaxRadiusPipelinedMy2 = 4;
 
-size_t fused_smem(Fused f, const Problem& p, const Block& b, int zq = 0) {
-  const size_t tile = tile_bytes(b.x, b.y, p.stencil.radius, int(dtype_bytes(p.dtype())));
+size_t fused_smem(Fused f, const Problem& p, const Block& b, int zq = 0, int my = 1) {
+  const size_t tile = tile_bytes(b.x, my * b.y, p.stencil.radius, int(dtype_bytes(p.dtype())));
   // The pipelined kernel double-buffers, and its ring holds zq x R queue planes of one 16-byte
-  // vector a thread.
-  const size_t ring = size_t(zq) * p.stencil.radius * b.x * b.y * 16;
+  // vector a thread and row (`my` rows a thread).
+  const size_t ring = size_t(zq) * p.stencil.radius * b.x * b.y * my * 16;
   return f == Fused::pipelined ? 2 * tile + ring : tile;
 }
 
@@ -52,10 +57,18 @@ std::vector<Launch> plan_fused(const Problem& p, const Params& params) {
   Launch l;
   const bool capped = F == Fused::pipelined && params.value("regs", 0) == kPipelinedCap;
   const int zq = F == Fused::pipelined ? params.value("zq", 0) : 0;
-  l.kernel = pick_radius(p.stencil.radius, [capped, zq](auto r) -> const void* {
+  const int my = F == Fused::pipelined ? params.value("my", 1) : 1;
+  l.kernel = pick_radius(p.stencil.radius, [capped, zq, my](auto r) -> const void* {
     constexpr int R = decltype(r)::value;
     if constexpr (F == Fused::xy) return reinterpret_cast<const void*>(xy_fused<T, R, V>);
     if constexpr (F == Fused::onepass) return reinterpret_cast<const void*>(xyz_onepass<T, R, V>);
+    if constexpr (R <= kMaxRadiusPipelinedMy2) {
+      if (my == 2) {
+        if constexpr (R >= kMinZqHalfRadius)
+          if (zq == 1) return reinterpret_cast<const void*>(xyz_pipelined_rows<T, R, V, 0, R, 2>);
+        return reinterpret_cast<const void*>(xyz_pipelined_rows<T, R, V, 0, 0, 2>);
+      }
+    }
     if constexpr (R >= kMinZqHalfRadius) {
       if (zq == 1 && capped) return reinterpret_cast<const void*>(xyz_pipelined<T, R, V, 2, R>);
       if (zq == 1) return reinterpret_cast<const void*>(xyz_pipelined<T, R, V, 0, R>);
@@ -69,13 +82,13 @@ std::vector<Launch> plan_fused(const Problem& p, const Params& params) {
     return reinterpret_cast<const void*>(xyz_pipelined<T, R, V>);
   });
   l.block = dim3(b.x, b.y, 1);
-  l.smem = fused_smem(F, p, b, zq);
+  l.smem = fused_smem(F, p, b, zq, my);
   if (F == Fused::xy) {
     l.grid = plane_grid(p, b, V);
     return {l};
   }
   parse_nw(params, l.nw);
-  if (F == Fused::pipelined) return strip_launches(p, params, l, V, kPipelinedL2Share);
+  if (F == Fused::pipelined) return strip_launches(p, params, l, V, kPipelinedL2Share, my);
   l.grid = march_grid(p, b, V, l.nw);
   return {l};
 }
@@ -91,7 +104,14 @@ std::string fused_cannot_run(const Problem& p, const Params& params) {
   if (zq < 0 || zq > 2) return "zq " + std::to_string(zq) + " must be 0, 1 or 2 (none, R or 2R queue planes in shared memory)";
   if (zq == 1 && R < kMinZqHalfRadius) return "zq 1 is compiled from R = 2 (at R = 1 the queue is 3 registers)";
   if (zq == 2 && R < kMinZqAllRadius) return "zq 2 is compiled from R = 4 (below it zq 1 already fits 64 registers)";
-  const size_t smem = fused_smem(F, p, b, zq);
+  const int my = F == Fused::pipelined ? params.value("my", 1) : 1;
+  if (my != 1 && my != 2) return "my " + std::to_string(my) + " must be 1 or 2 (rows a thread marches)";
+  if (my == 2) {
+    if (R > kMaxRadiusPipelinedMy2) return "my 2 is compiled up to R = 4 (there its two queues take 128 registers)";
+    if (zq == 2) return "my 2 is compiled with zq 0 or 1 (zq 2 reads more from shared memory than my 2 saves)";
+    if (params.value("regs", 0) != 0) return "my 2 is compiled without the register cap (under 64 its queues spilled)";
+  }
+  const size_t smem = fused_smem(F, p, b, zq, my);
   if (smem > kMaxSmemPerBlock)
     return "shared memory of " + std::to_string(smem) + " bytes (block " + params.value("block", std::string()) +
            ", R " + std::to_string(p.stencil.radius) + ") exceeds 227 KB";
@@ -223,7 +243,7 @@ std::vector<Variant> fused_variants() {
   // Defaults from the tuning sweeps on the H100 at 512^3 (bench/results/, docs/seismic.md).
   const Params seed_march = {{"block", "16x16x1"}, {"nw", 16}};
   // pipelined: a tall block; whole planes in the plain order unless asked (seismic/strips.hpp).
-  const Params pipelined = {{"block", "8x32x1"}, {"nw", 16}, {"order", "xyz"}, {"strips", 1}, {"regs", 0}, {"zq", 0}};
+  const Params pipelined = {{"block", "8x32x1"}, {"nw", 16}, {"order", "xyz"}, {"strips", 1}, {"regs", 0}, {"zq", 0}, {"my", 1}};
   // The tuner's spaces: the shapes and lengths of the seis-shapes, seis-tune* and seis-best1024
   // sweeps that came within a few points of the best (docs/seismic.md).
   const Params tile_space = {{"block", {"16x16x1", "32x8x1", "32x16x1", "64x4x1", "16x8x1"}}};
@@ -231,12 +251,14 @@ std::vector<Variant> fused_variants() {
   // pipelined: blocks of 128 threads (seis-pipe3: 16 x 8 and 8 x 16 at nw 6-8 led at R = 2 and 3,
   // 89.0 and 79.6 %), k9's short wide ones, the tall one of R = 8, strips whole or auto, the
   // register cap (without zq R = 3 only; other radii refuse it without a launch), and the z queue
-  // in shared memory (zq: 82.2 % at R = 4 against 70.5 % without, zq/seis-zq.json).
+  // in shared memory (zq: 82.2 % at R = 4 against 70.5 % without, zq/seis-zq.json), and two rows
+  // a thread (my 2: 96.5 % at R = 1 in double against 92.2 %, my2/seis-my1.json; refused above R = 4).
   const Params pipelined_space = {{"block", {"16x8x1", "8x16x1", "32x8x1", "32x4x1", "16x16x1", "8x32x1"}},
                                   {"nw", {4, 6, 8, 16, 32}},
                                   {"strips", {1, 0}},
                                   {"regs", {0, kPipelinedCap}},
-                                  {"zq", {0, 1, 2}}};
+                                  {"zq", {0, 1, 2}},
+                                  {"my", {1, 2}}};
   const Params l1_space = {{"block", {"32x4x1", "16x16x1", "32x8x1", "64x2x1", "16x8x1"}},
                            {"nw", {8, 16, 32, 64}},
                            {"my", {1, 2}},

@@ -7,13 +7,15 @@
 #pragma once
 
 #include "cuda/common/async_copy.cuh"
+#include "cuda/common/thread_ring.cuh"
 #include "cuda/seismic/tile.cuh"
 
 namespace fdstencil::cuda::seismic {
 
 // `ZQ` > 0 keeps the queue's ZQ oldest planes (k - R .. k - R + ZQ - 1) in shared memory instead of
 // registers (the `zq` parameter): each thread owns one 16-byte slot per plane, in a ring of ZQ
-// planes behind the two tiles, and reads and writes only its own slots, so no barrier guards them.
+// planes behind the two tiles (cuda/common/thread_ring.cuh), and reads and writes only its own
+// slots, so no barrier guards them.
 // It costs ZQ shared loads (ZQ + 1 where ZQ > R: the centre, for the tile, comes from the ring
 // too) and one store per plane and frees ZQ 16-byte vectors of registers; see
 // docs/seismic.md, "The z queue in shared memory".
@@ -50,31 +52,21 @@ __global__ void __launch_bounds__(kMarchThreads, Blocks) xyz_pipelined(Args<T> a
   const T* u = a.u + column + a.slice * k0;
   const int centre = (threadIdx.y + R) * s.pitch() + s.P + V * threadIdx.x;
 
-  auto start_halo = [&](int k, T* tile) {
-    const T* plane = a.u + a.slice * k;
-    for_each_halo_vector(s, rank, threads, [&](int row, int col) {
-      if (tile_vector_exists<T, R, V>(a, x0, j0, row, col))
-        ptx::copy_async16(tile + row * s.pitch() + col, plane + (x0 - s.P + col) + int64_t(j0 - R + row) * a.line);
-    });
-    ptx::copy_async_commit();
-  };
+  auto start_halo = [&](int k, T* tile) { start_halo_copies(a, s, x0, j0, rank, threads, k, tile); };
 
   static_assert(ZQ >= 0 && ZQ <= 2 * R, "the newest plane stays in a register");
   constexpr int QR = 2 * R + 1 - ZQ;  // queue planes in registers: k - R + ZQ .. k + R
-  T* const ring = tiles + 2 * s.elems() + V * rank;  // slot i of this thread at ring + i * V * threads
-  auto ring_at = [&](int i) { return ring + i * V * threads; };
-  int head = 0;  // the ring slot of plane k - R
-  auto ring_slot = [&](int r) { return head + r < ZQ ? head + r : head + r - ZQ; };
+  ThreadRing<T, V, ZQ> ring(tiles + 2 * s.elems(), rank, threads);  // entry 0: plane k - R
   Vec<T, V> q[QR] = {};
   // Queue entry r (plane k - R + r), from the ring or a register; r is a constant after unrolling.
-  auto plane = [&](int r) { return r < ZQ ? load_vec<T, V>(ring_at(ring_slot(r))) : q[r < ZQ ? 0 : r - ZQ]; };
+  auto plane = [&](int r) { return r < ZQ ? ring[r] : q[r < ZQ ? 0 : r - ZQ]; };
 
 #pragma unroll
   for (int r = 0; r <= 2 * R; ++r) {
     Vec<T, V> v = {};
     if (loads) v = load_vec<T, V>(u + (r - R) * a.slice);
     if (r < ZQ)
-      store_vec(ring_at(r), v);
+      ring.fill(r, v);
     else
       q[r - ZQ] = v;
   }
@@ -101,10 +93,7 @@ __global__ void __launch_bounds__(kMarchThreads, Blocks) xyz_pipelined(Args<T> a
       }
       store_streaming(a.f + column + a.slice * k, o, a.nx - i0);
     }
-    if constexpr (ZQ > 0) {
-      store_vec(ring_at(head), q[0]);  // plane k - R + ZQ takes the slot of plane k - R, which is done
-      head = head + 1 < ZQ ? head + 1 : 0;
-    }
+    if constexpr (ZQ > 0) ring.push(q[0]);  // plane k - R + ZQ takes the slot of plane k - R, which is done
 #pragma unroll
     for (int r = 0; r < QR - 1; ++r) q[r] = q[r + 1];
     q[QR - 1] = next;

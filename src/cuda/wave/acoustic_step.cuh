@@ -24,6 +24,7 @@
 
 #include "core/acoustic.hpp"
 #include "cuda/common/async_copy.cuh"
+#include "cuda/common/thread_ring.cuh"
 #include "cuda/common/vec.cuh"
 #include "cuda/seismic/tile.cuh"
 
@@ -277,14 +278,11 @@ __device__ __forceinline__ void march_tile(const StepArgs& a, float* tiles, int 
     });
     ptx::copy_async_commit();
   };
-  float* const ring = tiles + 2 * s.elems() + V * rank;  // slot i of this thread at ring + i * V * threads
-  auto ring_at = [&](int i) { return ring + i * V * threads; };
-  int head = 0;  // the ring slot of plane k - R
-  auto ring_slot = [&](int r) { return head + r < ZQ ? head + r : head + r - ZQ; };
+  ThreadRing<float, V, ZQ> ring(tiles + 2 * s.elems(), rank, threads);  // entry 0: plane k - R
   Vec<float, V> q[QR] = {};
   auto put = [&](int r, const Vec<float, V>& v) {
     if (r < ZQ)
-      store_vec(ring_at(r), v);
+      ring.fill(r, v);
     else
       q[r < ZQ ? 0 : r - ZQ] = v;
   };
@@ -306,13 +304,10 @@ __device__ __forceinline__ void march_tile(const StepArgs& a, float* tiles, int 
     if (stores)
       update_points<R, V, true, PX, PY, PZ>(
           a, q[R - ZQ],
-          [&](int r) { return r < ZQ ? load_vec<float, V>(ring_at(ring_slot(r))) : q[r < ZQ ? 0 : r - ZQ]; },
+          [&](int r) { return r < ZQ ? ring[r] : q[r < ZQ ? 0 : r - ZQ]; },
           [&](int c) { return load_vec<float, V>(tile + centre + (c - C) * V); },
           [&](int l) { return load_vec<float, V>(tile + centre + (l - R) * pitch); }, i0, j0, k, tb, te, n, out, m);
-    if constexpr (ZQ > 0) {
-      store_vec(ring_at(head), q[0]);  // plane k - R + ZQ takes the slot of plane k - R, which is done
-      head = head + 1 < ZQ ? head + 1 : 0;
-    }
+    if constexpr (ZQ > 0) ring.push(q[0]);  // plane k - R + ZQ takes the slot of plane k - R, which is done
 #pragma unroll
     for (int r = 0; r < QR - 1; ++r) q[r] = q[r + 1];
     u += a.slice;
