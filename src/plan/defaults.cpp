@@ -123,11 +123,11 @@ constexpr Row kRows[] = {
   // against 8 in the same call: 92.0 / 86.0 % at 256^3, 94.4 / 90.2 at 512x256x256, 92.1 / 92.4
   // at 512^3, 91.3 / 91.1 at 1024^3.
   {Op::laplacian7, 1, 1, S, Type::f32, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0})"},  // 256^3 and 512x256x256: 88.4, 93.2 % (k8_shfl: 85.5 % at 256^3, tune-256.json)
-  {Op::laplacian7, 1, 1, S, Type::f64, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0, "my": 2})"},  // 256^3 and 512x256x256: 93.4, 96.2 % (one row a thread: 92.0, 94.7 %; my2/lap-my-sizes.json)
+  {Op::laplacian7, 1, 1, S, Type::f64, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0, "my": 2})"},  // 256^3: 93.4 % (one row a thread: 92.0 %; my2/lap-my-sizes.json)
   {Op::laplacian7, 1, 1, M, Type::f32, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0})"},  // 94.7-96.1 % from 512x512x256 to 768x512x512 (k8_shfl: 86.4 % at 512^3)
-  {Op::laplacian7, 1, 1, M, Type::f64, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0, "my": 2})"},  // 97.4-97.6 % from 512x512x256 to 768x512x512 (one row a thread: 92.2-93.1 %; my2/lap-my-sizes.json)
+  {Op::laplacian7, 1, 1, M, Type::f64, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0, "my": 2})"},  // 96.2-97.6 % from 512x256x256 to 512^3 (one row a thread: 92.2-94.7 %; my2/lap-my-sizes.json)
   {Op::laplacian7, 1, 1, L, Type::f32, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0})"},  // 94.8-95.7 % from 768x768x512 to 1024^3; 89.1 % with 32 MB planes in 8 strips (79.5 % whole)
-  {Op::laplacian7, 1, 1, L, Type::f64, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0, "my": 2})"},  // 94.7-96.4 % from 768x768x512 to 1024^3 (one row a thread: 91.3-91.7 %; my2/lap-my-sizes.json)
+  {Op::laplacian7, 1, 1, L, Type::f64, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0, "my": 2})"},  // 94.7-97.4 % from 768x512x512 to 1024^3 (one row a thread: 91.3-93.1 %; my2/lap-my-sizes.json)
   // Where the tuned choice cannot run (a grid ny that m does not divide, an unaligned layout):
   // ours at the lap-k8/lap-nzc defaults, then the posts' k5 with m = 1, which runs on anything.
   {Op::laplacian7, 1, 1, Any, Type::any, "k8", R"({"ty": 16, "stages": 4, "nzc": 16})"},

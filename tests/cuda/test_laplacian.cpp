@@ -148,6 +148,9 @@ TEST(CudaLaplacian, PipelinedTileLaunchesOneGridPerStrip) {
   // More strips than tile rows: one tile row each.
   EXPECT_EQ(grids(with({{"strips", 100}})).size(), 17u);
   EXPECT_EQ(grids(with({{"strips", 2}, {"order", "zxy"}})), nlohmann::json::array({"8x1x9", "8x1x8"}));
+  // Two rows a thread: 8 rows a tile, 9 tile rows; in 3 strips of 24, 24 and 20 rows, 3 each.
+  EXPECT_EQ(grids(with({{"my", 2}})), nlohmann::json::array({"1x9x8"}));
+  EXPECT_EQ(grids(with({{"my", 2}, {"strips", 3}})), nlohmann::json::array({"1x3x8", "1x3x8", "1x3x8"}));
 }
 
 TEST(CudaLaplacian, PipelinedTileNamesABadOrderOrStripCount) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cstring>
 #include <cstdio>
 #include <string>
 #include <tuple>
@@ -13,6 +14,9 @@
 #include "core/variant.hpp"
 #include "cuda/device.hpp"
 #include "plan/registry.hpp"
+#include "plan/verify.hpp"
+#include "fdstencil/device_field.hpp"
+#include "fdstencil/tune.hpp"
 
 using namespace fdstencil;
 using namespace fdstencil::bench;
@@ -308,7 +312,8 @@ TEST(CudaSeismic, PipelinedWithTheQueueInSharedMemory) {
 
 // my 2: two adjacent rows a thread (xyz_pipelined_rows). 35 rows in tiles of 16 leave a last
 // tile whose threads have their first row inside and their second outside; 3 x 5 blocks at nw 1
-// make tiles narrower and shorter than the halo.
+// make short marches, 1 x 1 and 8 x 1 blocks tiles narrower (1 x 1 in double) and shorter (two
+// rows) than the halo.
 TEST(CudaSeismic, PipelinedTwoRowsAThread) {
   const Variant* v = nullptr;
   for (const Variant* c : find_variants(Op::d2xyz, "cuda"))
@@ -333,10 +338,65 @@ TEST(CudaSeismic, PipelinedTwoRowsAThread) {
         EXPECT_EQ(two.value("dynamic_smem_bytes", 0), 2 * (16 * vec + 2 * pad) * (16 + 2 * r) * elem + zq * r * 128 * 2 * 16)
             << two.dump();
         expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes, {{"block", "3x5x1"}, {"nw", 1}, {"my", 2}, {"zq", zq}});
+        expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes, {{"block", "1x1x1"}, {"nw", 5}, {"my", 2}, {"zq", zq}});
+        expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes, {{"block", "8x1x1"}, {"nw", 4}, {"my", 2}, {"zq", zq}});
         // 32 rows a block: 35 rows take two tile rows.
         const auto tall = expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes, {{"block", "8x16x1"}, {"nw", 8}, {"my", 2}, {"zq", zq}});
         EXPECT_EQ(grid_of(tall), (std::array<long, 3>{ceil_div(67, 8 * vec), 2, ceil_div(29, 8)})) << tall.dump();
       }
+}
+
+namespace {
+
+// The output of one launch of d2xyz pipelined with `params` on a random field (NaN-poisoned first).
+template <class T>
+HostField<T> pipelined_output(const Variant& v, const Problem& p, const Params& params) {
+  HostField<T> in(p.layout), out(p.layout);
+  fill_random(in, kDefaultSeed);
+  DeviceField<T> d_in(p.layout), d_out(p.layout);
+  d_in.upload(in);
+  d_out.poison();
+  v.prepare(p, merge_params(v, params))->run(d_in.origin(), d_out.origin(), nullptr);
+  cuda::synchronize();
+  d_out.download(out);
+  return out;
+}
+
+// The interior points whose bits differ between two outputs.
+template <class T>
+long differing_points(const HostField<T>& a, const HostField<T>& b, Extents n) {
+  long count = 0;
+  for (int64_t k = 0; k < n.nz; ++k)
+    for (int64_t j = 0; j < n.ny; ++j)
+      for (int64_t i = 0; i < n.nx; ++i) count += std::memcmp(&a.at(i, j, k), &b.at(i, j, k), sizeof(T)) != 0;
+  return count;
+}
+
+template <class T>
+void expect_my_changes_no_bit(const Variant& v, int r, int zq) {
+  const Problem p = make_problem({Op::d2xyz, r, {0.5, 0.25, 2.0}}, Extents{67, 35, 29}, dtype_of<T>(), kAlignBytes);
+  const Params one = {{"block", "16x8x1"}, {"nw", 6}, {"zq", zq}, {"my", 1}};
+  Params two = one;
+  two["my"] = 2;
+  EXPECT_EQ(differing_points(pipelined_output<T>(v, p, one), pipelined_output<T>(v, p, two), p.interior()), 0)
+      << "R " << r << " zq " << zq << " " << sizeof(T) << "-byte";
+}
+
+}  // namespace
+
+// xy_rows_from_tile adds each point's taps in xy_from_tile's order: my 2 gives my 1's bits.
+TEST(CudaSeismic, PipelinedTwoRowsAThreadGiveTheSameBits) {
+  REQUIRE_GPU();
+  const Variant* v = nullptr;
+  for (const Variant* c : find_variants(Op::d2xyz, "cuda"))
+    if (c->name == "pipelined") v = c;
+  ASSERT_NE(v, nullptr);
+  for (int r = 1; r <= 4; ++r)
+    for (int zq : {0, 1}) {
+      if (zq == 1 && r < 2) continue;
+      expect_my_changes_no_bit<float>(*v, r, zq);
+      expect_my_changes_no_bit<double>(*v, r, zq);
+    }
 }
 
 // Shapes for every R (the posts' 64 * (4 / R) rule breaks beyond R = 4): tiles narrower and

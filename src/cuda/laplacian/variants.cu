@@ -317,8 +317,9 @@ std::vector<seismic::Launch> plan_k9(const Problem& p, const Params& params) {
   parse_block(params, b);
   const int my = params.value("my", 1);
   seismic::Launch l;
-  l.kernel = my == 2 ? reinterpret_cast<const void*>(seismic::xyz_pipelined_rows<T, 1, V, 0, 0, 2>)
-                     : reinterpret_cast<const void*>(seismic::xyz_pipelined<T, 1, V>);
+  l.kernel = my == 2   ? reinterpret_cast<const void*>(seismic::xyz_pipelined_rows<T, 1, V, 0, 0, 2>)
+             : my == 1 ? reinterpret_cast<const void*>(seismic::xyz_pipelined<T, 1, V>)
+                       : nullptr;  // refused by k9_cannot_run
   l.block = dim3(b.x, b.y, 1);
   seismic::parse_nw(params, l.nw);
   l.smem = 2 * seismic::tile_bytes(b.x, my * b.y, 1, int(sizeof(T)));  // double-buffered

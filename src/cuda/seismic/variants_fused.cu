@@ -62,12 +62,16 @@ std::vector<Launch> plan_fused(const Problem& p, const Params& params) {
     constexpr int R = decltype(r)::value;
     if constexpr (F == Fused::xy) return reinterpret_cast<const void*>(xy_fused<T, R, V>);
     if constexpr (F == Fused::onepass) return reinterpret_cast<const void*>(xyz_onepass<T, R, V>);
-    if constexpr (R <= kMaxRadiusPipelinedMy2) {
-      if (my == 2) {
-        if constexpr (R >= kMinZqHalfRadius)
-          if (zq == 1) return reinterpret_cast<const void*>(xyz_pipelined_rows<T, R, V, 0, R, 2>);
+    if (my == 2) {  // no instance (nullptr) where cannot_run refuses: never my 1's kernel on my 2's grid
+      if constexpr (R <= kMaxRadiusPipelinedMy2) {
+        if (capped || zq == 2) return nullptr;
+        if (zq == 1) {
+          if constexpr (R >= kMinZqHalfRadius) return reinterpret_cast<const void*>(xyz_pipelined_rows<T, R, V, 0, R, 2>);
+          return nullptr;
+        }
         return reinterpret_cast<const void*>(xyz_pipelined_rows<T, R, V, 0, 0, 2>);
       }
+      return nullptr;
     }
     if constexpr (R >= kMinZqHalfRadius) {
       if (zq == 1 && capped) return reinterpret_cast<const void*>(xyz_pipelined<T, R, V, 2, R>);
