@@ -664,7 +664,10 @@ def fig_tuning(ds):
         bar_labels(ax, bars, ys, fontsize=6.5)
     ref_lines_h(ax, ds, pct=True)
     ax.set_xticks(range(len(groups)))
-    ax.set_xticklabels([f"{size_label(s)}  {dt}" for s, dt in groups])
+    # Past 8 groups the labels ("1024x1024x768  double") no longer fit side by side: slant them.
+    slant = len(groups) > 8
+    ax.set_xticklabels([f"{size_label(s)}  {dt}" for s, dt in groups], rotation=35 if slant else 0,
+                       ha="right" if slant else "center", fontsize=8 if slant else None)
     ax.set_xlim(-0.5, len(groups) - 0.5)
     ax.set_ylim(0, 112)
     ax.set_xlabel("grid and dtype")
