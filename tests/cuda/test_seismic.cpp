@@ -55,6 +55,13 @@ std::array<long, 3> grid_of(const nlohmann::json& rec) {
 
 long ceil_div(long n, long d) { return (n + d - 1) / d; }
 
+// d2xyz `pipelined` in the CUDA registry (nullptr if it is missing).
+const Variant* pipelined_variant() {
+  for (const Variant* c : find_variants(Op::d2xyz, "cuda"))
+    if (c->name == "pipelined") return c;
+  return nullptr;
+}
+
 // Which (variant, type, layout) pairs are refused by design, with the word the reason must carry.
 // A variant is scalar when it loads one element at a time: the baselines, the scalar window, and
 // a vec_bytes that holds one element (ours in double at its default of 8 bytes).
@@ -215,9 +222,7 @@ TEST(CudaSeismic, ZWindowChunkFirstOrder) {
 // The automatic count is one strip on a field this small; above one it ran only in the benchmarks
 // (4 strips at 1024^3, plan-check-xyz.json), which verify before they time.
 TEST(CudaSeismic, PipelinedInStripsAndOrders) {
-  const Variant* v = nullptr;
-  for (const Variant* c : find_variants(Op::d2xyz, "cuda"))
-    if (c->name == "pipelined") v = c;
+  const Variant* v = pipelined_variant();
   ASSERT_NE(v, nullptr);
   const Problem p = make_problem({Op::d2xyz, 4, {}}, Extents{67, 35, 29}, DType::f32, kAlignBytes);
   EXPECT_NE(v->cannot_run(p, merge_params(*v, {{"order", "yxz"}})).find("order 'yxz'"), std::string::npos);
@@ -245,9 +250,7 @@ TEST(CudaSeismic, PipelinedInStripsAndOrders) {
 // uncapped march takes more than 64 registers, the capped at most 64); in double the uncapped one
 // already fits in 64 (62 on the H100), so there only the field is checked.
 TEST(CudaSeismic, PipelinedUnderARegisterCap) {
-  const Variant* v = nullptr;
-  for (const Variant* c : find_variants(Op::d2xyz, "cuda"))
-    if (c->name == "pipelined") v = c;
+  const Variant* v = pipelined_variant();
   ASSERT_NE(v, nullptr);
   for (int r : {1, 2, 4, 5, 8}) {
     const Problem p = make_problem({Op::d2xyz, r, {}}, Extents{67, 35, 29}, DType::f32, kAlignBytes);
@@ -274,9 +277,7 @@ TEST(CudaSeismic, PipelinedUnderARegisterCap) {
 // never turned) and 6 (turned several times, and the last chunk short). Where it is not compiled
 // the refusal says so, on the host.
 TEST(CudaSeismic, PipelinedWithTheQueueInSharedMemory) {
-  const Variant* v = nullptr;
-  for (const Variant* c : find_variants(Op::d2xyz, "cuda"))
-    if (c->name == "pipelined") v = c;
+  const Variant* v = pipelined_variant();
   ASSERT_NE(v, nullptr);
   const auto problem = [](int r) { return make_problem({Op::d2xyz, r, {}}, Extents{67, 35, 29}, DType::f32, kAlignBytes); };
   EXPECT_NE(v->cannot_run(problem(4), merge_params(*v, {{"zq", 3}})).find("zq 3"), std::string::npos);
@@ -315,9 +316,7 @@ TEST(CudaSeismic, PipelinedWithTheQueueInSharedMemory) {
 // make short marches, 1 x 1 and 8 x 1 blocks tiles narrower (1 x 1 in double) and shorter (two
 // rows) than the halo.
 TEST(CudaSeismic, PipelinedTwoRowsAThread) {
-  const Variant* v = nullptr;
-  for (const Variant* c : find_variants(Op::d2xyz, "cuda"))
-    if (c->name == "pipelined") v = c;
+  const Variant* v = pipelined_variant();
   ASSERT_NE(v, nullptr);
   const auto problem = [](int r) { return make_problem({Op::d2xyz, r, {}}, Extents{67, 35, 29}, DType::f32, kAlignBytes); };
   EXPECT_NE(v->cannot_run(problem(4), merge_params(*v, {{"my", 3}})).find("my 3"), std::string::npos);
@@ -387,9 +386,7 @@ void expect_my_changes_no_bit(const Variant& v, int r, int zq) {
 // xy_rows_from_tile adds each point's taps in xy_from_tile's order: my 2 gives my 1's bits.
 TEST(CudaSeismic, PipelinedTwoRowsAThreadGiveTheSameBits) {
   REQUIRE_GPU();
-  const Variant* v = nullptr;
-  for (const Variant* c : find_variants(Op::d2xyz, "cuda"))
-    if (c->name == "pipelined") v = c;
+  const Variant* v = pipelined_variant();
   ASSERT_NE(v, nullptr);
   for (int r = 1; r <= 4; ++r)
     for (int zq : {0, 1}) {
