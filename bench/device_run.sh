@@ -24,6 +24,28 @@
 #              (the plan after the defaults took them), tile-helpers-tests. The
 #              Laplacian's register caps (lap-k9-regs*.json) were a k9 parameter, measured slower
 #              and removed (docs/laplacian.md)
+# The TMA tile ring (issue 13, eighth session: d2xyz `tma`, xyz_tma.cuh):
+#   build-tma  the CLI and the CUDA tests only
+#   tma-tests  its GPU test, the registry and refusal tests; the test under memcheck and racecheck
+#   tma-r4     R = 4 float at 512^3: block x nw x ahead x zq, beside the plan's defaults (zq, the
+#              planes below the centre from the ring, was a parameter then: measured, removed)
+#   tma-r4b    R = 4 float at 512^3: larger blocks, longer chunks, the register cap (regs 64)
+#   tma-ncu    Nsight Compute's sections of tma's best R = 4 launch so far and of the plan's
+#              pipelined; bench --profile (DRAM, L2, L1 bytes) of both
+#   tma-radii  R = 1..8 float at 512^3 over the shapes that led at R = 4, beside the plan
+#   tma-1024   R = 4..8 float at 1024^3 (strips 0 and 1) in the shapes that led at 512^3, beside the plan
+#   tma-double R = 4 double at 512^3 and 1024^3
+#   tma-caps   the register caps regs 80 (R = 5; double R = 4) and 96 (R = 6, 7) against none, 512^3
+#              whole and 1024^3 in strips
+#   tma-plan-check2  the plan after the defaults took the caps: R = 4..8 float, R = 4 double, 512^3
+#              and 1024^3; counters of the capped R = 5 and 6 defaults at 512^3
+#   tma-final  after the march's block geometry became one helper (tile.cuh MarchBlock; the
+#              pipelined and Laplacian cubins stayed byte for byte, tma's did not): the plan as
+#              tma-plan-check2, into tma-final*.json
+#   tma-generic-tests  the seismic tests that run every variant (every R, layouts, blocks, nw), the
+#              defaults and plan tests
+#   tma-plan-check  the plan after the defaults took tma: R = 4..8 float and R = 4 double, 512^3 and
+#              1024^3; counters (bench --profile) of the new defaults
 #   lap-sizes  part 4 figure 1: 256^3 -> 1024^3, one dimension stepped by 256 at a time
 #   lap-m      part 3 tables: tiling factor m = 1..16 for k2-k5
 #   lap-planes part 4 figure 3: the xy-plane sweep across the L2 cliff
@@ -829,6 +851,107 @@ stage_plan-check4() {
     --param block=16x8x1 --param nw=6 --param regs=64 --param strips=0 --reps 10
   prof prof-k9-my --op laplacian7 --variant k9 --param my=1,2 --size 512,512,512 --size 1024,1024,1024 \
     --dtype double --reps 5
+}
+
+stage_build-tma() {  # the CLI and the CUDA tests only: what the tma stages need
+  nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.mem --format=csv | tee -a "$LOG"
+  cmake --preset default -DFDSTENCIL_CUDA=ON >/tmp/build.log 2>&1 &&
+    cmake --build --preset default --target fdstencil_cli test_cuda -j "$(nproc)" >>/tmp/build.log 2>&1 ||
+    { tail -50 /tmp/build.log | tee -a "$LOG"; exit 1; }
+  echo "build-tma ok"
+}
+
+stage_tma-tests() {
+  gpu_tests tma-tests 'CudaSeismic.TmaTileRing:CudaSeismic.RegistryHoldsEveryFamily:CudaSeismic.RefusalsAreExactlyTheDesignedOnes' 240
+  SANITIZE_FILTER='CudaSeismic.TmaTileRing' SANITIZE_TIMEOUT=200 stage_sanitize
+}
+
+stage_tma-r4() {
+  bench tma-r4 --op d2xyz --variant tma --radius 4 --size 512,512,512 --dtype float \
+    --param block=8x16x1,16x8x1,16x16x1,32x8x1 --param nw=8,16 --param ahead=1,2,3 --param zq=0,1 --reps 10
+  bench tma-r4-plan --op d2xyz --variant plan --no-cache --radius 4 --size 512,512,512 --dtype float --reps 10
+}
+
+stage_tma-r4b() {
+  bench tma-r4b --op d2xyz --variant tma --radius 4 --size 512,512,512 --dtype float \
+    --param block=16x16x1,16x32x1,32x16x1,8x32x1 --param nw=16,32,64 --param ahead=2 --param regs=0,64 --reps 10
+}
+
+stage_tma-ncu() {
+  ncu_sections tma4 xyz_tma --op d2xyz --variant tma --radius 4 --param block=16x16x1 --param nw=16 --param ahead=3
+  ncu_sections pipe4zq xyz_pipelined --op d2xyz --variant pipelined --radius 4 --param block=8x16x1 --param nw=8 \
+    --param zq=1
+  prof tma-prof4 --op d2xyz --variant tma --radius 4 --size 512,512,512 --dtype float --param block=16x16x1 \
+    --param nw=16 --param ahead=3 --reps 5
+  prof tma-prof4-plan --op d2xyz --variant plan --no-cache --radius 4 --size 512,512,512 --dtype float --reps 5
+}
+
+stage_tma-radii() {
+  bench tma-radii --op d2xyz --variant tma --radius "${TMA_RADII:-1,2,3,5,6,7,8}" --size 512,512,512 --dtype float \
+    --param block="${TMA_BLOCKS:-8x16x1,16x16x1,8x32x1,16x32x1}" --param nw="${TMA_NW:-16}" \
+    --param ahead="${TMA_AHEAD:-1,2}" --reps 10
+  bench tma-radii-plan --op d2xyz --variant plan --no-cache --radius 1,2,3,4,5,6,7,8 --size 512,512,512 --dtype float --reps 10
+}
+
+stage_tma-1024() {
+  bench tma-1024 --op d2xyz --variant tma --radius "${TMA_RADII:-4,5,6,7,8}" --size 1024,1024,1024 --dtype float \
+    --param block="${TMA_BLOCKS:-8x16x1,16x16x1}" --param nw="${TMA_NW:-16}" --param ahead="${TMA_AHEAD:-2}" \
+    --param strips=0,1 --reps 10
+  bench tma-1024-cap --op d2xyz --variant tma --radius 4 --size 1024,1024,1024 --dtype float \
+    --param block=16x32x1 --param nw=16 --param ahead=2 --param regs=64 --param strips=0,1 --reps 10
+  bench tma-1024-plan --op d2xyz --variant plan --no-cache --radius "${TMA_RADII:-4,5,6,7,8}" --size 1024,1024,1024 \
+    --dtype float --reps 10
+}
+
+stage_tma-double() {
+  bench tma-double --op d2xyz --variant tma --radius 4 --size 512,512,512 --size 1024,1024,1024 --dtype double \
+    --param block="${TMA_BLOCKS:-8x16x1,16x16x1,8x32x1,16x32x1}" --param nw=16 --param ahead="${TMA_AHEAD:-1,2}" \
+    --param strips=0 --reps 10
+  bench tma-double-cap --op d2xyz --variant tma --radius 4 --size 512,512,512 --size 1024,1024,1024 --dtype double \
+    --param block=16x16x1,16x32x1,32x16x1 --param nw=16 --param ahead=1,2 --param regs=64 --param strips=0 --reps 10
+  bench tma-double-plan --op d2xyz --variant plan --no-cache --radius 4 --size 512,512,512 --size 1024,1024,1024 \
+    --dtype double --reps 10
+}
+
+stage_tma-caps() {
+  bench tma-caps512 --op d2xyz --variant tma --radius 5 --size 512,512,512 --dtype float \
+    --param block=8x16x1,16x16x1 --param nw=16 --param ahead=2 --param regs=0,80 --reps 10
+  bench tma-caps512-67 --op d2xyz --variant tma --radius 6,7 --size 512,512,512 --dtype float \
+    --param block=8x16x1,16x16x1 --param nw=16 --param ahead=1,2 --param regs=0,96 --reps 10
+  bench tma-caps1024 --op d2xyz --variant tma --radius 5 --size 1024,1024,1024 --dtype float \
+    --param block=8x16x1,16x16x1 --param nw=16 --param ahead=2 --param regs=0,80 --param strips=0 --reps 10
+  bench tma-caps1024-67 --op d2xyz --variant tma --radius 6,7 --size 1024,1024,1024 --dtype float \
+    --param block=8x16x1,16x16x1 --param nw=16 --param ahead=2 --param regs=0,96 --param strips=0 --reps 10
+  bench tma-caps-double --op d2xyz --variant tma --radius 4 --size 512,512,512 --size 1024,1024,1024 --dtype double \
+    --param block=8x16x1,16x16x1 --param nw=16 --param ahead=2 --param regs=0,80 --param strips=0 --reps 10
+}
+
+stage_tma-plan-check2() {
+  bench tma-plan-check2 --op d2xyz --variant plan --no-cache --radius 4,5,6,7,8 --size 512,512,512 \
+    --size 1024,1024,1024 --dtype float --reps 10
+  bench tma-plan-check2-double --op d2xyz --variant plan --no-cache --radius 4 --size 512,512,512 \
+    --size 1024,1024,1024 --dtype double --reps 10
+  prof tma-prof-caps --op d2xyz --variant plan --no-cache --radius 5,6 --size 512,512,512 --dtype float --reps 5
+}
+
+stage_tma-final() {
+  bench tma-final --op d2xyz --variant plan --no-cache --radius 4,5,6,7,8 --size 512,512,512 \
+    --size 1024,1024,1024 --dtype float --reps 10
+  bench tma-final-double --op d2xyz --variant plan --no-cache --radius 4 --size 512,512,512 \
+    --size 1024,1024,1024 --dtype double --reps 10
+}
+
+stage_tma-generic-tests() {
+  gpu_tests tma-generic-tests 'CudaSeismic.*:Defaults.*:CudaPlan.*-CudaSeismic.Ring*:CudaSeismic.Pipelined*' 420
+}
+
+stage_tma-plan-check() {
+  bench tma-plan-check --op d2xyz --variant plan --no-cache --radius 4,5,6,7,8 --size 512,512,512 \
+    --size 1024,1024,1024 --dtype float --reps 10
+  bench tma-plan-check-double --op d2xyz --variant plan --no-cache --radius 4 --size 512,512,512 \
+    --size 1024,1024,1024 --dtype double --reps 10
+  prof tma-prof-defaults --op d2xyz --variant plan --no-cache --radius 5,6,8 --size 512,512,512 --dtype float --reps 5
+  prof tma-prof-double --op d2xyz --variant plan --no-cache --radius 4 --size 1024,1024,1024 --dtype double --reps 5
 }
 
 # After x_from_tile_row and start_halo_copies (tile.cuh) took the code xy_from_tile and both

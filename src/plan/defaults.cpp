@@ -92,6 +92,15 @@ constexpr Row kRows[] = {
   {Op::d2xyz, 2, 2, M, Type::any, "pipelined", R"({"block": "8x16x1", "nw": 8})"},   // 89.0 % (16 x 8: 88.4 %; the ring: 78.6 %)
   {Op::d2xyz, 3, 3, M, Type::f32, "pipelined", R"({"block": "8x16x1", "nw": 6, "zq": 1})"},  // 85.7 %, the queue's lower planes in shared memory, 56 registers (under the 64 cap without: 84.9 %, seis-pipe-cap.json; my2/seis-zq3-1024.json)
   {Op::d2xyz, 3, 3, M, Type::any, "pipelined", R"({"block": "16x8x1", "nw": 6})"},   // double: 82.9 % (capped: 81.9 %); float 79.6 %
+  // From R = 5 in float and at R = 4 in double: our TMA tile ring (issue 13, eighth session:
+  // bench/results/nvidia-h100/tma/, each beside the plan's previous choice in the same call or,
+  // for the register caps (regs), beside the uncapped kernel: tma-caps*.json; R = 8 from
+  // tma-radii.json and tma-1024.json). Double at R = 5..8 was not run and keeps the rows after.
+  {Op::d2xyz, 4, 4, M, Type::f64, "tma", R"({"block": "16x16x1", "nw": 16, "ahead": 2, "regs": 80, "strips": 0})"},  // double: 77.0 % in 4 strips (uncapped: 76.2 %; the ring: 75.2 %)
+  {Op::d2xyz, 5, 5, M, Type::f32, "tma", R"({"block": "16x16x1", "nw": 16, "ahead": 2, "regs": 80})"},  // 83.7 % (uncapped: 76.8 %; the ring: 74.3 %)
+  {Op::d2xyz, 6, 6, M, Type::f32, "tma", R"({"block": "8x16x1", "nw": 16, "ahead": 1, "regs": 96})"},   // 75.7 % (uncapped: 69.9 %; the ring: 61.6 %)
+  {Op::d2xyz, 7, 7, M, Type::f32, "tma", R"({"block": "16x16x1", "nw": 16, "ahead": 2, "regs": 96})"},  // 67.4 % (uncapped: 67.1 %; the ring: 65.5-66.1 %)
+  {Op::d2xyz, 8, 8, M, Type::f32, "tma", R"({"block": "16x16x1", "nw": 16, "ahead": 2})"},  // 59.5 % (pipelined: 53.1 %)
   {Op::d2xyz, 4, 4, M, Type::f64, "ring", R"({"ahead": 2, "block": "16x16x1", "my": 1, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // double: 75.3 % (my 0, i.e. 2: 51.8 %; ring-floor-double.json)
   {Op::d2xyz, 4, 4, M, Type::any, "pipelined", R"({"block": "8x16x1", "nw": 8, "zq": 1})"},  // 82.2 %, the queue's R planes below the centre in shared memory (without: 70.5 %; the ring: 75.2 %; zq/seis-zq.json)
   {Op::d2xyz, 5, 5, M, Type::any, "ring", R"({"ahead": 2, "block": "16x16x1", "floor": 0, "my": 0, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // 73.9 % (floor 1: 64.9 %)
@@ -103,6 +112,11 @@ constexpr Row kRows[] = {
   {Op::d2xyz, 2, 2, L, Type::any, "pipelined", R"({"block": "16x8x1", "nw": 6, "strips": 0})"},  // 84.8 % in 4 strips (whole: 73.3 %, 32 x 8 nw 8; the ring: 77.3 %); double through the plan: 85.0 % (plan-check2.json)
   {Op::d2xyz, 3, 3, L, Type::f32, "pipelined", R"({"block": "16x8x1", "nw": 6, "strips": 0, "zq": 1})"},  // 82.4 % (under the 64 cap without zq: 82.0 %, seis-pipe-cap-1024.json; my2/seis-zq3-1024.json)
   {Op::d2xyz, 3, 3, L, Type::any, "pipelined", R"({"block": "16x8x1", "nw": 6, "strips": 0})"},  // double through the plan: 81.9 % (plan-check2.json)
+  {Op::d2xyz, 4, 4, L, Type::f64, "tma", R"({"block": "16x16x1", "nw": 16, "ahead": 2, "regs": 80, "strips": 0})"},  // double: 77.3 % in 16 strips (uncapped: 77.1 %; the ring: 69.2 %)
+  {Op::d2xyz, 5, 5, L, Type::f32, "tma", R"({"block": "16x16x1", "nw": 16, "ahead": 2, "regs": 80, "strips": 0})"},  // 75.5 % (uncapped: 73.7 %; the ring: 69.5 %)
+  {Op::d2xyz, 6, 6, L, Type::f32, "tma", R"({"block": "16x16x1", "nw": 16, "ahead": 2, "regs": 96, "strips": 0})"},  // 70.8 % (uncapped: 70.1 %; the ring: 61.2 %)
+  {Op::d2xyz, 7, 7, L, Type::f32, "tma", R"({"block": "16x16x1", "nw": 16, "ahead": 2, "regs": 96, "strips": 0})"},  // 64.5 % (uncapped: 64.4 %; the ring: 60.6 %)
+  {Op::d2xyz, 8, 8, L, Type::f32, "tma", R"({"block": "16x16x1", "nw": 16, "ahead": 2, "strips": 0})"},  // 56.6 % (pipelined: 48.8 %)
   {Op::d2xyz, 4, 4, L, Type::f64, "ring", R"({"ahead": 2, "block": "16x16x1", "my": 1, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // double, as at 512^3 (not run at 1024^3): my 2 spills there
   {Op::d2xyz, 4, 4, L, Type::any, "pipelined", R"({"block": "8x16x1", "nw": 8, "strips": 0, "zq": 1})"},  // 76.3 % in strips (without zq: 69.7 %; the ring: 73.1 %; zq/seis-zq-1024.json)
   {Op::d2xyz, 5, 5, L, Type::any, "ring", R"({"ahead": 2, "block": "16x16x1", "floor": 0, "my": 0, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // 69.5 % (floor 1: 65.1 %)

@@ -106,7 +106,7 @@ TEST(CudaSeismic, RegistryHoldsEveryFamily) {
       {Op::d2y, {"baseline", "vec", "vec_smem"}},
       {Op::d2z, {"baseline", "window", "window_vec", "ring"}},
       {Op::d2xy, {"baseline", "fused"}},
-      {Op::d2xyz, {"baseline", "onepass", "pipelined", "l1march", "3pass", "2pass", "ring"}},
+      {Op::d2xyz, {"baseline", "onepass", "pipelined", "l1march", "3pass", "2pass", "ring", "tma"}},
   };
   for (const auto& [op, names] : expected) {
     std::vector<std::string> have;
@@ -414,6 +414,14 @@ TEST(CudaSeismic, BlockShapes) {
             EXPECT_NE(why.find(ring_too_many ? "at most 256" : "227 KB"), std::string::npos) << block << ": " << why;
             continue;
           }
+          // tma: one box a tile, at most 256 elements a side (64 x 4 floats and the halo are 264).
+          const int pad = (r + 3) / 4 * 4;
+          if (v->name == "tma" && (bx * 4 + 2 * pad > 256 || by + 2 * r > 256)) {
+            const Problem p = make_problem({op, r, {}}, Extents{37, 23, 19}, DType::f32, kAlignBytes);
+            const std::string why = v->cannot_run(p, merge_params(*v, {{"block", block}}));
+            EXPECT_NE(why.find("256 a side"), std::string::npos) << block << ": " << why;
+            continue;
+          }
           expect_result(*v, {37, 23, 19}, r, DType::f32, kAlignBytes, {{"block", block}});
         }
       }
@@ -601,4 +609,78 @@ TEST(CudaSeismic, RingNeedsReadableBytesPastTheField) {
         EXPECT_EQ(why(3), "");  // 3 floats = 12 bytes
       }
     }
+}
+
+namespace {
+
+// d2xyz `tma` in the CUDA registry (nullptr if it is missing).
+const Variant* tma_variant() {
+  for (const Variant* c : find_variants(Op::d2xyz, "cuda"))
+    if (c->name == "tma") return c;
+  return nullptr;
+}
+
+}  // namespace
+
+// d2xyz `tma`: plane tiles by the tensor memory accelerator into a ring of R + 1 + `ahead` tiles.
+// Every R, both types; ahead 0 (the newest tile asked for in the step that reads it) to 3; nw 1
+// (a chunk shorter than the ring), 6 and 300 (more planes than the field: one chunk); strips and
+// chunk-first; blocks of 1 x 1 (a tile narrower and shorter than its halo), 3 x 5 and 16 x 8; and
+// an x-line of 30 elements in a 32-element line, where the map's x extent (pad + nx + R: 35 floats
+// or 33 doubles at R = 1) runs past the line stride. The register caps (regs 64, 80, 96) where
+// they are compiled. Refusals on the host.
+TEST(CudaSeismic, TmaTileRing) {
+  const Variant* v = tma_variant();
+  ASSERT_NE(v, nullptr);
+  const auto problem = [](int r, DType t) { return make_problem({Op::d2xyz, r, {}}, Extents{67, 35, 29}, t, kAlignBytes); };
+  EXPECT_NE(v->cannot_run(problem(4, DType::f32), merge_params(*v, {{"ahead", 9}})).find("ahead 9"), std::string::npos);
+  EXPECT_NE(v->cannot_run(problem(4, DType::f32), merge_params(*v, {{"ahead", -1}})).find("ahead -1"), std::string::npos);
+  // 62 x 4 floats and 4 + 4 of halo: 256, the largest box; 63 x 4 + 8 is 260.
+  EXPECT_EQ(v->cannot_run(problem(4, DType::f32), merge_params(*v, {{"block", "62x2x1"}})), "");
+  EXPECT_NE(v->cannot_run(problem(4, DType::f32), merge_params(*v, {{"block", "63x2x1"}})).find("256 a side"),
+            std::string::npos);
+  EXPECT_NE(v->cannot_run(problem(8, DType::f32), merge_params(*v, {{"block", "1x241x1"}})).find("256 a side"),
+            std::string::npos);
+  // R = 8, ahead 8: 17 tiles of (32 x 4 + 16) x (16 + 16) floats, 18 KB each.
+  EXPECT_NE(v->cannot_run(problem(8, DType::f32), merge_params(*v, {{"block", "32x16x1"}, {"ahead", 8}})).find("227 KB"),
+            std::string::npos);
+  EXPECT_NE(v->cannot_run(problem(4, DType::f32), merge_params(*v, {{"order", "yxz"}})).find("order"), std::string::npos);
+  EXPECT_NE(v->cannot_run(problem(4, DType::f32), merge_params(*v, {{"regs", 32}})).find("regs 32"), std::string::npos);
+  for (int r : {1, 2, 5, 8})
+    EXPECT_NE(v->cannot_run(problem(r, DType::f32), merge_params(*v, {{"regs", 64}})).find("R = 3 and 4"), std::string::npos);
+  EXPECT_NE(v->cannot_run(problem(6, DType::f32), merge_params(*v, {{"regs", 80}})).find("R = 4 and 5"), std::string::npos);
+  EXPECT_NE(v->cannot_run(problem(8, DType::f32), merge_params(*v, {{"regs", 96}})).find("R = 6 and 7"), std::string::npos);
+  // A view with nothing readable before its halo: at R = 1 the first tile starts 3 floats earlier.
+  {
+    const Extents n{67, 35, 29};
+    const Problem bare{{Op::d2xyz, 1, {}}, Layout::strided(n, 1, 4, 96, 96 * 37, 128, 1024, 0)};
+    EXPECT_NE(v->cannot_run(bare, merge_params(*v, Params::object())).find("readable elements"), std::string::npos);
+    const Problem headed{{Op::d2xyz, 1, {}}, Layout::strided(n, 1, 4, 96, 96 * 37, 128, 1024, 3)};
+    EXPECT_EQ(v->cannot_run(headed, merge_params(*v, Params::object())), "");
+  }
+  if (cuda::device_count() == 0) GTEST_SKIP() << "no GPU: " << cuda::no_device_reason();
+  for (int r = 1; r <= kMaxRadius; ++r)
+    for (DType t : {DType::f32, DType::f64}) {
+      const int e = int(dtype_bytes(t)), vec = 16 / e, pad = (r + vec - 1) / vec * vec;
+      const auto rec = expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes,
+                                       {{"block", "16x8x1"}, {"nw", 6}, {"strips", 3}, {"order", "zxy"}, {"ahead", 1}});
+      // The ring: R + 1 + ahead tiles of (16 V + 2 pad) x (8 + 2R), each on 128 bytes, and two
+      // 8-byte barriers a tile.
+      const long tiles = r + 1 + 1, tile = (16L * vec + 2 * pad) * (8 + 2 * r) * e;
+      EXPECT_EQ(rec.value("dynamic_smem_bytes", 0L), tiles * ((tile + 127) / 128 * 128) + 16 * tiles) << rec.dump();
+      expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes, {{"block", "3x5x1"}, {"nw", 1}, {"ahead", 0}});
+      expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes, {{"block", "1x1x1"}, {"nw", 5}, {"ahead", 3}});
+      const auto one = expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes, {{"block", "8x16x1"}, {"nw", 300}, {"ahead", 2}});
+      EXPECT_EQ(grid_of(one), (std::array<long, 3>{ceil_div(67, 8 * vec), 3, 1})) << one.dump();
+      expect_verified(*v, {30, 9, 7}, r, t, kAlignBytes, {{"block", "4x4x1"}, {"nw", 3}, {"ahead", 2}});
+    }
+  // The register caps: other instances, each within its count.
+  for (const auto& [cap, r_lo, r_hi] : {std::array<int, 3>{64, 3, 4}, {80, 4, 5}, {96, 6, 7}})
+    for (int r = r_lo; r <= r_hi; ++r)
+      for (DType t : {DType::f32, DType::f64})
+        for (const char* block : {"16x16x1", "3x5x1", "16x32x1"}) {
+          const auto rec = expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes,
+                                           {{"block", block}, {"nw", 6}, {"strips", 2}, {"ahead", 2}, {"regs", cap}});
+          EXPECT_LE(rec.value("regs", 1000), cap) << rec.dump();
+        }
 }

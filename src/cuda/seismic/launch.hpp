@@ -14,6 +14,7 @@
 #include "cuda/common/block.hpp"
 #include "cuda/common/check.hpp"
 #include "cuda/common/resources.hpp"
+#include "cuda/common/tensor_map.hpp"
 #include "cuda/seismic/common.cuh"
 
 namespace fdstencil::cuda::seismic {
@@ -28,6 +29,13 @@ struct Launch {
   // A launch over interior rows y_begin .. y_begin + y_count - 1 only (0: every row): the
   // kernel sees a field of y_count lines starting there, whose y halo is its neighbours' rows.
   int y_begin = 0, y_count = 0;
+  // Kernels whose tiles come by the tensor memory accelerator (xyz_tma.cuh) take a tensor map
+  // after the argument block, encoded at each run for the launch's field: from point (-pad, -R,
+  // -R), boxes of box_x by box_y by 1 elements. box_x 0: no map.
+  struct TensorBox {
+    int pad = 0;
+    unsigned box_x = 0, box_y = 0;
+  } tensor_box;
 };
 
 // One launch, or the passes of a multi-pass pipeline run in order on the same fields.
@@ -105,6 +113,7 @@ class SeismicLauncher final : public Launcher {
     launches_ = plan(p, params);
     const StencilWeights sw = stencil_weights(p.stencil);
     const Extents n = p.interior();
+    radius_ = p.stencil.radius;
     Args<T> a{};
     a.nx = int(n.nx);
     a.ny = int(n.ny);
@@ -138,8 +147,14 @@ class SeismicLauncher final : public Launcher {
       Args<T> a = args_[i];
       a.u = static_cast<const T*>(in) + int64_t(l.y_begin) * a.line;
       a.f = static_cast<T*>(out) + int64_t(l.y_begin) * a.line;
-      void* args[] = {&a};
-      FDS_CUDA_CHECK(cudaLaunchKernel(l.kernel, l.grid, l.block, args, l.smem, stream));
+      if (l.tensor_box.box_x > 0) {
+        const CUtensorMap map = tensor_map(a, l.tensor_box);
+        void* args[] = {&a, const_cast<CUtensorMap*>(&map)};
+        FDS_CUDA_CHECK(cudaLaunchKernel(l.kernel, l.grid, l.block, args, l.smem, stream));
+      } else {
+        void* args[] = {&a};
+        FDS_CUDA_CHECK(cudaLaunchKernel(l.kernel, l.grid, l.block, args, l.smem, stream));
+      }
       FDS_CUDA_CHECK_LAUNCH();
     }
   }
@@ -153,6 +168,21 @@ class SeismicLauncher final : public Launcher {
   }
 
  private:
+  // The map of the field `a` addresses (a launch's strip: a.ny rows, its neighbours' rows as the y
+  // halo): x from -pad to nx + R - 1, y and z over the interior and its halo of R. The encoder is
+  // host arithmetic, no device call, so encoding at every run costs microseconds.
+  CUtensorMap tensor_map(const Args<T>& a, const Launch::TensorBox& tb) const {
+    const int64_t R = radius_;
+    TiledMap3d m;
+    m.origin = a.u - tb.pad - R * a.line - R * a.slice;
+    m.elem_bytes = int(sizeof(T));
+    m.extent = {uint64_t(tb.pad + a.nx + R), uint64_t(a.ny + 2 * R), uint64_t(a.nz + 2 * R)};
+    m.stride = {uint64_t(a.line) * sizeof(T), uint64_t(a.slice) * sizeof(T)};
+    m.box = {tb.box_x, tb.box_y, 1};
+    return encode_tiled_map(m);
+  }
+
+  int radius_ = 0;
   std::vector<Launch> launches_;
   std::vector<Args<T>> args_;  // per launch, with the field pointers left for run()
   nlohmann::json extra_ = nlohmann::json::object();

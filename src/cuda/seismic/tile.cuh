@@ -13,6 +13,31 @@
 
 namespace fdstencil::cuda::seismic {
 
+// Where a block of a z-marching tile kernel works, and its thread's place in it: the tile's first
+// point (x0, j0), the thread's first point (i0, j; MY rows a thread from j), the chunk's planes
+// k0 .. k1 - 1, the thread's rank among the block's threads. Args::z_first: the chunks of one
+// column are launched together (blockIdx.x), so the 2R seam planes two chunks share are read again
+// while still in L2.
+template <int V, int MY = 1>
+struct MarchBlock {
+  int x0, j0, i0, j, k0, k1, rank, threads;
+
+  template <class T>
+  __device__ __forceinline__ explicit MarchBlock(const Args<T>& a) {
+    const int tile_x = a.z_first ? blockIdx.y : blockIdx.x;
+    const int tile_y = a.z_first ? blockIdx.z : blockIdx.y;
+    const int chunk = a.z_first ? blockIdx.x : blockIdx.z;
+    x0 = tile_x * blockDim.x * V;
+    j0 = tile_y * blockDim.y * MY;
+    i0 = x0 + V * threadIdx.x;
+    j = j0 + MY * threadIdx.y;
+    k0 = chunk * a.nw;
+    k1 = min(k0 + a.nw, a.nz);
+    rank = threadIdx.x + blockDim.x * threadIdx.y;
+    threads = blockDim.x * blockDim.y;
+  }
+};
+
 template <int R, int V>
 struct TileShape {
   static constexpr int P = kPad<R, V>;

@@ -54,7 +54,8 @@ std::vector<Variant> seismic_variants() {
                               {{"block", "256x1x1"}},
                               {{"block", {"256x1x1", "128x2x1", "64x4x1", "32x8x1"}}}, baseline_cannot_run,
                               plan_baseline<float>, plan_baseline<double>));
-  for (auto&& family : {seismic::axis_variants(), seismic::fused_variants(), seismic::ring_variants()})
+  for (auto&& family : {seismic::axis_variants(), seismic::fused_variants(), seismic::ring_variants(),
+                        seismic::tma_variants()})
     for (const Variant& v : family) vs.push_back(v);
   return vs;
 }

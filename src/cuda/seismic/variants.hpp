@@ -14,6 +14,7 @@ namespace seismic {
 std::vector<Variant> axis_variants();   // variants_axis.cu
 std::vector<Variant> fused_variants();  // variants_fused.cu
 std::vector<Variant> ring_variants();   // variants_ring.cu
+std::vector<Variant> tma_variants();    // variants_tma.cu
 }  // namespace seismic
 
 }  // namespace fdstencil::cuda

@@ -33,19 +33,7 @@ __global__ void __launch_bounds__(kMarchThreads, Blocks) xyz_pipelined(Args<T> a
   // Buffer b at tiles + b * s.elems(), by arithmetic: an array of the two pointers, indexed at
   // run time, would live in local memory.
   T* const tiles = reinterpret_cast<T*>(smem_raw);
-  // Args::z_first: the chunks of one column launched together (blockIdx.x), so the 2R seam
-  // planes two chunks share are read again while still in L2.
-  const int tile_x = a.z_first ? blockIdx.y : blockIdx.x;
-  const int tile_y = a.z_first ? blockIdx.z : blockIdx.y;
-  const int chunk = a.z_first ? blockIdx.x : blockIdx.z;
-  const int x0 = tile_x * blockDim.x * V;
-  const int j0 = tile_y * blockDim.y;
-  const int i0 = x0 + V * threadIdx.x;
-  const int j = j0 + threadIdx.y;
-  const int k0 = chunk * a.nw;
-  const int k1 = min(k0 + a.nw, a.nz);
-  const int rank = threadIdx.x + blockDim.x * threadIdx.y;
-  const int threads = blockDim.x * blockDim.y;
+  const auto [x0, j0, i0, j, k0, k1, rank, threads] = MarchBlock<V>(a);
   const bool loads = i0 < a.nx + R && j < a.ny + R;  // see xyz_onepass.cuh
   const bool stores = i0 < a.nx && j < a.ny;
   const int64_t column = i0 + a.line * j;
