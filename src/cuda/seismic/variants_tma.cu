@@ -95,11 +95,9 @@ std::string tma_cannot_run(const Problem& p, const Params& params) {
   if (ahead < 0 || ahead > kMaxAhead)
     return "ahead " + std::to_string(ahead) + " must be 0.." + std::to_string(kMaxAhead) +
            " (tiles in flight beyond the newest one read)";
-  // The first tile of the first line starts pad - R elements before the x halo.
-  if (p.layout.head_bytes() < int64_t(pad - R) * elem)
-    return "the tile's first vector starts " + std::to_string(pad - R) +
-           " elements before the x halo, and the view has " + std::to_string(p.layout.head_bytes() / elem) +
-           " readable elements there";
+  // No readable head or tail is needed: a box starts pad - R elements left of the x halo but never
+  // below plane 0, R planes past the halo corner, and reads nothing past the map's extents (the
+  // queue's first R planes come by the same guarded vector loads as pipelined's).
   const size_t smem = tma_smem_bytes(b.x, b.y, R, elem, ahead);
   if (smem > kMaxSmemPerBlock)
     return "shared memory of " + std::to_string(smem) + " bytes (" + std::to_string(tma_ring_tiles(R, ahead)) +
