@@ -50,7 +50,8 @@ CUtensorMap encode_tiled_map(const TiledMap3d& m) {
   const cuuint32_t unit[3] = {1, 1, 1};
   CUtensorMap map{};
   // No swizzle: the kernels read the box as the plain row-major tile it lands as. L2 promotion
-  // of 128 bytes: a box row is 64 to 416 bytes, and its neighbours' rows share the lines.
+  // of 128 bytes: a box row is 48 bytes (a 1 x 1 block of floats at R = 1) to 1 KB (256 floats),
+  // mostly several lines, and the neighbouring boxes' rows share the lines.
   const CUresult r = encoder()(&map, type, 3, const_cast<void*>(m.origin), dims, strides, box, unit,
                                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
                                CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);

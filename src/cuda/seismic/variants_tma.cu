@@ -19,13 +19,12 @@ constexpr int kMaxBoxEdge = 256;
 // 16 x 16 tile of floats at R = 4 already keeps 55 KB a block in flight.
 constexpr int kMaxAhead = 8;
 // `regs`: a register cap (xyz_tma_capped), compiled where ptxas fits it in float without a spill
-// and it crosses an occupancy step (ptxas, sm_90; float registers without it in parentheses): 64 at
-// R = 3 and 4 (64, 73; from R = 5, in its first form, __launch_bounds__(512, 2), it spilled 56-252
-// bytes), 80 at R = 4 and 5 (73, 82; 72 spilled
-// at R = 5), 96 at R = 6 and 7 (98, 99; at R = 8 it spilled 16 bytes). In double the same
-// instances spill 4 bytes at 64 and R = 4 and 16 at 96 and R = 6; no default takes those. Measured
-// in docs/seismic.md, "The TMA tile ring": 80 at R = 5 and 96 at R = 6 cross a step and win 6-7
-// points at 512^3.
+// (sm_90; float registers without it in parentheses): 64 at R = 3 and 4 (64, 73; from R = 5, in its
+// first form, __launch_bounds__(512, 2), it spilled 56-252 bytes), 80 at R = 4 and 5 (73, 82; 72
+// spilled at R = 5), 96 at R = 6 and 7 (98, 99; at R = 8 it spilled 16 bytes). In double ptxas -v
+// reports 4 bytes of spill at 64 and R = 4 and 16 at 96 and R = 6; no default takes those. Only
+// some cross an occupancy step; those that pay, measured in docs/seismic.md ("The TMA tile ring"):
+// 80 at R = 5 (+6.9 points at 512^3 in 16 x 16 blocks) and 96 at R = 6 (+5.8 in 8 x 16).
 struct TmaCap {
   int regs, r_lo, r_hi;
 };
