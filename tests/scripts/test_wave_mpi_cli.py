@@ -190,10 +190,14 @@ class SplitRunRefusals(unittest.TestCase):
     def test_unwritable_output_on_rank_0(self):
         r = run([*CUBE, "--output", "/proc/no/such/dir"], ranks=2)
         self.assertEqual(r.returncode, 2)
-        self.assertIn("cannot create the directory", r.stderr)
-        # The other rank refuses with rank 0's reason, should mpirun end rank 0 before it prints.
-        self.assertIn("another rank refused the run (rank 0): --output /proc/no/such/dir: cannot create the directory",
-                      r.stderr)
+        # Rank 0 cannot create the directory and the other rank refuses with rank 0's reason. mpirun
+        # ends the ranks still running once one exits non-zero, so either message may be the one
+        # that got out (a clean-clone CI run saw rank 0's alone): the reason with its path must be
+        # there, and where the other rank's relay got out, it must name rank 0.
+        self.assertIn("--output /proc/no/such/dir: cannot create the directory", r.stderr)
+        if "another rank refused the run" in r.stderr:
+            self.assertIn("another rank refused the run (rank 0): --output /proc/no/such/dir: cannot create the directory",
+                          r.stderr)
 
     def test_slab_thinner_than_the_radius(self):
         thin = ["--constant", "2000", "--shape", "6,20,20", "--spacing", "10", "--radius", "4", "--cpml", "0",
