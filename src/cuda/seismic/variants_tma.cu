@@ -19,8 +19,9 @@ constexpr int kMaxBoxEdge = 256;
 // 16 x 16 tile of floats at R = 4 already keeps 55 KB a block in flight.
 constexpr int kMaxAhead = 8;
 // `regs`: a register cap (xyz_tma_capped), compiled where ptxas fits it in float without a spill
-// (sm_90; float registers without it in parentheses): 64 at R = 3 and 4 (64, 73; from R = 5, in its
-// first form, __launch_bounds__(512, 2), it spilled 56-252 bytes), 80 at R = 4 and 5 (73, 82; 72
+// (sm_90; float registers without it in parentheses): 64 at R = 4 (73; from R = 5, in its first
+// form, __launch_bounds__(512, 2), it spilled 56-252 bytes; R = 3 takes 64 without it, and a cap
+// there was never measured, so none is compiled), 80 at R = 4 and 5 (73, 82; 72
 // spilled at R = 5), 96 at R = 6 and 7 (98, 99; at R = 8 it spilled 16 bytes). In double ptxas -v
 // reports 4 bytes of spill at 64 and R = 4 and 16 at 96 and R = 6; no default takes those. Only
 // some cross an occupancy step; those that pay, measured in docs/seismic.md ("The TMA tile ring"):
@@ -28,7 +29,7 @@ constexpr int kMaxAhead = 8;
 struct TmaCap {
   int regs, r_lo, r_hi;
 };
-constexpr TmaCap kTmaCaps[] = {{64, 3, 4}, {80, 4, 5}, {96, 6, 7}};
+constexpr TmaCap kTmaCaps[] = {{64, 4, 4}, {80, 4, 5}, {96, 6, 7}};
 
 template <class T, int R, int V, int Regs>
 const void* capped_instance() {
@@ -86,9 +87,12 @@ std::string tma_cannot_run(const Problem& p, const Params& params) {
       if (c.regs == regs) cap = &c;
     if (cap == nullptr)
       return "regs " + std::to_string(regs) + " must be 0 (the compiler's choice) or a cap of 64, 80 or 96 registers";
-    if (R < cap->r_lo || R > cap->r_hi)
-      return "regs " + std::to_string(regs) + " is compiled at R = " + std::to_string(cap->r_lo) + " and " +
-             std::to_string(cap->r_hi) + " (elsewhere the compiler's choice is below it or the cap spilled)";
+    if (R < cap->r_lo || R > cap->r_hi) {
+      const std::string radii = cap->r_lo == cap->r_hi ? "R = " + std::to_string(cap->r_lo)
+                                                       : "R = " + std::to_string(cap->r_lo) + " and " + std::to_string(cap->r_hi);
+      return "regs " + std::to_string(regs) + " is compiled at " + radii +
+             " only (elsewhere the compiler's choice is below it, the cap spilled, or it was not measured)";
+    }
   }
   const int ahead = params.value("ahead", 0);
   if (ahead < 0 || ahead > kMaxAhead)

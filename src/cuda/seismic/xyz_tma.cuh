@@ -39,9 +39,9 @@ inline size_t tma_smem_bytes(int bx, int by, int radius, int elem_bytes, int ahe
   return tiles * tma_tile_stride(bx, by, radius, elem_bytes) + 2 * tiles * sizeof(uint64_t);
 }
 
+// The march, for the two kernels below (the same body; they differ in how registers are bounded).
 // `map` describes the field from point (-P, -R, -R) (P = R rounded up to whole vectors), the box
 // one tile: bx V + 2P by by + 2R by 1. The launcher encodes it (launch.hpp, TensorBox).
-// The march, for the two kernels below (the same body; they differ in how registers are bounded).
 template <class T, int R, int V>
 __device__ __forceinline__ void tma_march(const Args<T>& a, const CUtensorMap* map) {
   static_assert(V * sizeof(T) == 16, "16-byte vectors");
