@@ -46,6 +46,16 @@
 #              defaults and plan tests
 #   tma-plan-check  the plan after the defaults took tma: R = 4..8 float and R = 4 double, 512^3 and
 #              1024^3; counters (bench --profile) of the new defaults
+# The wave step's tma design (issue 13, ninth session: the ring of tma_ring.cuh for the step's
+# interior box; d2xyz tma's march moved onto the same ring):
+#   wave-tma-test  the wave GPU tests; the small design test under memcheck and racecheck; the
+#              d2xyz tma test, registry and refusal tests after the move
+#   wave-tma-configs  the tma design's shapes against the defaults, R = 4, 5, 6, 8, 512^3, no CPML
+#   wave-tma-1024  the same at 1024^3 for the leading shapes (WAVE_TMA_1024 narrows it)
+#   wave-verify-tma  R = 5, 6, 7 at the defaults against the analytic solution and the l1 march
+#   wave-tma-cpml  with a 20-point CPML (512^3): tma's boundary blocks by l1 or the tile, against
+#              the defaults before tma, R = 4..8
+#   tma-ring-check  d2xyz through the plan after the move (as tma-final), into tma-ring-check*.json
 #   lap-sizes  part 4 figure 1: 256^3 -> 1024^3, one dimension stepped by 256 at a time
 #   lap-m      part 3 tables: tiling factor m = 1..16 for k2-k5
 #   lap-planes part 4 figure 3: the xy-plane sweep across the L2 cliff
@@ -1129,9 +1139,11 @@ for r, (g, k) in sorted(best.items()):
     w = dict(x.split("=") for x in k.split() if "=" in x)
     bx, by = w["block"].split("x")
     params[r] = {"block": w["block"], "vec": int(w["vec"]), "nw": int(w["nw"]), "design": w.get("design", "l1")}
-    for key in ("zq", "split"):
+    for key in ("zq", "split", "ahead"):
         if key in w:
             params[r][key] = int(w[key])
+    if "boundary" in w:
+        params[r]["boundary"] = w["boundary"]
     print(f"best R={r}: {g:.1f} GPts/s {params[r]}")
 json.dump(params, open(sys.argv[2], "w"))
 PY
@@ -1236,6 +1248,78 @@ stage_wave-big() {
       $(cube 1024 "${p%% *}" 0 60) --kernel-params "${p#* }"
   done
   pack wave-big
+}
+
+# The step's tma design (issue 13, ninth session).
+stage_wave-tma-test() {
+  gpu_tests wave-tma-test 'WaveGpu*:CudaSeismic.TmaTileRing:CudaSeismic.RegistryHoldsEveryFamily:CudaSeismic.RefusalsAreExactlyTheDesignedOnes' 600
+  SANITIZE_FILTER='WaveGpu.TileAndL1DesignsAgreeOnASmallGrid:CudaSeismic.TmaTileRing' SANITIZE_TIMEOUT=300 stage_sanitize
+}
+
+# Shapes of the tma design, each radius beside its default in the same call (512^3, no CPML, 60
+# steps); WAVE_TMA_RADII narrows it.
+wave_tma_shapes() {  # size, then radii
+  local n=$1 r p
+  shift
+  for r in "$@"; do
+    wave_run "tma$n-r$r-default" $(cube "$n" "$r" 0 60)
+    for p in ${WAVE_TMA_SHAPES:-'{"design":"tma","block":"16x16","nw":16,"ahead":2}' '{"design":"tma","block":"8x16","nw":16,"ahead":2}' \
+             '{"design":"tma","block":"16x8","nw":16,"ahead":2}' '{"design":"tma","block":"8x16","nw":32,"ahead":1}' \
+             '{"design":"tma","block":"16x16","nw":32,"ahead":1}' '{"design":"tma","block":"32x8","nw":16,"ahead":2}'}; do
+      wave_run "tma$n-r$r-$(echo "$p" | sed 's/"design":"tma",//' | tr -dc '0-9x,')" $(cube "$n" "$r" 0 60) --kernel-params "$p"
+    done
+  done
+}
+
+stage_wave-tma-configs() {
+  wave_tma_shapes 512 ${WAVE_TMA_RADII:-4 5 6 8}
+  pack wave-tma-configs
+}
+
+stage_wave-tma-1024() {
+  wave_tma_shapes 1024 ${WAVE_TMA_RADII:-4 8}
+  pack wave-tma-1024
+}
+
+# The defaults at R = 5, 6, 7 (tma, whose GPU tests ran at R = 1, 4 and 8 then) on wave-verify's 3D
+# geometry against the analytic solution, and their final field against the l1 march's.
+stage_wave-verify-tma() {
+  local r
+  for r in 5 6 7; do
+    for p in '{}' '{"design":"l1"}'; do
+      wave_run "verify3d-r$r-$([ "$p" = '{}' ] && echo default || echo l1)" --constant 2000 --shape 161,161,161 \
+        --spacing 5 --radius $r --cpml 20 --time 0.35 --cfl-safety 0.4 --source 400,400,400 --ricker 20 \
+        --receiver-line "400,400,500:400,400,700:5" --compare-analytic --kernel-params "$p"
+    done
+    python3 -c "import numpy as np, json; a, b = (np.load(f'/tmp/wave/verify3d-r$r-{d}/final.npy') for d in ('default', 'l1')); \
+s = json.load(open('/tmp/wave/verify3d-r$r-default/summary.json')); \
+print('R = $r: misfit', s['analytic']['misfit'], '; points differing from l1:', int((a != b).sum()), 'of', a.size)" | tee -a "$LOG"
+  done
+  pack wave-verify-tma
+}
+
+stage_wave-tma-cpml() {
+  local r p
+  for r in ${WAVE_TMA_RADII:-4 5 6 7 8}; do
+    wave_run "cpml-r$r-default" $(cube 512 "$r" 20 60)
+    case $r in
+      8) set -- '{"design":"tile","block":"8x16","nw":16,"split":1}' ;;
+      *) set -- '{"design":"l1","block":"32x4","vec":'$([ "$r" -le 4 ] && echo 4 || echo 2)',"nw":32}' ;;
+    esac
+    for p in "$@" '{"design":"tma","block":"16x16","nw":16,"boundary":"tile"}' '{"design":"tma","block":"8x16","nw":16,"boundary":"tile"}' \
+             '{"design":"tma","block":"8x16","nw":16,"boundary":"l1"}' '{"design":"tma","block":"16x16","nw":16,"boundary":"l1"}'; do
+      wave_run "cpml-r$r-$(echo "$p" | sed 's/"design":"\([a-z0-9]*\)",/\1-/; s/"boundary":"\([a-z0-9]*\)"/b\1/' | tr -dc 'a-z0-9x,-')" \
+        $(cube 512 "$r" 20 60) --kernel-params "$p"
+    done
+  done
+  pack wave-tma-cpml
+}
+
+stage_tma-ring-check() {
+  bench tma-ring-check --op d2xyz --variant plan --no-cache --radius 5,6,7,8 --size 512,512,512 \
+    --size 1024,1024,1024 --dtype float --reps 10
+  bench tma-ring-check-double --op d2xyz --variant plan --no-cache --radius 4 --size 512,512,512 \
+    --size 1024,1024,1024 --dtype double --reps 10
 }
 
 stage_plan-check3() {  # after the defaults took pipelined zq 1 at R = 4 (float): tests and the plan

@@ -34,6 +34,14 @@ namespace fdstencil::wave {
 
 namespace {
 
+// Whether the domain has any absorbing layer: the GPU step's defaults depend on it
+// (cuda/wave/acoustic.cu). A slab of a split run sees the whole domain's.
+[[maybe_unused]] bool has_layers(const Domain& d) {
+  for (int a = 0; a < 3; ++a)
+    if (d.lo[a] > 0 || d.hi[a] > 0) return true;
+  return false;
+}
+
 [[noreturn]] void bad(const std::string& what) { throw Error(ErrorKind::invalid_argument, what); }
 
 // The interior step's DRAM traffic per point: u^n, u^{n-1} and m read, u^{n+1} written.
@@ -586,7 +594,7 @@ void run_slab(acoustic::Setup<T>& whole, const Options& o, const Domain& d, Resu
   if constexpr (std::is_same_v<T, float>) {
     if (gpu) {
       // (run_on_this_rank measured the copy bandwidth before the setup was built)
-      const auto config = cuda::wave::parse_config(o.kernel_params, d.dim, d.radius, d.nx * d.ny);
+      const auto config = cuda::wave::parse_config(o.kernel_params, d.dim, d.radius, d.nx * d.ny, has_layers(d));
       cuda::wave::AcousticGpu state(setup, config);
       setup = acoustic::Setup<T>{};
       res.kernel = state.describe();
@@ -737,7 +745,7 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
 
   if (gpu) {
 #if FDSTENCIL_HAVE_CUDA
-    const auto config = cuda::wave::parse_config(o.kernel_params, d.dim, d.radius, d.nx * d.ny);
+    const auto config = cuda::wave::parse_config(o.kernel_params, d.dim, d.radius, d.nx * d.ny, has_layers(d));
     // The copy bandwidth of this run, before the state takes the memory: 1 GiB buffers, 20x the L2.
     if (o.measure_bandwidth) res.timing.copy_gbps = cuda::measure_copy_bandwidth(int64_t(1) << 30, 10).memcpy_gbps;
     auto setup = build_setup<float>(model, o, d, res.dt, res.reflection, std::move(src_taps), std::move(rec_taps));

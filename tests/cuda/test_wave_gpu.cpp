@@ -188,8 +188,8 @@ TEST(WaveGpu, KernelParametersGiveTheSameAnswer) {
   };
   const Params sets[] = {
       {3, false, R"({"block": "32x4", "vec": 2, "nw": 8, "design": "l1"})", "nw=8 design=l1"},
-      {3, false, R"({"block": "32x8", "vec": 4, "nw": 16})", "block=32x8"},
-      {3, false, R"({"block": "64x2", "vec": 4, "nw": 4})", "block=64x2"},
+      {3, false, R"({"design": "l1", "block": "32x8", "vec": 4, "nw": 16})", "block=32x8"},
+      {3, false, R"({"design": "l1", "block": "64x2", "vec": 4, "nw": 4})", "block=64x2"},
       {3, false, R"({"design": "tile", "block": "32x4", "nw": 8})", "vec=4 nw=8 design=tile"},
       {3, true, R"({"design": "tile", "block": "16x8", "nw": 5})", "block=16x8 vec=4 nw=5 design=tile"},
       {3, true, R"({"design": "tile", "block": "64x4", "vec": 4, "nw": 16})", "block=64x4 vec=4 nw=16 design=tile"},
@@ -201,6 +201,14 @@ TEST(WaveGpu, KernelParametersGiveTheSameAnswer) {
       {3, true, R"({"design": "tile", "block": "8x8", "nw": 8, "zq": 1, "split": 1})", "design=tile zq=1 split=1"},
       {3, false, R"({"design": "tile", "block": "8x8", "nw": 8, "split": 0})", "design=tile split=0"},
       {3, true, R"({"design": "l1", "block": "32x4", "vec": 4, "nw": 7})", "nw=7 design=l1"},
+      // The tma design: its ring runs the interior box (narrow blocks, so there is one; ahead 0
+      // to 3 and chunks shorter than R), the l1 march or the tile's the rest; and the design's
+      // defaults (the table's row where it names tma), whose box is empty here (every block runs
+      // the tile's boundary march).
+      {3, false, R"({"design": "tma", "block": "2x16", "nw": 5, "ahead": 0})", "nw=5 design=tma split=1 ahead=0"},
+      {3, true, R"({"design": "tma", "block": "4x8", "nw": 3, "ahead": 3})", "nw=3 design=tma split=1 ahead=3"},
+      {3, true, R"({"design": "tma"})", "vec=4 nw=16 design=tma split=1 ahead=2 boundary=tile"},
+      {3, true, R"({"design": "tma", "block": "4x8", "nw": 5, "boundary": "l1"})", "ahead=2 boundary=l1"},
       {2, true, R"({"block": "128x1", "vec": 2, "nw": 8})", "nw=8"},
       {2, true, R"({"block": "64x1", "vec": 4, "nw": 16})", "block=64x1"},
   };
@@ -229,14 +237,15 @@ TEST(WaveGpu, KernelParametersGiveTheSameAnswer) {
     }
 }
 
-// The two designs on a small 3D grid (a free surface, CPML, sources and receivers), 40 steps:
-// the same field to the bit at R = 1, 4 and 8, with the tile's blocks not dividing the grid, and
-// with blocks narrow enough for an interior box (the interior kernels).
+// The three designs on a small 3D grid (a free surface, CPML, sources and receivers), 40 steps:
+// the same field to the bit at every R, with the tile's blocks not dividing the grid, and
+// with blocks narrow enough for an interior box (the interior kernels; tma's only kernel of its
+// own is its interior one, with the surface's mirrored planes under its first chunk).
 // Small enough for compute-sanitizer's memcheck and racecheck (bench/device_run.sh wave-tile-test).
 TEST(WaveGpu, TileAndL1DesignsAgreeOnASmallGrid) {
   REQUIRE_GPU();
   const wave::Model m = heterogeneous(3, 24, 23, 29, 10.0, 4244);
-  for (int radius : {1, 4, 8}) {
+  for (int radius = 1; radius <= 8; ++radius) {
     wave::Options o = shot({3, radius, true}, m);
     o.nt = 40;
     for (auto& s : o.sources) s.wavelet.resize(40);
@@ -247,15 +256,17 @@ TEST(WaveGpu, TileAndL1DesignsAgreeOnASmallGrid) {
     // the interior kernels run too, the tile's with the queue's ring (zq 1) from R = 2.
     for (const char* params : {R"({"design": "tile", "block": "16x4", "nw": 5})",
                                R"({"design": "l1", "block": "8x4", "vec": 2, "nw": 4, "split": 1})",
-                               R"({"design": "tile", "block": "4x8", "nw": 5, "zq": 1, "split": 1})"}) {
+                               R"({"design": "tile", "block": "4x8", "nw": 5, "zq": 1, "split": 1})",
+                               R"({"design": "tma", "block": "4x8", "nw": 5, "ahead": 1})",
+                               R"({"design": "tma", "block": "4x8", "nw": 5, "boundary": "l1"})"}) {
       if (radius == 1 && std::string(params).find("zq") != std::string::npos) continue;  // from R = 2
       o.kernel_params = params;
       const wave::Result other = wave::run(m, o);
       const Diff ff = rel_max_diff(other.final_field, l1.final_field, l1.final_field);
       EXPECT_EQ(ff.rel, 0.0) << "R = " << radius << " " << params << " at element " << ff.at;
-      EXPECT_NE(other.kernel.find(std::string(params).find("tile") != std::string::npos ? "design=tile" : "design=l1"),
-                std::string::npos)
-          << other.kernel;
+      const std::string p = params, key = R"("design": ")";
+      const size_t at = p.find(key) + key.size();
+      EXPECT_NE(other.kernel.find("design=" + p.substr(at, p.find('"', at) - at)), std::string::npos) << other.kernel;
     }
   }
 }
@@ -272,7 +283,10 @@ TEST(WaveGpu, InteriorAndBoundaryKernelsTogetherMatchTheCpu) {
   const std::string sets[] = {R"({"design": "l1", "block": "8x4", "vec": 2, "nw": 8, "split": 1})",
                                R"({"design": "l1", "block": "8x8", "vec": 4, "nw": 6, "split": 1})",
                                R"({"design": "tile", "block": "8x8", "nw": 6, "split": 1})",
-                               R"({"design": "tile", "block": "8x8", "nw": 7, "zq": 1, "split": 1})"};
+                               R"({"design": "tile", "block": "8x8", "nw": 7, "zq": 1, "split": 1})",
+                               R"({"design": "tma", "block": "8x8", "nw": 6, "ahead": 1})",
+                               R"({"design": "tma", "block": "4x16", "nw": 9, "ahead": 4})",
+                               R"({"design": "tma", "block": "8x8", "nw": 6, "boundary": "l1"})"};
   for (int radius : {1, 4, 8})
     for (size_t i = 0; i < std::size(sets); ++i) {
       const std::string& params = sets[i];
@@ -295,21 +309,21 @@ TEST(WaveGpu, InteriorAndBoundaryKernelsTogetherMatchTheCpu) {
 }
 
 // The defaults' table (acoustic.cu): the tile, split, for planes up to 512 x 512 points at R = 1
-// and 2 (with zq at R = 2), the l1 march in one kernel above them and at R = 4; the tile at R = 8
-// whatever the plane; l1 in 2D. A design named by hand starts from that design's defaults.
-// Host-side: CI runs it.
+// and 2 (with zq at R = 2), the l1 march in one kernel above them and at R = 3; tma from R = 4
+// whatever the plane, its block by the CPML's presence; l1 in 2D. A design named by hand
+// starts from that design's defaults. Host-side: CI runs it.
 TEST(WaveGpu, DefaultsFollowTheRadiusAndThePlaneSize) {
   using cuda::wave::StepDesign;
   const int64_t small = 512 * 512, large = 1024 * 1024;
   for (int r : {1, 2}) {
-    const auto s = cuda::wave::default_config(3, r, small), l = cuda::wave::default_config(3, r, large);
+    const auto s = cuda::wave::default_config(3, r, small, false), l = cuda::wave::default_config(3, r, large, false);
     EXPECT_EQ(s.design, StepDesign::tile) << r;
     EXPECT_EQ(s.split, 1) << r;
     EXPECT_EQ(s.zq, r == 2 ? 1 : 0) << r;
     EXPECT_EQ(l.design, StepDesign::l1) << r;
     EXPECT_EQ(l.split, 0) << r;
     // A design named by hand starts from that design's defaults, not the other's shape.
-    const auto l1 = cuda::wave::parse_config(R"({"design": "l1"})", 3, r, small);
+    const auto l1 = cuda::wave::parse_config(R"({"design": "l1"})", 3, r, small, false);
     EXPECT_EQ(l1.design, StepDesign::l1) << r;
     EXPECT_EQ(l1.zq, 0) << r;
     EXPECT_EQ(l1.split, 0) << r;
@@ -317,23 +331,76 @@ TEST(WaveGpu, DefaultsFollowTheRadiusAndThePlaneSize) {
     EXPECT_EQ(l1.bx, l.bx) << r;  // the large planes' l1 row
     EXPECT_EQ(l1.by, l.by) << r;
     EXPECT_EQ(l1.nw, l.nw) << r;
-    const auto tile = cuda::wave::parse_config(R"({"design": "tile"})", 3, r, large);
+    const auto tile = cuda::wave::parse_config(R"({"design": "tile"})", 3, r, large, false);
     EXPECT_EQ(tile.design, StepDesign::tile) << r;
     EXPECT_EQ(tile.vec, 4) << r;
     EXPECT_EQ(tile.split, 1) << r;
   }
-  // 2D and R = 8's tile: "l1" by hand takes the l1 shape R = 8 had before the tile.
-  const auto l1r8 = cuda::wave::parse_config(R"({"design": "l1"})", 3, 8, small);
+  // tma by hand: d2xyz tma's shape, split, two tiles ahead, where the table names no tma row.
+  for (int r : {1, 2, 3})
+    for (int64_t plane : {small, large}) {
+      const auto tma = cuda::wave::parse_config(R"({"design": "tma"})", 3, r, plane, false);
+      EXPECT_EQ(tma.design, StepDesign::tma) << r;
+      EXPECT_EQ(tma.bx, 16) << r;
+      EXPECT_EQ(tma.by, 16) << r;
+      EXPECT_EQ(tma.vec, 4) << r;
+      EXPECT_EQ(tma.nw, 16) << r;
+      EXPECT_EQ(tma.split, 1) << r;
+      EXPECT_EQ(tma.ahead, 2) << r;
+      EXPECT_EQ(tma.boundary, StepDesign::tile) << r;
+      EXPECT_EQ(cuda::wave::parse_config(R"({"design": "tma", "ahead": 5, "block": "8x16"})", 3, r, plane, false).ahead, 5);
+    }
+  // R = 3: the l1 march in one kernel, R = 4's l1 shape.
+  for (int64_t plane : {small, large}) {
+    const auto c = cuda::wave::default_config(3, 3, plane, false);
+    EXPECT_EQ(c.design, StepDesign::l1);
+    EXPECT_EQ(c.vec, 4);
+    EXPECT_EQ(c.split, 0);
+  }
+  // From R = 4 tma, split, its boundary blocks by the tile's march: 16x16 without layers at R = 4, 7
+  // and 8 (R = 4's chunks longer on large planes, one tile ahead), 8x16 at R = 5 and 6 and wherever
+  // there are layers.
+  for (int r = 4; r <= 8; ++r)
+    for (int64_t plane : {small, large})
+      for (bool layers : {false, true}) {
+        const auto c = cuda::wave::default_config(3, r, plane, layers);
+        EXPECT_EQ(c.design, StepDesign::tma) << r;
+        EXPECT_EQ(c.split, 1) << r;
+        EXPECT_EQ(c.vec, 4) << r;
+        EXPECT_EQ(c.boundary, StepDesign::tile) << r;
+        EXPECT_EQ(c.bx * c.by, layers || r == 5 || r == 6 ? 128 : 256) << r << " " << layers;
+      }
+  EXPECT_EQ(cuda::wave::default_config(3, 4, small, false).nw, 16);
+  EXPECT_EQ(cuda::wave::default_config(3, 4, large, false).nw, 32);
+  EXPECT_EQ(cuda::wave::default_config(3, 4, large, false).ahead, 1);
+  EXPECT_EQ(cuda::wave::default_config(3, 4, large, true).nw, 16);
+  // Below R = 4 the layers change nothing.
+  for (int r = 1; r <= 3; ++r)
+    for (int64_t plane : {small, large}) {
+      const auto a = cuda::wave::default_config(3, r, plane, false), b = cuda::wave::default_config(3, r, plane, true);
+      EXPECT_EQ(a.design, b.design) << r;
+      EXPECT_EQ(a.bx, b.bx) << r;
+      EXPECT_EQ(a.nw, b.nw) << r;
+    }
+  // "l1" by hand from R = 4 takes the l1 march's own shapes: R = 4's old row (vec 4), and from R = 5
+  // the shape R = 8 had before the tile (vec 2); "tile" by hand R = 8's tile row before tma.
+  const auto l1r4 = cuda::wave::parse_config(R"({"design": "l1"})", 3, 4, small, false);
+  EXPECT_EQ(l1r4.design, StepDesign::l1);
+  EXPECT_EQ(l1r4.vec, 4);
+  EXPECT_EQ(l1r4.bx, 32);
+  EXPECT_EQ(l1r4.by, 4);
+  EXPECT_EQ(l1r4.split, 0);
+  const auto l1r8 = cuda::wave::parse_config(R"({"design": "l1"})", 3, 8, small, false);
   EXPECT_EQ(l1r8.design, StepDesign::l1);
   EXPECT_EQ(l1r8.vec, 2);
   EXPECT_EQ(l1r8.split, 0);
-  for (int64_t plane : {small, large}) {
-    EXPECT_EQ(cuda::wave::default_config(3, 4, plane).design, StepDesign::l1);
-    EXPECT_EQ(cuda::wave::default_config(3, 4, plane).split, 0);
-    EXPECT_EQ(cuda::wave::default_config(3, 8, plane).design, StepDesign::tile);
-    EXPECT_EQ(cuda::wave::default_config(3, 8, plane).split, 1);
-    EXPECT_EQ(cuda::wave::default_config(2, 2, plane).design, StepDesign::l1);
-  }
+  const auto tile8 = cuda::wave::parse_config(R"({"design": "tile"})", 3, 8, large, false);
+  EXPECT_EQ(tile8.design, StepDesign::tile);
+  EXPECT_EQ(tile8.bx, 8);
+  EXPECT_EQ(tile8.by, 16);
+  EXPECT_EQ(tile8.nw, 16);
+  EXPECT_EQ(tile8.split, 1);
+  for (int64_t plane : {small, large}) EXPECT_EQ(cuda::wave::default_config(2, 2, plane, false).design, StepDesign::l1);
 }
 
 // The new keys' bad values, refused on the host by parse_config with the key named (CI runs it;
@@ -342,7 +409,7 @@ TEST(WaveGpu, ZqAndSplitValuesAreCheckedOnTheHost) {
   const int64_t small = 512 * 512;
   const auto refused = [&](const char* json, int dim, int radius, const char* says) {
     try {
-      cuda::wave::parse_config(json, dim, radius, small);
+      cuda::wave::parse_config(json, dim, radius, small, false);
       ADD_FAILURE() << json << " at R = " << radius << " was accepted";
     } catch (const Error& e) {
       EXPECT_EQ(e.kind(), ErrorKind::invalid_argument) << json;
@@ -356,7 +423,18 @@ TEST(WaveGpu, ZqAndSplitValuesAreCheckedOnTheHost) {
   refused(R"({"design": "tile", "zq": 1})", 3, 1, "from R = 2");
   refused(R"({"vec": 2})", 3, 1, "add \"design\": \"l1\"");  // the tile is the default there
   refused(R"({"design": "tile", "block": "32x1"})", 2, 4, "3D only");
-  EXPECT_EQ(cuda::wave::parse_config(R"({"design": "l1", "vec": 2})", 3, 1, small).vec, 2);
+  refused(R"({"design": "tma", "block": "32x1"})", 2, 4, "3D only");
+  refused(R"({"design": "tma", "split": 0})", 3, 4, "split must be 1");
+  refused(R"({"design": "tma", "vec": 2})", 3, 4, "vec must be 4");
+  refused(R"({"design": "tma", "ahead": 9})", 3, 4, "ahead must be 0..8");
+  refused(R"({"design": "tma", "ahead": -1})", 3, 4, "ahead must be 0..8");
+  refused(R"({"design": "tile", "ahead": 2})", 3, 4, "the tma design's");
+  refused(R"({"design": "l1", "boundary": "tile"})", 3, 4, "the tma design's");
+  refused(R"({"design": "tma", "boundary": "tma"})", 3, 4, "boundary must be \"l1\" or \"tile\"");
+  EXPECT_EQ(cuda::wave::parse_config(R"({"design": "tma", "boundary": "l1"})", 3, 4, small, false).boundary,
+            cuda::wave::StepDesign::l1);
+  refused(R"({"design": "dma"})", 3, 4, "\"l1\", \"tile\" or \"tma\"");
+  EXPECT_EQ(cuda::wave::parse_config(R"({"design": "l1", "vec": 2})", 3, 1, small, false).vec, 2);
 }
 
 TEST(WaveGpu, BadKernelParametersAreRefused) {
@@ -364,7 +442,9 @@ TEST(WaveGpu, BadKernelParametersAreRefused) {
   const wave::Model m3 = model_for(3), m2 = model_for(2);
   for (const char* bad : {R"({"vec": 3})", R"({"block": "32by4"})", R"({"blocks": "32x4"})", R"({"nw": 0})",
                           R"({"block": "33x1"})", "not json", R"({"design": "ring"})", R"({"design": 1})",
-                          R"({"design": "tile", "vec": 2})", R"({"zq": 1})", R"({"design": "tile", "zq": 2})", R"({"split": 2})"}) {
+                          R"({"design": "tile", "vec": 2})", R"({"zq": 1})", R"({"design": "tile", "zq": 2})", R"({"split": 2})",
+                          // A box edge of 64 x 4 + 2 x 4 = 264 points, past the copy engine's 256.
+                          R"({"design": "tma", "block": "64x4"})", R"({"design": "tma", "split": 0})"}) {
     wave::Options o = shot({3, 4, false}, m3);
     o.backend = "cuda";
     o.kernel_params = bad;

@@ -13,8 +13,6 @@ namespace fdstencil::cuda::seismic {
 
 namespace {
 
-// The copy engine's largest box edge, in elements (cuTensorMapEncodeTiled's boxDim limit).
-constexpr int kMaxBoxEdge = 256;
 // `ahead` beyond 8 tiles holds more shared memory than any measured gain could repay: at 8 a
 // 16 x 16 tile of floats at R = 4 already keeps 55 KB a block in flight.
 constexpr int kMaxAhead = 8;

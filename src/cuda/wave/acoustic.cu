@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <limits>
 #include <numeric>
 #include <string>
 
@@ -13,6 +12,7 @@
 
 #include "cuda/common/check.hpp"
 #include "cuda/common/resources.hpp"
+#include "cuda/common/tensor_map.hpp"
 #include "cuda/device.hpp"
 #include "cuda/wave/acoustic_record.cuh"
 #include "cuda/wave/acoustic_step.cuh"
@@ -60,38 +60,80 @@ struct DeviceArray {
   int64_t bytes() const { return n * int64_t(sizeof(T)); }
 };
 
-// The default launch shape per radius and plane size, from runs without CPML, H100, float, each
-// against the others of its call (bench/results/nvidia-h100/wave-split/, issue 13; same-run copy
-// 2969-3002 GB/s). Planes of up to kTilePlanePoints (512^3, wave-configs3.tar):
+// The default launch shape per radius, plane size and CPML (any layer or none), H100, float, each
+// against the others of its call (bench/results/nvidia-h100/wave-split/ and wave-tma/, issue 13;
+// same-run copy 2969-3002 GB/s). Without CPML, planes of up to kTilePlanePoints (512^3,
+// wave-configs3.tar, wave-tma-configs*.tar):
 //   R = 1  tile 8x16, nw 8, split:               181.5 GPts/s, 97.0 % of the bound (l1 32x8 vec 2
 //          nw 16: 174.7 in one kernel, 176.8 split)
 //   R = 2  tile 8x16, nw 8, zq 1, split:         180.4 GPts/s, 96.8 % (one kernel: 154.4; 16x8: 179.9)
-// Larger planes (1024^3, wave-big.tar): the tile's chunks of 8 planes re-read their 2R seam planes
-// from DRAM, and the l1 march in one kernel leads:
+//   R = 4  tma 16x16, nw 16, ahead 2:            168.7 GPts/s, 90.2 % (l1 32x4 vec 4 nw 32 in one
+//          kernel: 165.0; tma 8x16: 167.2; 16x16 nw 32 ahead 1: 163.1)
+// Larger planes (1024^3, wave-big.tar, wave-tma-1024.tar): the tile's chunks of 8 planes re-read
+// their 2R seam planes from DRAM, and the l1 march in one kernel leads at R = 1 and 2; tma at R = 4
+// takes longer chunks:
 //   R = 1  l1 32x8, vec 2, nw 16:                170.9 GPts/s, 91.7 % (tile nw 32: 162.0; nw 8, the
 //          call before: 168.9)
 //   R = 2  l1 16x16, vec 2, nw 32:               170.9 GPts/s, 91.5 % (tile zq 1 nw 8: 158.5, nw 32: 156.0)
-// Every plane size (512^3):
-//   R = 4  l1 32x4, vec 4, nw 32, one kernel:     165.0 GPts/s, 88.0 % (split: 133.4; tile 8x16 zq 1
-//          split: 156.7 at nw 8, 158.8 at nw 16)
-//   R = 8  tile 8x16, nw 16, split:              126.3 GPts/s, 67.9 % (16x8 nw 32: 112.8 in one
-//          kernel, 120.6 split; with zq 1: 112.6); 119.7 GPts/s at 1024^3 (wave-perf-1024.tar)
+//   R = 4  tma 16x16, nw 32, ahead 1:            161.1 GPts/s, 86.0 % (l1: 159.0; tma nw 16: 156.5)
+// Every plane size (512^3; 1024^3 where named):
+//   R = 3  l1 32x4, vec 4, nw 32, one kernel:     169.1 GPts/s, 90.3 % (tma 32x8 nw 16: 171.2, 16x16:
+//          170.9: within the run-to-run spread, not taken)
+//   R = 5  tma 8x16, nw 16, ahead 2:             164.4 GPts/s, 87.8 % (l1 32x4 vec 2: 128.0; tma
+//          16x16: 154.4); 1024^3 152.3 (l1 127.6, tma 16x16 147.1)
+//   R = 6  tma 8x16, nw 16, ahead 2:             145.0 GPts/s, 77.4 % (l1: 131.2; tma 32x8 145.1,
+//          16x16 144.2; ahead 0: 117.4)
+//   R = 7  tma 16x16, nw 16, ahead 2:            144.6 GPts/s, 77.2 % (l1: 109.7; tma 8x16 126.7)
+//   R = 8  tma 16x16, nw 16, ahead 2:            138.6 GPts/s, 74.1 % (tile 8x16 nw 16 split: 126.4;
+//          tma 8x16: 122.1, 16x16 nw 64 ahead 1: 140.0); 1024^3 134.4 (tile 119.6)
+// With a 20-point CPML (512^3, wave-tma-cpml.tar) the blocks that touch a layer weigh: tma's
+// boundary by the tile's march beat the l1 march's at every R = 4..8 (R = 8, 8x16: 78.6 against
+// 75.1 GPts/s), and 8x16 blocks beat 16x16 (fewer points in boundary blocks): R = 4 91.6 (16x16
+// 89.7; l1 in one kernel 82.2), R = 5 90.5 (80.1), R = 6 84.6 (82.2), R = 7 80.2 (72.2; l1 71.1),
+// R = 8 78.6 (70.2; the tile split, the previous default: 79.0). Hence 8x16 wherever there are
+// layers from R = 4 (at R = 4 on large planes unmeasured before it became the default).
 // Split pays where the interior kernel keeps the registers it needs: the tile's interior blocks
 // drop from 114-164 registers to 60-127; the l1 march's interior kernel at R = 4 compiled to 80
-// registers and lost 19 %. R = 3 takes R = 4's shape and R = 5..7 the l1 shape R = 8 had before
-// the tile (32x4, vec 2: 104.1 GPts/s at R = 8), unmeasured. 2D: 128 threads along x, unmeasured.
+// registers and lost 19 %. tma's interior kernel takes 66-128 registers (R = 3..8) and keeps no
+// bytes in flight in them. 2D: 128 threads along x, unmeasured.
 constexpr int64_t kTilePlanePoints = 512 * 512;
 
-KernelConfig default_for(int dim, int radius, int64_t plane_points) {
-  const bool small_plane = plane_points <= kTilePlanePoints;
+// The l1 march's own shapes (the rows above that name it; R = 5..8 the shape R = 8 had before
+// the tile, 32x4 vec 2: 104.1 GPts/s at R = 8), for the defaults and for "design": "l1" by hand.
+KernelConfig l1_shape(int dim, int radius) {
   if (dim == 2) return {128, 1, 2, 32};
-  if (radius == 1)
-    return small_plane ? KernelConfig{8, 16, kTileVec, 8, StepDesign::tile, 0, 1} : KernelConfig{32, 8, 2, 16};
-  if (radius == 2)
-    return small_plane ? KernelConfig{8, 16, kTileVec, 8, StepDesign::tile, 1, 1} : KernelConfig{16, 16, 2, 32};
+  if (radius == 1) return {32, 8, 2, 16};
+  if (radius == 2) return {16, 16, 2, 32};
   if (radius <= 4) return {32, 4, 4, 32};
-  if (radius < 8) return {32, 4, 2, 32};
-  return {8, 16, kTileVec, 16, StepDesign::tile, 0, 1};
+  return {32, 4, 2, 32};
+}
+
+// The tile design's shape by hand where the table names none: R = 8's row before tma took it.
+constexpr KernelConfig kTileShape{8, 16, kTileVec, 16, StepDesign::tile, 0, 1};
+
+// The tma design's shapes: 16x16 (d2xyz tma's at R = 5..8, src/plan/defaults.cpp; the table's R =
+// 4, 7 and 8 without CPML, and "design": "tma" by hand where the table names no tma row) and 8x16
+// (R = 5, 6, and from R = 4 with CPML), nw 16, two tiles ahead, the boundary by the tile's march.
+constexpr KernelConfig kTmaShape{16, 16, kTileVec, 16, StepDesign::tma, 0, 1, 2, StepDesign::tile};
+constexpr KernelConfig kTmaNarrow{8, 16, kTileVec, 16, StepDesign::tma, 0, 1, 2, StepDesign::tile};
+
+KernelConfig default_for(int dim, int radius, int64_t plane_points, bool layers) {
+  const bool small_plane = plane_points <= kTilePlanePoints;
+  if (dim == 2) return l1_shape(2, radius);
+  if (radius == 1) return small_plane ? KernelConfig{8, 16, kTileVec, 8, StepDesign::tile, 0, 1} : l1_shape(3, 1);
+  if (radius == 2) return small_plane ? KernelConfig{8, 16, kTileVec, 8, StepDesign::tile, 1, 1} : l1_shape(3, 2);
+  if (radius == 3) return l1_shape(3, 3);
+  if (layers || radius == 5 || radius == 6) return kTmaNarrow;
+  if (radius == 4 && !small_plane) return {16, 16, kTileVec, 32, StepDesign::tma, 0, 1, 1, StepDesign::tile};
+  return kTmaShape;
+}
+
+// `ahead` as d2xyz tma's (seismic/variants_tma.cu kMaxAhead): beyond 8 tiles the ring holds more
+// shared memory than a gain measured there could repay.
+constexpr int kMaxAhead = 8;
+
+const char* design_name(StepDesign d) {
+  return d == StepDesign::tile ? "tile" : d == StepDesign::tma ? "tma" : "l1";
 }
 
 int64_t tap_key_host(const acoustic::Tap& t, const acoustic::Setup<float>& s) {
@@ -114,6 +156,15 @@ StepKernels kernels_for(bool y) {
           reinterpret_cast<const void*>(acoustic_step<R, V, false, false>)};
 }
 
+// The tma design's kernels: the ring for the interior box, the l1 march (4-wide) or the tile's
+// (zq 0) for the rest.
+template <int R>
+StepKernels tma_kernels_for(StepDesign boundary) {
+  return {reinterpret_cast<const void*>(acoustic_step_tma<R>),
+          boundary == StepDesign::tile ? reinterpret_cast<const void*>(acoustic_step_tile<R, 0, false>)
+                                       : reinterpret_cast<const void*>(acoustic_step<R, kTileVec, true, false>)};
+}
+
 // The tile design's kernels: zq 0 at every R, zq 1 (ZQ = R) from R = 2.
 template <int R>
 StepKernels tile_kernels_for(int zq) {
@@ -128,6 +179,7 @@ StepKernels tile_kernels_for(int zq) {
 StepKernels step_kernels(const KernelConfig& c, int radius, bool y) {
   const auto pick = [&]<int R>() -> StepKernels {
     if (c.design == StepDesign::tile) return tile_kernels_for<R>(c.zq);
+    if (c.design == StepDesign::tma) return tma_kernels_for<R>(c.boundary);
     return c.vec == 2 ? kernels_for<R, 2>(y) : kernels_for<R, 4>(y);
   };
   switch (radius) {
@@ -143,11 +195,32 @@ StepKernels step_kernels(const KernelConfig& c, int radius, bool y) {
   throw Error(ErrorKind::invalid_argument, "radius " + std::to_string(radius) + " is outside 1..8");
 }
 
-// The tile design's dynamic shared memory: two tiles of the block's plane, and with zq 1 a ring
-// of R 16-byte vectors per thread.
+// The dynamic shared memory of the interior kernel's launch: the tile design's two tiles of the
+// block's plane, and with zq 1 a ring of R 16-byte vectors per thread; the tma design's ring of
+// tiles and its mbarriers. The boundary kernel takes the same, except under tma: its boundary
+// march's, none for l1, two tiles for the tile.
 size_t step_smem(const KernelConfig& c, int radius) {
+  if (c.design == StepDesign::tma) return seismic::tma_smem_bytes(c.bx, c.by, radius, int(sizeof(float)), c.ahead);
   if (c.design != StepDesign::tile) return 0;
   return 2 * seismic::tile_bytes(c.bx, c.by, radius, int(sizeof(float))) + size_t(c.zq) * radius * c.bx * c.by * 16;
+}
+size_t boundary_smem(const KernelConfig& c, int radius) {
+  if (c.design != StepDesign::tma) return step_smem(c, radius);
+  return c.boundary == StepDesign::tile ? 2 * seismic::tile_bytes(c.bx, c.by, radius, int(sizeof(float))) : 0;
+}
+
+// The tensor map of one time level for the tma design (march_tma): u^n from point (-P, -R, -R),
+// its x extent reaching R past the last point (the box reads zeros beyond), y and z the halo's
+// rows and planes; the box one tile. `level` is the array's first element.
+CUtensorMap level_map(const acoustic::Setup<float>& s, const KernelConfig& c, const float* level) {
+  const int64_t R = s.radius, P = (R + kTileVec - 1) / kTileVec * kTileVec;
+  TiledMap3d m;
+  m.origin = level + (s.origin - P - R * s.line - R * s.slice);
+  m.elem_bytes = int(sizeof(float));
+  m.extent = {uint64_t(P + s.nx + R), uint64_t(s.ny + 2 * R), uint64_t(s.nz + 2 * R)};
+  m.stride = {uint64_t(s.line) * sizeof(float), uint64_t(s.slice) * sizeof(float)};
+  m.box = {uint32_t(int64_t(kTileVec) * c.bx + 2 * P), uint32_t(c.by + 2 * R), 1};
+  return encode_tiled_map(m);
 }
 
 // The interior box of a launch grid (StepArgs::interior): per axis, the blocks (x, y) or chunks
@@ -189,33 +262,31 @@ int64_t interior_blocks(const StepArgs& a) {
 
 }  // namespace
 
-KernelConfig default_config(int dim, int radius, int64_t plane_points) {
-  return default_for(dim, radius, plane_points);
+KernelConfig default_config(int dim, int radius, int64_t plane_points, bool layers) {
+  return default_for(dim, radius, plane_points, layers);
 }
 
 std::string describe(const KernelConfig& c) {
   return "acoustic_step block=" + std::to_string(c.bx) + "x" + std::to_string(c.by) + " vec=" +
          std::to_string(c.vec) + " nw=" + std::to_string(c.nw) +
-         " design=" + (c.design == StepDesign::tile ? "tile" : "l1") + (c.zq ? " zq=" + std::to_string(c.zq) : "") +
-         " split=" + std::to_string(c.split);
+         " design=" + design_name(c.design) + (c.zq ? " zq=" + std::to_string(c.zq) : "") +
+         " split=" + std::to_string(c.split) +
+         (c.design == StepDesign::tma ? " ahead=" + std::to_string(c.ahead) + " boundary=" + design_name(c.boundary)
+                                      : "");
 }
 
 // The defaults of one design for a radius and plane: the table's where it names that design;
-// else, for l1, the large planes' l1 row (or 32x4 vec 2 nw 32, R = 8's l1 shape before the tile),
-// and for the tile R = 8's row. A "design" given by hand starts from these, not from the other
-// design's block, vector and chunk.
-KernelConfig design_default(int dim, int radius, int64_t plane_points, StepDesign design) {
-  const KernelConfig c = default_for(dim, radius, plane_points);
+// else l1_shape, kTileShape or kTmaShape. A "design" given by hand starts from these, not from
+// the other design's block, vector and chunk.
+KernelConfig design_default(int dim, int radius, int64_t plane_points, bool layers, StepDesign design) {
+  const KernelConfig c = default_for(dim, radius, plane_points, layers);
   if (c.design == design) return c;
-  if (design == StepDesign::l1) {
-    const KernelConfig large = default_for(dim, radius, std::numeric_limits<int64_t>::max());
-    return large.design == StepDesign::l1 ? large : KernelConfig{32, 4, 2, 32};
-  }
-  return default_for(3, 8, plane_points);
+  if (design == StepDesign::l1) return l1_shape(dim, radius);
+  return design == StepDesign::tma ? kTmaShape : kTileShape;
 }
 
-KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t plane_points) {
-  KernelConfig c = default_for(dim, radius, plane_points);
+KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t plane_points, bool layers) {
+  KernelConfig c = default_for(dim, radius, plane_points, layers);
   if (text.empty()) return c;
   nlohmann::json j;
   try {
@@ -224,9 +295,10 @@ KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t 
     throw Error(ErrorKind::invalid_argument, "kernel parameters are not JSON: " + std::string(e.what()));
   }
   if (!j.is_object()) throw Error(ErrorKind::invalid_argument, "kernel parameters must be a JSON object");
-  if (const auto d = j.find("design"); d != j.end() && d->is_string() && (*d == "l1" || *d == "tile"))
-    c = design_default(dim, radius, plane_points, *d == "l1" ? StepDesign::l1 : StepDesign::tile);
-  bool vec_given = false;
+  if (const auto d = j.find("design"); d != j.end() && d->is_string() && (*d == "l1" || *d == "tile" || *d == "tma"))
+    c = design_default(dim, radius, plane_points, layers,
+                       *d == "l1" ? StepDesign::l1 : *d == "tile" ? StepDesign::tile : StepDesign::tma);
+  bool vec_given = false, ahead_given = false, boundary_given = false;
   for (const auto& [key, value] : j.items()) {
     if (key == "design") {
       const std::string v = value.is_string() ? value.get<std::string>() : "";
@@ -234,8 +306,11 @@ KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t 
         c.design = StepDesign::l1;
       } else if (v == "tile") {
         c.design = StepDesign::tile;
+      } else if (v == "tma") {
+        c.design = StepDesign::tma;
       } else {
-        throw Error(ErrorKind::invalid_argument, "kernel parameter design must be \"l1\" or \"tile\", got " + value.dump());
+        throw Error(ErrorKind::invalid_argument,
+                    "kernel parameter design must be \"l1\", \"tile\" or \"tma\", got " + value.dump());
       }
     } else if (key == "block") {
       const std::string b = value.is_string() ? value.get<std::string>() : "";
@@ -256,20 +331,40 @@ KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t 
       c.zq = value.get<int>();
     } else if (key == "split" && value.is_number_integer()) {
       c.split = value.get<int>();
+    } else if (key == "ahead" && value.is_number_integer()) {
+      c.ahead = value.get<int>();
+      ahead_given = true;
+    } else if (key == "boundary") {
+      const std::string v = value.is_string() ? value.get<std::string>() : "";
+      if (v != "l1" && v != "tile")
+        throw Error(ErrorKind::invalid_argument, "kernel parameter boundary must be \"l1\" or \"tile\", got " + value.dump());
+      c.boundary = v == "l1" ? StepDesign::l1 : StepDesign::tile;
+      boundary_given = true;
     } else {
       throw Error(ErrorKind::invalid_argument, "unknown or mistyped kernel parameter '" + key + "': " +
-                                                   value.dump() + " (valid: block \"BXxBY\", vec 2|4, nw N, design \"l1\"|\"tile\", zq 0|1, split 0|1)");
+                                                   value.dump() +
+                                                   " (valid: block \"BXxBY\", vec 2|4, nw N, design \"l1\"|\"tile\"|\"tma\", zq "
+                                                   "0|1, split 0|1, ahead 0..8, boundary \"l1\"|\"tile\")");
     }
   }
-  if (c.design == StepDesign::tile) {
-    if (dim == 2) throw Error(ErrorKind::invalid_argument, "kernel parameter design \"tile\" is 3D only: a 2D model has no y to tile");
+  if (c.design != StepDesign::l1) {
+    const std::string name = design_name(c.design);
+    if (dim == 2)
+      throw Error(ErrorKind::invalid_argument, "kernel parameter design \"" + name + "\" is 3D only: a 2D model has no y to tile");
     if (!vec_given) c.vec = kTileVec;
     if (c.vec != kTileVec)
       throw Error(ErrorKind::invalid_argument,
-                  "kernel parameter design \"tile\" (" + std::string(j.contains("design") ? "given" : "the default here") +
+                  "kernel parameter design \"" + name + "\" (" + std::string(j.contains("design") ? "given" : "the default here") +
                       ") copies 16-byte vectors: vec must be 4, got " + std::to_string(c.vec) +
                       (j.contains("design") ? "" : "; add \"design\": \"l1\" for vec 2"));
   }
+  if (ahead_given && c.design != StepDesign::tma)
+    throw Error(ErrorKind::invalid_argument, "kernel parameter ahead is the tma design's: add \"design\": \"tma\"");
+  if (boundary_given && c.design != StepDesign::tma)
+    throw Error(ErrorKind::invalid_argument, "kernel parameter boundary is the tma design's: add \"design\": \"tma\"");
+  if (c.ahead < 0 || c.ahead > kMaxAhead)
+    throw Error(ErrorKind::invalid_argument, "kernel parameter ahead must be 0.." + std::to_string(kMaxAhead) +
+                                                 ", got " + std::to_string(c.ahead));
   // Two widths only: each is 32 kernels (R x 2D/3D x interior and boundary) to compile.
   if (c.vec != 2 && c.vec != 4)
     throw Error(ErrorKind::invalid_argument, "kernel parameter vec must be 2 or 4, got " + std::to_string(c.vec));
@@ -282,6 +377,11 @@ KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t 
   if (c.nw < 1) throw Error(ErrorKind::invalid_argument, "kernel parameter nw must be at least 1");
   if (c.split != 0 && c.split != 1)
     throw Error(ErrorKind::invalid_argument, "kernel parameter split must be 0 or 1, got " + std::to_string(c.split));
+  if (c.design == StepDesign::tma && c.split != 1)
+    throw Error(ErrorKind::invalid_argument,
+                "kernel parameter design \"tma\" (" + std::string(j.contains("design") ? "given" : "the default here") +
+                    ") runs the interior box (its boundary blocks the l1 march): split must be 1" +
+                    (j.contains("design") ? "" : "; add \"design\": \"l1\" or \"tile\" for one kernel"));
   if (c.zq != 0 && c.zq != 1)
     throw Error(ErrorKind::invalid_argument, "kernel parameter zq must be 0 or 1, got " + std::to_string(c.zq));
   if (c.zq == 1 && c.design != StepDesign::tile)
@@ -315,7 +415,12 @@ struct AcousticGpu::Impl {
   DeviceArray<float> wavelets, traces;
   dim3 grid, block;
   StepKernels kernels;
-  size_t smem = 0;  // dynamic shared memory of the launch (the tile design's)
+  size_t smem = 0;           // dynamic shared memory of the interior kernel's launch (step_smem)
+  size_t boundary_smem = 0;  // and of the boundary kernel's
+  // The tma design's tensor maps (level_map) of the two time-level arrays, by their first element:
+  // the interior kernel takes the one whose array holds u^n.
+  const float* level[2] = {nullptr, nullptr};
+  CUtensorMap map[2] = {};
   StepArgs args{};
   RecordArgs record{};
   // The run's own stream (non-blocking: it never waits for the legacy default stream), so that
@@ -365,12 +470,14 @@ struct AcousticGpu::Impl {
     const bool all_inner = inner && c0 == first && c1 == end && box[0][0] == 0 && box[0][1] == int(grid.x) &&
                            box[1][0] == 0 && box[1][1] == int(grid.y);
     StepArgs a = args;
-    void* params[] = {&a, &n};
+    // The tma kernel's third parameter: the map of the array that holds u^n.
+    const CUtensorMap& map_u = map[a.u == level[1] + s.origin ? 1 : 0];
+    void* params[] = {&a, &n, const_cast<CUtensorMap*>(&map_u)};
     if (!all_inner) {
       a.block_first[0] = a.block_first[1] = 0;
       a.chunk_first = first;
       FDS_CUDA_CHECK(cudaLaunchKernel(kernels.boundary, dim3(grid.x, grid.y, unsigned(end - first)), block, params,
-                                      smem, stream));
+                                      boundary_smem, stream));
       FDS_CUDA_CHECK_LAUNCH();
     }
     if (inner) {
@@ -406,34 +513,63 @@ AcousticGpu::AcousticGpu(const acoustic::Setup<float>& s, const KernelConfig& c)
   if (c.zq != 0 && (c.zq != 1 || c.design != StepDesign::tile || s.radius < 2))
     throw Error(ErrorKind::invalid_argument, "zq " + std::to_string(c.zq) + " needs the tile design and R >= 2 (zq 1)");
   if (c.split != 0 && c.split != 1) throw Error(ErrorKind::invalid_argument, "split must be 0 or 1");
-  if (c.design == StepDesign::tile) {
-    if (s.dim != 3) throw Error(ErrorKind::invalid_argument, "the tile design of the step kernel is 3D only");
+  if (c.design == StepDesign::tma && (c.split != 1 || c.vec != kTileVec || c.boundary == StepDesign::tma))
+    throw Error(ErrorKind::invalid_argument,
+                "the tma design runs the interior box (split 1) in 4-wide vectors, its boundary by l1 or the tile");
+  if (c.design != StepDesign::l1) {
+    const std::string name = design_name(c.design);
+    if (s.dim != 3) throw Error(ErrorKind::invalid_argument, "the " + name + " design of the step kernel is 3D only");
     if (s.origin % kTileVec != 0 || s.line % kTileVec != 0 || s.slice % kTileVec != 0)
-      throw Error(ErrorKind::invalid_argument, "the tile design needs lines and planes on 16-byte boundaries");
+      throw Error(ErrorKind::invalid_argument, "the " + name + " design needs lines and planes on 16-byte boundaries");
     int device = 0, optin = 0;
     FDS_CUDA_CHECK(cudaGetDevice(&device));
     FDS_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     if (smem > size_t(optin))
-      throw Error(ErrorKind::invalid_argument, "the tile design's two tiles (and zq ring) of a " +
-                                                   std::to_string(c.bx) + "x" +
-                                                   std::to_string(c.by) + " block take " + std::to_string(smem) +
-                                                   " bytes of shared memory, above the device's " +
-                                                   std::to_string(optin) + ": a smaller block");
+      throw Error(ErrorKind::invalid_argument,
+                  "the " + name + " design's " +
+                      (c.design == StepDesign::tile ? std::string("two tiles (and zq ring)")
+                                                    : std::to_string(seismic::tma_ring_tiles(s.radius, c.ahead)) + " tiles") +
+                      " of a " + std::to_string(c.bx) + "x" + std::to_string(c.by) + " block take " +
+                      std::to_string(smem) + " bytes of shared memory, above the device's " + std::to_string(optin) +
+                      (c.design == StepDesign::tile ? ": a smaller block" : ": a smaller block or ahead"));
+  }
+  if (c.design == StepDesign::tma) {
+    // The copy engine's boxes: at most seismic::kMaxBoxEdge elements an edge; the map starts P points
+    // before each line (Domain::make's x halo is R rounded up to 16 bytes, P).
+    const int64_t R = s.radius, P = (R + kTileVec - 1) / kTileVec * kTileVec;
+    const int64_t box_x = int64_t(kTileVec) * c.bx + 2 * P, box_y = c.by + 2 * R;
+    if (box_x > seismic::kMaxBoxEdge || box_y > seismic::kMaxBoxEdge)
+      throw Error(ErrorKind::invalid_argument, "the tma design's tile of a " + std::to_string(c.bx) + "x" +
+                                                   std::to_string(c.by) + " block is " + std::to_string(box_x) + " x " +
+                                                   std::to_string(box_y) + " points, above the copy engine's " +
+                                                   std::to_string(seismic::kMaxBoxEdge) + " an edge: a smaller block");
+    if (s.origin - P - R * s.line - R * s.slice < 0 || s.origin % s.line < P)
+      throw Error(ErrorKind::invalid_argument, "the tma design needs " + std::to_string(P) +
+                                                   " halo points before each line of the storage");
   }
   ensure_device_memory(state_bytes(s), "the wave solver's state");
   d.c = c;
   d.smem = smem;
+  d.boundary_smem = boundary_smem(c, s.radius);
   const bool y = s.dim == 3;
   d.block = dim3(unsigned(c.bx), unsigned(y ? c.by : 1), 1);
   d.grid = dim3(unsigned((s.nx + int64_t(c.vec) * c.bx - 1) / (int64_t(c.vec) * c.bx)),
                 unsigned(y ? (s.ny + c.by - 1) / c.by : 1), unsigned((s.nz + c.nw - 1) / c.nw));
   d.kernels = step_kernels(c, s.radius, y);
-  if (d.smem > 48 * 1024)  // above the default limit a kernel must opt in
-    for (const void* k : {d.kernels.interior, d.kernels.boundary})
-      FDS_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(d.smem)));
+  // Above the default limit a kernel must opt in.
+  if (d.smem > 48 * 1024)
+    FDS_CUDA_CHECK(cudaFuncSetAttribute(d.kernels.interior, cudaFuncAttributeMaxDynamicSharedMemorySize, int(d.smem)));
+  if (d.boundary_smem > 48 * 1024)
+    FDS_CUDA_CHECK(cudaFuncSetAttribute(d.kernels.boundary, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        int(d.boundary_smem)));
   d.u = DeviceArray<float>(s.alloc);
   d.prev = DeviceArray<float>(s.alloc);
   d.m = DeviceArray<float>(s.m.data(), s.alloc);
+  if (c.design == StepDesign::tma)  // the two time levels' maps, u^n being either in turn
+    for (int l = 0; l < 2; ++l) {
+      d.level[l] = (l == 0 ? d.u : d.prev).p;
+      d.map[l] = level_map(s, c, d.level[l]);
+    }
   for (int a = 0; a < 3; ++a) {
     d.coef[a] = DeviceArray<acoustic::PmlCoef<float>>(s.coef[a].data(), int64_t(s.coef[a].size()));
     for (auto& v : d.pml[a]) v = DeviceArray<float>(s.points_per_slot(a) * s.axis[a].slots());
@@ -494,6 +630,7 @@ AcousticGpu::AcousticGpu(const acoustic::Setup<float>& s, const KernelConfig& c)
     for (auto& r : a.interior) r[0] = r[1] = 0;
   a.line = s.line;
   a.slice = s.slice;
+  a.ahead = c.ahead;
   for (int r = 0; r < kMaxTaps; ++r) {
     a.w2[r] = s.w2[size_t(r)];
     a.w1[r] = s.w1[size_t(r)];
@@ -532,7 +669,7 @@ std::string AcousticGpu::describe() const {
   const int64_t inner = interior_blocks(d.args);
   // regs, spill_bytes, occupancy: the kernel that runs the interior (the boundary kernel where the
   // box is empty, split 0 among them); then the boundary kernel's.
-  const nlohmann::json b = kernel_resources(d.kernels.boundary, threads, d.smem);
+  const nlohmann::json b = kernel_resources(d.kernels.boundary, threads, d.boundary_smem);
   const nlohmann::json r = inner > 0 ? kernel_resources(d.kernels.interior, threads, d.smem) : b;
   return wave::describe(d.c) + " R=" + std::to_string(d.s.radius) + (d.s.dim == 3 ? " 3D" : " 2D") + " regs=" +
          r.value("regs", nlohmann::json()).dump() + " spill_bytes=" + r.value("spill_bytes", nlohmann::json()).dump() +

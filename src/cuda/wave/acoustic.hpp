@@ -13,9 +13,11 @@
 
 namespace fdstencil::cuda::wave {
 
-// The step kernel's design (acoustic_step.cuh): x and y neighbours read through L1, or from a
-// shared-memory tile of the plane (3D, vec 4).
-enum class StepDesign { l1, tile };
+// The step kernel's design (acoustic_step.cuh): x and y neighbours read through L1, from a
+// shared-memory tile of the plane (3D, vec 4), or from a ring of plane tiles brought by the
+// tensor memory accelerator (tma: 3D, vec 4, the interior box; its boundary blocks take l1 or
+// the tile).
+enum class StepDesign { l1, tile, tma };
 
 // The step kernel's launch shape: a block of bx x by threads, each owning `vec` consecutive x
 // points of one line and marching `nw` planes along z, in one design.
@@ -26,15 +28,20 @@ struct KernelConfig {
   // 1: the interior box (the blocks clear of every CPML layer) by its own kernel, compiled without
   // the CPML; 0: one kernel for every block (acoustic_step.cuh).
   int split = 0;
+  // tma design: tiles in flight beyond the R + 1 a step reads (seismic/tma_ring.cuh), 0..8.
+  int ahead = 2;
+  // tma design: the march of the blocks outside the interior box, those that touch a CPML layer
+  // (tile, which takes its two tiles of shared memory, or l1; the tile's measured faster).
+  StepDesign boundary = StepDesign::tile;
 };
-// The defaults for a radius and a computational plane of nx x ny points (the table in acoustic.cu
-// cites the runs that chose them).
-KernelConfig default_config(int dim, int radius, int64_t plane_points);
-// {"block": "BXxBY", "vec": 2|4, "nw": N, "design": "l1"|"tile", "zq": 0|1 (tile only), "split": 0|1}, missing
-// keys from the defaults, or where a "design" is named from that design's own (acoustic.cu's
-// design_default; vec 4 under "tile", its only width); throws Error(invalid_argument) naming a
-// bad key or value.
-KernelConfig parse_config(const std::string& json, int dim, int radius, int64_t plane_points);
+// The defaults for a radius, a computational plane of nx x ny points and CPML layers (any, or
+// none; the table in acoustic.cu cites the runs that chose them).
+KernelConfig default_config(int dim, int radius, int64_t plane_points, bool layers);
+// {"block": "BXxBY", "vec": 2|4, "nw": N, "design": "l1"|"tile"|"tma", "zq": 0|1 (tile only),
+// "split": 0|1 (1 under tma), "ahead": 0..8 and "boundary": "l1"|"tile" (tma only)}, missing keys from the defaults, or where
+// a "design" is named from that design's own (acoustic.cu's design_default; vec 4 under "tile"
+// and "tma", their only width); throws Error(invalid_argument) naming a bad key or value.
+KernelConfig parse_config(const std::string& json, int dim, int radius, int64_t plane_points, bool layers);
 std::string describe(const KernelConfig& c);
 
 // The device bytes a run's state takes: three fields, the CPML memory, the taps, the traces.

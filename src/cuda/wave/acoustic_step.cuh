@@ -5,7 +5,11 @@
 //   l1    seismic/xyz_l1march.cuh's: no tile, no barrier, x and y straight from global memory
 //         through Hopper's L1 (march_l1);
 //   tile  seismic/xyz_pipelined.cuh's: x and y from a double-buffered shared-memory tile of the
-//         plane, its halo copied by cp.async one plane ahead (march_tile; 3D, 4-wide vectors).
+//         plane, its halo copied by cp.async one plane ahead (march_tile; 3D, 4-wide vectors);
+//   tma   seismic/xyz_tma.cuh's: x and y from a ring of whole plane tiles that the tensor memory
+//         accelerator brings, `ahead` planes beyond the newest a step reads, no block barrier in
+//         the march (march_tma; 3D, 4-wide vectors; the interior box only, its boundary blocks
+//         take the l1 march).
 // On top of either, per point (update_points, the same arithmetic in the same order for both):
 //   the leapfrog update  u^{n+1} = 2 u^n - u^{n-1} + m L   (core/acoustic.hpp), written over u^{n-1};
 //   the CPML, per axis, where a block's points reach that axis's layer (block-uniform template
@@ -27,6 +31,7 @@
 #include "cuda/common/thread_ring.cuh"
 #include "cuda/common/vec.cuh"
 #include "cuda/seismic/tile.cuh"
+#include "cuda/seismic/tma_ring.cuh"
 
 namespace fdstencil::cuda::wave {
 
@@ -55,6 +60,7 @@ struct StepArgs {
   // and z (chunks). The interior kernel runs them; the boundary kernel skips them.
   int interior[3][2];
   int64_t line, slice;
+  int ahead;  // the tma design's tiles in flight beyond the R + 1 a step reads
   float w2[kMaxTaps], w1[kMaxTaps];
   acoustic::PmlAxis axis[3];
   const acoustic::PmlCoef<float>* coef[3];
@@ -316,6 +322,58 @@ __device__ __forceinline__ void march_tile(const StepArgs& a, float* tiles, int 
   }
 }
 
+// The tma design (3D, V = 4: seismic/xyz_tma.cuh's ring under the same update), for the interior
+// box: the tile of each plane, interior and x/y halo, comes whole by one bulk tensor copy into a
+// ring of R + 1 + ahead tiles (seismic/tma_ring.cuh), asked for by one producer thread; x and y
+// from the tile of plane k, the z queue in registers, its R planes below the chunk from global
+// memory (mirrored above a free surface, as fill_queue's) and each newer plane from the centre of
+// the newest tile. `map` describes u^n from point (-P, -R, -R), its box one tile (acoustic.cu).
+// Every thread marches to the end: each warp releases each tile. In the interior box every lane
+// is inside the domain (a partial block is never in it), so every thread also stores.
+template <int R>
+__device__ __forceinline__ void march_tma(const StepArgs& a, const CUtensorMap* map, int k0, int k1, int tb, int te,
+                                          int64_t n) {
+  constexpr int V = kTileVec;
+  constexpr int C = (R + V - 1) / V;
+  extern __shared__ __align__(seismic::kTmaTileAlign) unsigned char step_ring[];
+  const seismic::TileShape<R, V> s{int(blockDim.x), int(blockDim.y)};
+  const int pitch = s.pitch();
+  const int x0 = V * block_x(a) * int(blockDim.x), jb = block_y(a) * int(blockDim.y);
+  const int i0 = x0 + V * int(threadIdx.x), j0 = jb + int(threadIdx.y);
+  const int rank = int(threadIdx.x + blockDim.x * threadIdx.y), threads = int(blockDim.x * blockDim.y);
+  const bool stores = i0 < a.nx && j0 < a.ny;
+  const int64_t column = i0 + a.line * j0 + a.slice * k0;
+  float* out = a.out + column;
+  const float* m = a.m + column;
+  const int centre = (int(threadIdx.y) + R) * pitch + seismic::TileShape<R, V>::P + V * int(threadIdx.x);
+  // Tile t holds plane k0 + t; there are k1 - k0 + R of them (through plane k1 + R - 1).
+  seismic::TmaTileRing<float> ring(step_ring, s.elems(), seismic::tma_ring_tiles(R, a.ahead), R, map, x0, jb, k0,
+                                   k1 - k0 + R);
+  ring.start(rank == 0, threads);
+  // The queue q[r] holds plane k - R + r: before the first step the R planes below the chunk
+  // (fill_queue's first R entries), then the R from k0 up from the first tiles.
+  Vec<float, V> q[2 * R + 1] = {};
+  if (stores) fill_queue<R, V, R + 1>(a, a.u + column, k0, k1, [&](int r, const Vec<float, V>& v) { q[r] = v; });
+  ring.wait_first(R);
+#pragma unroll
+  for (int r = R; r < 2 * R; ++r) q[r] = load_vec<float, V>(ring.first(r - R) + centre);
+  for (int k = k0; k < k1; ++k) {
+    if (rank == 0) ring.refill(k - k0);
+    q[2 * R] = load_vec<float, V>(ring.newest() + centre);
+    const float* tile = ring.oldest();
+    if (stores)
+      update_points<R, V, true, false, false, false>(
+          a, q[R], [&](int r) { return q[r]; },
+          [&](int c) { return load_vec<float, V>(tile + centre + (c - C) * V); },
+          [&](int l) { return load_vec<float, V>(tile + centre + (l - R) * pitch); }, i0, j0, k, tb, te, n, out, m);
+    ring.release_and_advance(rank);
+#pragma unroll
+    for (int r = 0; r < 2 * R; ++r) q[r] = q[r + 1];
+    out += a.slice;
+    m += a.slice;
+  }
+}
+
 // Which axes' CPML layers the block's points reach: uniform over the block, so the branch costs
 // nothing and each block compiles only the first derivatives and memory variables it needs.
 // f.template operator()<PX, PY, PZ>() is called with the block's flags as constants.
@@ -386,6 +444,18 @@ __global__ void __launch_bounds__(kStepThreads) acoustic_step_tile(StepArgs a, i
       march_tile<R, ZQ, PX, PY, PZ>(a, step_tiles, k0, k1, t.x, t.y, n);
     });
   }
+}
+
+// The tma design's kernel: the interior box only (no CPML compiled; its boundary blocks run
+// acoustic_step<R, 4, true, false>, the l1 march). Dynamic shared memory: the ring,
+// seismic::tma_smem_bytes(bx, by, R, 4, ahead). `map` as march_tma's.
+template <int R>
+__global__ void __launch_bounds__(kStepThreads) acoustic_step_tma(StepArgs a, int64_t n,
+                                                                 const __grid_constant__ CUtensorMap map) {
+  const int k0 = block_chunk(a) * a.nw;
+  const int k1 = min(k0 + a.nw, a.nz);
+  const int2 t = block_taps(a);
+  march_tma<R>(a, &map, k0, k1, t.x, t.y, n);
 }
 
 }  // namespace fdstencil::cuda::wave
