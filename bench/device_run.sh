@@ -52,10 +52,27 @@
 #              d2xyz tma test, registry and refusal tests after the move
 #   wave-tma-configs  the tma design's shapes against the defaults, R = 4, 5, 6, 8, 512^3, no CPML
 #   wave-tma-1024  the same at 1024^3 for the leading shapes (WAVE_TMA_1024 narrows it)
-#   wave-verify-tma  R = 5, 6, 7 at the defaults against the analytic solution and the l1 march
+#   wave-verify-tma  R = 5, 6, 7 (WAVE_VERIFY_RADII) at the defaults against the analytic solution and the l1 march
 #   wave-tma-cpml  with a 20-point CPML (512^3): tma's boundary blocks by l1 or the tile, against
 #              the defaults before tma, R = 4..8
 #   tma-ring-check  d2xyz through the plan after the move (as tma-final), into tma-ring-check*.json
+# Issue 13, tenth session:
+#   wave-gpu-tests  every WaveGpu test
+#   wave-cfg-tests  the wave tests of the kernel parameters (the constructor's own check of ahead);
+#              bench --same-size-copy's CLI tests
+#   wave-small  the step at 256^3 (and 384^3 at R = 4), R = 3..8, no CPML: tma's shapes and chunk
+#              lengths against l1 and the tile, for a small-plane rule
+#   wave-long   1024^3, no CPML: tma's chunks of 64 and 128 planes against the defaults (the seam
+#              planes each chunk re-reads), R = 4, 5, 8
+#   wave-cpml-nw  512^3 with a 20-point CPML: shorter chunks, so fewer interior points fall into the
+#              blocks that touch a z layer, R = 4, 8
+#   wave-rules  after the defaults took them: the 256^3 and 1024^3 rules again beside the shapes
+#              they beat, 512^3 in longer chunks, 1024^3 R = 6..8 in chunks of 64
+#   wave-rules2  512^3 R = 6..8 in chunks of 32 to 128, ahead 2 and 3
+#   wave-final  the step at the defaults (wave-rules2 moved them) beside the previous defaults, 256^3,
+#              512^3 (200 steps), 1024^3 at R = 6
+#   lap-samesize  the Laplacian's plan over the sizes and the plane sweep, both types, each record
+#              also against a cudaMemcpy of its own output's bytes (bench --same-size-copy)
 #   lap-sizes  part 4 figure 1: 256^3 -> 1024^3, one dimension stepped by 256 at a time
 #   lap-m      part 3 tables: tiling factor m = 1..16 for k2-k5
 #   lap-planes part 4 figure 3: the xy-plane sweep across the L2 cliff
@@ -1285,7 +1302,7 @@ stage_wave-tma-1024() {
 # geometry against the analytic solution, and their final field against the l1 march's.
 stage_wave-verify-tma() {
   local r
-  for r in 5 6 7; do
+  for r in ${WAVE_VERIFY_RADII:-5 6 7}; do
     for p in '{}' '{"design":"l1"}'; do
       wave_run "verify3d-r$r-$([ "$p" = '{}' ] && echo default || echo l1)" --constant 2000 --shape 161,161,161 \
         --spacing 5 --radius $r --cpml 20 --time 0.35 --cfl-safety 0.4 --source 400,400,400 --ricker 20 \
@@ -1320,6 +1337,105 @@ stage_tma-ring-check() {
     --size 1024,1024,1024 --dtype float --reps 10
   bench tma-ring-check-double --op d2xyz --variant plan --no-cache --radius 4 --size 512,512,512 \
     --size 1024,1024,1024 --dtype double --reps 10
+}
+
+stage_wave-gpu-tests() {  # every wave GPU test (after the defaults changed)
+  gpu_tests wave-gpu-tests 'WaveGpu.*' 420
+}
+
+stage_wave-cfg-tests() {  # and bench --same-size-copy's CLI tests (test_cli, built here)
+  gpu_tests wave-cfg-tests 'WaveGpu.AHandBuilt*:WaveGpu.BadKernelParameters*:WaveGpu.ZqAndSplit*:WaveGpu.Defaults*' 120
+  cmake --build --preset default --target test_cli -j "$(nproc)" >>/tmp/build.log 2>&1 || { tail -30 /tmp/build.log | tee -a "$LOG"; status=1; return; }
+  timeout 120 ./build/tests/test_cli --gtest_filter='Cli.BenchSameSize*:Cli.BadInput*:Cli.BenchPlanRows*' >/tmp/cli.log 2>&1 || status=1
+  cat /tmp/cli.log >>"$LOG"
+  grep -E "^\[ +(FAILED|PASSED|SKIPPED) |tests ran|Failure" /tmp/cli.log | tail -8
+}
+
+wave_shapes() {  # name prefix, size, radius, steps, then kernel-parameter sets ('{}' the default)
+  local pre=$1 n=$2 r=$3 steps=$4 p
+  shift 4
+  for p in "$@"; do
+    wave_run "$pre-r$r-$([ "$p" = '{}' ] && echo default || echo "$p" | sed 's/"design":"\([a-z0-9]*\)",*/\1-/' | tr -dc 'a-z0-9x,-')" \
+      $(cube "$n" "$r" 0 "$steps") --kernel-params "$p"
+  done
+}
+
+stage_wave-small() {
+  local r
+  for r in ${WAVE_SMALL_RADII:-3 4 5 6 7 8}; do
+    wave_shapes small256 256 "$r" 200 '{}' '{"design":"l1"}' '{"design":"tile","block":"8x16","nw":8,"split":1}' \
+      '{"design":"tma","block":"16x16","nw":16}' '{"design":"tma","block":"8x16","nw":16}' \
+      '{"design":"tma","block":"16x16","nw":8}' '{"design":"tma","block":"8x16","nw":8}'
+  done
+  wave_shapes small384 384 4 200 '{}' '{"design":"l1"}' '{"design":"tma","block":"8x16","nw":8}'
+  pack wave-small
+}
+
+stage_wave-long() {
+  wave_shapes long1024 1024 4 60 '{}' '{"design":"tma","block":"16x16","nw":64,"ahead":1}' \
+    '{"design":"tma","block":"16x16","nw":64,"ahead":2}' '{"design":"tma","block":"16x16","nw":128,"ahead":1}'
+  wave_shapes long1024 1024 5 60 '{}' '{"design":"tma","block":"8x16","nw":64,"ahead":1}' \
+    '{"design":"tma","block":"8x16","nw":64,"ahead":2}'
+  wave_shapes long1024 1024 8 60 '{}' '{"design":"tma","block":"16x16","nw":64,"ahead":1}' \
+    '{"design":"tma","block":"16x16","nw":128,"ahead":1}'
+  pack wave-long
+}
+
+stage_wave-cpml-nw() {
+  local r p
+  for r in 4 8; do
+    for p in '{}' '{"design":"tma","block":"8x16","nw":8}' '{"design":"tma","block":"8x16","nw":4}' \
+             '{"design":"tma","block":"8x16","nw":10}'; do
+      wave_run "cpmlnw-r$r-$([ "$p" = '{}' ] && echo default || echo "$p" | tr -dc '0-9x,')" $(cube 512 "$r" 20 60) --kernel-params "$p"
+    done
+  done
+  pack wave-cpml-nw
+}
+
+stage_wave-rules() {  # the rules wave-small and wave-long suggested, again, and the radii they left out
+  wave_shapes rules256 256 4 200 '{}' '{"design":"l1"}' '{"design":"tma","block":"16x16","nw":16}' '{"design":"tma","block":"8x16","nw":8}'
+  wave_shapes rules256 256 5 200 '{}' '{"design":"tma","block":"8x16","nw":8}' '{"design":"tma","block":"8x16","nw":16}' \
+    '{"design":"tma","block":"16x16","nw":16}'
+  wave_shapes rules256 256 6 200 '{}' '{"design":"tile","block":"8x16","nw":8,"split":1}' '{"design":"tma","block":"8x16","nw":8}'
+  wave_shapes rules512 512 4 60 '{}' '{"design":"tma","block":"16x16","nw":32,"ahead":2}' '{"design":"tma","block":"16x16","nw":64,"ahead":2}'
+  wave_shapes rules512 512 5 60 '{}' '{"design":"tma","block":"8x16","nw":32,"ahead":2}' '{"design":"tma","block":"8x16","nw":64,"ahead":2}'
+  wave_shapes rules512 512 8 60 '{}' '{"design":"tma","block":"16x16","nw":64,"ahead":2}'
+  wave_shapes rules1024 1024 6 60 '{}' '{"design":"tma","block":"8x16","nw":64,"ahead":2}'
+  wave_shapes rules1024 1024 7 60 '{}' '{"design":"tma","block":"16x16","nw":64,"ahead":2}'
+  wave_shapes rules1024 1024 8 60 '{"design":"tma","block":"16x16","nw":64,"ahead":2}'
+  pack wave-rules
+}
+
+stage_wave-rules2() {  # 512^3 R = 6..8 in longer chunks (wave-rules found them at 1024^3)
+  wave_shapes rules2-512 512 6 60 '{}' '{"design":"tma","block":"8x16","nw":64,"ahead":2}' '{"design":"tma","block":"16x16","nw":64,"ahead":2}'
+  wave_shapes rules2-512 512 7 60 '{}' '{"design":"tma","block":"16x16","nw":64,"ahead":2}' '{"design":"tma","block":"16x16","nw":32,"ahead":2}'
+  wave_shapes rules2-512 512 8 60 '{"design":"tma","block":"16x16","nw":32,"ahead":2}' '{"design":"tma","block":"16x16","nw":64,"ahead":2}' \
+    '{"design":"tma","block":"16x16","nw":128,"ahead":2}' '{"design":"tma","block":"16x16","nw":64,"ahead":3}'
+  pack wave-rules2
+}
+
+# The defaults after wave-rules2, beside the previous ones (kernel parameters by hand) in one call.
+stage_wave-final() {
+  local r
+  for r in 4 5 6 7 8; do wave_shapes final256 256 "$r" 200 '{}'; done
+  wave_shapes final256 256 4 200 '{"design":"tma","block":"16x16","nw":16}'
+  wave_shapes final256 256 5 200 '{"design":"tma","block":"8x16","nw":16}'
+  wave_shapes final256 256 6 200 '{"design":"tma","block":"8x16","nw":16}'
+  for r in 4 5 6 7 8; do wave_shapes final512 512 "$r" 200 '{}'; done
+  wave_shapes final512 512 6 200 '{"design":"tma","block":"8x16","nw":16}'
+  wave_shapes final512 512 7 200 '{"design":"tma","block":"16x16","nw":16}'
+  wave_shapes final512 512 8 200 '{"design":"tma","block":"16x16","nw":16}'
+  wave_shapes final1024 1024 6 60 '{}'
+  pack wave-final
+}
+
+stage_lap-samesize() {
+  local planes=() ny
+  for ny in 256 512 1024 2048 3072 4096 6144 8192 12288 16384; do planes+=(--size "1024,$ny,32"); done
+  bench lap-samesize --op laplacian7 --variant plan --no-cache --dtype double,float "${LAP_SIZES[@]}" \
+    --reps 10 --same-size-copy
+  bench lap-samesize-planes --op laplacian7 --variant plan --no-cache --dtype double,float "${planes[@]}" \
+    --reps 10 --same-size-copy
 }
 
 stage_plan-check3() {  # after the defaults took pipelined zq 1 at R = 4 (float): tests and the plan

@@ -8,6 +8,8 @@ committed run through this script, never typed by hand.
   python3 bench/report.py best FILE.json [...] --op d2z         the best record per R, with its parameters
   python3 bench/report.py passes FILE.json [...]                one-pass d2xyz against 2 and 3 passes, per R
   python3 bench/report.py counters FILE.json [...] [--best]    bench --profile's hardware counters per record
+  python3 bench/report.py samesize FILE.json [...]              records against the reference copy and a copy
+                                                               of their own output's bytes (bench --same-size-copy)
 Filters: --op and --radius (comma-separated) on pivot, param, best and counters; --variant and
 --dtype on counters too.
 """
@@ -232,6 +234,22 @@ def cmd_counters(args):
               f'{c["l1_read_per_cube"]:.2f} | {c["l2_hit_rate_pct"]:.1f} |')
 
 
+def cmd_samesize(args):
+    records, copies, devices = load(args.files)
+    rows = [r for r in records if r.get("status") == "ok" and keep(r, args) and "copy_same_size_gbps" in r]
+    if not rows:
+        sys.exit("report.py: no record with a same-size copy (run bench with --same-size-copy) matches the selection")
+    print(f"*{caption(copies, devices)} Same-size copy: cudaMemcpy of the record's output bytes in the same "
+          f"run (bench --same-size-copy), median of 15.*\n")
+    print("| op | variant | type | R | size | params | ms | GB/s | % copy | same-size copy GB/s | % same-size copy |")
+    print("|---|---|---|---:|---|---|---:|---:|---:|---:|---:|")
+    for r in rows:
+        params = ", ".join(f"{k}={v}" for k, v in r["params"].items())
+        print(f'| {r["op"]} | {r["variant"]} | {r["dtype"]} | {r["radius"]} | {size(r)} | {params} | '
+              f'{r["median_ms"]:.4f} | {r["effective_gbps"]:.0f} | {r["pct_of_copy"]:.1f} | '
+              f'{r["copy_same_size_gbps"]:.0f} | {r["pct_of_same_size_copy"]:.1f} |')
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -256,12 +274,15 @@ def main():
     pc.add_argument("--best", action="store_true", help="only the fastest record per operator, size, type and R")
     pc.add_argument("--variant")
     pc.add_argument("--dtype")
-    for sp in (pv, pp, pb, pc):
+    ps = sub.add_parser("samesize", help="records against the reference copy and a copy of their own bytes")
+    ps.add_argument("files", nargs="+")
+    for sp in (pv, pp, pb, pc, ps):
         sp.add_argument("--op")
         sp.add_argument("--radius")
     args = p.parse_args()
     {"variants": cmd_variants, "pivot": cmd_pivot, "param": cmd_param, "best": cmd_best,
-     "passes": cmd_passes, "counters": cmd_counters}[args.cmd](args)
+     "passes": cmd_passes, "counters": cmd_counters,
+     "samesize": cmd_samesize}[args.cmd](args)
 
 
 if __name__ == "__main__":

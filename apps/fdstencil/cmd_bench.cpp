@@ -1,9 +1,10 @@
 // fdstencil bench: verify, then time, every selected variant on every selected problem, beside
 // the copy bandwidth measured in the same process. Lists (comma-separated) turn one command into
 // a sweep: --op d2x,d2z --radius 1,4,8 --size 256,256,256 --size 512,512,512 --param m=1,2,4.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <algorithm>
+#include <map>
 #include <set>
 
 #include "bench/counters.hpp"
@@ -36,6 +37,9 @@ struct BenchOpts {
   // and no verification, because the parent verified this very job (variant, parameters,
   // problem, seed) with this binary a moment before.
   bool profile_child = false;
+  // Each record's own copy too: cudaMemcpy of its output's bytes (a small field's launch has a
+  // ramp and a tail that the 2 GiB reference copy hides), beside the reference, never instead.
+  bool same_size_copy = false;
 };
 
 // The command that repeats one job alone, one timed application marked for ncu.
@@ -286,6 +290,10 @@ int run_bench(BenchOpts& o) {
       throw Error(ErrorKind::invalid_argument, "--variant: no variant '" + w + "' of backend " +
                                                    o.backend + " for the selected operators" +
                                                    (w == "plan" ? " (plan rows are the cuda backend's)" : ""));
+  if (o.same_size_copy && o.backend != "cuda")
+    throw Error(ErrorKind::invalid_argument, "--same-size-copy times cudaMemcpy: it needs --backend cuda, not " + o.backend);
+  if (o.same_size_copy && o.overhead)
+    throw Error(ErrorKind::invalid_argument, "--same-size-copy belongs to the timed records, not to --overhead");
   if (!o.params.empty() && !variant_rows)
     throw Error(ErrorKind::invalid_argument, "--param sets a variant's parameters; the plan chooses its own");
   for (const Params& g : grid)
@@ -377,6 +385,7 @@ int run_bench(BenchOpts& o) {
   bo.verify = !o.profile_child;
   bo.nvtx_range = o.profile_child ? bench::kTimedRange : nullptr;
   doc["records"] = nlohmann::json::array();
+  std::map<int64_t, double> same_size_copies;  // output bytes -> cudaMemcpy GB/s (--same-size-copy)
   int failed = 0;
   for (size_t n = 0; n < jobs.size(); ++n) {
     const Job& job = jobs[n];
@@ -389,6 +398,17 @@ int run_bench(BenchOpts& o) {
                                : bench::run_plan(job.p, po, o.tuned, bo, copy);
     rec["device"] = doc["device"]["name"];
     if (rec["status"] == "FAILED") ++failed;
+#ifdef FDSTENCIL_HAVE_CUDA
+    if (o.same_size_copy && o.backend == "cuda" && rec["status"] == "ok") {
+      // The job's arrays are freed by now: the copy's two buffers are the only ones on the device.
+      const int64_t bytes = rec["write_bytes"].get<int64_t>();
+      auto it = same_size_copies.find(bytes);
+      if (it == same_size_copies.end()) it = same_size_copies.emplace(bytes, cuda::measure_copy_bandwidth(bytes).memcpy_gbps).first;
+      rec["copy_same_size_bytes"] = bytes;
+      rec["copy_same_size_gbps"] = it->second;
+      rec["pct_of_same_size_copy"] = 100.0 * rec["effective_gbps"].get<double>() / it->second;
+    }
+#endif
     std::printf("%s\n", bench::table_row(rec).c_str());
     if (o.profile && rec["status"] == "ok") {
       rec["counters"] = ncu.empty() ? nlohmann::json{{"status", "unavailable"}, {"reason", "Nsight Compute (ncu) not found"}}
@@ -439,6 +459,9 @@ Action add_bench(CLI::App& app) {
   cmd->add_option("--cache", o->cache, "The tuning cache file the plan rows read (default: see fdstencil tune --help)");
   cmd->add_flag("--overhead", o->overhead,
                 "Time the plan's apply against the bare launch of its kernel, back to back (default size 64^3)");
+  cmd->add_flag("--same-size-copy", o->same_size_copy,
+                "Also time cudaMemcpy of each record's output bytes and report the record against it "
+                "(copy_same_size_gbps, pct_of_same_size_copy), beside the 2 GiB reference copy (cuda)");
   cmd->add_flag("--profile", o->profile,
                 "Also run each timed job under Nsight Compute (ncu --clock-control none) and add its "
                 "DRAM, L2 and L1 traffic, L2 hit rate and the derived efficiencies to the record");

@@ -511,7 +511,7 @@ Action add_wave(CLI::App& app, const std::vector<std::string>& argv) {
          "The GPU step kernel's parameters, e.g. '{\"design\": \"tma\", \"block\": \"16x16\", \"nw\": 16}'; keys "
          "block, vec (2|4), nw, design (l1|tile|tma), zq (0|1, tile), split (0|1; 1 under tma), ahead (0..8, tma), "
          "boundary (l1|tile, tma) "
-         "(default: the defaults for R and the plane's size, docs/wave.md)");
+         "(default: by R, the plane's size and whether there are CPML layers, docs/wave.md)");
   flag("--quiet,-q", f->quiet, "No progress bar and no summary on stderr (warnings still)");
   flag("--no-overlap", f->no_overlap,
        "Under mpirun on the GPUs: the halo exchange before the inner planes' update instead of beside it (to "

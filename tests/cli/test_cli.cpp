@@ -40,6 +40,18 @@ class Cli : public test::ScratchDirTest {
     write_npy(path(name), dtype_of<T>(), {nz, ny, nx}, v.data(), int64_t(v.size() * sizeof(T)));
     return v;
   }
+
+  // bench with --json into the scratch folder: the results file, or null (a failure recorded)
+  // when the run did not exit 0. The run's output goes to *out when given.
+  nlohmann::json bench_json(const std::string& args, Result* out = nullptr) {
+    const std::string json = path("r.json");
+    const Result r = run("bench " + args + " --json " + json);
+    if (out != nullptr) *out = r;
+    EXPECT_EQ(r.code, 0) << args << "\n" << r.out;
+    if (r.code != 0) return nullptr;
+    std::ifstream f(json);
+    return nlohmann::json::parse(f);
+  }
 };
 
 }  // namespace
@@ -112,6 +124,7 @@ TEST_F(Cli, BadInputExitsTwoWithAMessage) {
       {"bench --backend cpu --op d2x --size 8,8,8 --profile", "needs --backend cuda"},
       {"bench --backend cpu --op d2x --size 8,8,8 --profile-child", "needs --backend cuda"},
       {"bench --backend cpu --op d2x --size 8,8,8 --profile --profile-child", "not both"},
+      {"bench --backend cpu --op d2x --size 8,8,8 --same-size-copy", "needs --backend cuda"},
   };
   for (const auto& c : cases) {
     const Result r = run(c.args);
@@ -193,12 +206,9 @@ TEST_F(Cli, ApplyMatchesTheReferenceAndCopiesTheHalo) {
 }
 
 TEST_F(Cli, BenchWritesTheResultsFile) {
-  const std::string json = path("r.json");
-  const Result r = run("bench --backend cpu --op laplacian7,d2z --size 20,18,16 --dtype float,double "
-                       "--reps 3 --json " + json);
-  ASSERT_EQ(r.code, 0) << r.out;
-  std::ifstream f(json);
-  const auto doc = nlohmann::json::parse(f);
+  Result r;
+  const auto doc = bench_json("--backend cpu --op laplacian7,d2z --size 20,18,16 --dtype float,double --reps 3", &r);
+  ASSERT_FALSE(doc.is_null());
   EXPECT_TRUE(doc.contains("device"));
   EXPECT_GT(doc["copy_gbps"].get<double>(), 0.0);
   // 2 ops x 2 types x the one cpu variant
@@ -290,6 +300,26 @@ TEST_F(Cli, PlanFlagsOfBenchAreTheCudaBackends) {
   const Result a = run("apply --op d2x --radius 1 --backend fpga --input x.npy --output y.npy");
   EXPECT_EQ(a.code, 2) << a.out;
   EXPECT_NE(a.out.find("fpga"), std::string::npos) << a.out;
+}
+
+// On a GPU: --same-size-copy adds a cudaMemcpy of each record's output bytes, and the record's
+// effective bandwidth against it.
+TEST_F(Cli, BenchSameSizeCopyOnTheGpu) {
+  if (!gpu_present()) GTEST_SKIP() << "no GPU";
+  const auto doc =
+      bench_json("--op d2x,laplacian7 --radius 1 --size 70,50,40 --dtype float --variant plan --reps 3 --same-size-copy");
+  ASSERT_FALSE(doc.is_null());
+  ASSERT_EQ(doc["records"].size(), 2u);
+  for (const auto& rec : doc["records"]) {
+    ASSERT_EQ(rec["status"], "ok") << rec.dump();
+    // The output's bytes: d2x writes every point, the Laplacian the points inside its 1-point rim.
+    const int64_t out_points = rec["op"] == "d2x" ? int64_t(70) * 50 * 40 : int64_t(68) * 48 * 38;
+    EXPECT_EQ(rec["copy_same_size_bytes"].get<int64_t>(), out_points * 4) << rec.dump();
+    EXPECT_EQ(rec["copy_same_size_bytes"], rec["write_bytes"]) << rec.dump();
+    const double copy = rec["copy_same_size_gbps"].get<double>();
+    EXPECT_GT(copy, 0) << rec.dump();
+    EXPECT_NEAR(rec["pct_of_same_size_copy"].get<double>(), 100 * rec["effective_gbps"].get<double>() / copy, 1e-9);
+  }
 }
 
 // On a GPU: bench's plan row says which variant the plan chose and from where; --tuned on an

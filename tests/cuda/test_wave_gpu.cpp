@@ -310,7 +310,8 @@ TEST(WaveGpu, InteriorAndBoundaryKernelsTogetherMatchTheCpu) {
 
 // The defaults' table (acoustic.cu): the tile, split, for planes up to 512 x 512 points at R = 1
 // and 2 (with zq at R = 2), the l1 march in one kernel above them and at R = 3; tma from R = 4
-// whatever the plane, its block by the CPML's presence; l1 in 2D. A design named by hand
+// (but l1 at R = 4 on planes of up to 256^2 without layers), its block and chunk by the plane and
+// the CPML's presence; l1 in 2D. A design named by hand
 // starts from that design's defaults. Host-side: CI runs it.
 TEST(WaveGpu, DefaultsFollowTheRadiusAndThePlaneSize) {
   using cuda::wave::StepDesign;
@@ -357,9 +358,9 @@ TEST(WaveGpu, DefaultsFollowTheRadiusAndThePlaneSize) {
     EXPECT_EQ(c.vec, 4);
     EXPECT_EQ(c.split, 0);
   }
-  // From R = 4 tma, split, its boundary blocks by the tile's march: 16x16 without layers at R = 4, 7
-  // and 8 (R = 4's chunks longer on large planes, one tile ahead), 8x16 at R = 5 and 6 and wherever
-  // there are layers.
+  // From R = 4 tma on planes above 256^2, split, its boundary blocks by the tile's march: 16x16
+  // without layers at R = 4, 7 and 8, 8x16 at R = 5 and 6 and wherever there are layers; chunks of
+  // 64 from R = 6, and at R = 4 and 5 on planes above 512^2.
   for (int r = 4; r <= 8; ++r)
     for (int64_t plane : {small, large})
       for (bool layers : {false, true}) {
@@ -371,9 +372,50 @@ TEST(WaveGpu, DefaultsFollowTheRadiusAndThePlaneSize) {
         EXPECT_EQ(c.bx * c.by, layers || r == 5 || r == 6 ? 128 : 256) << r << " " << layers;
       }
   EXPECT_EQ(cuda::wave::default_config(3, 4, small, false).nw, 16);
-  EXPECT_EQ(cuda::wave::default_config(3, 4, large, false).nw, 32);
-  EXPECT_EQ(cuda::wave::default_config(3, 4, large, false).ahead, 1);
-  EXPECT_EQ(cuda::wave::default_config(3, 4, large, true).nw, 16);
+  for (int r : {4, 5}) {  // large planes: chunks of 64, two tiles ahead; with layers as on small ones
+    EXPECT_EQ(cuda::wave::default_config(3, r, large, false).nw, 64) << r;
+    EXPECT_EQ(cuda::wave::default_config(3, r, large, false).ahead, 2) << r;
+    EXPECT_EQ(cuda::wave::default_config(3, r, large, true).nw, 16) << r;
+  }
+  for (int r : {6, 7, 8})  // from R = 6 long chunks on 512^2 planes too
+    for (int64_t plane : {small, large}) {
+      EXPECT_EQ(cuda::wave::default_config(3, r, plane, false).nw, 64) << r;
+      EXPECT_EQ(cuda::wave::default_config(3, r, plane, false).ahead, 2) << r;
+      EXPECT_EQ(cuda::wave::default_config(3, r, plane, true).nw, 16) << r;
+    }
+  // Planes of up to 256^2 without layers: R = 4 the l1 march's own shape, R = 5 tma 8x16 in chunks
+  // of 8, R = 6 the tile 8x16 in chunks of 8 (split), R = 7 and 8 tma 16x16 in chunks of 16; with
+  // layers tma 8x16 in chunks of 16, as on larger planes.
+  const int64_t tiny = 256 * 256;
+  const auto t4 = cuda::wave::default_config(3, 4, tiny, false), t5 = cuda::wave::default_config(3, 5, tiny, false);
+  EXPECT_EQ(t4.design, StepDesign::l1);
+  EXPECT_EQ(t4.bx, 32);
+  EXPECT_EQ(t4.by, 4);
+  EXPECT_EQ(t4.vec, 4);
+  EXPECT_EQ(t4.split, 0);
+  EXPECT_EQ(t5.design, StepDesign::tma);
+  EXPECT_EQ(t5.bx, 8);
+  EXPECT_EQ(t5.by, 16);
+  EXPECT_EQ(t5.nw, 8);
+  EXPECT_EQ(t5.ahead, 2);
+  for (int r = 4; r <= 8; ++r) {
+    const auto layered = cuda::wave::default_config(3, r, tiny, true);
+    EXPECT_EQ(layered.design, StepDesign::tma) << r;
+    EXPECT_EQ(layered.bx, 8) << r;
+    EXPECT_EQ(layered.nw, 16) << r;
+  }
+  const auto t6 = cuda::wave::default_config(3, 6, tiny, false);
+  EXPECT_EQ(t6.design, StepDesign::tile);
+  EXPECT_EQ(t6.bx, 8);
+  EXPECT_EQ(t6.by, 16);
+  EXPECT_EQ(t6.nw, 8);
+  EXPECT_EQ(t6.split, 1);
+  for (int r : {7, 8}) {
+    const auto t = cuda::wave::default_config(3, r, tiny, false);
+    EXPECT_EQ(t.design, StepDesign::tma) << r;
+    EXPECT_EQ(t.bx, 16) << r;
+    EXPECT_EQ(t.nw, 16) << r;
+  }
   // Below R = 4 the layers change nothing.
   for (int r = 1; r <= 3; ++r)
     for (int64_t plane : {small, large}) {
@@ -435,6 +477,28 @@ TEST(WaveGpu, ZqAndSplitValuesAreCheckedOnTheHost) {
             cuda::wave::StepDesign::l1);
   refused(R"({"design": "dma"})", 3, 4, "\"l1\", \"tile\" or \"tma\"");
   EXPECT_EQ(cuda::wave::parse_config(R"({"design": "l1", "vec": 2})", 3, 1, small, false).vec, 2);
+}
+
+// A KernelConfig built by hand skips parse_config: the state's constructor checks `ahead` itself,
+// before it touches the device (so CI runs this too).
+TEST(WaveGpu, AHandBuiltConfigsAheadIsChecked) {
+  acoustic::Setup<float> s;
+  s.dim = 3;
+  s.radius = 4;
+  s.nx = s.ny = s.nz = 16;
+  for (int ahead : {-1, 9, 1000}) {
+    cuda::wave::KernelConfig c = cuda::wave::default_config(3, 4, 512 * 512, false);
+    ASSERT_EQ(c.design, cuda::wave::StepDesign::tma);
+    c.ahead = ahead;
+    try {
+      cuda::wave::AcousticGpu state(s, c);
+      ADD_FAILURE() << "ahead " << ahead << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::invalid_argument) << e.what();
+      EXPECT_NE(std::string(e.what()).find("ahead must be 0..8, got " + std::to_string(ahead)), std::string::npos)
+          << e.what();
+    }
+  }
 }
 
 TEST(WaveGpu, BadKernelParametersAreRefused) {
