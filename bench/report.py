@@ -10,8 +10,8 @@ committed run through this script, never typed by hand.
   python3 bench/report.py counters FILE.json [...] [--best]    bench --profile's hardware counters per record
   python3 bench/report.py samesize FILE.json [...]              records against the reference copy and a copy
                                                                of their own output's bytes (bench --same-size-copy)
-Filters: --op and --radius (comma-separated) on pivot, param, best and counters; --variant and
---dtype on counters too.
+Filters: --op and --radius (comma-separated) on pivot, param, best, counters and samesize;
+--variant and --dtype on counters too.
 """
 import argparse
 import json

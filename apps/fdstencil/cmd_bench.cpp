@@ -290,10 +290,10 @@ int run_bench(BenchOpts& o) {
       throw Error(ErrorKind::invalid_argument, "--variant: no variant '" + w + "' of backend " +
                                                    o.backend + " for the selected operators" +
                                                    (w == "plan" ? " (plan rows are the cuda backend's)" : ""));
-  if (o.same_size_copy && o.backend != "cuda")
-    throw Error(ErrorKind::invalid_argument, "--same-size-copy times cudaMemcpy: it needs --backend cuda, not " + o.backend);
   if (o.same_size_copy && o.overhead)
     throw Error(ErrorKind::invalid_argument, "--same-size-copy belongs to the timed records, not to --overhead");
+  if (o.same_size_copy && o.backend != "cuda")
+    throw Error(ErrorKind::invalid_argument, "--same-size-copy times cudaMemcpy: it needs --backend cuda, not " + o.backend);
   if (!o.params.empty() && !variant_rows)
     throw Error(ErrorKind::invalid_argument, "--param sets a variant's parameters; the plan chooses its own");
   for (const Params& g : grid)
@@ -410,6 +410,10 @@ int run_bench(BenchOpts& o) {
     }
 #endif
     std::printf("%s\n", bench::table_row(rec).c_str());
+    if (rec.contains("copy_same_size_gbps"))
+      std::printf("#   same-size copy (%.1f MB): %.1f GB/s; this record %.1f %% of it\n",
+                  double(rec["copy_same_size_bytes"].get<int64_t>()) / 1e6, rec["copy_same_size_gbps"].get<double>(),
+                  rec["pct_of_same_size_copy"].get<double>());
     if (o.profile && rec["status"] == "ok") {
       rec["counters"] = ncu.empty() ? nlohmann::json{{"status", "unavailable"}, {"reason", "Nsight Compute (ncu) not found"}}
                                     : bench::profile_job(ncu, child_command(o, rec), rec);

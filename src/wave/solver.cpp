@@ -594,7 +594,8 @@ void run_slab(acoustic::Setup<T>& whole, const Options& o, const Domain& d, Resu
   if constexpr (std::is_same_v<T, float>) {
     if (gpu) {
       // (run_on_this_rank measured the copy bandwidth before the setup was built)
-      const auto config = cuda::wave::parse_config(o.kernel_params, d.dim, d.radius, d.nx * d.ny, has_layers(d));
+      const auto config =
+          cuda::wave::parse_config(o.kernel_params, d.dim, d.radius, d.nx * d.ny, has_layers(d), /*slabs=*/true);
       cuda::wave::AcousticGpu state(setup, config);
       setup = acoustic::Setup<T>{};
       res.kernel = state.describe();

@@ -310,8 +310,8 @@ TEST(WaveGpu, InteriorAndBoundaryKernelsTogetherMatchTheCpu) {
 
 // The defaults' table (acoustic.cu): the tile, split, for planes up to 512 x 512 points at R = 1
 // and 2 (with zq at R = 2), the l1 march in one kernel above them and at R = 3; tma from R = 4
-// (but l1 at R = 4 on planes of up to 256^2 without layers), its block and chunk by the plane and
-// the CPML's presence; l1 in 2D. A design named by hand
+// (but on planes of up to 256^2 without layers l1 at R = 4 and the tile at R = 6), its block and
+// chunk by the plane, the CPML's presence and whether the state is a slab of a split run; l1 in 2D. A design named by hand
 // starts from that design's defaults. Host-side: CI runs it.
 TEST(WaveGpu, DefaultsFollowTheRadiusAndThePlaneSize) {
   using cuda::wave::StepDesign;
@@ -371,7 +371,19 @@ TEST(WaveGpu, DefaultsFollowTheRadiusAndThePlaneSize) {
         EXPECT_EQ(c.boundary, StepDesign::tile) << r;
         EXPECT_EQ(c.bx * c.by, layers || r == 5 || r == 6 ? 128 : 256) << r << " " << layers;
       }
-  EXPECT_EQ(cuda::wave::default_config(3, 4, small, false).nw, 16);
+  for (int r : {4, 5}) {  // 512^2 planes: chunks of 16, two tiles ahead
+    EXPECT_EQ(cuda::wave::default_config(3, r, small, false).nw, 16) << r;
+    EXPECT_EQ(cuda::wave::default_config(3, r, small, false).ahead, 2) << r;
+  }
+  // A slab of a split run keeps chunks of 16 (its faces are whole chunks) unless nw is given.
+  for (int r = 4; r <= 8; ++r) {
+    EXPECT_EQ(cuda::wave::default_config(3, r, large, false, /*slabs=*/true).nw, 16) << r;
+    EXPECT_EQ(cuda::wave::parse_config(R"({"nw": 64})", 3, r, large, false, /*slabs=*/true).nw, 64) << r;
+  }
+  // Just above 256^2 the 512^2 rows hold.
+  const auto above = cuda::wave::default_config(3, 4, 256 * 257, false);
+  EXPECT_EQ(above.design, StepDesign::tma);
+  EXPECT_EQ(above.nw, 16);
   for (int r : {4, 5}) {  // large planes: chunks of 64, two tiles ahead; with layers as on small ones
     EXPECT_EQ(cuda::wave::default_config(3, r, large, false).nw, 64) << r;
     EXPECT_EQ(cuda::wave::default_config(3, r, large, false).ahead, 2) << r;
@@ -392,6 +404,7 @@ TEST(WaveGpu, DefaultsFollowTheRadiusAndThePlaneSize) {
   EXPECT_EQ(t4.bx, 32);
   EXPECT_EQ(t4.by, 4);
   EXPECT_EQ(t4.vec, 4);
+  EXPECT_EQ(t4.nw, 32);
   EXPECT_EQ(t4.split, 0);
   EXPECT_EQ(t5.design, StepDesign::tma);
   EXPECT_EQ(t5.bx, 8);
@@ -410,6 +423,12 @@ TEST(WaveGpu, DefaultsFollowTheRadiusAndThePlaneSize) {
   EXPECT_EQ(t6.by, 16);
   EXPECT_EQ(t6.nw, 8);
   EXPECT_EQ(t6.split, 1);
+  EXPECT_EQ(t6.zq, 0);
+  // tma by hand there starts from the block the table gives tma at R = 6 elsewhere.
+  const auto t6tma = cuda::wave::parse_config(R"({"design": "tma"})", 3, 6, tiny, false);
+  EXPECT_EQ(t6tma.design, StepDesign::tma);
+  EXPECT_EQ(t6tma.bx, 8);
+  EXPECT_EQ(t6tma.nw, 16);
   for (int r : {7, 8}) {
     const auto t = cuda::wave::default_config(3, r, tiny, false);
     EXPECT_EQ(t.design, StepDesign::tma) << r;

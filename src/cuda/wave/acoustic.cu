@@ -62,8 +62,9 @@ struct DeviceArray {
 
 // The default launch shape per radius, plane size and CPML (any layer or none), H100, float, each
 // against the others of its call (bench/results/nvidia-h100/wave-split/, wave-tma/ and wave-rules/,
-// issue 13; same-run copy 2969-3002 GB/s). The ninth session's rows first; the tenth's rules for
-// planes of up to 256^2 and for chunks of 64 (below kTinyPlanePoints) replace some of them.
+// issue 13; same-run copy 2969-3002 GB/s). The ninth session's rows first; the tenth's rules
+// (the comment above kTinyPlanePoints: planes of up to 256^2, chunks of 64 on larger ones) replace
+// some of them.
 // Without CPML, planes of up to kTilePlanePoints (512^3, wave-configs3.tar, wave-tma-configs*.tar):
 //   R = 1  tile 8x16, nw 8, split:               181.5 GPts/s, 97.0 % of the bound (l1 32x8 vec 2
 //          nw 16: 174.7 in one kernel, 176.8 split)
@@ -131,13 +132,14 @@ KernelConfig l1_shape(int dim, int radius) {
 // The tile design's shape by hand where the table names none: R = 8's row before tma took it.
 constexpr KernelConfig kTileShape{8, 16, kTileVec, 16, StepDesign::tile, 0, 1};
 
-// The tma design's shapes: 16x16 (d2xyz tma's at R = 5..8, src/plan/defaults.cpp; the table's R =
-// 4, 7 and 8 without CPML, and "design": "tma" by hand where the table names no tma row) and 8x16
-// (R = 5, 6, and from R = 4 with CPML), nw 16, two tiles ahead, the boundary by the tile's march.
+// The tma design's shapes: 16x16 (d2xyz tma's first shape at R = 5..8, src/plan/defaults.cpp; the
+// table's R = 4, 7 and 8 without CPML) and 8x16 (R = 5, 6, and from R = 4 with CPML), nw 16, two
+// tiles ahead, the boundary by the tile's march; default_for lengthens the chunks to 64 where the
+// table says, and "design": "tma" by hand starts from them where the table names another design.
 constexpr KernelConfig kTmaShape{16, 16, kTileVec, 16, StepDesign::tma, 0, 1, 2, StepDesign::tile};
 constexpr KernelConfig kTmaNarrow{8, 16, kTileVec, 16, StepDesign::tma, 0, 1, 2, StepDesign::tile};
 
-KernelConfig default_for(int dim, int radius, int64_t plane_points, bool layers) {
+KernelConfig default_for(int dim, int radius, int64_t plane_points, bool layers, bool slabs) {
   const bool small_plane = plane_points <= kTilePlanePoints, tiny_plane = plane_points <= kTinyPlanePoints;
   if (dim == 2) return l1_shape(2, radius);
   if (radius == 1) return small_plane ? KernelConfig{8, 16, kTileVec, 8, StepDesign::tile, 0, 1} : l1_shape(3, 1);
@@ -151,8 +153,10 @@ KernelConfig default_for(int dim, int radius, int64_t plane_points, bool layers)
     return kTmaShape;
   }
   // Chunks of 64 planes, two tiles ahead: from R = 6 on every plane above 256^2, at R = 4 and 5
-  // on those above 512^2 (on 512^2 planes nw 16 led there).
-  const bool long_chunks = radius >= 6 || !small_plane;
+  // on those above 512^2 (on 512^2 planes nw 16 led there). Not in a slab of a split run: its
+  // faces are whole chunks, updated before the halo exchange that the inner chunks hide
+  // (launch_split), and chunks of 64 would leave few or no inner planes to hide it behind.
+  const bool long_chunks = !slabs && (radius >= 6 || !small_plane);
   KernelConfig c = radius == 5 || radius == 6 ? kTmaNarrow : kTmaShape;
   if (long_chunks) c.nw = 64;
   return c;
@@ -292,8 +296,8 @@ int64_t interior_blocks(const StepArgs& a) {
 
 }  // namespace
 
-KernelConfig default_config(int dim, int radius, int64_t plane_points, bool layers) {
-  return default_for(dim, radius, plane_points, layers);
+KernelConfig default_config(int dim, int radius, int64_t plane_points, bool layers, bool slabs) {
+  return default_for(dim, radius, plane_points, layers, slabs);
 }
 
 std::string describe(const KernelConfig& c) {
@@ -308,15 +312,19 @@ std::string describe(const KernelConfig& c) {
 // The defaults of one design for a radius and plane: the table's where it names that design;
 // else l1_shape, kTileShape or kTmaShape. A "design" given by hand starts from these, not from
 // the other design's block, vector and chunk.
-KernelConfig design_default(int dim, int radius, int64_t plane_points, bool layers, StepDesign design) {
-  const KernelConfig c = default_for(dim, radius, plane_points, layers);
+KernelConfig design_default(int dim, int radius, int64_t plane_points, bool layers, bool slabs, StepDesign design) {
+  const KernelConfig c = default_for(dim, radius, plane_points, layers, slabs);
   if (c.design == design) return c;
   if (design == StepDesign::l1) return l1_shape(dim, radius);
-  return design == StepDesign::tma ? kTmaShape : kTileShape;
+  if (design == StepDesign::tile) return kTileShape;
+  // tma by hand where the table's row names another design (R = 4 and 6 on planes of up to 256^2,
+  // R = 1..3): the block the table gives tma at that radius elsewhere, in chunks of 16.
+  return radius == 5 || radius == 6 ? kTmaNarrow : kTmaShape;
 }
 
-KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t plane_points, bool layers) {
-  KernelConfig c = default_for(dim, radius, plane_points, layers);
+KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t plane_points, bool layers,
+                          bool slabs) {
+  KernelConfig c = default_for(dim, radius, plane_points, layers, slabs);
   if (text.empty()) return c;
   nlohmann::json j;
   try {
@@ -326,7 +334,7 @@ KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t 
   }
   if (!j.is_object()) throw Error(ErrorKind::invalid_argument, "kernel parameters must be a JSON object");
   if (const auto d = j.find("design"); d != j.end() && d->is_string() && (*d == "l1" || *d == "tile" || *d == "tma"))
-    c = design_default(dim, radius, plane_points, layers,
+    c = design_default(dim, radius, plane_points, layers, slabs,
                        *d == "l1" ? StepDesign::l1 : *d == "tile" ? StepDesign::tile : StepDesign::tma);
   bool vec_given = false, ahead_given = false, boundary_given = false;
   for (const auto& [key, value] : j.items()) {

@@ -35,13 +35,15 @@ struct KernelConfig {
   StepDesign boundary = StepDesign::tile;
 };
 // The defaults for a radius, a computational plane of nx x ny points and CPML layers (any, or
-// none; the table in acoustic.cu cites the runs that chose them).
-KernelConfig default_config(int dim, int radius, int64_t plane_points, bool layers);
+// none; the table in acoustic.cu cites the runs that chose them). `slabs`: the state is one slab
+// of a split run (its faces are whole chunks, so the chunks stay short).
+KernelConfig default_config(int dim, int radius, int64_t plane_points, bool layers, bool slabs = false);
 // {"block": "BXxBY", "vec": 2|4, "nw": N, "design": "l1"|"tile"|"tma", "zq": 0|1 (tile only),
 // "split": 0|1 (1 under tma), "ahead": 0..8 and "boundary": "l1"|"tile" (tma only)}, missing keys from the defaults, or where
 // a "design" is named from that design's own (acoustic.cu's design_default; vec 4 under "tile"
 // and "tma", their only width); throws Error(invalid_argument) naming a bad key or value.
-KernelConfig parse_config(const std::string& json, int dim, int radius, int64_t plane_points, bool layers);
+KernelConfig parse_config(const std::string& json, int dim, int radius, int64_t plane_points, bool layers,
+                          bool slabs = false);
 std::string describe(const KernelConfig& c);
 
 // The device bytes a run's state takes: three fields, the CPML memory, the taps, the traces.
