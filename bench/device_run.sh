@@ -73,6 +73,15 @@
 #              512^3 (200 steps), 1024^3 at R = 6
 #   lap-samesize  the Laplacian's plan over the sizes and the plane sweep, both types, each record
 #              also against a cudaMemcpy of its own output's bytes (bench --same-size-copy)
+# Issue 13, eleventh session (the tenth session's changes, then chunk lengths for d2xyz):
+#   check-tests  the GPU tests the tenth session changed: every WaveGpu test, the plan and defaults
+#              tests (d2xyz tma's new rows), bench --same-size-copy's CLI tests
+#   wave-nocpml-check  the no-CPML defaults against the l1 march, field to the bit, and against the
+#              analytic solution (in the window before any reflection): 241^3 (planes up to 256^2)
+#              and 200 x 600 x 600 (planes above 512^2: chunks of 64), R = 4..8
+#   tma-long   d2xyz tma in chunks of 16, 32, 64 planes: 1024^3 float R = 4..8 (strips 0, 1), 512^3
+#              float R = 4, 5, double R = 4 at both sizes
+#   plan-long  the plan at 512^3 and 1024^3 after tma-long moved its rows (float R = 4..8, double R = 4)
 #   lap-sizes  part 4 figure 1: 256^3 -> 1024^3, one dimension stepped by 256 at a time
 #   lap-m      part 3 tables: tiling factor m = 1..16 for k2-k5
 #   lap-planes part 4 figure 3: the xy-plane sweep across the L2 cliff
@@ -1436,6 +1445,69 @@ stage_lap-samesize() {
     --reps 10 --same-size-copy
   bench lap-samesize-planes --op laplacian7 --variant plan --no-cache --dtype double,float "${planes[@]}" \
     --reps 10 --same-size-copy
+}
+
+stage_check-tests() {
+  gpu_tests check-tests 'WaveGpu.*:CudaPlan.*:Defaults.*' 560
+  cmake --build --preset default --target test_cli -j "$(nproc)" >>/tmp/build.log 2>&1 || { tail -30 /tmp/build.log | tee -a "$LOG"; status=1; return; }
+  timeout 120 ./build/tests/test_cli --gtest_filter='Cli.BenchSameSize*:Cli.BadInput*:Cli.BenchPlanRows*' >/tmp/cli.log 2>&1 || status=1
+  cat /tmp/cli.log >>"$LOG"
+  grep -E "^\[ +(FAILED|PASSED|SKIPPED) |tests ran|Failure" /tmp/cli.log | tail -8
+}
+
+# One no-CPML run at the defaults and one in the l1 march per radius and grid: the final fields
+# compared point by point (the designs' arithmetic is the same, so 0 differing points is the
+# pass), the defaults' record against the analytic solution. Geometry: a 5 m grid, 2000 m/s, a
+# 20 Hz Ricker at the centre, 5 receivers 100-300 m away along x; 0.3 s is before any reflection
+# from the box's faces (600 m or more away) reaches them.
+stage_wave-nocpml-check() {
+  local r g name p
+  for g in 241,241,241 200,600,600; do
+    local nz=${g%%,*} nx=${g##*,}
+    local cz=$(( (nz - 1) / 2 * 5 )) cx=$(( (nx - 1) / 2 * 5 ))
+    for r in ${WAVE_CHECK_RADII:-4 5 6 7 8}; do
+      name="nc-${nz}x${nx}-r$r"
+      for p in '{}' '{"design":"l1"}'; do
+        wave_run "$name-$([ "$p" = '{}' ] && echo default || echo l1)" --constant 2000 --shape "$g" --spacing 5 \
+          --radius "$r" --cpml 0 --time 0.3 --cfl-safety 0.4 --source "$cz,$cx,$cx" --ricker 20 \
+          --receiver-line "$cz,$cx,$((cx + 100)):$cz,$cx,$((cx + 300)):5" --compare-analytic --kernel-params "$p"
+      done
+      python3 - "/tmp/wave/$name" <<'PY' | tee -a "$LOG"
+import json, sys
+import numpy as np
+d = sys.argv[1]
+a, b = (np.load(f"{d}-{k}/final.npy") for k in ("default", "l1"))
+s, l = (json.load(open(f"{d}-{k}/summary.json")) for k in ("default", "l1"))
+n = int((a != b).sum())
+print(f"{d.split('/')[-1]}: {s['kernel'].split(' R=')[0]}; points differing from l1: {n} of {a.size}; "
+      f"misfit {s['analytic']['misfit']:.4f} (l1 {l['analytic']['misfit']:.4f})")
+sys.exit(1 if n else 0)
+PY
+      [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+      rm -f /tmp/wave/$name-*/final.npy
+    done
+  done
+  pack wave-nocpml-check
+}
+
+stage_tma-long() {
+  bench tma-long1024-r48 --op d2xyz --variant tma --radius 4,8 --size 1024,1024,1024 --dtype float \
+    --param block=16x16x1 --param nw=16,32,64 --param ahead=2 --param regs=0 --param strips=0,1 --reps 10
+  bench tma-long1024-r5 --op d2xyz --variant tma --radius 5 --size 1024,1024,1024 --dtype float \
+    --param block=16x16x1 --param nw=16,32,64 --param ahead=2 --param regs=80 --param strips=0,1 --reps 10
+  bench tma-long1024-r67 --op d2xyz --variant tma --radius 6,7 --size 1024,1024,1024 --dtype float \
+    --param block=8x16x1,16x16x1 --param nw=16,32,64 --param ahead=2 --param regs=96 --param strips=0,1 --reps 10
+  bench tma-long512 --op d2xyz --variant tma --radius 4,5 --size 512,512,512 --dtype float \
+    --param block=16x16x1 --param nw=16,32,64 --param ahead=2 --param regs=0,80 --param strips=1 --reps 10
+  bench tma-long-double --op d2xyz --variant tma --radius 4 --size 512,512,512 --size 1024,1024,1024 --dtype double \
+    --param block=16x16x1 --param nw=16,32,64 --param ahead=2 --param regs=80 --param strips=0 --reps 10
+}
+
+stage_plan-long() {
+  bench plan-long --op d2xyz --variant plan --no-cache --radius 4,5,6,7,8 --size 512,512,512 \
+    --size 1024,1024,1024 --dtype float --reps 10
+  bench plan-long-double --op d2xyz --variant plan --no-cache --radius 4 --size 512,512,512 \
+    --size 1024,1024,1024 --dtype double --reps 10
 }
 
 stage_plan-check3() {  # after the defaults took pipelined zq 1 at R = 4 (float): tests and the plan
