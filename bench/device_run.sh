@@ -81,6 +81,12 @@
 #              and 200 x 600 x 600 (planes above 512^2: chunks of 64), R = 4..8
 #   tma-long   d2xyz tma in chunks of 16, 32, 64 planes: 1024^3 float R = 4..8 (strips 0, 1), 512^3
 #              float R = 4, 5, double R = 4 at both sizes
+#   wave-zshapes  the no-CPML step on boxes short in z (200 x 600^2, 320 x 640^2, 192 x 1024^2): the
+#              defaults against chunks of 16 and the l1 march, R = 4, 6, 8
+#   wave-even  200 x 600^2 at the defaults against chunks of 64 and 16, R = 4, 6, 8 (ran with the
+#              long chunks evened out over the depth, a change not kept)
+#   prof-long  bench --profile of the plan's new 1024^3 rows (tma, chunks of 64, whole planes), R = 8, 7, 6
+#   tma-nw128  d2xyz tma in chunks of 128 against 64, R = 6..8, 512^3 and 1024^3, whole planes
 #   plan-long  the plan at 512^3 and 1024^3 after tma-long moved its rows (float R = 4..8, double R = 4)
 #   lap-sizes  part 4 figure 1: 256^3 -> 1024^3, one dimension stepped by 256 at a time
 #   lap-m      part 3 tables: tiling factor m = 1..16 for k2-k5
@@ -1488,6 +1494,56 @@ PY
     done
   done
   pack wave-nocpml-check
+}
+
+# The no-CPML step on boxes shorter in z than across (the chunks of 64 planes were chosen on
+# cubes): the defaults against the same shape in chunks of 16 and the l1 march, R = 4, 6, 8.
+stage_wave-zshapes() {
+  local g r nw
+  for g in ${WAVE_ZSHAPES:-200,600,600 320,640,640 192,1024,1024}; do
+    local nz=${g%%,*} nx=${g##*,}
+    for r in 4 6 8; do
+      local block=16x16
+      [ "$r" = 6 ] && block=8x16
+      for p in '{}' '{"design":"tma","block":"'$block'","nw":16}' '{"design":"l1"}'; do
+        wave_run "zs-${nz}x${nx}-r$r-$([ "$p" = '{}' ] && echo default || echo "$p" | sed 's/"design":"\([a-z0-9]*\)",*/\1-/' | tr -dc 'a-z0-9x,-')" \
+          --constant 2000 --shape "$g" --spacing 10 --radius "$r" --cpml 0 --steps 200 \
+          --source "$(( nz / 2 * 10 )),$(( nx / 2 * 10 )),$(( nx / 2 * 10 ))" --ricker 8 --no-final --kernel-params "$p"
+      done
+    done
+  done
+  pack wave-zshapes
+}
+
+# 200 x 600^2 at the defaults against chunks of 64 and 16, R = 4, 6, 8. It ran once (eleventh
+# session) with the long chunks evened out over the depth (4 chunks of 50, the defaults then):
+# that change measured no faster and was not kept.
+stage_wave-even() {
+  local r
+  for r in 4 6 8; do
+    local block=16x16
+    [ "$r" = 6 ] && block=8x16
+    for p in '{}' '{"design":"tma","block":"'$block'","nw":64}' '{"design":"tma","block":"'$block'","nw":16}'; do
+      wave_run "even-200x600-r$r-$([ "$p" = '{}' ] && echo default || echo "$p" | sed 's/"design":"\([a-z0-9]*\)",*/\1-/' | tr -dc 'a-z0-9x,-')" \
+        --constant 2000 --shape 200,600,600 --spacing 10 --radius "$r" --cpml 0 --steps 200 \
+        --source 1000,3000,3000 --ricker 8 --no-final --kernel-params "$p"
+    done
+  done
+  pack wave-even
+}
+
+stage_prof-long() {
+  local r
+  for r in 8 7 6; do
+    prof prof-long-r$r --op d2xyz --variant plan --no-cache --radius $r --size 1024,1024,1024 --dtype float --reps 5
+  done
+}
+
+stage_tma-nw128() {  # chunks of 128 against 64, R = 6..8, whole planes, the plan's blocks and caps
+  bench tma-nw128-r67 --op d2xyz --variant tma --radius 6,7 --size 512,512,512 --size 1024,1024,1024 --dtype float \
+    --param block=8x16x1,16x16x1 --param nw=64,128 --param ahead=2 --param regs=96 --param strips=1 --reps 10
+  bench tma-nw128-r8 --op d2xyz --variant tma --radius 8 --size 512,512,512 --size 1024,1024,1024 --dtype float \
+    --param block=16x16x1 --param nw=64,128 --param ahead=2 --param regs=0 --param strips=1 --reps 10
 }
 
 stage_tma-long() {
