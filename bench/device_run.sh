@@ -78,11 +78,11 @@
 #              tests (d2xyz tma's new rows), bench --same-size-copy's CLI tests
 #   wave-nocpml-check  the no-CPML defaults against the l1 march, field to the bit, and against the
 #              analytic solution (in the window before any reflection): 241^3 (planes up to 256^2)
-#              and 200 x 600 x 600 (planes above 512^2: chunks of 64), R = 4..8
+#              and 200 x 600 x 600 (planes above 512^2: chunks of 64), R = 4..8 (WAVE_CHECK_RADII narrows it)
 #   tma-long   d2xyz tma in chunks of 16, 32, 64 planes: 1024^3 float R = 4..8 (strips 0, 1), 512^3
 #              float R = 4, 5, double R = 4 at both sizes
-#   wave-zshapes  the no-CPML step on boxes short in z (200 x 600^2, 320 x 640^2, 192 x 1024^2): the
-#              defaults against chunks of 16 and the l1 march, R = 4, 6, 8
+#   wave-zshapes  the no-CPML step on boxes short in z (200 x 600^2, 320 x 640^2, 192 x 1024^2;
+#              WAVE_ZSHAPES names others): the defaults against chunks of 16 and the l1 march, R = 4, 6, 8
 #   wave-even  200 x 600^2 at the defaults against chunks of 64 and 16, R = 4, 6, 8 (ran with the
 #              long chunks evened out over the depth, a change not kept)
 #   prof-long  bench --profile of the plan's new 1024^3 rows (tma, chunks of 64, whole planes), R = 8, 7, 6
@@ -1465,7 +1465,7 @@ stage_check-tests() {
 # compared point by point (the designs' arithmetic is the same, so 0 differing points is the
 # pass), the defaults' record against the analytic solution. Geometry: a 5 m grid, 2000 m/s, a
 # 20 Hz Ricker at the centre, 5 receivers 100-300 m away along x; 0.3 s is before any reflection
-# from the box's faces (600 m or more away) reaches them.
+# from the box's faces (495 m or more away: the first arrives after ~0.49 s) reaches them.
 stage_wave-nocpml-check() {
   local r g name p
   for g in 241,241,241 200,600,600; do
@@ -1499,7 +1499,7 @@ PY
 # The no-CPML step on boxes shorter in z than across (the chunks of 64 planes were chosen on
 # cubes): the defaults against the same shape in chunks of 16 and the l1 march, R = 4, 6, 8.
 stage_wave-zshapes() {
-  local g r nw
+  local g r p
   for g in ${WAVE_ZSHAPES:-200,600,600 320,640,640 192,1024,1024}; do
     local nz=${g%%,*} nx=${g##*,}
     for r in 4 6 8; do
@@ -1519,7 +1519,7 @@ stage_wave-zshapes() {
 # session) with the long chunks evened out over the depth (4 chunks of 50, the defaults then):
 # that change measured no faster and was not kept.
 stage_wave-even() {
-  local r
+  local r p
   for r in 4 6 8; do
     local block=16x16
     [ "$r" = 6 ] && block=8x16
