@@ -87,6 +87,7 @@
 #              long chunks evened out over the depth, a change not kept)
 #   prof-long  bench --profile of the plan's new 1024^3 rows (tma, chunks of 64, whole planes), R = 8, 7, 6
 #   tma-nw128  d2xyz tma in chunks of 128 against 64, R = 6..8, 512^3 and 1024^3, whole planes
+#   tma-nw128b  tma-nw128's R = 7, 8 rows in the plan's shapes again, nw 64 against 128
 #   plan-long  the plan at 512^3 and 1024^3 after tma-long moved its rows (float R = 4..8, double R = 4)
 #   lap-sizes  part 4 figure 1: 256^3 -> 1024^3, one dimension stepped by 256 at a time
 #   lap-m      part 3 tables: tiling factor m = 1..16 for k2-k5
@@ -1557,6 +1558,13 @@ stage_tma-long() {
     --param block=16x16x1 --param nw=16,32,64 --param ahead=2 --param regs=0,80 --param strips=1 --reps 10
   bench tma-long-double --op d2xyz --variant tma --radius 4 --size 512,512,512 --size 1024,1024,1024 --dtype double \
     --param block=16x16x1 --param nw=16,32,64 --param ahead=2 --param regs=80 --param strips=0 --reps 10
+}
+
+stage_tma-nw128b() {  # tma-nw128's R = 7, 8 rows in the plan's shapes again (the last device minutes)
+  bench tma-nw128b-r7 --op d2xyz --variant tma --radius 7 --size 1024,1024,1024 --size 512,512,512 --dtype float \
+    --param block=16x16x1 --param nw=64,128 --param ahead=2 --param regs=96 --param strips=1 --reps 10
+  bench tma-nw128b-r8 --op d2xyz --variant tma --radius 8 --size 1024,1024,1024 --size 512,512,512 --dtype float \
+    --param block=16x16x1 --param nw=64,128 --param ahead=2 --param regs=0 --param strips=1 --reps 10
 }
 
 stage_plan-long() {

@@ -102,8 +102,10 @@ constexpr Row kRows[] = {
   // call; the wave step's tma design gained the same way, docs/wave.md): 2R seam planes a chunk
   // that L2 no longer holds weigh a quarter as much.
   {Op::d2xyz, 6, 6, M, Type::f32, "tma", R"({"block": "8x16x1", "nw": 64, "ahead": 2, "regs": 96})"},   // 77.5 % (nw 16: 75.3 %; nw 16 ahead 1, before: 75.7 %; uncapped: 69.9 %; the ring: 61.6 %)
-  {Op::d2xyz, 7, 7, M, Type::f32, "tma", R"({"block": "16x16x1", "nw": 64, "ahead": 2, "regs": 96})"},  // 69.9 % (nw 16: 67.5 %; uncapped: 67.1 %; the ring: 65.5-66.1 %)
-  {Op::d2xyz, 8, 8, M, Type::f32, "tma", R"({"block": "16x16x1", "nw": 64, "ahead": 2})"},  // 61.7 % (nw 16: 59.0 %; pipelined: 53.1 %)
+  // R = 7, 8: chunks of 128 (eleventh session, tma-long/tma-nw128-r67.json, -r8.json and again
+  // tma-nw128b-r7.json, -r8.json: ahead of 64 in both calls, at both sizes).
+  {Op::d2xyz, 7, 7, M, Type::f32, "tma", R"({"block": "16x16x1", "nw": 128, "ahead": 2, "regs": 96})"},  // 70.9 % twice (nw 64: 70.2 % twice, 69.9 % the tenth session; nw 16: 67.5 %; uncapped: 67.1 %; the ring: 65.5-66.1 %)
+  {Op::d2xyz, 8, 8, M, Type::f32, "tma", R"({"block": "16x16x1", "nw": 128, "ahead": 2})"},  // 62.6, 62.1 % (nw 64: 62.1, 61.8 %; nw 16: 59.0 %; pipelined: 53.1 %)
   {Op::d2xyz, 4, 4, M, Type::f64, "ring", R"({"ahead": 2, "block": "16x16x1", "my": 1, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // double: 75.3 % (my 0, i.e. 2: 51.8 %; ring-floor-double.json)
   {Op::d2xyz, 4, 4, M, Type::any, "pipelined", R"({"block": "8x16x1", "nw": 8, "zq": 1})"},  // 82.2 %, the queue's R planes below the centre in shared memory (without: 70.5 %; the ring: 75.2 %; zq/seis-zq.json)
   {Op::d2xyz, 5, 5, M, Type::any, "ring", R"({"ahead": 2, "block": "16x16x1", "floor": 0, "my": 0, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // 73.9 % (floor 1: 64.9 %)
@@ -117,13 +119,13 @@ constexpr Row kRows[] = {
   {Op::d2xyz, 3, 3, L, Type::any, "pipelined", R"({"block": "16x8x1", "nw": 6, "strips": 0})"},  // double through the plan: 81.9 % (plan-check2.json)
   {Op::d2xyz, 4, 4, L, Type::f64, "tma", R"({"block": "16x16x1", "nw": 16, "ahead": 2, "regs": 80, "strips": 0})"},  // double: 77.3 % in 16 strips (uncapped: 77.1 %; the ring: 69.2 %)
   {Op::d2xyz, 5, 5, L, Type::f32, "tma", R"({"block": "16x16x1", "nw": 16, "ahead": 2, "regs": 80, "strips": 0})"},  // 75.5 % (uncapped: 73.7 %; the ring: 69.5 %)
-  // R = 6..8 at 1024^3: chunks of 64 over whole planes (strips 1; eleventh session,
+  // R = 6..8 at 1024^3: long chunks over whole planes (strips 1; eleventh session,
   // tma-long/tma-long1024-r67.json and -r48.json, every row beside nw 16 and 32, whole and in
   // automatic strips, in one call): a layer of 64 + 2R planes outgrows L2 either way, and the 2R
-  // seam planes weigh a quarter as much as at nw 16.
+  // seam planes weigh a quarter as much as at nw 16; R = 7, 8 in chunks of 128 as at 512^3.
   {Op::d2xyz, 6, 6, L, Type::f32, "tma", R"({"block": "8x16x1", "nw": 64, "ahead": 2, "regs": 96, "strips": 1})"},  // 74.2 % (16 x 16: 73.5 %; nw 16 in strips, before: 70.1-70.6 %; the ring: 61.2 %)
-  {Op::d2xyz, 7, 7, L, Type::f32, "tma", R"({"block": "16x16x1", "nw": 64, "ahead": 2, "regs": 96, "strips": 1})"},  // 68.7 % (nw 32: 67.4 %; nw 16 in strips, before: 64.6 %; the ring: 60.6 %; nw 128, one call: 70.0 % against 68.8)
-  {Op::d2xyz, 8, 8, L, Type::f32, "tma", R"({"block": "16x16x1", "nw": 64, "ahead": 2, "strips": 1})"},  // 63.0 % (nw 32: 60.5 %; nw 16 in strips, before: 56.8 %; pipelined: 48.8 %)
+  {Op::d2xyz, 7, 7, L, Type::f32, "tma", R"({"block": "16x16x1", "nw": 128, "ahead": 2, "regs": 96, "strips": 1})"},  // nw 128: 70.0, 70.2 % (nw 64: 68.8, 69.0 %; nw 32: 67.4 %; nw 16 in strips, before: 64.6 %; the ring: 60.6 %)
+  {Op::d2xyz, 8, 8, L, Type::f32, "tma", R"({"block": "16x16x1", "nw": 128, "ahead": 2, "strips": 1})"},  // nw 128: 63.6, 63.3 % (nw 64: 63.2, 62.9 %; nw 32: 60.5 %; nw 16 in strips, before: 56.8 %; pipelined: 48.8 %)
   {Op::d2xyz, 4, 4, L, Type::f64, "ring", R"({"ahead": 2, "block": "16x16x1", "my": 1, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // double, as at 512^3 (not run at 1024^3): my 2 spills there
   {Op::d2xyz, 4, 4, L, Type::any, "pipelined", R"({"block": "8x16x1", "nw": 8, "strips": 0, "zq": 1})"},  // 76.3 % in strips (without zq: 69.7 %; the ring: 73.1 %; zq/seis-zq-1024.json)
   {Op::d2xyz, 5, 5, L, Type::any, "ring", R"({"ahead": 2, "block": "16x16x1", "floor": 0, "my": 0, "nw": 128, "order": "xyz", "vec_bytes": 16})"},  // 69.5 % (floor 1: 65.1 %)
