@@ -98,9 +98,9 @@ constexpr Row kRows[] = {
   // tma-radii.json and tma-1024.json). Double at R = 5..8 was not run and keeps the rows after.
   {Op::d2xyz, 4, 4, M, Type::f64, "tma", R"({"block": "16x16x1", "nw": 16, "ahead": 2, "regs": 80, "strips": 0})"},  // double: 77.0 % in 4 strips (uncapped: 76.2 %; the ring: 75.2 %)
   {Op::d2xyz, 5, 5, M, Type::f32, "tma", R"({"block": "16x16x1", "nw": 16, "ahead": 2, "regs": 80})"},  // 83.7 % (uncapped: 76.8 %; the ring: 74.3 %)
-  // R = 6..8: chunks of 64 planes (tenth session, tma-nw-r6/7/8.json, each beside nw 16 in the same
-  // call; the wave step's tma design gained the same way, docs/wave.md): 2R seam planes a chunk
-  // that L2 no longer holds weigh a quarter as much.
+  // R = 6 (and R = 7, 8 until the eleventh session): chunks of 64 planes (tenth session,
+  // tma-nw-r6/7/8.json, each beside nw 16 in the same call; the wave step's tma design gained the
+  // same way, docs/wave.md): 2R seam planes a chunk that L2 no longer holds weigh a quarter as much.
   {Op::d2xyz, 6, 6, M, Type::f32, "tma", R"({"block": "8x16x1", "nw": 64, "ahead": 2, "regs": 96})"},   // 77.5 % (nw 16: 75.3 %; nw 16 ahead 1, before: 75.7 %; uncapped: 69.9 %; the ring: 61.6 %)
   // R = 7, 8: chunks of 128 (eleventh session, tma-long/tma-nw128-r67.json, -r8.json and again
   // tma-nw128b-r7.json, -r8.json: ahead of 64 in both calls, at both sizes).

@@ -116,7 +116,8 @@ std::vector<Variant> tma_variants() {
   // table names the measured choice per R and size class.
   const Params defaults = {{"block", "8x16x1"}, {"nw", 8}, {"ahead", 2}, {"regs", 0}, {"strips", 1}, {"order", "xyz"}};
   const Params space = {{"block", {"8x16x1", "16x8x1", "16x16x1", "32x8x1", "32x4x1", "8x32x1"}},
-                        // 64, 128: the defaults' chunk lengths from R = 6 (docs/seismic.md, "Chunks of 64 planes")
+                        // 64, 128: the defaults' chunk lengths from R = 6 (docs/seismic.md, "Chunks of 64 planes" and
+                        // "Chunks of 64 at 1024^3, over whole planes")
                         {"nw", {4, 8, 16, 32, 64, 128}},
                         {"ahead", {1, 2, 3, 4}},
                         {"regs", {0, 64, 80, 96}},
