@@ -308,6 +308,18 @@ TEST(WaveGpu, InteriorAndBoundaryKernelsTogetherMatchTheCpu) {
     }
 }
 
+namespace {
+// A config's design, block, chunk and split against the expected ones (`what` names the case).
+void expect_shape(const cuda::wave::KernelConfig& c, cuda::wave::StepDesign design, int bx, int by, int nw, int split,
+                  const std::string& what) {
+  EXPECT_EQ(c.design, design) << what;
+  EXPECT_EQ(c.bx, bx) << what;
+  EXPECT_EQ(c.by, by) << what;
+  EXPECT_EQ(c.nw, nw) << what;
+  EXPECT_EQ(c.split, split) << what;
+}
+}  // namespace
+
 // The defaults' table (acoustic.cu): the tile, split, for planes up to 512 x 512 points at R = 1
 // and 2 (with zq at R = 2), the l1 march in one kernel above them and at R = 3; tma from R = 4
 // (but on planes of up to 256^2 without layers l1 at R = 4 and the tile at R = 6), its block and
@@ -400,16 +412,9 @@ TEST(WaveGpu, DefaultsFollowTheRadiusAndThePlaneSize) {
   // layers tma 8x16 in chunks of 16, as on larger planes.
   const int64_t tiny = 256 * 256;
   const auto t4 = cuda::wave::default_config(3, 4, tiny, false), t5 = cuda::wave::default_config(3, 5, tiny, false);
-  EXPECT_EQ(t4.design, StepDesign::l1);
-  EXPECT_EQ(t4.bx, 32);
-  EXPECT_EQ(t4.by, 4);
+  expect_shape(t4, StepDesign::l1, 32, 4, 32, 0, "tiny R = 4");
   EXPECT_EQ(t4.vec, 4);
-  EXPECT_EQ(t4.nw, 32);
-  EXPECT_EQ(t4.split, 0);
-  EXPECT_EQ(t5.design, StepDesign::tma);
-  EXPECT_EQ(t5.bx, 8);
-  EXPECT_EQ(t5.by, 16);
-  EXPECT_EQ(t5.nw, 8);
+  expect_shape(t5, StepDesign::tma, 8, 16, 8, 1, "tiny R = 5");
   EXPECT_EQ(t5.ahead, 2);
   for (int r = 4; r <= 8; ++r) {
     const auto layered = cuda::wave::default_config(3, r, tiny, true);
@@ -418,17 +423,11 @@ TEST(WaveGpu, DefaultsFollowTheRadiusAndThePlaneSize) {
     EXPECT_EQ(layered.nw, 16) << r;
   }
   const auto t6 = cuda::wave::default_config(3, 6, tiny, false);
-  EXPECT_EQ(t6.design, StepDesign::tile);
-  EXPECT_EQ(t6.bx, 8);
-  EXPECT_EQ(t6.by, 16);
-  EXPECT_EQ(t6.nw, 8);
-  EXPECT_EQ(t6.split, 1);
+  expect_shape(t6, StepDesign::tile, 8, 16, 8, 1, "tiny R = 6");
   EXPECT_EQ(t6.zq, 0);
   // tma by hand there starts from the block the table gives tma at R = 6 elsewhere.
   const auto t6tma = cuda::wave::parse_config(R"({"design": "tma"})", 3, 6, tiny, false);
-  EXPECT_EQ(t6tma.design, StepDesign::tma);
-  EXPECT_EQ(t6tma.bx, 8);
-  EXPECT_EQ(t6tma.nw, 16);
+  expect_shape(t6tma, StepDesign::tma, 8, 16, 16, 1, "tiny R = 6, tma by hand");
   for (int r : {7, 8}) {
     const auto t = cuda::wave::default_config(3, r, tiny, false);
     EXPECT_EQ(t.design, StepDesign::tma) << r;
@@ -446,21 +445,13 @@ TEST(WaveGpu, DefaultsFollowTheRadiusAndThePlaneSize) {
   // "l1" by hand from R = 4 takes the l1 march's own shapes: R = 4's old row (vec 4), and from R = 5
   // the shape R = 8 had before the tile (vec 2); "tile" by hand R = 8's tile row before tma.
   const auto l1r4 = cuda::wave::parse_config(R"({"design": "l1"})", 3, 4, small, false);
-  EXPECT_EQ(l1r4.design, StepDesign::l1);
+  expect_shape(l1r4, StepDesign::l1, 32, 4, 32, 0, "l1 by hand, R = 4");
   EXPECT_EQ(l1r4.vec, 4);
-  EXPECT_EQ(l1r4.bx, 32);
-  EXPECT_EQ(l1r4.by, 4);
-  EXPECT_EQ(l1r4.split, 0);
   const auto l1r8 = cuda::wave::parse_config(R"({"design": "l1"})", 3, 8, small, false);
-  EXPECT_EQ(l1r8.design, StepDesign::l1);
+  expect_shape(l1r8, StepDesign::l1, 32, 4, 32, 0, "l1 by hand, R = 8");
   EXPECT_EQ(l1r8.vec, 2);
-  EXPECT_EQ(l1r8.split, 0);
   const auto tile8 = cuda::wave::parse_config(R"({"design": "tile"})", 3, 8, large, false);
-  EXPECT_EQ(tile8.design, StepDesign::tile);
-  EXPECT_EQ(tile8.bx, 8);
-  EXPECT_EQ(tile8.by, 16);
-  EXPECT_EQ(tile8.nw, 16);
-  EXPECT_EQ(tile8.split, 1);
+  expect_shape(tile8, StepDesign::tile, 8, 16, 16, 1, "tile by hand, R = 8");
   for (int64_t plane : {small, large}) EXPECT_EQ(cuda::wave::default_config(2, 2, plane, false).design, StepDesign::l1);
 }
 
