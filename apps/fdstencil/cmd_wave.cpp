@@ -314,6 +314,23 @@ Error share_refusal(wave::Comm& comm, const std::optional<Error>& failed) {
 }
 #endif
 
+#if FDSTENCIL_HAVE_NCCL
+// --backend auto under several ranks: the GPUs when every rank has one of its own (each node has
+// at least as many GPUs as ranks), else the cpu on every rank. Where GPUs were found but too few,
+// rank 0 says so, since a user who asked for nothing may expect them.
+bool auto_takes_gpus(wave::Comm& comm) {
+  const int gpus = gpu_count();
+  const mpi::NodePlace node = mpi::node_place();
+  if (comm.all(gpus >= node.size)) return true;
+  if (!comm.all(gpus == 0) && comm.rank() == 0)
+    std::fprintf(stderr,
+                 "fdstencil: --backend auto: a node runs more ranks than it has GPUs (rank 0's: %d ranks, %d "
+                 "GPU(s)), so every rank runs on the cpu; --backend cuda takes one GPU per rank\n",
+                 node.size, gpus);
+  return false;
+}
+#endif
+
 // One shot split along z across the ranks an MPI launcher started (issue 14): every rank parses
 // and checks the same command line, rank 0 alone makes the output directory, shows progress and
 // writes the outputs. The ranks vote once their inputs are checked, so a bad input or an
@@ -359,8 +376,8 @@ int run_split(const Flags& flags, const std::string& command, int ranks) {
   }
   // The transport: NCCL's between GPUs, else MPI's between cpu processes.
 #if FDSTENCIL_HAVE_NCCL
-  bool on_gpus = flags.backend == "cuda";
-  if (flags.backend == "auto" && !s->options.double_precision) on_gpus = host->all(gpu_count() > 0);
+  const bool on_gpus = flags.backend == "cuda" ||
+                       (flags.backend == "auto" && !s->options.double_precision && auto_takes_gpus(*host));
   std::unique_ptr<wave::Comm> comm = on_gpus ? nccl::over_gpus(std::move(host)) : std::move(host);
 #else
   std::unique_ptr<wave::Comm> comm = std::move(host);  // wave::run refuses cuda: no NCCL transport

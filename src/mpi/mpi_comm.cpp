@@ -175,4 +175,17 @@ MpiSession::~MpiSession() { MPI_Finalize(); }
 
 std::unique_ptr<wave::Comm> world() { return std::make_unique<MpiComm>(); }
 
+NodePlace node_place() {
+  NodePlace p;
+  MPI_Comm node = MPI_COMM_NULL;
+  int rank = 0;
+  check(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank");
+  if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+    MPI_Comm_rank(node, &p.rank);
+    MPI_Comm_size(node, &p.size);
+    MPI_Comm_free(&node);
+  }
+  return p;
+}
+
 }  // namespace fdstencil::mpi

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "fdstencil/error.hpp"
+#include "mpi/mpi_comm.hpp"
 
 namespace fdstencil::nccl {
 
@@ -76,26 +77,19 @@ class NcclComm final : public wave::Comm {
 
 std::unique_ptr<wave::Comm> over_gpus(std::unique_ptr<wave::Comm> host) {
   setenv("NCCL_NVLS_ENABLE", "0", /*overwrite=*/0);
-  // This rank's place among the ranks of its node.
-  MPI_Comm node = MPI_COMM_NULL;
-  int node_rank = 0, node_size = 1;
-  if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, host->rank(), MPI_INFO_NULL, &node) == MPI_SUCCESS) {
-    MPI_Comm_rank(node, &node_rank);
-    MPI_Comm_size(node, &node_size);
-    MPI_Comm_free(&node);
-  }
+  const mpi::NodePlace node = mpi::node_place();
   int gpus = 0;
   if (cudaGetDeviceCount(&gpus) != cudaSuccess) gpus = 0;
   std::string why;
   if (gpus == 0)
     why = "rank " + std::to_string(host->rank()) + " has no GPU";
-  else if (node_size > gpus)
-    why = "rank " + std::to_string(host->rank()) + "'s node runs " + std::to_string(node_size) + " ranks on " +
+  else if (node.size > gpus)
+    why = "rank " + std::to_string(host->rank()) + "'s node runs " + std::to_string(node.size) + " ranks on " +
           std::to_string(gpus) + " GPU(s): a run across GPUs takes one GPU per rank";
   if (!host->all(why.empty()))
     throw Error(ErrorKind::unsupported,
                 why.empty() ? "another rank cannot take a GPU of its own (its own error says why)" : why);
-  if (cudaSetDevice(node_rank) != cudaSuccess) host->abort("cudaSetDevice(" + std::to_string(node_rank) + ") failed");
+  if (cudaSetDevice(node.rank) != cudaSuccess) host->abort("cudaSetDevice(" + std::to_string(node.rank) + ") failed");
   ncclUniqueId id{};
   if (host->rank() == 0) {
     const ncclResult_t r = ncclGetUniqueId(&id);

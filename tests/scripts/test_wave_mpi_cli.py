@@ -9,6 +9,8 @@ against the same shot run by one process.
 - Snapshots are the one-process run's, to the bit. A split run stopped by SIGTERM (to mpirun, which
   passes it on) leaves its checkpoint and nothing else; that checkpoint resumes under mpirun and in
   one process, and both end with the uninterrupted one-process run's field to the bit.
+- Each comparison names its backend (the cpu always, the GPUs where each rank has one); --backend
+  auto takes the GPUs only with one per rank, else the cpu, and says so where GPUs were found.
 - Refusals exit 2 on every rank and leave no output directory: a survey, a directory rank 0 cannot
   make (the other rank then refuses with rank 0's reason), a slab thinner than the radius,
   --resume without a checkpoint.
@@ -68,8 +70,20 @@ PLANE = ["--layered", "0:1800,200:2400", "--shape", "50,60", "--spacing", "10", 
          "--receiver-line", "5,100:480,100:16", "--quiet"]
 
 
+def gpus():
+    """The GPUs `fdstencil info` sees (0 in a build without CUDA)."""
+    info = subprocess.run([FD, "info", "--json"], capture_output=True, text=True, timeout=120)
+    return len([g for g in json.loads(info.stdout).get("gpus", []) if g.get("kind") == "gpu"])
+
+
 class SplitRunsMatchOneRank(unittest.TestCase):
-    def same_shot(self, args, snapshots=()):
+    """Each case names its backend: the cpu over MPI always, the GPUs over NCCL where there is one
+    per rank (else skipped), each against one process on the same backend."""
+
+    def same_shot(self, args, backend, snapshots=()):
+        if backend == "cuda" and gpus() < 2:
+            self.skipTest("a split run on the GPUs needs one GPU per rank: fewer than 2 GPUs here")
+        args = [*args, "--backend", backend]
         with tempfile.TemporaryDirectory() as tmp:
             one, two = os.path.join(tmp, "one"), os.path.join(tmp, "two")
             a = run([*args, "--output", one])
@@ -78,8 +92,9 @@ class SplitRunsMatchOneRank(unittest.TestCase):
             self.assertEqual(b.returncode, 0, b.stdout + b.stderr)
             summary = load_json(os.path.join(two, "summary.json"))
             self.assertEqual(summary["ranks"]["count"], 2)
-            self.assertEqual(summary["backend"], load_json(os.path.join(one, "summary.json"))["backend"])
-            expect_same_outputs(self, one, two, summary["backend"])
+            self.assertEqual(summary["backend"], backend)
+            self.assertEqual(load_json(os.path.join(one, "summary.json"))["backend"], backend)
+            expect_same_outputs(self, one, two, backend)
             self.assertEqual(sorted(os.listdir(one)), sorted(os.listdir(two)))
             for name in snapshots:
                 s1, s2 = np.load(os.path.join(one, name)), np.load(os.path.join(two, name))
@@ -87,18 +102,35 @@ class SplitRunsMatchOneRank(unittest.TestCase):
                 self.assertEqual(int((s1 != s2).sum()), 0, "points of " + name + " that differ")
             return summary
 
-    def test_3d(self):
-        s = self.same_shot(CUBE)
-        if s["backend"] == "cuda":
-            self.assertGreater(s["ranks"]["exchange_ms"], 0)
+    def test_3d_cpu(self):
+        self.same_shot(CUBE, "cpu")
 
-    def test_2d_free_surface(self):
-        self.same_shot(PLANE)
+    def test_3d_cuda(self):
+        s = self.same_shot(CUBE, "cuda")
+        self.assertGreater(s["ranks"]["exchange_ms"], 0)
 
-    def test_snapshots(self):
-        self.same_shot([*CUBE, "--snapshot-steps", "0,60,120"],
+    def test_2d_free_surface_cpu(self):
+        self.same_shot(PLANE, "cpu")
+
+    def test_2d_free_surface_cuda(self):
+        self.same_shot(PLANE, "cuda")
+
+    def test_snapshots_cpu(self):
+        self.same_shot([*CUBE, "--snapshot-steps", "0,60,120"], "cpu",
                        ["snapshot_000000.npy", "snapshot_000060.npy", "snapshot_000120.npy"])
-        self.same_shot([*PLANE, "--snapshot-every", "50"], ["snapshot_000050.npy", "snapshot_000150.npy"])
+        self.same_shot([*PLANE, "--snapshot-every", "50"], "cpu", ["snapshot_000050.npy", "snapshot_000150.npy"])
+
+    def test_auto_takes_the_gpus_only_with_one_per_rank(self):
+        # 2 ranks on this one node: the GPUs with 2 or more, else the cpu, said where some GPU was
+        # found (a one-GPU machine), silent where none was.
+        n = gpus()
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "auto")
+            r = run([*PLANE, "--output", out], ranks=2)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertEqual(load_json(os.path.join(out, "summary.json"))["backend"], "cuda" if n >= 2 else "cpu")
+            said = "every rank runs on the cpu" in r.stderr
+            self.assertEqual(said, n == 1, r.stderr)
 
 
 # Long enough that SIGTERM arrives mid-run: OpenMPI 4.1's mpirun took ~2 s to pass it on to the
