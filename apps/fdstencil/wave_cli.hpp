@@ -45,7 +45,10 @@ struct Flags {
   bool double_precision = false;
   std::string kernel_params;
   bool quiet = false;
-  bool no_overlap = false;  // a run across ranks: the exchange before the inner planes (wave::Options)
+  // A run across ranks on the GPUs: the exchange beside the inner planes or before them
+  // (wave::Options::Overlap): auto, on or off; --no-overlap is off.
+  std::string overlap = "auto";
+  bool no_overlap = false;
   // SEG-Y: reading a .sgy/.segy --model, and shot.sgy beside shot.npy.
   std::string segy_z_unit, segy_iline_byte, segy_xline_byte;
   bool segy = false;

@@ -441,6 +441,19 @@ void build_wavelet(const Flags& f, Setup& s) {
   }
 }
 
+// --overlap, with --no-overlap its older spelling of off.
+wave::Options::Overlap overlap_of(const Flags& f) {
+  using O = wave::Options::Overlap;
+  if (f.no_overlap) {
+    if (f.overlap != "auto" && f.overlap != "off") bad("--no-overlap and --overlap " + f.overlap + " disagree");
+    return O::off;
+  }
+  if (f.overlap == "auto") return O::automatic;
+  if (f.overlap == "on") return O::on;
+  if (f.overlap == "off") return O::off;
+  bad("--overlap '" + f.overlap + "': expected auto, on or off");
+}
+
 }  // namespace
 
 nlohmann::json Wavelet::to_json() const {
@@ -599,7 +612,7 @@ Setup prepare(const Flags& f, const ModelInput* given) {
     if (o.backend == "cpu") bad("--kernel-params configures the GPU step kernel, and this run is on the cpu");
     o.kernel_params = f.kernel_params;
   }
-  o.overlap_exchange = !f.no_overlap;
+  o.overlap = overlap_of(f);
 
   // --- the analytic comparison
   s.compare_analytic = f.compare_analytic;

@@ -26,6 +26,10 @@ std::string time_text(double seconds) {
   return buf;
 }
 
+const char* overlap_text(wave::Options::Overlap o) {
+  return o == wave::Options::Overlap::automatic ? "auto" : (o == wave::Options::Overlap::on ? "on" : "off");
+}
+
 std::string extents_text(const std::vector<int64_t>& shape) {
   std::string t;
   for (size_t i = 0; i < shape.size(); ++i) t += (i ? " x " : "") + std::to_string(shape[i]);
@@ -222,13 +226,22 @@ void write_summary(const Setup& s, const wave::Result& r, const std::string& com
                        {"bytes", t.checkpoint_bytes},
                        {"resumed_from_step", r.first_step}};
   if (!analytic.is_null()) doc["analytic"] = analytic;
-  // A run across ranks (mpirun): the slabs, and on the GPUs rank 0's exchange per step (medians,
-  // GPU events) and the inner planes' update it runs beside.
-  if (r.ranks > 1)
+  // A run across ranks (mpirun): the slabs, and on the GPUs the path the exchange took, rank 0's
+  // exchange per step (medians, GPU events) and the inner planes' update, and where the path was
+  // chosen by timing both, each path's fastest per-step time and what the overlap saved.
+  if (r.ranks > 1) {
     doc["ranks"] = {{"count", r.ranks},
-                    {"overlap", s.options.overlap_exchange},
+                    {"overlap_asked", overlap_text(s.options.overlap)},
+                    {"overlap", t.overlap.empty() ? json(nullptr) : json(t.overlap)},
                     {"exchange_ms", t.exchange_ms},
-                    {"inside_ms", t.inside_ms}};
+                    {"inside_ms", t.inside_ms},
+                    {"device_bytes", r.rank_device_bytes},
+                    {"host_peak_bytes", r.rank_host_peak_bytes}};
+    if (t.probe_on_ms > 0)
+      doc["ranks"]["probe"] = {{"on_ms_per_step", t.probe_on_ms},
+                               {"off_ms_per_step", t.probe_off_ms},
+                               {"saved_ms_per_step", t.probe_off_ms - t.probe_on_ms}};
+  }
   write_json_file((s.out_dir / "summary.json").string(), doc);
 }
 
@@ -261,8 +274,13 @@ std::string human_summary(const Setup& s, const wave::Result& r, const json& ana
     text += buf;
     if (t.exchange_ms > 0) {
       std::snprintf(buf, sizeof buf, ": halo exchange %.3g ms per step %s the inner planes' %.3g ms", t.exchange_ms,
-                    s.options.overlap_exchange ? "beside" : "before", t.inside_ms);
+                    t.overlap == "on" ? "beside" : "before", t.inside_ms);
       text += buf;
+      if (t.probe_on_ms > 0) {
+        std::snprintf(buf, sizeof buf, " (chosen by timing both: %.3g ms per step beside, %.3g before)",
+                      t.probe_on_ms, t.probe_off_ms);
+        text += buf;
+      }
     }
     text += ". ";
   }

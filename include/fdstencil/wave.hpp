@@ -179,9 +179,12 @@ struct Options {
   // transport carries device memory (NCCL; "auto" takes them as a one-rank run does), else on the
   // cpu; without snapshots or checkpoints so far.
   Comm* comm = nullptr;
-  // A split run on the GPUs: the halo exchange beside the inner planes' update (true), or before
-  // it (false, to measure what the overlap hides).
-  bool overlap_exchange = true;
+  // A split run on the GPUs: the halo exchange beside the inner planes' update (on), before it
+  // (off), or whichever of the two the run's own first steps measure faster (automatic: the
+  // overlap costs more than it hides where the exchange is short, and lost there on two H200s).
+  // Both paths compute the same field to the bit.
+  enum class Overlap { automatic, on, off };
+  Overlap overlap = Overlap::automatic;
 };
 
 struct Timing {
@@ -201,6 +204,11 @@ struct Timing {
   // the halo exchange on its stream, from the face planes' chunks done to the transfer done, and
   // the inner chunks it runs beside. Zero elsewhere.
   double exchange_ms = 0, inside_ms = 0;
+  // The path the split GPU run took ("on": beside the inner planes, "off": before them; "" on the
+  // cpu, whose exchange is always before) and, where Overlap::automatic measured both, each path's
+  // fastest per-step time over its timed blocks, ms (overlap_probe.hpp).
+  std::string overlap;
+  double probe_on_ms = 0, probe_off_ms = 0;
 };
 
 struct Result {
@@ -218,6 +226,9 @@ struct Result {
   int64_t steps_done = 0;          // nt, or fewer when interrupted
   bool interrupted = false;        // stop_requested stopped it: traces and final_field are empty
   int ranks = 1;                   // the ranks a split run ran on (Options::comm)
+  // A split run, on rank 0: each rank's state on the device (or the host, on the cpu) and its
+  // process's peak resident host memory, bytes, in rank order. Empty elsewhere.
+  std::vector<int64_t> rank_device_bytes, rank_host_peak_bytes;
 };
 
 // Checks everything before allocating: the model, positions inside the model, dt against the

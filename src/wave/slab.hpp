@@ -1,5 +1,5 @@
-// One rank's share of a run split along z (issue 14): its setup cut from the whole domain's, and
-// the halo exchange of its current time level. A slab keeps the whole domain's storage shape in x
+// One rank's share of a run split along z (issue 14): its taps, and the halo exchange of its
+// current time level (solver.cpp's build_setup builds a slab's setup from its planes alone). A slab keeps the whole domain's storage shape in x
 // and y (the same line and plane strides), holds its own planes k0..k1-1 as local planes 0..n-1
 // with R halo planes on each side, and sees the z CPML through PmlAxis::offset.
 #pragma once
@@ -24,41 +24,6 @@ inline std::vector<acoustic::Tap> slab_taps(const std::vector<acoustic::Tap>& al
       mine.push_back(t);
     }
   return mine;
-}
-
-// The setup of slab `s` of the whole domain's `whole`: its planes of m, its taps, the z CPML seen
-// from its planes, and the free surface only where the slab holds z = 0.
-template <class T>
-acoustic::Setup<T> slab_setup(const acoustic::Setup<T>& whole, const Domain::Slab& s, int64_t tail) {
-  acoustic::Setup<T> out;
-  out.dim = whole.dim;
-  out.radius = whole.radius;
-  out.nx = whole.nx;
-  out.ny = whole.ny;
-  out.nz = s.k1 - s.k0;
-  out.line = whole.line;
-  out.slice = whole.slice;
-  out.origin = whole.origin;  // the same head: R halo planes, then plane 0
-  out.alloc = whole.slice * (out.nz + 2 * whole.radius) + tail;
-  out.m.assign(size_t(out.alloc), T(0));
-  // Planes k0..k1-1 of m, halo planes (zero) excluded: m is read at the slab's own points only.
-  std::copy_n(whole.m.begin() + (whole.origin + s.k0 * whole.slice - whole.origin % whole.slice),
-              size_t(out.nz * whole.slice), out.m.begin() + (out.origin - out.origin % out.slice));
-  out.w2 = whole.w2;
-  out.w1 = whole.w1;
-  for (int a = 0; a < 3; ++a) {
-    out.axis[a] = whole.axis[a];
-    out.coef[a] = whole.coef[a];
-  }
-  out.axis[2].offset = s.k0;
-  out.free_surface = whole.free_surface && s.k0 == 0;
-  out.sources = slab_taps(whole.sources, s);
-  out.receivers = slab_taps(whole.receivers, s);
-  out.nsrc = whole.nsrc;
-  out.nrec = whole.nrec;
-  out.nt = whole.nt;
-  out.wavelets = whole.wavelets;
-  return out;
 }
 
 // The storage of local planes [k, k + count): whole planes, x and y halo included, so each is one

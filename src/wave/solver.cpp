@@ -12,6 +12,8 @@
 #include <string>
 #include <type_traits>
 
+#include <sys/resource.h>
+
 #include "core/acoustic.hpp"
 #include "cpu/acoustic.hpp"
 #include "fdstencil/coefficients.hpp"
@@ -23,6 +25,7 @@
 #include "fdstencil/wave_comm.hpp"
 #include "wave/cpml.hpp"
 #include "wave/interpolation.hpp"
+#include "wave/overlap_probe.hpp"
 #include "wave/slab.hpp"
 #include "wave/slab_state.hpp"
 #if FDSTENCIL_HAVE_CUDA
@@ -59,6 +62,11 @@ std::string fmt(const char* f, double v) {
 }
 
 bool split(const Options& o) { return o.comm != nullptr && o.comm->size() > 1; }
+
+// The computational planes this rank steps: all of them, or its slab of a split run.
+Domain::Slab planes_of(const Options& o, const Domain& d) {
+  return split(o) ? d.split_z(o.comm->size())[size_t(o.comm->rank())] : Domain::Slab{0, d.nz};
+}
 
 #if FDSTENCIL_HAVE_CUDA
 constexpr bool kBuiltWithCuda = true;
@@ -107,33 +115,54 @@ double alpha_frequency(const Options& o, double fmax) {
   return fmax / 2.76;
 }
 
+// m = (v dt)^2 at computational point (i, j, k): the model extended into the absorbing layers by
+// its edge values.
+double m_at(const Model& model, const Domain& d, double dt, int64_t i, int64_t j, int64_t k) {
+  const int64_t mk = std::clamp<int64_t>(k - d.lo[2], 0, d.model_nz - 1);
+  const int64_t mj = std::clamp<int64_t>(j - d.lo[1], 0, d.model_ny - 1);
+  const int64_t mi = std::clamp<int64_t>(i - d.lo[0], 0, d.model_nx - 1);
+  const double v = model.v[size_t((mk * d.model_ny + mj) * d.model_nx + mi)];
+  return v * v * dt * dt;
+}
+
+// The computational planes [k0, k1) of m, as local planes 0..k1-k0-1 of a slab's storage (the
+// whole domain's line and plane strides, R halo planes on each side, zero there).
+template <class T>
+void fill_m(acoustic::Setup<T>& s, const Model& model, const Domain& d, double dt, const Domain::Slab& planes) {
+  s.m.assign(size_t(s.alloc), T(0));
+  for (int64_t k = planes.k0; k < planes.k1; ++k) {
+    const int64_t mk = std::clamp<int64_t>(k - d.lo[2], 0, d.model_nz - 1);
+    for (int64_t j = 0; j < d.ny; ++j) {
+      const int64_t mj = std::clamp<int64_t>(j - d.lo[1], 0, d.model_ny - 1);
+      const float* row = model.v.data() + (mk * d.model_ny + mj) * d.model_nx;
+      T* out = s.m.data() + d.index(0, j, k) - planes.k0 * d.slice;
+      for (int64_t i = 0; i < d.nx; ++i) {
+        const double v = row[std::clamp<int64_t>(i - d.lo[0], 0, d.model_nx - 1)];
+        out[i] = T(v * v * dt * dt);  // m_at's arithmetic, the row's lookups hoisted
+      }
+    }
+  }
+}
+
+// The setup of the computational planes `planes` ([0, nz) for a run on one rank; a slab of a run
+// split along z otherwise, built alone so that no rank holds the whole domain's m): its planes of
+// m, its taps, the z CPML seen from its planes (PmlAxis::offset, the slab's first plane), and the
+// free surface only where the slab holds z = 0.
 template <class T>
 acoustic::Setup<T> build_setup(const Model& model, const Options& o, const Domain& d, double dt, double reflection,
-                               std::vector<acoustic::Tap>&& src_taps, std::vector<acoustic::Tap>&& rec_taps) {
+                               std::vector<acoustic::Tap>&& src_taps, std::vector<acoustic::Tap>&& rec_taps,
+                               const Domain::Slab& planes) {
   acoustic::Setup<T> s;
   s.dim = d.dim;
   s.radius = d.radius;
   s.nx = d.nx;
   s.ny = d.ny;
-  s.nz = d.nz;
+  s.nz = planes.k1 - planes.k0;
   s.line = d.line;
   s.slice = d.slice;
-  s.origin = d.origin;
-  s.alloc = d.alloc;
-  s.m.assign(size_t(d.alloc), T(0));
-  // The model extended into the absorbing layers by its edge values.
-  for (int64_t k = 0; k < d.nz; ++k) {
-    const int64_t mk = std::clamp<int64_t>(k - d.lo[2], 0, d.model_nz - 1);
-    for (int64_t j = 0; j < d.ny; ++j) {
-      const int64_t mj = std::clamp<int64_t>(j - d.lo[1], 0, d.model_ny - 1);
-      const float* row = model.v.data() + (mk * d.model_ny + mj) * d.model_nx;
-      T* out = s.m.data() + d.index(0, j, k);
-      for (int64_t i = 0; i < d.nx; ++i) {
-        const double v = row[std::clamp<int64_t>(i - d.lo[0], 0, d.model_nx - 1)];
-        out[i] = T(v * v * dt * dt);
-      }
-    }
-  }
+  s.origin = d.origin;  // the same head: R halo planes, then plane 0
+  s.alloc = d.alloc - d.slice * (d.nz - s.nz);
+  fill_m(s, model, d, dt, planes);
   const auto w2 = central_weights(2, d.radius, model.h), w1 = central_weights(1, d.radius, model.h);
   for (size_t r = 0; r < w2.size(); ++r) {
     s.w2[r] = T(w2[r]);
@@ -145,12 +174,15 @@ acoustic::Setup<T> build_setup(const Model& model, const Options& o, const Domai
     s.axis[a] = {d.lo[a], d.hi[a], n[a]};
     s.coef[a] = detail::cpml_coefficients<T>(s.axis[a], model.h, dt, model.vmax(), reflection, alpha0);
   }
-  s.free_surface = o.boundary.free_surface;
+  s.axis[2].offset = planes.k0;
+  s.free_surface = o.boundary.free_surface && planes.k0 == 0;
   // The source scaling s = v^2 f delta(x - x_s): a tap of weight w adds dt^2 v^2 f w / h^dim.
   const double cell = std::pow(model.h, d.dim);
-  for (acoustic::Tap& t : src_taps) t.w = float(double(t.w) * double(s.m[size_t(d.index(t.i, t.j, t.k))]) / cell);
-  s.sources = std::move(src_taps);
-  s.receivers = std::move(rec_taps);
+  for (acoustic::Tap& t : src_taps) t.w = float(double(t.w) * double(T(m_at(model, d, dt, t.i, t.j, t.k))) / cell);
+  // A run on one rank keeps every tap as placed; a slab those of its planes, renumbered.
+  const bool whole = planes.k0 == 0 && planes.k1 == d.nz;
+  s.sources = whole ? std::move(src_taps) : detail::slab_taps(src_taps, planes);
+  s.receivers = whole ? std::move(rec_taps) : detail::slab_taps(rec_taps, planes);
   s.nsrc = int(o.sources.size());
   s.nrec = int(o.receivers.size());
   s.nt = o.nt;
@@ -161,6 +193,34 @@ acoustic::Setup<T> build_setup(const Model& model, const Options& o, const Domai
       s.wavelets[size_t(i) * size_t(o.nt) + size_t(t)] = T(w[size_t(t)]);
   }
   return s;
+}
+
+// The whole domain's sizes of a slab's setup, without its arrays: what a checkpoint of the whole
+// domain is checked against and cut from (from_checkpoint).
+template <class T>
+acoustic::Setup<T> whole_shape(const acoustic::Setup<T>& slab, const Domain& d) {
+  acoustic::Setup<T> w;
+  w.dim = slab.dim;
+  w.radius = slab.radius;
+  w.nx = slab.nx;
+  w.ny = slab.ny;
+  w.nz = d.nz;
+  w.line = slab.line;
+  w.slice = slab.slice;
+  w.origin = slab.origin;
+  w.alloc = d.alloc;
+  for (int a = 0; a < 3; ++a) w.axis[a] = slab.axis[a];
+  w.axis[2].offset = 0;
+  w.nsrc = slab.nsrc;
+  w.nrec = slab.nrec;
+  w.nt = slab.nt;
+  return w;
+}
+
+// This process's resident memory at its peak so far (Linux counts ru_maxrss in KiB).
+int64_t host_peak_bytes() {
+  rusage u{};
+  return getrusage(RUSAGE_SELF, &u) == 0 ? int64_t(u.ru_maxrss) * 1024 : 0;
 }
 
 // The model's points of a field on the domain's storage.
@@ -376,16 +436,48 @@ struct CpuStepper {
 
 #if FDSTENCIL_HAVE_CUDA
 // One slab of a run split across GPUs: the chunks that write u^{n+1}'s faces, then its halo
-// exchange on its own stream beside the other chunks (after them when overlap is off).
+// exchange on its own stream beside the other chunks, or after them when the overlap is off.
+// Options::Overlap::automatic times both paths over the run's first steps (OverlapProbe) and
+// keeps the faster; rank 0's choice is every rank's.
 struct GpuSlabStepper {
   cuda::wave::AcousticGpu& s;
-  bool overlap;
   SplitShare<float> share;
+  int64_t first;               // the loop's first step (a resume's step)
+  bool probing, overlap;       // probing: the path still being chosen; overlap: the path chosen
+  bool decided = false;        // the probe timed both paths
   std::vector<float> scratch;  // the slab's storage, for snapshots
+  detail::OverlapProbe probe{};
+  std::chrono::steady_clock::time_point block_start{};
+
+  GpuSlabStepper(cuda::wave::AcousticGpu& state, SplitShare<float> sh, int64_t first_step, int64_t alloc)
+      : s(state), share(sh), first(first_step),
+        probing(sh.o.overlap == Options::Overlap::automatic && detail::OverlapProbe::probes(sh.o.nt - first_step)),
+        overlap(sh.o.overlap != Options::Overlap::off), scratch(size_t(alloc)) {}
+
   void step(int64_t n) {
+    const int64_t i = n - first;
+    if (probing && detail::OverlapProbe::starts_block(i)) {
+      sync();
+      block_start = std::chrono::steady_clock::now();
+    }
     const cuda::wave::AcousticGpu::Halo h = s.step_faces(n);
     share.comm.exchange_device(h.to_lower, h.from_lower, h.to_upper, h.from_upper, h.bytes, h.stream);
-    s.step_inside(n, overlap);
+    s.step_inside(n, probing ? detail::OverlapProbe::overlap_at(i) : overlap);
+    if (probing && detail::OverlapProbe::ends_block(i)) {
+      sync();
+      probe.record(i, std::chrono::duration<double>(std::chrono::steady_clock::now() - block_start).count());
+      if (i + 1 == detail::OverlapProbe::kSteps) decide();
+    }
+  }
+  // Rank 0's measurement for every rank; the exchange's sampled timing starts again on the path
+  // kept, so the summary's figures are that path's.
+  void decide() {
+    char on = probe.overlap_wins() ? 1 : 0;
+    share.comm.broadcast(&on, 1);
+    overlap = on != 0;
+    probing = false;
+    decided = true;
+    s.restart_split_timing();
   }
   void sync() { s.synchronize(); }
   bool stop() { return share.stop(); }
@@ -395,6 +487,14 @@ struct GpuSlabStepper {
     return share.snapshot_of(scratch.data());
   }
   int64_t checkpoint(int64_t done) { return share.checkpoint_of(s, done); }
+  // The path taken, and each path's per-step time where both were timed.
+  void report(Timing& t) const {
+    t.overlap = probing ? "not chosen: the run stopped while timing both" : (overlap ? "on" : "off");
+    if (decided) {
+      t.probe_on_ms = probe.on_ms();
+      t.probe_off_ms = probe.off_ms();
+    }
+  }
 };
 
 struct GpuStepper {
@@ -541,7 +641,7 @@ struct SplitVote {
   bool cast = false, passed = false;
 };
 
-// This rank's slab of a run split across ranks: its setup cut from the whole's, the time loop
+// This rank's slab of a run split across ranks: its setup (built for its planes alone), the time loop
 // with a halo exchange each step, then every rank's traces summed and final fields gathered on
 // rank 0 (a receiver whose taps all lie in one slab gets exactly its one-rank trace: the other
 // ranks add zeros). `split_fingerprint` is this rank's run (model, options, backend, build): the
@@ -549,15 +649,14 @@ struct SplitVote {
 // Options::resume, checked against the whole domain before the vote, is cut into every slab
 // after it.
 template <class T>
-void run_slab(acoustic::Setup<T>& whole, const Options& o, const Domain& d, Result& res, SplitVote& vote, bool gpu,
+void run_slab(acoustic::Setup<T>& built, const Options& o, const Domain& d, Result& res, SplitVote& vote, bool gpu,
               uint64_t split_fingerprint, uint64_t fingerprint) {
   Comm& comm = *o.comm;
-  const Domain::Slab mine = d.split_z(comm.size())[size_t(comm.rank())];
+  const Domain::Slab mine = planes_of(o, d);
   std::optional<acoustic::State<T>> resumed;
-  if (comm.rank() == 0 && o.resume) resumed = from_checkpoint(*o.resume, whole);
-  acoustic::Setup<T> setup = detail::slab_setup(whole, mine, d.alloc - d.slice * (d.nz + 2 * d.radius));
+  if (comm.rank() == 0 && o.resume) resumed = from_checkpoint(*o.resume, whole_shape(built, d));
+  acoustic::Setup<T> setup = std::move(built);
   const detail::SlabShape g = detail::slab_shape(setup, d, mine, comm.rank(), comm.size());
-  whole = acoustic::Setup<T>{};  // the whole domain's m is no longer needed
   // The storage geometry alone, for the halo planes' places: the cpu state takes the setup itself.
   acoustic::Setup<T> shape;
   shape.radius = setup.radius;
@@ -605,8 +704,9 @@ void run_slab(acoustic::Setup<T>& whole, const Options& o, const Domain& d, Resu
       const cuda::wave::AcousticGpu::Halo h = state.current_halo();
       comm.exchange_device(h.to_lower, h.from_lower, h.to_upper, h.from_upper, h.bytes, h.stream);
       state.synchronize();
-      GpuSlabStepper st{state, o.overlap_exchange, share(), std::vector<float>(size_t(shape.alloc))};
+      GpuSlabStepper st(state, share(), res.first_step, shape.alloc);
       res.steps_done = time_loop(st, o, res.first_step, true, res.timing);
+      st.report(res.timing);
       const auto t = state.split_timing();
       res.timing.exchange_ms = t.exchange_ms;
       res.timing.inside_ms = t.inside_ms;
@@ -631,6 +731,9 @@ void run_slab(acoustic::Setup<T>& whole, const Options& o, const Domain& d, Resu
       if (part.model_nz > 0) field = model_points(state.current(), part);
     }
   }
+  // What each rank held: its state on the device (or host), and its host memory at its peak.
+  res.rank_device_bytes = gather_to_root(comm, std::vector<int64_t>{res.timing.device_bytes});
+  res.rank_host_peak_bytes = gather_to_root(comm, std::vector<int64_t>{host_peak_bytes()});
   // Every rank stopped at the same step (stop() is decided together): an interrupted run, like a
   // one-rank one, returns no traces and no field.
   if (res.steps_done < o.nt) return;
@@ -701,9 +804,13 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
   const std::vector<size_t> on_surface = std::move(c.on_surface);
   // Memory, before anything the size of the domain is allocated: the backend's state, and on the
   // host the setup's m, one field for snapshots and the final field.
-  const int64_t state = state_bytes(d, o, gpu);
+  // A slab of a split run: its share of the state, its planes of the host arrays.
+  const Domain::Slab planes = planes_of(o, d);
+  const double share = double(planes.k1 - planes.k0) / double(d.nz);
+  const int64_t state = int64_t(double(state_bytes(d, o, gpu)) * share);
   const int64_t host_elem = o.double_precision ? 8 : 4;
-  const int64_t host = gpu ? 2 * d.alloc * host_elem : state + d.alloc * host_elem;
+  const int64_t slab_alloc = d.alloc - d.slice * (d.nz - (planes.k1 - planes.k0));
+  const int64_t host = gpu ? 2 * slab_alloc * host_elem : state + slab_alloc * host_elem;
   ensure_host_memory(host, "the wave solver's host state");
 #if FDSTENCIL_HAVE_CUDA
   // A split run's slab checks its own share when its state is made (AcousticGpu).
@@ -749,7 +856,8 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
     const auto config = cuda::wave::parse_config(o.kernel_params, d.dim, d.radius, d.nx * d.ny, has_layers(d));
     // The copy bandwidth of this run, before the state takes the memory: 1 GiB buffers, 20x the L2.
     if (o.measure_bandwidth) res.timing.copy_gbps = cuda::measure_copy_bandwidth(int64_t(1) << 30, 10).memcpy_gbps;
-    auto setup = build_setup<float>(model, o, d, res.dt, res.reflection, std::move(src_taps), std::move(rec_taps));
+    auto setup = build_setup<float>(model, o, d, res.dt, res.reflection, std::move(src_taps), std::move(rec_taps),
+                                    planes_of(o, d));
     if (split(o)) {
       run_slab(setup, o, d, res, *vote, true, split_fingerprint, fingerprint);
       return finish(res, d, start);
@@ -776,7 +884,8 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
     }
     const auto cpu_run = [&](auto zero) {
       using T = decltype(zero);
-      auto setup = build_setup<T>(model, o, d, res.dt, res.reflection, std::move(src_taps), std::move(rec_taps));
+      auto setup = build_setup<T>(model, o, d, res.dt, res.reflection, std::move(src_taps), std::move(rec_taps),
+                                  planes_of(o, d));
       if (split(o)) return run_slab(setup, o, d, res, *vote, false, split_fingerprint, fingerprint);
       std::optional<acoustic::State<T>> resumed;
       if (o.resume) resumed = from_checkpoint(*o.resume, setup);

@@ -65,7 +65,7 @@ TEST_F(WaveCli, HelpListsEveryOption) {
         "--radius", "--cpml", "--free-surface", "--cpml-reflection", "--interpolation", "--source", "--sources",
         "--ricker", "--delay", "--wavelet", "--wavelet-dt", "--receivers", "--receiver-line", "--receiver-grid",
         "--record-dt", "--output", "--no-final", "--snapshot-every", "--snapshot-steps", "--snapshot-slice",
-        "--compare-analytic", "--backend", "--double", "--kernel-params", "--quiet", "--no-overlap", "mpirun"})
+        "--compare-analytic", "--backend", "--double", "--kernel-params", "--quiet", "--overlap", "--no-overlap", "mpirun"})
     EXPECT_NE(r.out.find(option), std::string::npos) << option;
   // Units and defaults are part of the documentation.
   for (const char* text : {"m/s", "metres", "seconds", "Hz", "default 4", "default 20", "default 0.8", "default 10"})

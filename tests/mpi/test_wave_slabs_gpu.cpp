@@ -58,7 +58,26 @@ TEST(WaveSlabsGpu, TileDesignThinChunksFreeSurfaceMatchOneGpu) {
 TEST(WaveSlabsGpu, TwoDWithoutOverlapMatchesOneGpu) {
   REQUIRE_GPUS();
   Case c = on_gpus(make_case(2, 2, true, Interpolation::trilinear, 40));
-  c.options.overlap_exchange = false;
+  c.options.overlap = Options::Overlap::off;
+  expect_split_matches_one_rank(*g_gpus, c, 1, true, false);
+}
+
+// The path chosen by timing both (Overlap::automatic, a run long enough to probe): the same field,
+// a path named, both paths' per-step times, and the same choice on every rank.
+TEST(WaveSlabsGpu, OverlapChosenByTimingBothMatchesOneGpu) {
+  REQUIRE_GPUS();
+  Case c = on_gpus(make_case(3, 4, false, Interpolation::trilinear, 30));
+  c.options.nt = 400;
+  c.options.sources[0].wavelet = ricker(25.0, 0.045, run_dt(c.model, c.options), c.options.nt);
+  ASSERT_EQ(c.options.overlap, Options::Overlap::automatic);
+  Options split = c.options;
+  split.comm = g_gpus;
+  const Result many = run(c.model, split);
+  EXPECT_TRUE(many.timing.overlap == "on" || many.timing.overlap == "off") << many.timing.overlap;
+  EXPECT_GT(many.timing.probe_on_ms, 0);
+  EXPECT_GT(many.timing.probe_off_ms, 0);
+  EXPECT_EQ(many.timing.overlap == "on", many.timing.probe_on_ms < many.timing.probe_off_ms);
+  EXPECT_TRUE(g_gpus->same(many.timing.overlap == "on" ? 1 : 0)) << "the ranks took different paths";
   expect_split_matches_one_rank(*g_gpus, c, 1, true, false);
 }
 

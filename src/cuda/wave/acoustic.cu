@@ -475,6 +475,7 @@ struct AcousticGpu::Impl {
     cudaEvent_t faces_done = nullptr, exchanged = nullptr;
     std::vector<std::array<cudaEvent_t, 4>> samples;
     int64_t calls = 0;
+    int64_t sampled_from = 0;  // the call that sampling (re)started at
   } split;
   void ready_split();                     // makes `split`'s stream, events and chunk ranges once
   Halo halo_of(float* level) const;       // a time level's face and halo planes
@@ -784,7 +785,7 @@ AcousticGpu::Halo AcousticGpu::step_faces(int64_t n) {
   d.launch_chunks(std::max(sp.lower_end, sp.upper_begin), sp.chunks, n);
   FDS_CUDA_CHECK(cudaEventRecord(sp.faces_done, d.stream));
   FDS_CUDA_CHECK(cudaStreamWaitEvent(sp.stream, sp.faces_done, 0));
-  const int64_t sample = sp.calls - kSplitWarmup;
+  const int64_t sample = sp.calls - sp.sampled_from - kSplitWarmup;
   if (sample >= 0 && sample < kSplitSamples) FDS_CUDA_CHECK(cudaEventRecord(sp.samples[size_t(sample)][0], sp.stream));
   // u^{n+1} is being written over u^{n-1}: its planes 0..R-1 and nz-R..nz-1 go out, its halo
   // planes -R..-1 and nz..nz+R-1 come in.
@@ -795,7 +796,7 @@ void AcousticGpu::step_inside(int64_t n, bool overlap) {
   Impl& d = *impl_;
   Impl::Split& sp = d.split;
   if (!sp.ready) throw Error(ErrorKind::invalid_argument, "step_inside without step_faces");
-  const int64_t sample = sp.calls - kSplitWarmup;
+  const int64_t sample = sp.calls - sp.sampled_from - kSplitWarmup;
   const bool timed = sample >= 0 && sample < kSplitSamples;
   if (timed) FDS_CUDA_CHECK(cudaEventRecord(sp.samples[size_t(sample)][1], sp.stream));
   FDS_CUDA_CHECK(cudaEventRecord(sp.exchanged, sp.stream));
@@ -811,7 +812,7 @@ void AcousticGpu::step_inside(int64_t n, bool overlap) {
 AcousticGpu::SplitTiming AcousticGpu::split_timing() {
   Impl& d = *impl_;
   SplitTiming t;
-  const int64_t timed = std::clamp<int64_t>(d.split.calls - kSplitWarmup, 0, kSplitSamples);
+  const int64_t timed = std::clamp<int64_t>(d.split.calls - d.split.sampled_from - kSplitWarmup, 0, kSplitSamples);
   if (timed == 0) return t;
   FDS_CUDA_CHECK(cudaStreamSynchronize(d.stream));
   FDS_CUDA_CHECK(cudaStreamSynchronize(d.split.stream));
@@ -832,6 +833,11 @@ AcousticGpu::SplitTiming AcousticGpu::split_timing() {
   t.exchange_ms = median(x);
   t.inside_ms = median(in);
   return t;
+}
+
+void AcousticGpu::restart_split_timing() {
+  FDS_CUDA_CHECK(cudaStreamSynchronize(impl_->stream));  // the sampled events are not rerecorded in flight
+  impl_->split.sampled_from = impl_->split.calls;
 }
 
 void AcousticGpu::synchronize() {

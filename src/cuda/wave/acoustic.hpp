@@ -89,6 +89,9 @@ class AcousticGpu {
     int64_t samples = 0;
   };
   SplitTiming split_timing();
+  // Samples steps again from the next one on (after a warm-up): the overlap probe's steps ran both
+  // paths, and the figures are to be the kept path's.
+  void restart_split_timing();
   void synchronize();  // the run's stream, and a split run's exchange stream
   // u^n after n steps, the whole storage (s.alloc elements) into `host`.
   void download_current(float* host);

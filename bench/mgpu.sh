@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# Wave runs across the GPUs of one host (issue 31), one device call: build, then the named stages,
+# each writing its run directories (less their wavefields) and a JSON table under $OUT.
+#   build     configure (Release, CUDA) and build the tool and the MPI tests
+#   test      every MPI test (ctest -R mpi_): the split runs on the cpu and on the GPUs, the CLI
+#   scaling   weak (512^3 computational per GPU) and strong (1024^3 in all) scaling on 1, 2 and 4
+#             GPUs (as many as the host has), R = 4 and 8, float, 20-point CPML, MGPU_STEPS steps
+#             (1000), the overlap chosen by timing both paths (--overlap auto)
+#   serial    the same runs on 2 and 4 GPUs with the exchange before the inner planes
+#             (--overlap off): auto must never be slower
+#   survey    a survey of MGPU_SHOTS small 3D shots on 1 GPU, then across 2 and 4 (one shot per GPU)
+#   big       a model whose state is 1.5x one card's memory, on every GPU, against the analytic
+#             solution (MGPU_BIG: computational points per axis)
+# Example: bash bench/mgpu.sh build test scaling serial
+# The JSON tables come from bench/mgpu_report.py; the tars hold every run's summary.json.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/out}
+mkdir -p "$OUT"
+export PATH=/usr/local/cuda/bin:$PATH
+FD=./build/fdstencil
+LOG=$OUT/mgpu-log.txt
+WORK=/tmp/mgpu
+status=0
+GPUS=$(nvidia-smi -L 2>/dev/null | wc -l)
+STEPS=${MGPU_STEPS:-1000}
+# --bind-to none: OpenMPI binds a small job's ranks to one core each, and NCCL's proxy thread then
+# shares it with the rank (docs/multigpu.md). NCCL_NVLS_ENABLE=0: no NVLink multicast.
+MPIRUN=(mpirun --allow-run-as-root --oversubscribe --bind-to none -x NCCL_NVLS_ENABLE=0 -x OMP_NUM_THREADS)
+export NCCL_NVLS_ENABLE=0 OMP_NUM_THREADS=4
+
+stage_build() {
+  nvidia-smi --query-gpu=name,memory.total --format=csv | tee -a "$LOG"
+  nvidia-smi topo -m 2>&1 | head -8 | tee -a "$LOG"
+  { cmake --preset default -DFDSTENCIL_CUDA=ON &&
+    cmake --build --preset default -j "$(nproc)" --target fdstencil_cli test_mpi test_mpi_gpu; } >/tmp/build.log 2>&1 ||
+    { tail -40 /tmp/build.log | tee -a "$LOG"; exit 1; }
+  grep -E "^-- fdstencil:" /tmp/build.log | tee -a "$LOG"
+  echo "build ok"
+}
+
+stage_test() {
+  ctest --preset default -R "mpi_" --output-on-failure >/tmp/mgpu-test.log 2>&1 || status=1
+  cat /tmp/mgpu-test.log >>"$LOG"
+  tail -14 /tmp/mgpu-test.log
+}
+
+# One run into $WORK/<name>: name, ranks, then fdstencil wave's options.
+run() {
+  local name=$1 ranks=$2
+  shift 2
+  local launch=()
+  [ "$ranks" -gt 1 ] && launch=("${MPIRUN[@]}" -np "$ranks")
+  rm -rf "${WORK:?}/$name"
+  mkdir -p "$WORK"
+  "${launch[@]}" $FD wave --backend cuda --quiet --output "$WORK/$name" "$@" 2>>"$LOG" ||
+    { echo "wave $name FAILED" | tee -a "$LOG"; status=1; return; }
+  python3 bench/mgpu_report.py --line "$WORK/$name" | tee -a "$LOG"
+}
+
+# A box of nz x n x n computational points (a 20-point CPML on every face inside them), the source
+# at the model's centre: nz, n, radius, then more options.
+box() {
+  local nz=$1 n=$2 r=$3
+  shift 3
+  local mz=$((nz - 40)) m=$((n - 40))
+  echo --constant 2000 --shape $mz,$m,$m --spacing 10 --radius "$r" --cpml 20 --steps "$STEPS" \
+    --source "$((mz * 5)),$((m * 5)),$((m * 5))" --ricker 8 --no-final "$@"
+}
+
+# Weak and strong runs on g GPUs: prefix, g, then more options.
+scale_runs() {
+  local tag=$1 g=$2
+  shift 2
+  for r in 4 8; do
+    run "weak-r$r-$g$tag" "$g" $(box $((512 * g)) 512 $r "$@")
+    run "strong-r$r-$g$tag" "$g" $(box 1024 1024 $r "$@")
+  done
+}
+
+report() {  # table name: the runs under $WORK into $OUT/<name>.json, then a tar of their summaries
+  python3 bench/mgpu_report.py "$WORK" "$OUT/$1.json" | tee -a "$LOG"
+  tar -C "$WORK" --exclude='*.npy' --exclude='*.ckpt*' -cf "$OUT/$1.tar" . && rm -rf "$WORK"
+}
+
+stage_scaling() {
+  for g in 1 2 4; do [ "$g" -le "$GPUS" ] && scale_runs "" $g; done
+  report mgpu-scaling
+}
+
+stage_serial() {
+  for g in 2 4; do [ "$g" -le "$GPUS" ] && scale_runs "-off" $g --overlap off; done
+  report mgpu-serial
+}
+
+stage_survey() {
+  local shots=${MGPU_SHOTS:-32}
+  python3 bench/mgpu_report.py --make-survey "$shots" "$WORK/survey.json"
+  local model=(--constant 2000 --shape 216,216,216 --spacing 10 --radius 4 --cpml 20 --steps "$STEPS" --ricker 8
+               --no-final)
+  for g in 1 2 4; do
+    [ "$g" -le "$GPUS" ] || continue
+    local launch=()
+    [ "$g" -gt 1 ] && launch=("${MPIRUN[@]}" -np "$g")
+    "${launch[@]}" $FD wave --backend cuda --quiet "${model[@]}" --survey "$WORK/survey.json" \
+      --output "$WORK/survey-$g" 2>>"$LOG" || { echo "survey on $g FAILED" | tee -a "$LOG"; status=1; }
+  done
+  report mgpu-survey
+}
+
+stage_big() {
+  local n=${MGPU_BIG:-2176} c
+  c=$(((n - 40) * 5))
+  run "big-$GPUS" "$GPUS" --constant 2000 --shape $((n - 40)),$((n - 40)),$((n - 40)) --spacing 10 --radius 4 \
+    --cpml 20 --time 0.4 --source "$c,$c,$c" --ricker 8 --no-final --compare-analytic \
+    --receiver-line "$((c - 400)),$c,$c:$((c - 200)),$c,$c:3"
+  report mgpu-big
+}
+
+# A stage is skipped once the call has run MGPU_DEADLINE seconds (the device tool ends a call at
+# 600 s and returns only what is under $OUT by then: a stage cut short loses its table).
+for stage in "$@"; do
+  if [ "$SECONDS" -gt "${MGPU_DEADLINE:-100000}" ]; then
+    echo "=== $stage skipped: $SECONDS s into the call" | tee -a "$LOG"
+    continue
+  fi
+  echo "=== $stage ($(date +%T))" | tee -a "$LOG"
+  "stage_$stage"
+done
+echo "=== done ($(date +%T)), status $status" | tee -a "$LOG"
+exit $status

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Tables of wave runs across GPUs (bench/mgpu.sh, issue 31).
+
+    mgpu_report.py RUNS_DIR OUT.json      every run directory's summary.json (and every survey's
+                                          survey.json) as one table, with the scaling efficiencies
+    mgpu_report.py --line RUN_DIR         one run's line of that table
+    mgpu_report.py --make-survey N FILE   a survey of N shots on a 216^3 model (bench/mgpu.sh survey)
+
+A run directory is named <kind>-r<R>-<gpus>[-<tag>] (weak, strong, big) or survey-<gpus>.
+Efficiency: weak = GPts/s on g GPUs / (g x on 1); strong likewise (the same domain on every g).
+"""
+import glob
+import json
+import os
+import re
+import sys
+
+
+def run_row(summary):
+    t, r = summary["timing"], summary.get("ranks", {})
+    row = {
+        "gpts": t["gpts"], "loop_s": t["loop_s"], "total_s": t["total_s"], "steps": summary["steps"],
+        "step_ms": 1e3 * t["loop_s"] / summary["steps"], "copy_gbps": t["copy_gbps"],
+        "percent_of_bound": t["percent_of_bound"], "points": summary["domain"]["points"],
+        "kernel": summary["kernel"], "ranks": r.get("count", 1), "device_bytes": t["device_bytes"],
+    }
+    for key in ("overlap_asked", "overlap", "exchange_ms", "inside_ms", "device_bytes", "host_peak_bytes", "probe"):
+        if key in r:
+            row["rank_" + key if key.endswith("bytes") else key] = r[key]
+    if "analytic" in summary:
+        row["analytic_misfit"] = summary["analytic"]["misfit"]
+    return row
+
+
+def survey_row(manifest):
+    return {k: manifest.get(k) for k in ("ranks", "batch", "wall_s", "shots_run", "shots_per_s", "copy_gbps")} | {
+        "shot_loop_s": [s.get("loop_s") for s in manifest.get("shots", [])]}
+
+
+def efficiencies(runs):
+    out = {}
+    for name, row in runs.items():
+        m = re.fullmatch(r"(weak|strong)-r(\d)-(\d+)(-.*)?", name)
+        if not m or m.group(3) == "1":
+            continue
+        one = runs.get(f"{m.group(1)}-r{m.group(2)}-1")
+        if one:
+            g = int(m.group(3))
+            out[name] = row["gpts"] / (g * one["gpts"])
+    return out
+
+
+def survey_efficiencies(surveys):
+    one = surveys.get("survey-1")
+    out = {}
+    for name, row in surveys.items():
+        g = int(name.split("-")[1])
+        if one and g > 1 and one["shots_per_s"]:
+            out[name] = row["shots_per_s"] / (g * one["shots_per_s"])
+    return out
+
+
+def line(name, row):
+    probe = row.get("probe", {})
+    return (f"{name:22s} {row['gpts']:7.1f} GPts/s {row['percent_of_bound']:5.1f} % of bound (copy "
+            f"{row['copy_gbps']:.0f} GB/s) step {row['step_ms']:.3f} ms  overlap {row.get('overlap', '-')}"
+            f" (on {probe.get('on_ms_per_step', 0):.3f} / off {probe.get('off_ms_per_step', 0):.3f} ms)"
+            f" exchange {row.get('exchange_ms', 0):.3f} ms"
+            f" device {max(row.get('rank_device_bytes', [row['device_bytes']])) / 2**30:.2f} GiB/rank"
+            + (f"  misfit {100 * row['analytic_misfit']:.2f} %" if "analytic_misfit" in row else ""))
+
+
+def report(runs_dir, out_path):
+    runs, surveys = {}, {}
+    for f in sorted(glob.glob(os.path.join(runs_dir, "*", "summary.json"))):
+        runs[os.path.basename(os.path.dirname(f))] = run_row(json.load(open(f)))
+    for f in sorted(glob.glob(os.path.join(runs_dir, "survey-*", "survey.json"))):
+        surveys[os.path.basename(os.path.dirname(f))] = survey_row(json.load(open(f)))
+    eff, seff = efficiencies(runs), survey_efficiencies(surveys)
+    for name, row in runs.items():
+        print(line(name, row) + (f"  efficiency {100 * eff[name]:.1f} %" if name in eff else ""))
+    for name, row in surveys.items():
+        print(f"{name:22s} {row['shots_run']} shots in {row['wall_s']:.1f} s: {row['shots_per_s']:.3f} shots/s"
+              + (f"  efficiency {100 * seff[name]:.1f} %" if name in seff else ""))
+    json.dump({"runs": runs, "efficiency": eff, "surveys": surveys, "survey_efficiency": seff},
+              open(out_path, "w"), indent=1)
+
+
+def make_survey(n, path):
+    # Sources spread over the middle of a 216^3 model (176^3 model points, h = 10 m).
+    shots = [{"id": i + 1, "source": [880, 400 + 80 * (i % 12), 400 + 80 * ((i // 12) % 12)]} for i in range(n)]
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    json.dump({"shots": shots}, open(path, "w"), indent=1)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--line":
+        d = sys.argv[2].rstrip("/")
+        print(line(os.path.basename(d), run_row(json.load(open(os.path.join(d, "summary.json"))))))
+    elif len(sys.argv) == 4 and sys.argv[1] == "--make-survey":
+        make_survey(int(sys.argv[2]), sys.argv[3])
+    elif len(sys.argv) == 3:
+        report(sys.argv[1], sys.argv[2])
+    else:
+        sys.exit(__doc__)
