@@ -637,6 +637,7 @@ Setup prepare(const Flags& f, const ModelInput* given) {
   if (!f.checkpoint_every.empty()) o.checkpoint_every = integer(f.checkpoint_every, "--checkpoint-every", 1);
   s.resume = f.resume;
   s.write_final = !f.no_final;
+  s.options.final_field = s.write_final;
   s.quiet = f.quiet;
   return s;
 }

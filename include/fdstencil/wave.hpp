@@ -150,6 +150,9 @@ struct Options {
   std::string kernel_params;
   // Called from the time loop with the steps done so far (at most ~200 times per run).
   std::function<void(int64_t done, int64_t total)> progress;
+  // Whether Result::final_field is filled: a split run gathers it whole on rank 0, which a run
+  // too large for one rank's memory must not.
+  bool final_field = true;
   // Called with each requested snapshot as it is taken (the solver keeps none).
   std::function<void(const Snapshot&)> on_snapshot;
   // Every `checkpoint_every` steps (0: never) the run hands on_checkpoint its state; never after

@@ -28,7 +28,7 @@ void check_shape(int dim, int64_t nz, int64_t ny, int64_t nx) {
   if (points * sizeof(float) > 9e18) throw Error(ErrorKind::out_of_memory, "the model's size overflows 64 bits");
 }
 
-Model blank(int dim, int64_t nz, int64_t ny, int64_t nx, double h) {
+Model blank(int dim, int64_t nz, int64_t ny, int64_t nx, double h, float fill = 0.f) {
   check_shape(dim, nz, ny, nx);
   if (!(std::isfinite(h) && h > 0)) bad("the grid spacing must be finite and positive, got " + std::to_string(h));
   Model m;
@@ -38,21 +38,42 @@ Model blank(int dim, int64_t nz, int64_t ny, int64_t nx, double h) {
   m.nx = nx;
   m.h = h;
   ensure_host_memory(m.points() * int64_t(sizeof(float)), "the velocity model");
-  m.v.assign(size_t(m.points()), 0.f);
+  m.v.assign(size_t(m.points()), fill);
   return m;
 }
 
 }  // namespace
 
-float Model::vmin() const { return v.empty() ? 0.f : *std::min_element(v.begin(), v.end()); }
-float Model::vmax() const { return v.empty() ? 0.f : *std::max_element(v.begin(), v.end()); }
+// Scans of the whole model, spread over the OpenMP threads: a model of 10^10 points is 40 GB, and a
+// run asks for its extremes several times before it starts.
+float Model::vmin() const {
+  float lo = v.empty() ? 0.f : v[0];
+  const int64_t n = int64_t(v.size());
+#pragma omp parallel for reduction(min : lo)
+  for (int64_t p = 0; p < n; ++p) lo = std::min(lo, v[size_t(p)]);
+  return lo;
+}
+
+float Model::vmax() const {
+  float hi = v.empty() ? 0.f : v[0];
+  const int64_t n = int64_t(v.size());
+#pragma omp parallel for reduction(max : hi)
+  for (int64_t p = 0; p < n; ++p) hi = std::max(hi, v[size_t(p)]);
+  return hi;
+}
 
 void Model::validate() const {
   check_shape(dim, nz, ny, nx);
   if (!(std::isfinite(h) && h > 0)) bad("the grid spacing must be finite and positive, got " + std::to_string(h));
   if (int64_t(v.size()) != points())
     bad("the model has " + std::to_string(v.size()) + " velocities for " + std::to_string(points()) + " points");
-  for (size_t p = 0; p < v.size(); ++p)
+  // The first bad value, found over the threads (the lowest index any of them saw).
+  const int64_t n = int64_t(v.size());
+  int64_t first = n;
+#pragma omp parallel for reduction(min : first)
+  for (int64_t q = 0; q < n; ++q)
+    if (!std::isfinite(v[size_t(q)]) || v[size_t(q)] <= 0.f) first = std::min(first, q);
+  for (size_t p = size_t(first); p < v.size(); ++p)
     if (!std::isfinite(v[p]) || v[p] <= 0.f) {
       const int64_t i = int64_t(p) % nx, j = int64_t(p) / nx % ny, k = int64_t(p) / nx / ny;
       const std::string at = dim == 3 ? "(z, y, x) = (" + std::to_string(k) + ", " + std::to_string(j) + ", " +
@@ -66,9 +87,7 @@ void Model::validate() const {
 Model Model::constant(int dim, int64_t nz, int64_t ny, int64_t nx, double h, float velocity) {
   if (!std::isfinite(velocity) || velocity <= 0.f)
     bad("the constant velocity must be finite and positive, got " + std::to_string(velocity));
-  Model m = blank(dim, nz, ny, nx, h);
-  std::fill(m.v.begin(), m.v.end(), velocity);
-  return m;
+  return blank(dim, nz, ny, nx, h, velocity);
 }
 
 Model Model::layered(int dim, int64_t nz, int64_t ny, int64_t nx, double h,

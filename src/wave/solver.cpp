@@ -130,6 +130,7 @@ double m_at(const Model& model, const Domain& d, double dt, int64_t i, int64_t j
 template <class T>
 void fill_m(acoustic::Setup<T>& s, const Model& model, const Domain& d, double dt, const Domain::Slab& planes) {
   s.m.assign(size_t(s.alloc), T(0));
+#pragma omp parallel for
   for (int64_t k = planes.k0; k < planes.k1; ++k) {
     const int64_t mk = std::clamp<int64_t>(k - d.lo[2], 0, d.model_nz - 1);
     for (int64_t j = 0; j < d.ny; ++j) {
@@ -445,14 +446,15 @@ struct GpuSlabStepper {
   int64_t first;               // the loop's first step (a resume's step)
   bool probing, overlap;       // probing: the path still being chosen; overlap: the path chosen
   bool decided = false;        // the probe timed both paths
-  std::vector<float> scratch;  // the slab's storage, for snapshots
+  int64_t alloc;               // the slab's storage in elements
+  std::vector<float> scratch;  // a host copy of it, made at the first snapshot or final field
   detail::OverlapProbe probe{};
   std::chrono::steady_clock::time_point block_start{};
 
-  GpuSlabStepper(cuda::wave::AcousticGpu& state, SplitShare<float> sh, int64_t first_step, int64_t alloc)
+  GpuSlabStepper(cuda::wave::AcousticGpu& state, SplitShare<float> sh, int64_t first_step, int64_t slab_alloc)
       : s(state), share(sh), first(first_step),
         probing(sh.o.overlap == Options::Overlap::automatic && detail::OverlapProbe::probes(sh.o.nt - first_step)),
-        overlap(sh.o.overlap != Options::Overlap::off), scratch(size_t(alloc)) {}
+        overlap(sh.o.overlap != Options::Overlap::off), alloc(slab_alloc) {}
 
   void step(int64_t n) {
     const int64_t i = n - first;
@@ -482,10 +484,13 @@ struct GpuSlabStepper {
   void sync() { s.synchronize(); }
   bool stop() { return share.stop(); }
   bool hands_out() const { return share.hands_out(); }
-  std::vector<float> snapshot() {
+  // u^n on the host (the slab's storage).
+  const std::vector<float>& download() {
+    scratch.resize(size_t(alloc));
     s.download_current(scratch.data());
-    return share.snapshot_of(scratch.data());
+    return scratch;
   }
+  std::vector<float> snapshot() { return share.snapshot_of(download().data()); }
   int64_t checkpoint(int64_t done) { return share.checkpoint_of(s, done); }
   // The path taken, and each path's per-step time where both were timed.
   void report(Timing& t) const {
@@ -712,8 +717,7 @@ void run_slab(acoustic::Setup<T>& built, const Options& o, const Domain& d, Resu
       res.timing.inside_ms = t.inside_ms;
       if (res.steps_done == o.nt) {
         traces = state.traces();
-        state.download_current(st.scratch.data());
-        if (part.model_nz > 0) field = model_points(st.scratch.data(), part);
+        if (o.final_field && part.model_nz > 0) field = model_points(st.download().data(), part);
       }
       ran = true;
     }
@@ -728,7 +732,7 @@ void run_slab(acoustic::Setup<T>& built, const Options& o, const Domain& d, Resu
     res.steps_done = time_loop(st, o, res.first_step, true, res.timing);
     if (res.steps_done == o.nt) {
       traces.assign(state.traces().begin(), state.traces().end());
-      if (part.model_nz > 0) field = model_points(state.current(), part);
+      if (o.final_field && part.model_nz > 0) field = model_points(state.current(), part);
     }
   }
   // What each rank held: its state on the device (or host), and its host memory at its peak.
@@ -738,7 +742,7 @@ void run_slab(acoustic::Setup<T>& built, const Options& o, const Domain& d, Resu
   // one-rank one, returns no traces and no field.
   if (res.steps_done < o.nt) return;
   comm.sum_to_root(traces.data(), int64_t(traces.size()));
-  std::vector<float> whole_field = gather_to_root(comm, field);
+  std::vector<float> whole_field = o.final_field ? gather_to_root(comm, field) : std::vector<float>{};
   if (comm.rank() == 0) {
     res.traces.assign(traces.begin(), traces.end());
     res.final_field = std::move(whole_field);
@@ -872,7 +876,7 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
     res.steps_done = time_loop(st, o, res.first_step, o.on_checkpoint != nullptr, res.timing);
     if (res.steps_done == o.nt) {
       res.traces = gpu_state.traces();
-      res.final_field = st.snapshot();
+      if (o.final_field) res.final_field = st.snapshot();
     }
 #endif
   } else {
@@ -899,7 +903,7 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
       res.steps_done = time_loop(st, o, res.first_step, o.on_checkpoint != nullptr, res.timing);
       if (res.steps_done == o.nt) {
         res.traces.assign(cpu_state.traces().begin(), cpu_state.traces().end());
-        res.final_field = model_points(cpu_state.current(), d);
+        if (o.final_field) res.final_field = model_points(cpu_state.current(), d);
       }
     };
     res.kernel = o.double_precision ? "cpu double" : "cpu float";
