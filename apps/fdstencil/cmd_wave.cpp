@@ -84,6 +84,10 @@ std::string gib_text(double bytes) {
 
 // The files the run will write must fit on the disk: a full-volume snapshot every few steps of a
 // large model fills a disk quickly, and finding that out after the run would waste it.
+// Checkpoints take the state's size twice over (the one on the disk and its successor's
+// temporary): with --checkpoint-every they must fit too; without it only a stop by a signal writes
+// one, so a run whose state is larger than the disk still runs, warned that such a stop could not
+// keep its state.
 void check_disk_space(const Setup& s) {
   const wave::Model& m = s.model();
   double snapshot_points = double(m.points());
@@ -91,21 +95,31 @@ void check_disk_space(const Setup& s) {
   if (s.slice.axis == 'y') snapshot_points = double(m.nz * m.nx);
   if (s.slice.axis == 'x') snapshot_points = double(m.nz * m.ny);
   const double record = double(s.options.receivers.size()) * double(s.n_out);
-  const double bytes = 4 * (double(s.options.snapshot_steps.size()) * snapshot_points +
-                            record * (s.compare_analytic ? 2 : 1) + (s.write_final ? double(m.points()) : 0)) +
-                       // shot.sgy: the samples again, a 240-byte header per trace, 3600 bytes of file headers
-                       (s.write_segy ? 4 * record + 240 * double(s.options.receivers.size()) + 3600 : 0) +
-                       // Checkpoints (a signal writes one even without --checkpoint-every): the one on the disk
-                       // and its successor's temporary, each the size of the state.
-                       2 * double(wave::state_bytes(wave::Domain::make(m.dim, s.options.radius, m.nz, m.ny, m.nx,
-                                                                       s.options.boundary),
-                                                    s.options, false));
+  const double outputs = 4 * (double(s.options.snapshot_steps.size()) * snapshot_points +
+                              record * (s.compare_analytic ? 2 : 1) + (s.write_final ? double(m.points()) : 0)) +
+                         // shot.sgy: the samples again, a 240-byte header per trace, 3600 bytes of file headers
+                         (s.write_segy ? 4 * record + 240 * double(s.options.receivers.size()) + 3600 : 0);
+  const double checkpoints =
+      2 * double(wave::state_bytes(wave::Domain::make(m.dim, s.options.radius, m.nz, m.ny, m.nx, s.options.boundary),
+                                   s.options, false));
   std::error_code ec;
   const fs::space_info space = fs::space(s.out_dir, ec);
-  if (!ec && bytes > double(space.available))
-    throw Error(ErrorKind::io, "the outputs need " + gib_text(bytes) + " but " + s.out_dir.string() + " has only " +
-                                   gib_text(double(space.available)) + " free (fewer snapshots, a --snapshot-slice, or "
-                                   "--no-final would need less; a checkpoint takes the state's size twice over)");
+  if (ec) return;
+  const double free = double(space.available);
+  if (outputs > free)
+    throw Error(ErrorKind::io, "the outputs need " + gib_text(outputs) + " but " + s.out_dir.string() + " has only " +
+                                   gib_text(free) + " free (fewer snapshots, a --snapshot-slice, or --no-final would "
+                                   "need less)");
+  if (outputs + checkpoints <= free) return;
+  if (s.options.checkpoint_every > 0)
+    throw Error(ErrorKind::io, "--checkpoint-every: the outputs and two checkpoints (the one on the disk and its "
+                               "successor's temporary) need " + gib_text(outputs + checkpoints) + " but " +
+                                   s.out_dir.string() + " has only " + gib_text(free) + " free");
+  std::fprintf(stderr,
+               "fdstencil: warning: %s has %s free, enough for the outputs (%s) but not for a checkpoint as well "
+               "(%s): a stop by SIGINT or SIGTERM could not write its checkpoint\n",
+               s.out_dir.string().c_str(), gib_text(free).c_str(), gib_text(outputs).c_str(),
+               gib_text(checkpoints).c_str());
 }
 
 // The command as typed, quoted so that pasting it into a shell runs it again.

@@ -219,6 +219,36 @@ class SplitRunRefusals(unittest.TestCase):
     def test_survey(self):
         self.refused(["--survey", "nothing.json"], ["runs one shot"])
 
+    def test_a_checkpoint_of_another_model(self):
+        # The stopped run of LONG leaves its checkpoint; resuming it under 2 ranks with another
+        # velocity is refused on every rank (rank 0 finds the fingerprint differs), exit 2, and
+        # the checkpoint is left as it was.
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "out")
+            p = subprocess.Popen(command([*LONG, "--checkpoint-every", "200", "--output", out]),
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            ckpt = os.path.join(out, "checkpoint.ckpt")
+            deadline = time.time() + 120
+            while not os.path.exists(ckpt) and p.poll() is None and time.time() < deadline:
+                time.sleep(0.02)
+            p.send_signal(signal.SIGINT)
+            p.communicate(timeout=120)
+            self.assertTrue(os.path.exists(ckpt), "the stopped run left no checkpoint")
+            before = os.stat(ckpt).st_mtime_ns
+            other = [a if a != "0:1800,300:2400" else "0:1900,300:2400" for a in LONG]
+            r = run([*other, "--checkpoint-every", "200", "--output", out, "--resume"], ranks=2)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn("belongs to a different run", r.stderr)
+            self.assertEqual(os.listdir(out), ["checkpoint.ckpt"])
+            self.assertEqual(os.stat(ckpt).st_mtime_ns, before)
+
+    def test_the_gpus_without_one_per_rank(self):
+        # --backend cuda under 2 ranks where there are fewer than 2 GPUs (none in CI, one on a
+        # one-GPU machine: two ranks would share it): refused on every rank, exit 2, nothing made.
+        if gpus() >= 2:
+            self.skipTest("this machine has a GPU for each of 2 ranks")
+        self.refused(["--backend", "cuda"], ["GPU"])
+
     def test_unwritable_output_on_rank_0(self):
         r = run([*CUBE, "--output", "/proc/no/such/dir"], ranks=2)
         self.assertEqual(r.returncode, 2)
