@@ -12,6 +12,8 @@
 #   survey    a survey of MGPU_SHOTS small 3D shots on 1 GPU, then across 2 and 4 (one shot per GPU)
 #   big       a model whose state is 1.5x one card's memory, on every GPU, against the analytic
 #             solution (MGPU_BIG: computational points per axis)
+#   faces     a slab's chunk length (nw 8, 16, 32) at 1024^3, R = 4, on every GPU
+#   clitest   the command-line tests that need GPUs, with the carried tool
 # Example: bash bench/mgpu.sh build test scaling serial
 # The JSON tables come from bench/mgpu_report.py; the tars hold every run's summary.json.
 set -uo pipefail
@@ -134,6 +136,21 @@ stage_big() {
 
 # A stage is skipped once the call has run MGPU_DEADLINE seconds (the device tool ends a call at
 # 600 s and returns only what is under $OUT by then: a stage cut short loses its table).
+stage_faces() {  # the chunk length of a slab (its face chunks) at 1024^3, R = 4, on every GPU
+  run strong-r4-1 1 $(box 1024 1024 4)
+  for nw in 16 8 32; do run "strong-r4-$GPUS-nw$nw" "$GPUS" $(box 1024 1024 4 --kernel-params "{\"nw\":$nw}"); done
+  report mgpu-faces
+}
+
+# The command-line tests that need GPUs (split runs and surveys on them, --backend auto), with
+# the carried tool: the cpu cases ran in CI.
+stage_clitest() {
+  python3 tests/scripts/test_wave_mpi_cli.py "$FD" mpirun --allow-run-as-root --oversubscribe -x LD_LIBRARY_PATH \
+    -- -k cuda -k gpus -k auto >/tmp/clitest.log 2>&1 || status=1
+  cat /tmp/clitest.log >>"$LOG"
+  grep -E "^test_|^Ran|^OK|^FAILED" /tmp/clitest.log
+}
+
 for stage in "$@"; do
   if [ "$SECONDS" -gt "${MGPU_DEADLINE:-100000}" ]; then
     echo "=== $stage skipped: $SECONDS s into the call" | tee -a "$LOG"

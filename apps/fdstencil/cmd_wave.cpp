@@ -306,6 +306,14 @@ int launched_ranks() {
   return 1;
 }
 
+#if !FDSTENCIL_HAVE_MPI
+[[noreturn]] void refuse_without_mpi(int ranks) {
+  throw Error(ErrorKind::unsupported, "started by an MPI launcher with " + std::to_string(ranks) +
+                                          " ranks, but this fdstencil was built without MPI (install libopenmpi-dev "
+                                          "and openmpi-bin, then rebuild)");
+}
+#endif
+
 #if FDSTENCIL_HAVE_MPI
 // After a failed vote, on every rank: the first refusing rank's error, which a rank that did not
 // refuse throws as its own ("another rank refused the run (rank r): ..."). A rank exiting non-zero
@@ -352,15 +360,13 @@ bool auto_takes_gpus(wave::Comm& comm) {
 // wave::run votes again once every slab is built. The GPUs (NCCL) when --backend is cuda, or auto
 // with a GPU on every rank; else the cpu over MPI.
 int run_split(const Flags& flags, const std::string& command, int ranks) {
-  const std::string many = "a run across " + std::to_string(ranks) + " ranks";
-  if (!flags.survey.empty() || !flags.batch.empty())
-    throw Error(ErrorKind::unsupported, many + " runs one shot: run a --survey's shots as separate runs");
+  if (!flags.batch.empty())
+    throw Error(ErrorKind::invalid_argument, "--batch runs a --survey's shots side by side, and no --survey was given");
 #if !FDSTENCIL_HAVE_MPI
   (void)command;
-  throw Error(ErrorKind::unsupported, "started by an MPI launcher with " + std::to_string(ranks) +
-                                          " ranks, but this fdstencil was built without MPI (install libopenmpi-dev "
-                                          "and openmpi-bin, then rebuild)");
+  refuse_without_mpi(ranks);
 #else
+  (void)ranks;
   mpi::MpiSession session;
   std::unique_ptr<wave::Comm> host = mpi::world();
   const int rank = host->rank();
@@ -417,8 +423,41 @@ int run_split(const Flags& flags, const std::string& command, int ranks) {
 #endif
 }
 
+// A survey across the ranks an MPI launcher started (issue 31): each rank runs its share of the
+// shots, whole, on a GPU of its own where there is one per rank (node rank r takes GPU r), else on
+// the cpu or, where GPUs are fewer than ranks, the ranks of a node sharing them in turn
+// (independent shots can share a GPU as a batch does). Rank 0 writes the manifest.
+int run_survey_across(const Flags& flags, const std::string& command, int ranks) {
+#if !FDSTENCIL_HAVE_MPI
+  (void)flags;
+  (void)command;
+  refuse_without_mpi(ranks);
+#else
+  (void)ranks;
+  mpi::MpiSession session;
+  std::unique_ptr<wave::Comm> comm = mpi::world();
+  SurveyRanks r;
+  r.comm = comm.get();
+  const int gpus = gpu_count();
+  const bool cpu = flags.backend == "cpu" || flags.double_precision;
+  if (!cpu && gpus > 0) r.gpu = mpi::node_place().rank % gpus;
+  r.agree = [&comm](const std::optional<Error>& failed) {
+    if (comm->all(!failed)) return;
+    if (failed) {
+      share_refusal(*comm, failed);
+      throw *failed;
+    }
+    throw share_refusal(*comm, failed);
+  };
+  return run_survey(flags, command, r);
+#endif
+}
+
 int run_wave(const Flags& flags, const std::string& command) {
-  if (const int ranks = launched_ranks(); ranks > 1) return run_split(flags, command, ranks);
+  if (const int ranks = launched_ranks(); ranks > 1) {
+    if (!flags.survey.empty()) return run_survey_across(flags, command, ranks);
+    return run_split(flags, command, ranks);
+  }
   if (!flags.survey.empty()) return run_survey(flags, command);
   if (!flags.batch.empty()) throw Error(ErrorKind::invalid_argument, "--batch runs a --survey's shots side by side, and no --survey was given");
   return run_single(flags, command);
@@ -562,7 +601,8 @@ Action add_wave(CLI::App& app, const std::vector<std::string>& argv) {
          "Run every shot of a survey into DIR/shot_<id>: {\"shots\": [{\"id\": 1, \"source\": [Z,Y,X], ...}], "
          "\"defaults\": {...}}; a shot may set source, sources, sources_file, ricker, delay, wavelet, wavelet_dt, "
          "receivers, receiver_lines, receiver_grids, each replacing the command line's group. A re-run skips the "
-         "shots whose outputs are complete (sizes and CRC-32C in done.json) and runs the rest");
+         "shots whose outputs are complete (sizes and CRC-32C in done.json) and runs the rest. Under mpirun the "
+         "shots are shared among the ranks, each on a GPU of its own (node rank r takes GPU r)");
   option("--batch", f->batch, "K",
          "With --survey on the GPU: run K shots side by side, each on its own stream " + d + "1)");
 

@@ -8,10 +8,13 @@
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "fdstencil/error.hpp"
 #include "fdstencil/wave.hpp"
+#include "fdstencil/wave_comm.hpp"
 
 namespace fdstencil::cli::wave_cli {
 
@@ -153,8 +156,18 @@ std::unique_ptr<wave::Checkpoint> load_resume(const Setup& s);
 ShotRun run_shot(Setup& s, const std::string& command, const RunControl& control);
 
 // --- wave_survey.cpp ----------------------------------------------------------------------------
+// A survey across the ranks an MPI launcher started: rank r runs every P-th unfinished shot from
+// the r-th on, on GPU `gpu` (-1: the cpu, or the process's current GPU), and rank 0 writes the
+// manifest. `agree` is called on every rank with its refusal, if any, once every shot is checked:
+// it returns when no rank refused, else throws on every rank (the first refusing rank's error).
+struct SurveyRanks {
+  wave::Comm* comm = nullptr;  // nullptr: one process runs every shot
+  int gpu = -1;
+  std::function<void(const std::optional<Error>&)> agree;
+};
+
 // fdstencil wave --survey FILE: every shot into OUTPUT/shot_<id>; returns the exit code.
-int run_survey(const Flags& flags, const std::string& command);
+int run_survey(const Flags& flags, const std::string& command, const SurveyRanks& ranks = {});
 
 // The model's shape as the user sees it: (nz, ny, nx), or (nz, nx) in 2D.
 std::vector<int64_t> model_shape(const wave::Model& m);

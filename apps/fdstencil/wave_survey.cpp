@@ -17,11 +17,14 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "commands.hpp"
 #include "fdstencil/checksum.hpp"
+#include "fdstencil/device_field.hpp"
 #include "fdstencil/error.hpp"
+#include "fdstencil/wave_comm.hpp"
 #include "interrupt.hpp"
 #include "progress.hpp"
 #include "wave_cli.hpp"
@@ -227,178 +230,273 @@ void write_done(const fs::path& dir, const std::string& id, const std::vector<st
 
 }  // namespace
 
-int run_survey(const Flags& flags, const std::string& command) {
-  if (flags.output.empty()) bad("--output DIR is required: the survey's shots go into DIR/shot_<id>");
-  int64_t batch = 1;
-  if (!flags.batch.empty()) {
-    size_t used = 0;
-    try {
-      batch = std::stoll(flags.batch, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != flags.batch.size() || batch < 1)
-      bad("--batch '" + flags.batch + "': expected a whole number of shots, at least 1");
+namespace {
+
+void make_output_directory(const std::string& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw Error(ErrorKind::io, "--output " + dir + ": cannot create the directory: " + ec.message());
+}
+
+int64_t parse_batch(const Flags& flags) {
+  if (flags.batch.empty()) return 1;
+  size_t used = 0;
+  int64_t batch = 0;
+  try {
+    batch = std::stoll(flags.batch, &used);
+  } catch (const std::exception&) {
+    used = 0;
   }
-  // Everything before the first shot runs: the model once, then every shot
-  // against it.
-  std::vector<Shot> shots = read_survey(flags);
-  const ModelInput model = read_model(flags);
+  if (used != flags.batch.size() || batch < 1)
+    bad("--batch '" + flags.batch + "': expected a whole number of shots, at least 1");
+  return batch;
+}
+
+// A survey's work, found before any shot runs: every shot parsed and checked against the model
+// (read once), and which of them are finished already (their done.json verified).
+struct Plan {
+  int64_t batch = 1;
+  std::vector<Shot> shots;
   std::vector<Setup> setups;
-  setups.reserve(shots.size());
-  for (const Shot& shot : shots) {
+  std::vector<std::string> ids, status;
+  std::vector<size_t> todo;  // the unfinished shots, in the survey's order
+  int64_t skipped = 0, total_steps = 0;
+};
+
+Plan plan_survey(const Flags& flags) {
+  if (flags.output.empty()) bad("--output DIR is required: the survey's shots go into DIR/shot_<id>");
+  Plan p;
+  p.batch = parse_batch(flags);
+  p.shots = read_survey(flags);
+  const ModelInput model = read_model(flags);
+  p.setups.reserve(p.shots.size());
+  for (const Shot& shot : p.shots) {
     try {
-      setups.push_back(prepare(shot.flags, &model));
-      wave::check(setups.back().model(), setups.back().options);
+      p.setups.push_back(prepare(shot.flags, &model));
+      wave::check(p.setups.back().model(), p.setups.back().options);
     } catch (const Error& e) {
       throw Error(e.kind(), "survey shot " + std::to_string(shot.id) + ": " + e.what());
     }
   }
-  if (batch > 1 && setups.front().options.backend == "cpu")
+  if (p.batch > 1 && p.setups.front().options.backend == "cpu")
     bad("--batch runs shots side by side on one GPU; the cpu backend already "
         "gives each shot every core");
-
-  fs::create_directories(flags.output);
-  std::vector<size_t> todo;
-  std::vector<std::string> ids(shots.size()), status(shots.size(), "not run");
-  int64_t skipped = 0, total_steps = 0;
-  for (size_t i = 0; i < shots.size(); ++i) {
-    ids[i] = identity(setups[i]);
-    const std::string why = unfinished(shots[i].dir, ids[i]);
-    if (why.empty()) {
-      status[i] = "skipped: finished and verified";
-      ++skipped;
+  p.ids.resize(p.shots.size());
+  p.status.assign(p.shots.size(), "not run");
+  for (size_t i = 0; i < p.shots.size(); ++i) {
+    p.ids[i] = identity(p.setups[i]);
+    if (unfinished(p.shots[i].dir, p.ids[i]).empty()) {
+      p.status[i] = "skipped: finished and verified";
+      ++p.skipped;
     } else {
-      todo.push_back(i);
-      total_steps += setups[i].options.nt;
+      p.todo.push_back(i);
+      p.total_steps += p.setups[i].options.nt;
     }
   }
-  const bool quiet = flags.quiet;
-  if (!quiet)
-    std::fprintf(stderr,
-                 "fdstencil survey: %zu shots, %lld finished before (verified), %zu to "
-                 "run%s\n",
-                 shots.size(), static_cast<long long>(skipped), todo.size(),
-                 batch > 1 ? (", " + std::to_string(batch) + " at a time").c_str() : "");
+  return p;
+}
 
-  InterruptGuard interrupts;
-  ProgressBar bar("fdstencil survey", !quiet);
-  std::mutex mu;  // the bar, the counters, the manifest
-  std::vector<int64_t> steps_of(shots.size(), 0);
-  int64_t shots_done = 0;
+// What one process ran of the survey: its shots' statuses and manifest entries, the bandwidth
+// its first shot measured, and its first failure.
+struct Share {
+  std::map<size_t, std::string> status;  // by the shot's index
+  std::map<int64_t, json> entries;       // by the shot's id
+  int64_t done = 0;
   double copy_gbps = 0;
-  std::atomic<size_t> next{0};
   std::exception_ptr failure;
-  // The manifest: every finished shot's timing (a skipped shot keeps the entry of the run that made
-  // it), and this invocation's figures.
-  json manifest = {{"command", command}};
-  std::map<int64_t, json> entries;
-  {
-    std::ifstream in(fs::path(flags.output) / kManifest);
-    const json old = in ? json::parse(in, nullptr, false) : json();
-    // A run that measures no bandwidth (every shot it runs is a later one) keeps the figure of the
-    // run that did.
-    if (old.is_object() && old.contains("copy_gbps") && old["copy_gbps"].is_number()) copy_gbps = old["copy_gbps"];
-    if (old.is_object() && old.contains("shots") && old["shots"].is_array())
-      for (const json& e : old["shots"])
-        if (e.is_object() && e.contains("id") && e["id"].is_number_integer()) entries[e["id"].get<int64_t>()] = e;
-  }
-  const auto start = std::chrono::steady_clock::now();
+};
 
-  // Runs todo[t]; false when the survey must stop (a failure or a signal).
+// Runs the shots `mine` (indices into the plan), `batch` at a time, each into its directory, on
+// GPU `gpu` (-1: the thread's own); the bar on `show` only.
+Share run_shots(Plan& p, const std::vector<size_t>& mine, const std::string& command, int rank, int gpu, bool show) {
+  Share out;
+  ProgressBar bar("fdstencil survey", show);
+  std::mutex mu;  // the bar, the share
+  std::map<size_t, int64_t> steps_of;
+  int64_t total = 0;
+  for (size_t i : mine) total += p.setups[i].options.nt;
+  std::atomic<size_t> next{0};
+  // Runs mine[t]; false when the survey must stop (a failure or a signal).
   const auto run_one = [&](size_t t) {
-    const size_t i = todo[t];
-    Setup& s = setups[i];
+    const size_t i = mine[t];
+    Setup& s = p.setups[i];
     RunControl ctl;
     ctl.quiet = true;
-    // One bandwidth figure for the survey: the first shot's, measured while
-    // nothing else runs.
+    // One bandwidth figure for the process: its first shot's, measured while nothing else of its
+    // own runs.
     ctl.measure_bandwidth = t == 0;
     ctl.progress = [&, i](int64_t done, int64_t) {
       std::lock_guard lock(mu);
       steps_of[i] = done;
       int64_t sum = 0;
-      for (int64_t v : steps_of) sum += v;
-      bar.set_label("fdstencil survey: " + std::to_string(shots_done) + "/" + std::to_string(todo.size()) + " shots");
-      bar.update(sum, total_steps);
+      for (const auto& [k, v] : steps_of) sum += v;
+      bar.set_label("fdstencil survey: " + std::to_string(out.done) + "/" + std::to_string(mine.size()) + " shots" +
+                    (rank >= 0 ? " of rank 0" : ""));
+      bar.update(sum, total);
     };
     try {
+      if (gpu >= 0) select_gpu(gpu);  // per thread: a batch's workers are threads of their own
       fs::create_directories(s.out_dir);
       std::error_code ec;
       fs::remove(s.out_dir / kDoneFile, ec);  // stale: the shot runs again
       const ShotRun r = run_shot(s, command, ctl);
       // The checksums outside the lock: the shots beside this one report progress under it.
-      if (!r.result.interrupted) write_done(s.out_dir, ids[i], r.outputs);
+      if (!r.result.interrupted) write_done(s.out_dir, p.ids[i], r.outputs);
       std::lock_guard lock(mu);
       if (r.result.interrupted) {
-        status[i] = "interrupted at step " + std::to_string(r.result.steps_done);
+        out.status[i] = "interrupted at step " + std::to_string(r.result.steps_done);
         return false;
       }
-      if (r.result.timing.copy_gbps > 0) copy_gbps = r.result.timing.copy_gbps;
-      status[i] = "done";
-      ++shots_done;
-      entries[shots[i].id] = json({{"id", shots[i].id},
-                                   {"dir", shots[i].dir.filename().string()},
-                                   {"loop_s", r.result.timing.loop_s},
-                                   {"total_s", r.result.timing.total_s},
-                                   {"gpts", r.result.timing.gpts},
-                                   {"first_step", r.result.first_step}});
+      if (r.result.timing.copy_gbps > 0) out.copy_gbps = r.result.timing.copy_gbps;
+      out.status[i] = "done";
+      ++out.done;
+      json e = {{"id", p.shots[i].id},
+                {"dir", p.shots[i].dir.filename().string()},
+                {"loop_s", r.result.timing.loop_s},
+                {"total_s", r.result.timing.total_s},
+                {"gpts", r.result.timing.gpts},
+                {"first_step", r.result.first_step}};
+      if (rank >= 0) e["rank"] = rank;
+      if (gpu >= 0) e["gpu"] = gpu;
+      out.entries[p.shots[i].id] = e;
     } catch (...) {
       std::lock_guard lock(mu);
-      if (!failure) failure = std::current_exception();
-      status[i] = "failed";
+      if (!out.failure) out.failure = std::current_exception();
+      out.status[i] = "failed";
       return false;
     }
     return !InterruptGuard::requested();
   };
   const auto worker = [&] {
-    for (size_t t; !InterruptGuard::requested() && (t = next.fetch_add(1)) < todo.size();) {
+    for (size_t t; !InterruptGuard::requested() && (t = next.fetch_add(1)) < mine.size();) {
       if (!run_one(t)) return;
       std::lock_guard lock(mu);
-      if (failure) return;
+      if (out.failure) return;
     }
   };
-  // The first shot alone (it measures the copy bandwidth), then `batch` workers
-  // for the rest.
-  if (!todo.empty() && run_one(next.fetch_add(1))) {
+  // The first shot alone (it measures the copy bandwidth), then `batch` workers for the rest.
+  if (!mine.empty() && run_one(next.fetch_add(1))) {
     std::vector<std::thread> workers;
-    for (int64_t w = 1; w < std::min<int64_t>(batch, int64_t(todo.size()) - 1); ++w) workers.emplace_back(worker);
+    for (int64_t w = 1; w < std::min<int64_t>(p.batch, int64_t(mine.size()) - 1); ++w) workers.emplace_back(worker);
     worker();
     for (auto& w : workers) w.join();
   }
   bar.finish();
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
 
-  manifest["batch"] = batch;
-  manifest["wall_s"] = wall;
-  manifest["shots_run"] = shots_done;
-  manifest["shots_skipped"] = skipped;
-  manifest["shots_per_s"] = shots_done > 0 ? double(shots_done) / wall : 0.0;
-  manifest["copy_gbps"] = copy_gbps;
-  manifest["status"] = json::object();
-  manifest["shots"] = json::array();
-  for (size_t i = 0; i < shots.size(); ++i) {
-    manifest["status"][std::to_string(shots[i].id)] = status[i];
-    const bool finished = status[i] == "done" || status[i].rfind("skipped", 0) == 0;
-    if (finished && entries.count(shots[i].id)) manifest["shots"].push_back(entries[shots[i].id]);
+// The manifest's entries of the shots that ran before (a skipped shot keeps the entry of the run
+// that made it) and the bandwidth figure of the run that measured one.
+void read_old_manifest(const Flags& flags, std::map<int64_t, json>& entries, double& copy_gbps) {
+  std::ifstream in(fs::path(flags.output) / kManifest);
+  const json old = in ? json::parse(in, nullptr, false) : json();
+  if (old.is_object() && old.contains("copy_gbps") && old["copy_gbps"].is_number()) copy_gbps = old["copy_gbps"];
+  if (old.is_object() && old.contains("shots") && old["shots"].is_array())
+    for (const json& e : old["shots"])
+      if (e.is_object() && e.contains("id") && e["id"].is_number_integer()) entries[e["id"].get<int64_t>()] = e;
+}
+
+// A share as JSON text and back: what a rank sends rank 0 for the manifest.
+json share_json(const Share& s) {
+  json j = {{"done", s.done}, {"copy_gbps", s.copy_gbps}, {"status", json::object()}, {"entries", json::array()}};
+  for (const auto& [i, st] : s.status) j["status"][std::to_string(i)] = st;
+  for (const auto& [id, e] : s.entries) j["entries"].push_back(e);
+  return j;
+}
+
+void merge(Share& into, const json& j) {
+  into.done += j["done"].get<int64_t>();
+  if (j["copy_gbps"].get<double>() > 0 && into.copy_gbps == 0) into.copy_gbps = j["copy_gbps"];
+  for (const auto& [i, st] : j["status"].items()) into.status[size_t(std::stoull(i))] = st.get<std::string>();
+  for (const json& e : j["entries"]) into.entries[e["id"].get<int64_t>()] = e;
+}
+
+// Every rank's share on rank 0 (rank 0's own included); the others keep their own.
+Share gather_shares(wave::Comm& comm, const Share& mine) {
+  const std::string text = share_json(mine).dump();
+  const std::vector<int64_t> sizes = wave::gather_to_root(comm, std::vector<int64_t>{int64_t(text.size())});
+  const std::vector<char> all = comm.gather_bytes(text.data(), int64_t(text.size()));
+  if (comm.rank() != 0) return mine;
+  Share whole;
+  whole.failure = mine.failure;
+  size_t at = 0;
+  for (int64_t n : sizes) {
+    merge(whole, json::parse(all.begin() + std::ptrdiff_t(at), all.begin() + std::ptrdiff_t(at + size_t(n))));
+    at += size_t(n);
   }
-  write_json_file((fs::path(flags.output) / kManifest).string(), manifest);
-  if (failure) std::rethrow_exception(failure);
+  return whole;
+}
+
+void write_manifest(const Flags& flags, const std::string& command, const Plan& p, const Share& ran, int ranks,
+                    double wall) {
+  std::map<int64_t, json> entries;
+  double copy_gbps = 0;
+  read_old_manifest(flags, entries, copy_gbps);
+  if (ran.copy_gbps > 0) copy_gbps = ran.copy_gbps;
+  for (const auto& [id, e] : ran.entries) entries[id] = e;
+  json m = {{"command", command}, {"batch", p.batch}, {"wall_s", wall}, {"shots_run", ran.done},
+            {"shots_skipped", p.skipped}, {"shots_per_s", ran.done > 0 ? double(ran.done) / wall : 0.0},
+            {"copy_gbps", copy_gbps}, {"status", json::object()}, {"shots", json::array()}};
+  if (ranks > 1) m["ranks"] = ranks;
+  for (size_t i = 0; i < p.shots.size(); ++i) {
+    const auto it = ran.status.find(i);
+    const std::string st = it != ran.status.end() ? it->second : p.status[i];
+    m["status"][std::to_string(p.shots[i].id)] = st;
+    const bool finished = st == "done" || st.rfind("skipped", 0) == 0;
+    if (finished && entries.count(p.shots[i].id)) m["shots"].push_back(entries[p.shots[i].id]);
+  }
+  write_json_file((fs::path(flags.output) / kManifest).string(), m);
+}
+
+}  // namespace
+
+int run_survey(const Flags& flags, const std::string& command, const SurveyRanks& ranks) {
+  wave::Comm* comm = ranks.comm;
+  const int rank = comm ? comm->rank() : 0, size = comm ? comm->size() : 1;
+  // Everything before the first shot runs, on every rank; rank 0 makes the directory. A refusal
+  // on any rank stops every rank (SurveyRanks::agree) with nothing run.
+  Plan p;
+  std::optional<Error> failed;
+  try {
+    p = plan_survey(flags);
+    if (rank == 0) make_output_directory(flags.output);
+  } catch (const Error& e) {
+    if (!comm) throw;
+    failed = e;
+  }
+  if (comm) ranks.agree(failed);
+  // This rank's shots: every size-th unfinished one, from its rank on.
+  std::vector<size_t> mine;
+  for (size_t t = size_t(rank); t < p.todo.size(); t += size_t(size)) mine.push_back(p.todo[t]);
+  const bool quiet = flags.quiet, lead = rank == 0;
+  if (!quiet && lead)
+    std::fprintf(stderr, "fdstencil survey: %zu shots, %lld finished before (verified), %zu to run%s%s\n",
+                 p.shots.size(), static_cast<long long>(p.skipped), p.todo.size(),
+                 p.batch > 1 ? (", " + std::to_string(p.batch) + " at a time").c_str() : "",
+                 size > 1 ? (" across " + std::to_string(size) + " ranks").c_str() : "");
+  InterruptGuard interrupts;
+  const auto start = std::chrono::steady_clock::now();
+  Share share = run_shots(p, mine, command, comm ? rank : -1, ranks.gpu, !quiet && lead);
+  const Share ran = comm ? gather_shares(*comm, share) : share;
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (lead) write_manifest(flags, command, p, ran, size, wall);
+  // Every rank's shots are over: the ranks agree on whether any failed.
+  const bool all_passed = comm ? comm->all(!share.failure) : !share.failure;
+  if (share.failure) std::rethrow_exception(share.failure);
+  if (!all_passed) throw Error(ErrorKind::io, "a shot failed on another rank (its own error says which)");
   if (InterruptGuard::requested()) {
-    std::fprintf(stderr,
-                 "fdstencil: survey interrupted by %s: %lld of %zu shots "
-                 "finished; the running shots kept their "
-                 "checkpoints. Resume with:\n  %s\n",
-                 InterruptGuard::name(), static_cast<long long>(shots_done + skipped), shots.size(),
-                 resume_command(command).c_str());
+    if (lead)
+      std::fprintf(stderr,
+                   "fdstencil: survey interrupted by %s: %lld of %zu shots finished; the running shots kept "
+                   "their checkpoints. Resume with:\n  %s\n",
+                   InterruptGuard::name(), static_cast<long long>(ran.done + p.skipped), p.shots.size(),
+                   resume_command(command).c_str());
     return 128 + InterruptGuard::signal();
   }
-  if (!quiet)
-    std::fprintf(stderr,
-                 "fdstencil survey: %lld shots run, %lld skipped, in %.1f s "
-                 "(%.3g shots/s); %s\n",
-                 static_cast<long long>(shots_done), static_cast<long long>(skipped), wall,
-                 shots_done > 0 ? double(shots_done) / wall : 0.0, (fs::path(flags.output) / kManifest).c_str());
+  if (!quiet && lead)
+    std::fprintf(stderr, "fdstencil survey: %lld shots run, %lld skipped, in %.1f s (%.3g shots/s); %s\n",
+                 static_cast<long long>(ran.done), static_cast<long long>(p.skipped), wall,
+                 ran.done > 0 ? double(ran.done) / wall : 0.0, (fs::path(flags.output) / kManifest).c_str());
   return 0;
 }
 

@@ -15,6 +15,9 @@ namespace fdstencil {
 int gpu_count() noexcept;
 // Why gpu_count() is 0, in words ("" when it is not).
 std::string gpu_unavailable_reason();
+// Makes GPU `index` (0..gpu_count()-1) the calling thread's: the device fields, plans and wave runs
+// it makes next take it. Throws Error(unsupported) without it.
+void select_gpu(int index);
 
 template <class T>
 class DeviceField {

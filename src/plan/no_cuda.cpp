@@ -13,6 +13,7 @@ constexpr const char* kNoCuda = "this build of fdstencil has no CUDA backend (co
 
 int gpu_count() noexcept { return 0; }
 std::string gpu_unavailable_reason() { return kNoCuda; }
+void select_gpu(int) { throw Error(ErrorKind::unsupported, kNoCuda); }
 
 template <class T>
 DeviceField<T>::DeviceField(const Layout& layout) : layout_(layout) {

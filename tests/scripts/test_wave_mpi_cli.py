@@ -11,11 +11,14 @@ against the same shot run by one process.
   one process, and both end with the uninterrupted one-process run's field to the bit.
 - Each comparison names its backend (the cpu always, the GPUs where each rank has one); --backend
   auto takes the GPUs only with one per rank, else the cpu, and says so where GPUs were found.
-- Refusals exit 2 on every rank and leave no output directory: a survey, a directory rank 0 cannot
+- A survey's shots shared among 2 ranks: each shot the one-process survey's to the bit, the
+  manifest naming each shot's rank, re-runs skipping every shot.
+- Refusals exit 2 on every rank and leave no output directory: a bad survey shot, a directory rank 0 cannot
   make (the other rank then refuses with rank 0's reason), a slab thinner than the radius,
   --resume without a checkpoint.
 
-Arguments: FDSTENCIL MPIEXEC [MPIEXEC FLAGS...]. Exit 77 (skipped) without NumPy.
+Arguments: FDSTENCIL MPIEXEC [MPIEXEC FLAGS...] [-- unittest arguments]. Exit 77 (skipped) without
+NumPy.
 """
 import json
 import os
@@ -190,6 +193,56 @@ class SplitRunsStopAndResume(unittest.TestCase):
                 expect_same_outputs(self, ref, out_dir, summary["backend"])
 
 
+# A survey's shots across ranks (issue 31): the model and receivers every shot shares, and four
+# sources along the line.
+SURVEY_MODEL = ["--layered", "0:1800,200:2600", "--shape", "61,81", "--spacing", "10",
+                "--receiver-line", "20,50:20,750:8", "--ricker", "15", "--steps", "250", "--quiet"]
+SOURCES = [[300, 150], [300, 400], [300, 650], [200, 300]]
+
+
+def write_survey(tmp, sources):
+    path = os.path.join(tmp, "survey.json")
+    with open(path, "w") as f:
+        json.dump({"shots": [{"id": i + 1, "source": s} for i, s in enumerate(sources)]}, f)
+    return path
+
+
+class SurveysAcrossRanks(unittest.TestCase):
+    """Each rank runs its share of the shots, whole: every shot's record and final field are the
+    one-process survey's to the bit (on one backend), the manifest names the rank of each shot,
+    and a re-run, under mpirun or in one process, skips every finished shot."""
+
+    def across(self, backend, ranks=2):
+        if backend == "cuda" and gpus() < ranks:
+            self.skipTest(f"a survey across {ranks} ranks on the GPUs here takes a GPU each: fewer here")
+        with tempfile.TemporaryDirectory() as tmp:
+            args = [*SURVEY_MODEL, "--backend", backend, "--survey", write_survey(tmp, SOURCES)]
+            one, many = os.path.join(tmp, "one"), os.path.join(tmp, "many")
+            a = run([*args, "--output", one])
+            self.assertEqual(a.returncode, 0, a.stderr)
+            b = run([*args, "--output", many], ranks=ranks)
+            self.assertEqual(b.returncode, 0, b.stdout + b.stderr)
+            self.assertEqual(sorted(os.listdir(many)), sorted(os.listdir(one)))
+            m = load_json(os.path.join(many, "survey.json"))
+            self.assertEqual(m["ranks"], ranks)
+            self.assertEqual(m["shots_run"], len(SOURCES))
+            self.assertEqual(sorted(s["rank"] for s in m["shots"]), sorted(i % ranks for i in range(len(SOURCES))))
+            for i in range(1, len(SOURCES) + 1):
+                shot = f"shot_{i:06d}"
+                expect_same_outputs(self, os.path.join(one, shot), os.path.join(many, shot), backend)
+            for r in (ranks, None):
+                again = run([*args, "--output", many], ranks=r)
+                self.assertEqual(again.returncode, 0, again.stderr)
+                m = load_json(os.path.join(many, "survey.json"))
+                self.assertEqual((m["shots_run"], m["shots_skipped"]), (0, len(SOURCES)))
+
+    def test_on_the_cpu(self):
+        self.across("cpu")
+
+    def test_on_the_gpus(self):
+        self.across("cuda")
+
+
 class SplitRunRefusals(unittest.TestCase):
     def refused(self, extra, words, args=CUBE, ranks=2):
         with tempfile.TemporaryDirectory() as tmp:
@@ -216,8 +269,11 @@ class SplitRunRefusals(unittest.TestCase):
             self.assertIn("not an fdstencil checkpoint", r.stderr)
             self.assertEqual(os.listdir(out), ["checkpoint.ckpt"], "a refused run wrote something")
 
-    def test_survey(self):
-        self.refused(["--survey", "nothing.json"], ["runs one shot"])
+    def test_a_bad_survey_shot(self):
+        # Shot 3's source lies outside the model: every rank checks every shot before any runs.
+        with tempfile.TemporaryDirectory() as tmp:
+            survey = write_survey(tmp, [[300, 150], [300, 400], [300, 9000]])
+            self.refused([*SURVEY_MODEL, "--backend", "cpu", "--survey", survey], ["survey shot 3"], args=[])
 
     def test_a_checkpoint_of_another_model(self):
         # The stopped run of LONG leaves its checkpoint; resuming it under 2 ranks with another
@@ -247,7 +303,7 @@ class SplitRunRefusals(unittest.TestCase):
         # one-GPU machine: two ranks would share it): refused on every rank, exit 2, nothing made.
         if gpus() >= 2:
             self.skipTest("this machine has a GPU for each of 2 ranks")
-        self.refused(["--backend", "cuda"], ["GPU"])
+        self.refused(["--backend", "cuda"], ["--backend cuda: "])
 
     def test_unwritable_output_on_rank_0(self):
         r = run([*CUBE, "--output", "/proc/no/such/dir"], ranks=2)
@@ -271,6 +327,8 @@ if __name__ == "__main__":
     if np is None:
         print("skipped: no NumPy")
         sys.exit(77)
-    FD, MPIEXEC = sys.argv[1], sys.argv[2:]
-    sys.argv = sys.argv[:1]
+    # FDSTENCIL MPIEXEC [MPIEXEC FLAGS...] [-- unittest arguments, e.g. -k cuda]
+    cut = sys.argv.index("--") if "--" in sys.argv else len(sys.argv)
+    FD, MPIEXEC = sys.argv[1], sys.argv[2:cut]
+    sys.argv = sys.argv[:1] + sys.argv[cut + 1:]
     unittest.main(verbosity=2)

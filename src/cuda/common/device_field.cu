@@ -2,6 +2,9 @@
 #include "cuda/common/check.hpp"
 #include "cuda/device.hpp"
 #include "fdstencil/device_field.hpp"
+#include "fdstencil/error.hpp"
+
+#include <string>
 
 namespace fdstencil {
 
@@ -60,5 +63,13 @@ template class DeviceField<double>;
 
 int gpu_count() noexcept { return cuda::device_count(); }
 std::string gpu_unavailable_reason() { return cuda::no_device_reason(); }
+
+void select_gpu(int index) {
+  const int n = gpu_count();
+  if (index < 0 || index >= n)
+    throw Error(ErrorKind::unsupported, "GPU " + std::to_string(index) + " does not exist (this machine has " +
+                                            std::to_string(n) + ")");
+  FDS_CUDA_CHECK(cudaSetDevice(index));
+}
 
 }  // namespace fdstencil
