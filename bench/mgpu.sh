@@ -12,6 +12,7 @@
 #   survey    a survey of MGPU_SHOTS small 3D shots on 1 GPU, then across 2 and 4 (one shot per GPU)
 #   big       a model whose state is 1.5x one card's memory, on every GPU, against the analytic
 #             solution (MGPU_BIG: computational points per axis)
+#   state     a 2-GPU run's gathered checkpoints and snapshots, and its stop resumed on 2 GPUs and 1
 #   faces     a slab's chunk length (nw 8, 16, 32) at 1024^3, R = 4, on every GPU
 #   clitest   the command-line tests that need GPUs, with the carried tool
 # Example: bash bench/mgpu.sh build test scaling serial
@@ -136,6 +137,36 @@ stage_big() {
 
 # A stage is skipped once the call has run MGPU_DEADLINE seconds (the device tool ends a call at
 # 600 s and returns only what is under $OUT by then: a stage cut short loses its table).
+# A 2-GPU run's gathered checkpoints and snapshots (512^3 computational per GPU, R = 4): their
+# cost, every rank's peak host memory, and a run stopped by SIGTERM once its first checkpoint is
+# on the disk, resumed on 2 GPUs and on 1, each against the uninterrupted run (mgpu_report.py
+# --state). Every run has the same steps, so each checkpoint fits each run.
+stage_state() {
+  local weak=(--constant 2000 --shape 984,472,472 --spacing 10 --radius 4 --cpml 20 --source "4920,2360,2360"
+              --ricker 8 --receiver-line "500,2360,2600:9000,2360,2600:64" --steps 1500)
+  run state-plain 2 "${weak[@]}"
+  run state-gathered 2 "${weak[@]}" --checkpoint-every 500 --snapshot-steps 250,750
+  rm -rf "$WORK/state-cut" "$WORK/state-cut1"
+  ("${MPIRUN[@]}" -np 2 $FD wave --backend cuda --quiet --output "$WORK/state-cut" "${weak[@]}" \
+     --checkpoint-every 100 2>>"$LOG" &
+   pid=$!
+   while [ ! -f "$WORK/state-cut/checkpoint.ckpt" ] && kill -0 $pid 2>/dev/null; do sleep 0.05; done
+   kill -TERM $pid 2>/dev/null
+   wait $pid) || true
+  if [ -f "$WORK/state-cut/checkpoint.ckpt" ]; then
+    cp -r "$WORK/state-cut" "$WORK/state-cut1"
+    "${MPIRUN[@]}" -np 2 $FD wave --backend cuda --quiet "${weak[@]}" --resume --output "$WORK/state-cut" \
+      2>>"$LOG" || { echo "resume on 2 GPUs FAILED" | tee -a "$LOG"; status=1; }
+    $FD wave --backend cuda --quiet "${weak[@]}" --resume --output "$WORK/state-cut1" 2>>"$LOG" ||
+      { echo "resume on 1 GPU FAILED" | tee -a "$LOG"; status=1; }
+  else
+    echo "no checkpoint to resume" | tee -a "$LOG"
+    status=1
+  fi
+  python3 bench/mgpu_report.py --state "$WORK" "$OUT/mgpu-state.json" | tee -a "$LOG"
+  report mgpu-state-runs
+}
+
 stage_faces() {  # the chunk length of a slab (its face chunks) at 1024^3, R = 4, on every GPU
   run strong-r4-1 1 $(box 1024 1024 4)
   for nw in 16 8 32; do run "strong-r4-$GPUS-nw$nw" "$GPUS" $(box 1024 1024 4 --kernel-params "{\"nw\":$nw}"); done

@@ -4,6 +4,8 @@
     mgpu_report.py RUNS_DIR OUT.json      every run directory's summary.json (and every survey's
                                           survey.json) as one table, with the scaling efficiencies
     mgpu_report.py --line RUN_DIR         one run's line of that table
+    mgpu_report.py --state RUNS_DIR OUT.json  the state runs (bench/mgpu.sh state): checkpoint
+                                          cost, and the resumed runs against the uninterrupted
     mgpu_report.py --make-survey N FILE   a survey of N shots on a 216^3 model (bench/mgpu.sh survey)
 
 A run directory is named <kind>-r<R>-<gpus>[-<tag>] (weak, strong, big) or survey-<gpus>.
@@ -86,6 +88,37 @@ def report(runs_dir, out_path):
               open(out_path, "w"), indent=1)
 
 
+def state(runs_dir, out_path):
+    import numpy as np  # the final fields and records; the device image has NumPy
+
+    def summary(name):
+        return json.load(open(os.path.join(runs_dir, name, "summary.json")))
+
+    plain, gathered = summary("state-plain"), summary("state-gathered")
+    c = gathered["checkpoint"]
+    out = {"plain": plain["timing"], "gathered": gathered["timing"], "checkpoint": c,
+           "host_peak_bytes": gathered.get("ranks", {}).get("host_peak_bytes")}
+    print(f"2 GPUs: {c['count']} gathered checkpoints of {c['bytes'] / 1e9:.2f} GB, "
+          f"{c['seconds'] / max(c['count'], 1):.2f} s each in the loop; loop {plain['timing']['loop_s']:.3f} s "
+          f"plain, {gathered['timing']['loop_s']:.3f} s with them; host peak per rank {out['host_peak_bytes']}")
+    ref_f = np.load(os.path.join(runs_dir, "state-plain", "final.npy"))
+    ref_r = np.load(os.path.join(runs_dir, "state-plain", "shot.npy"))
+    for name in ("state-gathered", "state-cut", "state-cut1"):
+        d = os.path.join(runs_dir, name)
+        if not os.path.exists(os.path.join(d, "final.npy")):
+            print(f"{name}: no final field")
+            continue
+        f, r, s = np.load(os.path.join(d, "final.npy")), np.load(os.path.join(d, "shot.npy")), summary(name)
+        row = {"field_points_differing": int((f != ref_f).sum()), "record_max_abs_diff": float(np.abs(r - ref_r).max()),
+               "record_peak": float(np.abs(ref_r).max()), "resumed_from_step": s["checkpoint"]["resumed_from_step"],
+               "ranks": s.get("ranks", {}).get("count", 1)}
+        out[name] = row
+        print(f"{name}: ranks {row['ranks']}, resumed from {row['resumed_from_step']}: field points differing "
+              f"{row['field_points_differing']}, record max |diff| {row['record_max_abs_diff']:.3g} of peak "
+              f"{row['record_peak']:.3g}")
+    json.dump(out, open(out_path, "w"), indent=1)
+
+
 def make_survey(n, path):
     # Sources spread over the middle of a 216^3 model (176^3 model points, h = 10 m).
     shots = [{"id": i + 1, "source": [880, 400 + 80 * (i % 12), 400 + 80 * ((i // 12) % 12)]} for i in range(n)]
@@ -97,6 +130,8 @@ if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--line":
         d = sys.argv[2].rstrip("/")
         print(line(os.path.basename(d), run_row(json.load(open(os.path.join(d, "summary.json"))))))
+    elif len(sys.argv) == 4 and sys.argv[1] == "--state":
+        state(sys.argv[2], sys.argv[3])
     elif len(sys.argv) == 4 and sys.argv[1] == "--make-survey":
         make_survey(int(sys.argv[2]), sys.argv[3])
     elif len(sys.argv) == 3:

@@ -342,7 +342,7 @@ Error share_refusal(wave::Comm& comm, const std::optional<Error>& failed) {
 // rank 0 says so, since a user who asked for nothing may expect them.
 bool auto_takes_gpus(wave::Comm& comm) {
   const int gpus = gpu_count();
-  const mpi::NodePlace node = mpi::node_place();
+  const wave::Comm::NodePlace node = comm.node_place();
   if (comm.all(gpus >= node.size)) return true;
   if (!comm.all(gpus == 0) && comm.rank() == 0)
     std::fprintf(stderr,
@@ -440,7 +440,7 @@ int run_survey_across(const Flags& flags, const std::string& command, int ranks)
   r.comm = comm.get();
   const int gpus = gpu_count();
   const bool cpu = flags.backend == "cpu" || flags.double_precision;
-  if (!cpu && gpus > 0) r.gpu = mpi::node_place().rank % gpus;
+  if (!cpu && gpus > 0) r.gpu = comm->node_place().rank % gpus;
   r.agree = [&comm](const std::optional<Error>& failed) {
     if (comm->all(!failed)) return;
     if (failed) {

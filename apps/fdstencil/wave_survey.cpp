@@ -448,23 +448,45 @@ void write_manifest(const Flags& flags, const std::string& command, const Plan& 
   write_json_file((fs::path(flags.output) / kManifest).string(), m);
 }
 
+// What identifies the list of unfinished shots: every rank must find the same one (one file
+// system, the same done.json files), since rank r runs every P-th of it.
+uint64_t todo_fingerprint(const Plan& p) {
+  std::string ids;
+  for (size_t i : p.todo) ids += std::to_string(p.shots[i].id) + " ";
+  return std::hash<std::string>{}(ids);
+}
+
+// Everything before the first shot runs, on every rank of a survey across ranks, then rank 0's
+// directory: a refusal on any rank stops every rank (SurveyRanks::agree) with nothing run.
+Plan agreed_plan(const Flags& flags, const SurveyRanks& ranks) {
+  Plan p;
+  std::optional<Error> failed;
+  try {
+    p = plan_survey(flags);
+  } catch (const Error& e) {
+    failed = e;
+  }
+  ranks.agree(failed);
+  if (!ranks.comm->same(todo_fingerprint(p)))
+    throw Error(ErrorKind::invalid_argument, "the ranks found different unfinished shots in " + flags.output +
+                                                 " (a directory the ranks do not see alike?): a survey across ranks "
+                                                 "needs one they all see");
+  try {
+    if (ranks.comm->rank() == 0) make_output_directory(flags.output);
+  } catch (const Error& e) {
+    failed = e;
+  }
+  ranks.agree(failed);
+  return p;
+}
+
 }  // namespace
 
 int run_survey(const Flags& flags, const std::string& command, const SurveyRanks& ranks) {
   wave::Comm* comm = ranks.comm;
   const int rank = comm ? comm->rank() : 0, size = comm ? comm->size() : 1;
-  // Everything before the first shot runs, on every rank; rank 0 makes the directory. A refusal
-  // on any rank stops every rank (SurveyRanks::agree) with nothing run.
-  Plan p;
-  std::optional<Error> failed;
-  try {
-    p = plan_survey(flags);
-    if (rank == 0) make_output_directory(flags.output);
-  } catch (const Error& e) {
-    if (!comm) throw;
-    failed = e;
-  }
-  if (comm) ranks.agree(failed);
+  Plan p = comm ? agreed_plan(flags, ranks) : plan_survey(flags);
+  if (!comm) make_output_directory(flags.output);
   // This rank's shots: every size-th unfinished one, from its rank on.
   std::vector<size_t> mine;
   for (size_t t = size_t(rank); t < p.todo.size(); t += size_t(size)) mine.push_back(p.todo[t]);

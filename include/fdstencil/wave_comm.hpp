@@ -20,6 +20,13 @@ class Comm {
   virtual ~Comm() = default;
   virtual int rank() const = 0;
   virtual int size() const = 0;
+  // This rank's index among the ranks sharing its node (its memory), and their count: one GPU per
+  // rank takes the GPU of that index, and a node of more ranks than GPUs cannot give each its own.
+  // By default every rank is alone on its node.
+  struct NodePlace {
+    int rank = 0, size = 1;
+  };
+  virtual NodePlace node_place() const { return {}; }
   // One halo exchange of `bytes` bytes each way: `to_lower` goes to rank - 1, whose `to_upper`
   // arrives in `from_lower`; likewise upwards. The first and last rank skip their missing side
   // (their from_ buffers are left as they are).

@@ -36,9 +36,18 @@ class MpiComm final : public wave::Comm {
   MpiComm() {
     check(MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "MPI_Comm_rank");
     check(MPI_Comm_size(MPI_COMM_WORLD, &size_), "MPI_Comm_size");
+    // The node's ranks, found once here: MPI_Comm_split_type is collective, and every rank makes
+    // its MpiComm together.
+    MPI_Comm node = MPI_COMM_NULL;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+      MPI_Comm_rank(node, &node_.rank);
+      MPI_Comm_size(node, &node_.size);
+      MPI_Comm_free(&node);
+    }
   }
   int rank() const override { return rank_; }
   int size() const override { return size_; }
+  NodePlace node_place() const override { return node_; }
 
   void exchange(const void* to_lower, void* from_lower, const void* to_upper, void* from_upper,
                 int64_t bytes) override {
@@ -139,6 +148,7 @@ class MpiComm final : public wave::Comm {
  private:
   static constexpr int kUp = 101, kDown = 102, kGather = 103, kScatter = 104;
   int rank_ = 0, size_ = 1;
+  NodePlace node_;
 
   template <class T>
   void reduce(T* data, int64_t count, MPI_Datatype type) {
@@ -174,18 +184,5 @@ MpiSession::MpiSession() { init(nullptr, nullptr); }
 MpiSession::~MpiSession() { MPI_Finalize(); }
 
 std::unique_ptr<wave::Comm> world() { return std::make_unique<MpiComm>(); }
-
-NodePlace node_place() {
-  NodePlace p;
-  MPI_Comm node = MPI_COMM_NULL;
-  int rank = 0;
-  check(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank");
-  if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
-    MPI_Comm_rank(node, &p.rank);
-    MPI_Comm_size(node, &p.size);
-    MPI_Comm_free(&node);
-  }
-  return p;
-}
 
 }  // namespace fdstencil::mpi

@@ -22,11 +22,4 @@ class MpiSession {
 // The world communicator as a wave::Comm; MPI must be initialised.
 std::unique_ptr<wave::Comm> world();
 
-// This rank's place among the ranks of its node (those sharing its memory): its index there and
-// their count. One GPU per rank takes the GPU of that index; a node of more ranks than GPUs cannot.
-struct NodePlace {
-  int rank = 0, size = 1;
-};
-NodePlace node_place();
-
 }  // namespace fdstencil::mpi

@@ -12,7 +12,6 @@
 #include <utility>
 
 #include "fdstencil/error.hpp"
-#include "mpi/mpi_comm.hpp"
 
 namespace fdstencil::nccl {
 
@@ -29,6 +28,7 @@ class NcclComm final : public wave::Comm {
 
   int rank() const override { return host_->rank(); }
   int size() const override { return host_->size(); }
+  NodePlace node_place() const override { return host_->node_place(); }
   void exchange(const void* to_lower, void* from_lower, const void* to_upper, void* from_upper,
                 int64_t bytes) override {
     host_->exchange(to_lower, from_lower, to_upper, from_upper, bytes);
@@ -77,7 +77,7 @@ class NcclComm final : public wave::Comm {
 
 std::unique_ptr<wave::Comm> over_gpus(std::unique_ptr<wave::Comm> host) {
   setenv("NCCL_NVLS_ENABLE", "0", /*overwrite=*/0);
-  const mpi::NodePlace node = mpi::node_place();
+  const wave::Comm::NodePlace node = host->node_place();
   int gpus = 0;
   if (cudaGetDeviceCount(&gpus) != cudaSuccess) gpus = 0;
   std::string why;

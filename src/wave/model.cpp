@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "fdstencil/error.hpp"
 #include "fdstencil/field.hpp"
@@ -44,23 +46,25 @@ Model blank(int dim, int64_t nz, int64_t ny, int64_t nx, double h, float fill = 
 
 }  // namespace
 
-// Scans of the whole model, spread over the OpenMP threads: a model of 10^10 points is 40 GB, and a
-// run asks for its extremes several times before it starts.
-float Model::vmin() const {
-  float lo = v.empty() ? 0.f : v[0];
+// The smallest and largest velocity in one pass over the OpenMP threads: a model of 10^10 points
+// is 40 GB, and a run asks for its extremes several times before it starts.
+namespace {
+
+std::pair<float, float> extremes(const std::vector<float>& v) {
+  float lo = v.empty() ? 0.f : v[0], hi = lo;
   const int64_t n = int64_t(v.size());
-#pragma omp parallel for reduction(min : lo)
-  for (int64_t p = 0; p < n; ++p) lo = std::min(lo, v[size_t(p)]);
-  return lo;
+#pragma omp parallel for reduction(min : lo) reduction(max : hi)
+  for (int64_t p = 0; p < n; ++p) {
+    lo = std::min(lo, v[size_t(p)]);
+    hi = std::max(hi, v[size_t(p)]);
+  }
+  return {lo, hi};
 }
 
-float Model::vmax() const {
-  float hi = v.empty() ? 0.f : v[0];
-  const int64_t n = int64_t(v.size());
-#pragma omp parallel for reduction(max : hi)
-  for (int64_t p = 0; p < n; ++p) hi = std::max(hi, v[size_t(p)]);
-  return hi;
-}
+}  // namespace
+
+float Model::vmin() const { return extremes(v).first; }
+float Model::vmax() const { return extremes(v).second; }
 
 void Model::validate() const {
   check_shape(dim, nz, ny, nx);

@@ -196,25 +196,33 @@ acoustic::Setup<T> build_setup(const Model& model, const Options& o, const Domai
   return s;
 }
 
-// The whole domain's sizes of a slab's setup, without its arrays: what a checkpoint of the whole
-// domain is checked against and cut from (from_checkpoint).
+// A setup's storage geometry, CPML axes and counts without its arrays, for `nz` planes in `alloc`
+// elements: the whole domain's, which a checkpoint is checked against and cut from
+// (from_checkpoint), or a slab's, for its halo planes' places.
+template <class T>
+acoustic::Setup<T> geometry_of(const acoustic::Setup<T>& s, int64_t nz, int64_t alloc) {
+  acoustic::Setup<T> g;
+  g.dim = s.dim;
+  g.radius = s.radius;
+  g.nx = s.nx;
+  g.ny = s.ny;
+  g.nz = nz;
+  g.line = s.line;
+  g.slice = s.slice;
+  g.origin = s.origin;
+  g.alloc = alloc;
+  for (int a = 0; a < 3; ++a) g.axis[a] = s.axis[a];
+  g.nsrc = s.nsrc;
+  g.nrec = s.nrec;
+  g.nt = s.nt;
+  return g;
+}
+
+// The whole domain's geometry seen from one of its slabs.
 template <class T>
 acoustic::Setup<T> whole_shape(const acoustic::Setup<T>& slab, const Domain& d) {
-  acoustic::Setup<T> w;
-  w.dim = slab.dim;
-  w.radius = slab.radius;
-  w.nx = slab.nx;
-  w.ny = slab.ny;
-  w.nz = d.nz;
-  w.line = slab.line;
-  w.slice = slab.slice;
-  w.origin = slab.origin;
-  w.alloc = d.alloc;
-  for (int a = 0; a < 3; ++a) w.axis[a] = slab.axis[a];
+  acoustic::Setup<T> w = geometry_of(slab, d.nz, d.alloc);
   w.axis[2].offset = 0;
-  w.nsrc = slab.nsrc;
-  w.nrec = slab.nrec;
-  w.nt = slab.nt;
   return w;
 }
 
@@ -663,12 +671,7 @@ void run_slab(acoustic::Setup<T>& built, const Options& o, const Domain& d, Resu
   acoustic::Setup<T> setup = std::move(built);
   const detail::SlabShape g = detail::slab_shape(setup, d, mine, comm.rank(), comm.size());
   // The storage geometry alone, for the halo planes' places: the cpu state takes the setup itself.
-  acoustic::Setup<T> shape;
-  shape.radius = setup.radius;
-  shape.nz = setup.nz;
-  shape.slice = setup.slice;
-  shape.origin = setup.origin;
-  shape.alloc = setup.alloc;
+  const acoustic::Setup<T> shape = geometry_of(setup, setup.nz, setup.alloc);
   // The slab's model planes, model points only: its planes minus the absorbing layers.
   Domain part = d;
   const int64_t lo = std::max<int64_t>(mine.k0, d.lo[2]), hi = std::min<int64_t>(mine.k1, d.lo[2] + d.model_nz);

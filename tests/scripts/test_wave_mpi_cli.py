@@ -140,7 +140,7 @@ class SplitRunsMatchOneRank(unittest.TestCase):
 # ranks (measured here: stopped at step ~9500 of a run of ~50 us steps), and the whole run takes
 # ~6 s alone on 2 cores. On the cpu (over MPI) even where GPUs are: on two GPUs the run would end
 # before mpirun has passed the signal on (the GPU split state is tested by
-# tests/mpi/test_wave_slabs_gpu.cpp and bench/device_run.sh's mgpu-state). A checkpoint every 5000
+# tests/mpi/test_wave_slabs_gpu.cpp and bench/mgpu.sh's state stage). A checkpoint every 5000
 # steps: the first lands well before the signal, and writing more often only adds I/O.
 LONG = ["--layered", "0:1800,300:2400", "--shape", "60,80", "--spacing", "10", "--radius", "4", "--cpml", "10",
         "--free-surface", "--steps", "120000", "--source", "200,400", "--ricker", "12",
