@@ -10,7 +10,7 @@
 #   serial    the same runs on 2 and 4 GPUs with the exchange before the inner planes
 #             (--overlap off): auto must never be slower
 #   survey    a survey of MGPU_SHOTS small 3D shots on 1 GPU, then across 2 and 4 (one shot per GPU)
-#   big       a model whose state is 1.5x one card's memory, on every GPU, against the analytic
+#   big       a model whose state is at least 1.5x one card's memory, on every GPU, against the analytic
 #             solution (MGPU_BIG: computational points per axis)
 #   state     a 2-GPU run's gathered checkpoints and snapshots, and its stop resumed on 2 GPUs and 1
 #   faces     a slab's chunk length (nw 8, 16, 32) at 1024^3, R = 4, on every GPU
@@ -135,8 +135,6 @@ stage_big() {
   report mgpu-big
 }
 
-# A stage is skipped once the call has run MGPU_DEADLINE seconds (the device tool ends a call at
-# 600 s and returns only what is under $OUT by then: a stage cut short loses its table).
 # A 2-GPU run's gathered checkpoints and snapshots (512^3 computational per GPU, R = 4): their
 # cost, every rank's peak host memory, and a run stopped by SIGTERM once its first checkpoint is
 # on the disk, resumed on 2 GPUs and on 1, each against the uninterrupted run (mgpu_report.py
@@ -176,12 +174,14 @@ stage_faces() {  # the chunk length of a slab (its face chunks) at 1024^3, R = 4
 # The command-line tests that need GPUs (split runs and surveys on them, --backend auto), with
 # the carried tool: the cpu cases ran in CI.
 stage_clitest() {
-  python3 tests/scripts/test_wave_mpi_cli.py "$FD" mpirun --allow-run-as-root --oversubscribe -x LD_LIBRARY_PATH \
-    -- -k cuda -k gpus -k auto >/tmp/clitest.log 2>&1 || status=1
+  python3 tests/scripts/test_wave_mpi_cli.py "$FD" "${MPIRUN[@]}" -- -k cuda -k gpus -k auto >/tmp/clitest.log 2>&1 ||
+    status=1
   cat /tmp/clitest.log >>"$LOG"
   grep -E "^test_|^Ran|^OK|^FAILED" /tmp/clitest.log
 }
 
+# A stage is skipped once the call has run MGPU_DEADLINE seconds (the device tool ends a call at
+# 600 s and returns only what is under $OUT by then: a stage cut short loses its table).
 for stage in "$@"; do
   if [ "$SECONDS" -gt "${MGPU_DEADLINE:-100000}" ]; then
     echo "=== $stage skipped: $SECONDS s into the call" | tee -a "$LOG"

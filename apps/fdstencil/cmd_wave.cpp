@@ -76,9 +76,13 @@ class OutputDir {
   bool kept_ = false;
 };
 
-std::string gib_text(double bytes) {
+// A size in the unit a person reads it in: KiB below a MiB, MiB below a GiB, else GiB.
+std::string size_text(double bytes) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.3g GiB", bytes / (1024.0 * 1024 * 1024));
+  const double kib = 1024.0, mib = kib * 1024, gib = mib * 1024;
+  if (bytes < mib) std::snprintf(buf, sizeof buf, "%.3g KiB", bytes / kib);
+  else if (bytes < gib) std::snprintf(buf, sizeof buf, "%.3g MiB", bytes / mib);
+  else std::snprintf(buf, sizeof buf, "%.3g GiB", bytes / gib);
   return buf;
 }
 
@@ -107,19 +111,19 @@ void check_disk_space(const Setup& s) {
   if (ec) return;
   const double free = double(space.available);
   if (outputs > free)
-    throw Error(ErrorKind::io, "the outputs need " + gib_text(outputs) + " but " + s.out_dir.string() + " has only " +
-                                   gib_text(free) + " free (fewer snapshots, a --snapshot-slice, or --no-final would "
+    throw Error(ErrorKind::io, "the outputs need " + size_text(outputs) + " but " + s.out_dir.string() + " has only " +
+                                   size_text(free) + " free (fewer snapshots, a --snapshot-slice, or --no-final would "
                                    "need less)");
   if (outputs + checkpoints <= free) return;
   if (s.options.checkpoint_every > 0)
     throw Error(ErrorKind::io, "--checkpoint-every: the outputs and two checkpoints (the one on the disk and its "
-                               "successor's temporary) need " + gib_text(outputs + checkpoints) + " but " +
-                                   s.out_dir.string() + " has only " + gib_text(free) + " free");
+                               "successor's temporary) need " + size_text(outputs + checkpoints) + " but " +
+                                   s.out_dir.string() + " has only " + size_text(free) + " free");
   std::fprintf(stderr,
                "fdstencil: warning: %s has %s free, enough for the outputs (%s) but not for a checkpoint as well "
                "(%s): a stop by SIGINT or SIGTERM could not write its checkpoint\n",
-               s.out_dir.string().c_str(), gib_text(free).c_str(), gib_text(outputs).c_str(),
-               gib_text(checkpoints).c_str());
+               s.out_dir.string().c_str(), size_text(free).c_str(), size_text(outputs).c_str(),
+               size_text(checkpoints).c_str());
 }
 
 // The command as typed, quoted so that pasting it into a shell runs it again.
@@ -602,7 +606,8 @@ Action add_wave(CLI::App& app, const std::vector<std::string>& argv) {
          "\"defaults\": {...}}; a shot may set source, sources, sources_file, ricker, delay, wavelet, wavelet_dt, "
          "receivers, receiver_lines, receiver_grids, each replacing the command line's group. A re-run skips the "
          "shots whose outputs are complete (sizes and CRC-32C in done.json) and runs the rest. Under mpirun the "
-         "shots are shared among the ranks, each on a GPU of its own (node rank r takes GPU r)");
+         "shots are shared among the ranks, node rank r on GPU r (ranks share GPUs in turn where there are "
+         "fewer)");
   option("--batch", f->batch, "K",
          "With --survey on the GPU: run K shots side by side, each on its own stream " + d + "1)");
 

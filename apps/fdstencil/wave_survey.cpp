@@ -465,6 +465,8 @@ Plan agreed_plan(const Flags& flags, const SurveyRanks& ranks) {
     p = plan_survey(flags);
   } catch (const Error& e) {
     failed = e;
+  } catch (const std::exception& e) {  // every rank must reach the vote, whatever went wrong
+    failed = Error(ErrorKind::io, e.what());
   }
   ranks.agree(failed);
   if (!ranks.comm->same(todo_fingerprint(p)))
@@ -475,6 +477,8 @@ Plan agreed_plan(const Flags& flags, const SurveyRanks& ranks) {
     if (ranks.comm->rank() == 0) make_output_directory(flags.output);
   } catch (const Error& e) {
     failed = e;
+  } catch (const std::exception& e) {
+    failed = Error(ErrorKind::io, e.what());
   }
   ranks.agree(failed);
   return p;
@@ -501,7 +505,16 @@ int run_survey(const Flags& flags, const std::string& command, const SurveyRanks
   Share share = run_shots(p, mine, command, comm ? rank : -1, ranks.gpu, !quiet && lead);
   const Share ran = comm ? gather_shares(*comm, share) : share;
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (lead) write_manifest(flags, command, p, ran, size, wall);
+  // Rank 0's manifest: a failure to write it is its rank's failure, voted on with the shots' (a
+  // rank leaving before the vote would leave the others waiting in it).
+  if (lead) {
+    try {
+      write_manifest(flags, command, p, ran, size, wall);
+    } catch (...) {
+      if (!comm) throw;
+      if (!share.failure) share.failure = std::current_exception();
+    }
+  }
   // Every rank's shots are over: the ranks agree on whether any failed.
   const bool all_passed = comm ? comm->all(!share.failure) : !share.failure;
   if (share.failure) std::rethrow_exception(share.failure);

@@ -184,7 +184,7 @@ struct Options {
   Comm* comm = nullptr;
   // A split run on the GPUs: the halo exchange beside the inner planes' update (on), before it
   // (off), or whichever of the two the run's own first steps measure faster (automatic: the
-  // overlap costs more than it hides where the exchange is short, and lost there on two H200s).
+  // overlap can cost more than it hides where the exchange is short).
   // Both paths compute the same field to the bit.
   enum class Overlap { automatic, on, off };
   Overlap overlap = Overlap::automatic;

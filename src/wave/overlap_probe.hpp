@@ -1,12 +1,12 @@
 // The split GPU step's choice between its two paths, by measurement (issue 31): the halo exchange
 // beside the inner planes' update (overlap on) or before it (off). The overlap hides the exchange
 // only where the exchange is longer than what it costs: a second stream, the face chunks apart
-// from the inner ones, NCCL's copy kernel taking SMs from them. On two H200s it lost at R = 4
-// (docs/multigpu.md), so neither path is right everywhere. Both compute the same field to the bit,
-// so the run's own first steps can time both: a warm-up block, then four blocks of each path in
-// the order on off, off on, on off, off on (each path leads as many pairs as the other, so a
-// drift of the device's clocks favours neither), and the path whose fastest block was faster is
-// kept; a tie keeps off, the path with nothing to lose. The fastest block, not the mean: a
+// from the inner ones, NCCL's copy kernel taking SMs from them. Where the exchange is short it can
+// cost more than it hides (docs/multigpu.md names the runs), so neither path is right everywhere.
+// Both compute the same field to the bit, so the run's own first steps can time both: a warm-up
+// block, then four blocks of each path in the order on off, off on, on off, off on (each path
+// leads as many pairs as the other, so a drift of the device's clocks favours neither), and the
+// path whose fastest block was faster is kept; a tie keeps off, the path with nothing to lose. The fastest block, not the mean: a
 // snapshot, a checkpoint or a progress report inside a block only lengthens it. Rank 0's timing
 // decides for every rank (the ranks step in lockstep with their neighbours, so rank 0's blocks
 // see the slowest).
@@ -21,9 +21,8 @@ namespace fdstencil::wave::detail {
 
 class OverlapProbe {
  public:
-  // Steps a block: long enough that the two synchronisations around it cost little beside it
-  // (a block of the smallest measured steps, ~0.1 ms, still takes ~1 ms), short enough that the
-  // probe is a small part of the runs it matters for.
+  // Steps a block: long enough that the two synchronisations around it cost little beside ten
+  // steps, short enough that the probe is a small part of the runs it matters for.
   static constexpr int64_t kBlock = 10;
   static constexpr int kTimedBlocks = 8;
   // The warm-up block and the timed ones.

@@ -171,9 +171,10 @@ acoustic::Setup<T> build_setup(const Model& model, const Options& o, const Domai
   }
   const int64_t n[3] = {d.nx, d.ny, d.nz};
   const double alpha0 = M_PI * alpha_frequency(o, sources_fmax(o, dt));
+  const double vmax = model.vmax();  // a pass over the whole model: once, not per axis
   for (int a = 0; a < 3; ++a) {
     s.axis[a] = {d.lo[a], d.hi[a], n[a]};
-    s.coef[a] = detail::cpml_coefficients<T>(s.axis[a], model.h, dt, model.vmax(), reflection, alpha0);
+    s.coef[a] = detail::cpml_coefficients<T>(s.axis[a], model.h, dt, vmax, reflection, alpha0);
   }
   s.axis[2].offset = planes.k0;
   s.free_surface = o.boundary.free_surface && planes.k0 == 0;
@@ -454,6 +455,7 @@ struct GpuSlabStepper {
   int64_t first;               // the loop's first step (a resume's step)
   bool probing, overlap;       // probing: the path still being chosen; overlap: the path chosen
   bool decided = false;        // the probe timed both paths
+  double on_ms = 0, off_ms = 0;  // rank 0's fastest block per step of each path, ms
   int64_t alloc;               // the slab's storage in elements
   std::vector<float> scratch;  // a host copy of it, made at the first snapshot or final field
   detail::OverlapProbe probe{};
@@ -479,12 +481,15 @@ struct GpuSlabStepper {
       if (i + 1 == detail::OverlapProbe::kSteps) decide();
     }
   }
-  // Rank 0's measurement for every rank; the exchange's sampled timing starts again on the path
-  // kept, so the summary's figures are that path's.
+  // Rank 0's measurement decides for every rank; the exchange's sampled timing starts again on
+  // the path kept, so the summary's figures are that path's.
   void decide() {
-    char on = probe.overlap_wins() ? 1 : 0;
-    share.comm.broadcast(&on, 1);
-    overlap = on != 0;
+    // Rank 0's choice and figures are every rank's.
+    double said[3] = {probe.overlap_wins() ? 1.0 : 0.0, probe.on_ms(), probe.off_ms()};
+    share.comm.broadcast(said, int64_t(sizeof said));
+    overlap = said[0] != 0;
+    on_ms = said[1];
+    off_ms = said[2];
     probing = false;
     decided = true;
     s.restart_split_timing();
@@ -504,8 +509,8 @@ struct GpuSlabStepper {
   void report(Timing& t) const {
     t.overlap = probing ? "not chosen: the run stopped while timing both" : (overlap ? "on" : "off");
     if (decided) {
-      t.probe_on_ms = probe.on_ms();
-      t.probe_off_ms = probe.off_ms();
+      t.probe_on_ms = on_ms;
+      t.probe_off_ms = off_ms;
     }
   }
 };
@@ -842,8 +847,10 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
   // A split run's ranks compare their runs: the checkpoint's fingerprint, the backend, the
   // precision, the launch parameters, the steps that gather (snapshots, checkpoints), and their
   // builds (the version, whether CUDA is in it, the transport's kind).
+  // The overlap's choice (a probe broadcasts) and the final field (a gather) are collectives too.
   std::string gathers = " checkpoint_every ";
   gathers += std::to_string(o.checkpoint_every);
+  gathers += " overlap " + std::to_string(int(o.overlap)) + (o.final_field ? " final" : " no-final");
   gathers += " snapshots";
   for (int64_t n : o.snapshot_steps) {
     gathers += ' ';

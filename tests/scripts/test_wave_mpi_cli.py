@@ -303,7 +303,13 @@ class SplitRunRefusals(unittest.TestCase):
         # one-GPU machine: two ranks would share it): refused on every rank, exit 2, nothing made.
         if gpus() >= 2:
             self.skipTest("this machine has a GPU for each of 2 ranks")
-        self.refused(["--backend", "cuda"], ["--backend cuda: "])
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "out")
+            r = run([*CUBE, "--output", out, "--backend", "cuda"], ranks=2)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            # No GPU: the input check's refusal; one GPU: the NCCL transport's.
+            self.assertTrue("--backend cuda: " in r.stderr or "one GPU per rank" in r.stderr, r.stderr)
+            self.assertFalse(os.path.exists(out), "a refused run left its output directory")
 
     def test_unwritable_output_on_rank_0(self):
         r = run([*CUBE, "--output", "/proc/no/such/dir"], ranks=2)

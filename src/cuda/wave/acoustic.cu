@@ -836,7 +836,7 @@ AcousticGpu::SplitTiming AcousticGpu::split_timing() {
 }
 
 void AcousticGpu::restart_split_timing() {
-  FDS_CUDA_CHECK(cudaStreamSynchronize(impl_->stream));  // the sampled events are not rerecorded in flight
+  synchronize();  // both streams: the sampled events are not recorded again while in flight
   impl_->split.sampled_from = impl_->split.calls;
 }
 
