@@ -391,6 +391,8 @@ TEST_F(WaveCli, RefusesBadInputAndWritesNothing) {
       {M + S + "--cpml -1", "--cpml"},
       {M + S + "--cpml-reflection 1.5", "[0, 1)"},
       {M + S + "--interpolation cubic", "hicks or trilinear"},
+      {M + S + "--overlap sideways", "--overlap 'sideways': expected auto, on or off"},
+      {M + S + "--no-overlap --overlap on", "--no-overlap and --overlap on disagree"},
       // positions: 2D against 3D, files, outside the model
       {M + "--steps 10 --source 200,300,400", "the model is 2D"},
       {" --constant 2000 --shape 20,20,20 --spacing 10 --steps 10 --source 100,100", "the model is 3D"},
