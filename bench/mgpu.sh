@@ -12,7 +12,8 @@
 #   survey    a survey of MGPU_SHOTS small 3D shots on 1 GPU, then across 2 and 4 (one shot per GPU)
 #   big       a model whose state is at least 1.5x one card's memory, on every GPU, against the analytic
 #             solution (MGPU_BIG: computational points per axis)
-#   state     a 2-GPU run's gathered checkpoints and snapshots, and its stop resumed on 2 GPUs and 1
+#   state     a 2-GPU run's checkpoints and snapshots (each rank writing its part) against one GPU's,
+#             and its stop resumed on 2 GPUs and 1
 #   faces     a slab's chunk length (nw 8, 16, 32) at 1024^3, R = 4, on every GPU
 #   clitest   the command-line tests that need GPUs, with the carried tool
 # Example: bash bench/mgpu.sh build test scaling serial
@@ -143,7 +144,8 @@ stage_state() {
   local weak=(--constant 2000 --shape 984,472,472 --spacing 10 --radius 4 --cpml 20 --source "4920,2360,2360"
               --ricker 8 --receiver-line "500,2360,2600:9000,2360,2600:64" --steps 1500)
   run state-plain 2 "${weak[@]}"
-  run state-gathered 2 "${weak[@]}" --checkpoint-every 500 --snapshot-steps 250,750
+  run state-files 2 "${weak[@]}" --checkpoint-every 500 --snapshot-steps 250,750
+  run state-one 1 "${weak[@]}" --checkpoint-every 500 --snapshot-steps 250,750
   rm -rf "$WORK/state-cut" "$WORK/state-cut1"
   ("${MPIRUN[@]}" -np 2 $FD wave --backend cuda --quiet --output "$WORK/state-cut" "${weak[@]}" \
      --checkpoint-every 100 2>>"$LOG" &

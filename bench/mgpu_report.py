@@ -94,16 +94,25 @@ def state(runs_dir, out_path):
     def summary(name):
         return json.load(open(os.path.join(runs_dir, name, "summary.json")))
 
-    plain, gathered = summary("state-plain"), summary("state-gathered")
-    c = gathered["checkpoint"]
-    out = {"plain": plain["timing"], "gathered": gathered["timing"], "checkpoint": c,
-           "host_peak_bytes": gathered.get("ranks", {}).get("host_peak_bytes")}
-    print(f"2 GPUs: {c['count']} gathered checkpoints of {c['bytes'] / 1e9:.2f} GB, "
-          f"{c['seconds'] / max(c['count'], 1):.2f} s each in the loop; loop {plain['timing']['loop_s']:.3f} s "
-          f"plain, {gathered['timing']['loop_s']:.3f} s with them; host peak per rank {out['host_peak_bytes']}")
+    plain, files, one = summary("state-plain"), summary("state-files"), summary("state-one")
+    c, c1 = files["checkpoint"], one["checkpoint"]
+    peaks = files.get("ranks", {}).get("host_peak_bytes") or []
+    # A rank's share: the one-GPU run's host peak over the ranks; the target allows 10 % above it.
+    share = one["host_peak_bytes"] / 2
+    out = {"plain": plain["timing"], "files": files["timing"], "one": one["timing"], "checkpoint": c,
+           "checkpoint_one_gpu": c1, "host_peak_bytes": peaks, "one_gpu_host_peak_bytes": one["host_peak_bytes"],
+           "share_bytes": share, "peak_over_share": max(peaks) / share if peaks else None,
+           "device_bytes": files.get("ranks", {}).get("device_bytes")}
+    print(f"2 GPUs: {c['count']} checkpoints of {c['bytes'] / 1e9:.2f} GB written by both ranks, "
+          f"{c['seconds'] / max(c['count'], 1):.2f} s each; 1 GPU: {c1['count']} of {c1['bytes'] / 1e9:.2f} GB, "
+          f"{c1['seconds'] / max(c1['count'], 1):.2f} s each in the loop, {c1['write_seconds']:.2f} s writing beside it")
+    print(f"loop {plain['timing']['loop_s']:.3f} s plain, {files['timing']['loop_s']:.3f} s with checkpoints and "
+          f"snapshots; host peak per rank {[round(p / 2**30, 2) for p in peaks]} GiB, one GPU's "
+          f"{one['host_peak_bytes'] / 2**30:.2f} GiB, its half {share / 2**30:.2f} GiB: "
+          f"{100 * out['peak_over_share']:.0f} % of the share" if peaks else "no per-rank peaks")
     ref_f = np.load(os.path.join(runs_dir, "state-plain", "final.npy"))
     ref_r = np.load(os.path.join(runs_dir, "state-plain", "shot.npy"))
-    for name in ("state-gathered", "state-cut", "state-cut1"):
+    for name in ("state-files", "state-one", "state-cut", "state-cut1"):
         d = os.path.join(runs_dir, name)
         if not os.path.exists(os.path.join(d, "final.npy")):
             print(f"{name}: no final field")
@@ -116,6 +125,14 @@ def state(runs_dir, out_path):
         print(f"{name}: ranks {row['ranks']}, resumed from {row['resumed_from_step']}: field points differing "
               f"{row['field_points_differing']}, record max |diff| {row['record_max_abs_diff']:.3g} of peak "
               f"{row['record_peak']:.3g}")
+    # The snapshots both runs took, each rank's planes against one GPU's file, to the byte.
+    for step in (250, 750):
+        name = f"snapshot_{step:06d}.npy"
+        a, b = os.path.join(runs_dir, "state-files", name), os.path.join(runs_dir, "state-one", name)
+        if os.path.exists(a) and os.path.exists(b):
+            same = open(a, "rb").read() == open(b, "rb").read()
+            out[name] = {"same_bytes_as_one_gpu": same}
+            print(f"{name}: {'the same bytes as' if same else 'DIFFERS from'} one GPU's")
     json.dump(out, open(out_path, "w"), indent=1)
 
 

@@ -223,7 +223,10 @@ ShotRun run_shot(Setup& s, const std::string& command, const RunControl& control
     for (const auto& e : fs::directory_iterator(s.out_dir, ec))
       if (e.path().filename().string().rfind(stale, 0) == 0) fs::remove(e.path(), ec);
   }
-  std::shared_ptr<const wave::Checkpoint> resumed = control.resumed ? control.resumed : load_resume(s);
+  // A split run's ranks read their own parts of the checkpoint (Options::split_resume_file).
+  const bool split_resume = !s.options.split_resume_file.empty();
+  std::shared_ptr<const wave::Checkpoint> resumed =
+      control.resumed ? control.resumed : split_resume ? nullptr : load_resume(s);
   const bool quiet = s.quiet || control.quiet;
   ShotRun run;
   ProgressBar bar("fdstencil wave", !quiet && !control.progress);
@@ -253,7 +256,7 @@ ShotRun run_shot(Setup& s, const std::string& command, const RunControl& control
   } catch (const Error& e) {
     if (ran && control.written) control.written(false);
     bar.finish();
-    if (resumed) throw Error(e.kind(), "--resume from " + checkpoint.string() + ": " + e.what());
+    if (resumed || split_resume) throw Error(e.kind(), "--resume from " + checkpoint.string() + ": " + e.what());
     throw;
   }
   bar.finish();
@@ -262,6 +265,14 @@ ShotRun run_shot(Setup& s, const std::string& command, const RunControl& control
   r.timing.checkpoint_write_s = writer.write_seconds();
   for (const std::string& w : r.warnings) std::fprintf(stderr, "fdstencil: warning: %s\n", w.c_str());
   if (r.interrupted) return run;
+  // A split run's ranks wrote its snapshots themselves (Options::split_snapshot_file).
+  if (s.options.split_snapshot_file) {
+    std::vector<int64_t> steps = s.options.snapshot_steps;
+    std::sort(steps.begin(), steps.end());
+    steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
+    for (int64_t step : steps)
+      if (step >= r.first_step) run.outputs.push_back(snapshot_name(step));
+  }
   // The snapshots the interrupted run took before its checkpoint are this run's outputs too.
   if (r.first_step > 0) {
     std::vector<std::string> earlier;
@@ -378,13 +389,20 @@ int run_split(const Flags& flags, const std::string& command, int ranks) {
   std::optional<Setup> s;
   std::optional<OutputDir> dir;
   std::vector<float> analytic;
-  std::unique_ptr<wave::Checkpoint> resumed;
   std::optional<Error> failed;
   try {
     s.emplace(prepare(flags));
+    // Every rank writes its own part of each checkpoint, and reads its own part to resume: no
+    // rank holds the whole state (wave::run reads and checks the file's header on every rank).
+    s->options.split_checkpoint_file = s->out_dir / kCheckpointFile;
+    if (s->resume) s->options.split_resume_file = s->out_dir / kCheckpointFile;
+    // Whole-field snapshots and the final field likewise (a --slice is small: it is gathered).
+    if (!s->slice.axis) {
+      s->options.split_snapshot_file = [dir = s->out_dir](int64_t step) { return dir / snapshot_name(step); };
+      if (s->write_final) s->options.split_final_file = s->out_dir / "final.npy";
+    }
     if (rank == 0) {
       check_resumable(*s);
-      resumed = load_resume(*s);  // a damaged checkpoint stops every rank here
       dir.emplace(s->out_dir);
       analytic = shot_prechecks(*s);
     }
@@ -411,17 +429,16 @@ int run_split(const Flags& flags, const std::string& command, int ranks) {
   if (rank == 0) {
     RunControl control;
     control.prechecked = &analytic;
-    control.resumed = std::move(resumed);
     control.written = [&comm](bool ok) { comm->all(ok); };  // the other ranks wait for it below
     const ShotRun run = run_shot(*s, command, control);
     dir->keep();
     return run.result.interrupted ? interrupted_exit(run.result, s->out_dir / kCheckpointFile, command) : 0;
   }
-  // The other ranks take part in every gather; rank 0 reads the checkpoint and writes everything.
+  // The other ranks take part in every gather and checkpoint; rank 0 writes the other outputs.
   s->options.stop_requested = [] { return InterruptGuard::requested(); };
   const wave::Result r = wave::run(s->model(), s->options);
-  // Until rank 0's last checkpoint is on the disk (RunControl::written): leaving with 143 first
-  // would make mpirun end rank 0 mid-write, and the stop's checkpoint would be lost.
+  // Until rank 0 is done with the run (RunControl::written): leaving with 143 first would make
+  // mpirun end rank 0 before it tells the user where the state is and how to resume.
   comm->all(true);
   return r.interrupted ? interrupted_status() : 0;
 #endif

@@ -2,6 +2,8 @@
 // the snapshots, the analytic record and the run's summary, each written atomically (write_npy,
 // write_json_file, segy::write_shot) so that a reader never finds half a file, and the paragraph
 // that tells a person what happened.
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>
@@ -178,6 +180,7 @@ std::vector<std::string> write_shot(const Setup& s, const std::vector<float>& re
 }
 
 std::string write_final(const Setup& s, const wave::Result& r) {
+  if (!s.options.split_final_file.empty()) return "final.npy";  // the split run's ranks wrote it
   if (int64_t(r.final_field.size()) != s.model().points())
     throw std::logic_error("the solver's final field holds " + std::to_string(r.final_field.size()) +
                            " points, the model " + std::to_string(s.model().points()));
@@ -226,6 +229,10 @@ void write_summary(const Setup& s, const wave::Result& r, const std::string& com
                        {"bytes", t.checkpoint_bytes},
                        {"resumed_from_step", r.first_step}};
   if (!analytic.is_null()) doc["analytic"] = analytic;
+  // This process's resident host memory at its peak so far (Linux counts ru_maxrss in KiB): a
+  // split run's ranks report theirs under "ranks".
+  rusage usage{};
+  doc["host_peak_bytes"] = getrusage(RUSAGE_SELF, &usage) == 0 ? int64_t(usage.ru_maxrss) * 1024 : int64_t(0);
   // A run across ranks (mpirun): the slabs, and on the GPUs the path the exchange took, rank 0's
   // exchange per step (medians, GPU events) and the inner planes' update, and where the path was
   // chosen by timing both, each path's fastest per-step time and what the overlap saved.

@@ -16,6 +16,10 @@ namespace fdstencil {
 // polynomial's published check value.
 uint32_t crc32c(const void* data, size_t bytes, uint32_t crc = 0);
 
+// The CRC-32C of a followed by b from crc32c(a), crc32c(b) and b's length, without the bytes:
+// ranks that each checksum their own part of one file give the whole file's checksum.
+uint32_t crc32c_combine(uint32_t first, uint32_t second, uint64_t second_bytes);
+
 // The CRC-32C of a whole file; throws Error(io) naming the file when it cannot
 // be read.
 uint32_t crc32c_file(const std::filesystem::path& path);

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <string>
 #include <vector>
 
 #include "fdstencil/dtype.hpp"
@@ -24,5 +25,10 @@ NpyArray read_npy(const std::filesystem::path& path);
 // leaves a partial file. Throws Error(io) on failure (the temporary is removed).
 void write_npy(const std::filesystem::path& path, DType dtype, const std::vector<int64_t>& shape,
                const void* data, int64_t bytes);
+
+// The bytes write_npy puts before the data: the magic string, the version and the header, padded
+// so the data starts on a 64-byte boundary. Writers that place the data themselves (a split run's
+// ranks, each its own planes) write these first.
+std::string npy_header(DType dtype, const std::vector<int64_t>& shape);
 
 }  // namespace fdstencil

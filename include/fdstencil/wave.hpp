@@ -169,6 +169,19 @@ struct Options {
   // Continue from this state instead of rest (nullptr: start at step 0). It must belong to this
   // run (the same fingerprint) and backend; run() refuses it otherwise, naming the difference.
   const Checkpoint* resume = nullptr;
+  // A split run (comm, below) only: its checkpoints written by every rank into this one file, each
+  // rank its own slab's bytes (the file is the one a single rank writes, and resumes on any number
+  // of ranks), instead of gathered on rank 0 and handed to on_checkpoint. Empty: gathered.
+  std::filesystem::path split_checkpoint_file;
+  // A split run only: resume from this checkpoint file, each rank reading its own slab's part of it,
+  // instead of rank 0's Options::resume. Checked as resume is.
+  std::filesystem::path split_resume_file;
+  // A split run only: each snapshot written by every rank, its own model planes, into the .npy of
+  // the model's points (nz, [ny,] nx) this names for the step, instead of gathered on rank 0 and
+  // handed to on_snapshot; and the final field into split_final_file instead of
+  // Result::final_field (when final_field is set). Empty: gathered.
+  std::function<std::filesystem::path(int64_t step)> split_snapshot_file;
+  std::filesystem::path split_final_file;
   // GPU: measure the copy bandwidth before the run (1 GiB buffers, ~10 ms) for Timing's bound. A
   // survey's later shots skip it: one figure serves the whole survey, and shots running side by
   // side would disturb each other's measurement.
@@ -180,7 +193,8 @@ struct Options {
   // fingerprint of their runs). A failure on one rank before the first exchange stops every rank
   // with an error, one after it ends every rank's process (Comm::abort). On the GPUs when the
   // transport carries device memory (NCCL; "auto" takes them as a one-rank run does), else on the
-  // cpu; without snapshots or checkpoints so far.
+  // cpu. Its checkpoints, snapshots and final field are gathered on rank 0, unless the split_*
+  // options below name the files every rank writes its own part of.
   Comm* comm = nullptr;
   // A split run on the GPUs: the halo exchange beside the inner planes' update (on), before it
   // (off), or whichever of the two the run's own first steps measure faster (automatic: the

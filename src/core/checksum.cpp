@@ -55,6 +55,28 @@ __attribute__((target("sse4.2"))) uint32_t update_sse42(const unsigned char* p, 
 const bool kHaveSse42 = __builtin_cpu_supports("sse4.2");
 #endif
 
+// Polynomials over GF(2) modulo the Castagnoli polynomial, reflected as the checksum is (bit 31
+// holds x^0): a times b.
+uint32_t multiply_mod(uint32_t a, uint32_t b) {
+  uint32_t product = 0;
+  for (uint32_t term = 1u << 31; term != 0; term >>= 1) {  // a's x^0, x^1, ... x^31
+    if (a & term) product ^= b;
+    b = (b & 1u) ? (b >> 1) ^ kPolynomial : b >> 1;  // b times x
+  }
+  return product;
+}
+
+// x^(8 bytes) modulo the polynomial, by squaring: a checksum moved past `bytes` zero bytes.
+uint32_t x_to_8n(uint64_t bytes) {
+  uint32_t result = 1u << 31;  // x^0
+  uint32_t power = 1u << 23;   // x^8: one byte
+  for (; bytes != 0; bytes >>= 1) {
+    if (bytes & 1u) result = multiply_mod(result, power);
+    power = multiply_mod(power, power);
+  }
+  return result;
+}
+
 }  // namespace
 
 uint32_t crc32c(const void* data, size_t bytes, uint32_t crc) {
@@ -64,6 +86,11 @@ uint32_t crc32c(const void* data, size_t bytes, uint32_t crc) {
   if (kHaveSse42) return ~update_sse42(p, bytes, c);
 #endif
   return ~update_table(p, bytes, c);
+}
+
+// With the initial value equal to the final xor, both cancel: crc(a b) = crc(a) x^(8 |b|) + crc(b).
+uint32_t crc32c_combine(uint32_t first, uint32_t second, uint64_t second_bytes) {
+  return multiply_mod(first, x_to_8n(second_bytes)) ^ second;
 }
 
 uint32_t crc32c_file(const std::filesystem::path& path) {

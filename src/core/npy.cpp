@@ -509,4 +509,8 @@ void write_npy(const std::filesystem::path& path, DType dtype, const std::vector
   guard.dismiss();
 }
 
+std::string npy_header(DType dtype, const std::vector<int64_t>& shape) {
+  return npy_preamble(dtype, shape, "(a header)");
+}
+
 }  // namespace fdstencil

@@ -2,8 +2,9 @@
 //
 // The file: 8 bytes of magic, the header's length (8 bytes, little-endian) and
 // its CRC-32C (4 bytes), the header (JSON: the step, nt, fingerprint, backend,
-// element size, and each array's name, bytes and CRC-32C), then the arrays'
-// bytes in the header's order. Its size is therefore known from the header, so a truncated file is
+// element size, and each array's name, bytes and CRC-32C; trailing spaces may
+// pad it, so a split run's ranks fix its length before the checksums are known),
+// then the arrays' bytes in the header's order. Its size is therefore known from the header, so a truncated file is
 // told from a complete one before any array is read.
 #include <fcntl.h>
 #include <unistd.h>
@@ -18,6 +19,7 @@
 #include "fdstencil/checksum.hpp"
 #include "fdstencil/error.hpp"
 #include "fdstencil/wave.hpp"
+#include "wave/checkpoint_io.hpp"
 
 namespace fdstencil::wave {
 
@@ -30,32 +32,26 @@ constexpr int kFormat = 1;
 // A header larger than this is not one of ours: it lists at most a dozen
 // arrays.
 constexpr uint64_t kMaxHeader = 1 << 20;
-
-[[noreturn]] void fail(const std::filesystem::path& p, const std::string& what) {
-  throw Error(ErrorKind::io, "checkpoint " + p.string() + ": " + what);
-}
+// The magic, the header's length and the header's checksum.
+constexpr int64_t kPreamble = sizeof kMagic + sizeof(uint64_t) + sizeof(uint32_t);
 
 std::string errno_text() { return std::strerror(errno); }
 
-// A file descriptor closed on every way out.
-struct Fd {
-  int fd = -1;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-};
+using detail::checkpoint_fail;
+using detail::Fd;
+
+// Linux moves at most 0x7ffff000 bytes per call anyway.
+constexpr size_t kMaxTransfer = size_t(1) << 30;
 
 void write_all(int fd, const void* data, size_t n, const std::filesystem::path& p) {
   const char* c = static_cast<const char*>(data);
   while (n > 0) {
-    // 1 GiB at most per call: Linux writes at most 0x7ffff000 bytes at once
-    // anyway.
-    const ssize_t w = ::write(fd, c, std::min<size_t>(n, size_t(1) << 30));
+    const ssize_t w = ::write(fd, c, std::min(n, kMaxTransfer));
     if (w < 0) {
       if (errno == EINTR)
         continue;  // a signal (the SIGINT that asked for this checkpoint) is no
                    // error
-      fail(p, "write failed: " + errno_text());
+      checkpoint_fail(p, "write failed: " + errno_text());
     }
     c += w;
     n -= size_t(w);
@@ -65,12 +61,12 @@ void write_all(int fd, const void* data, size_t n, const std::filesystem::path& 
 void read_all(int fd, void* data, size_t n, const std::filesystem::path& p, const std::string& what) {
   char* c = static_cast<char*>(data);
   while (n > 0) {
-    const ssize_t r = ::read(fd, c, std::min<size_t>(n, size_t(1) << 30));
+    const ssize_t r = ::read(fd, c, std::min(n, kMaxTransfer));
     if (r < 0) {
       if (errno == EINTR) continue;
-      fail(p, "read failed: " + errno_text());
+      checkpoint_fail(p, "read failed: " + errno_text());
     }
-    if (r == 0) fail(p, "truncated in " + what);
+    if (r == 0) checkpoint_fail(p, "truncated in " + what);
     c += r;
     n -= size_t(r);
   }
@@ -91,6 +87,123 @@ std::string hex(uint64_t v) {
 }
 
 }  // namespace
+
+namespace detail {
+
+void checkpoint_fail(const std::filesystem::path& p, const std::string& what) {
+  throw Error(ErrorKind::io, "checkpoint " + p.string() + ": " + what);
+}
+
+Fd::~Fd() {
+  if (fd >= 0) ::close(fd);
+}
+
+void pread_all(int fd, void* data, int64_t bytes, int64_t offset, const std::filesystem::path& p,
+               const std::string& what) {
+  char* c = static_cast<char*>(data);
+  while (bytes > 0) {
+    const ssize_t r = ::pread(fd, c, std::min(size_t(bytes), kMaxTransfer), off_t(offset));
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      checkpoint_fail(p, "read failed: " + errno_text());
+    }
+    if (r == 0) checkpoint_fail(p, "truncated in " + what);
+    c += r;
+    bytes -= r;
+    offset += r;
+  }
+}
+
+int64_t CheckpointHeader::array_offset(size_t i) const {
+  int64_t at = head;
+  for (size_t k = 0; k < i; ++k) at += arrays[k].bytes;
+  return at;
+}
+
+int64_t CheckpointHeader::file_bytes() const { return array_offset(arrays.size()); }
+
+std::string header_text(const CheckpointHeader& c, size_t pad_to) {
+  nlohmann::json h;
+  h["format"] = kFormat;
+  h["step"] = c.step;
+  h["nt"] = c.nt;
+  h["fingerprint"] = hex(c.fingerprint);
+  h["backend"] = c.backend;
+  h["element_bytes"] = c.element_bytes;
+  h["arrays"] = nlohmann::json::array();
+  for (const ArrayEntry& a : c.arrays) h["arrays"].push_back({{"name", a.name}, {"bytes", a.bytes}, {"crc32c", a.crc}});
+  std::string text = h.dump();
+  if (text.size() < pad_to) text.append(pad_to - text.size(), ' ');
+  return text;
+}
+
+size_t header_text_bound(const CheckpointHeader& h) {
+  CheckpointHeader widest = h;
+  for (ArrayEntry& a : widest.arrays) a.crc = 0xFFFFFFFFu;
+  return header_text(widest).size();
+}
+
+std::string head_bytes(const std::string& text) {
+  const uint64_t len = text.size();
+  const uint32_t crc = crc32c(text.data(), text.size());
+  std::string out(kMagic, sizeof kMagic);
+  out.append(reinterpret_cast<const char*>(&len), sizeof len);
+  out.append(reinterpret_cast<const char*>(&crc), sizeof crc);
+  return out + text;
+}
+
+CheckpointHeader read_head(int fd, const std::filesystem::path& path) {
+  char pre[kPreamble];
+  pread_all(fd, pre, sizeof kMagic, 0, path, "the magic bytes");
+  if (std::memcmp(pre, kMagic, sizeof kMagic) != 0) checkpoint_fail(path, "not an fdstencil checkpoint (wrong magic bytes)");
+  pread_all(fd, pre + sizeof kMagic, kPreamble - int64_t(sizeof kMagic), sizeof kMagic, path, "the header's length");
+  uint64_t header_len = 0;
+  uint32_t header_crc = 0;
+  std::memcpy(&header_len, pre + sizeof kMagic, sizeof header_len);
+  std::memcpy(&header_crc, pre + sizeof kMagic + sizeof header_len, sizeof header_crc);
+  if (header_len == 0 || header_len > kMaxHeader)
+    checkpoint_fail(path, "header length " + std::to_string(header_len) + " is implausible");
+  std::string header(header_len, '\0');
+  pread_all(fd, header.data(), int64_t(header.size()), kPreamble, path, "the header");
+  // The header says which step the state is: a changed digit there would resume at the wrong time.
+  if (crc32c(header.data(), header.size()) != header_crc)
+    checkpoint_fail(path, "the header does not match its checksum (corrupt)");
+  CheckpointHeader c;
+  try {
+    const nlohmann::json h = nlohmann::json::parse(header);
+    if (h.at("format").get<int>() != kFormat)
+      checkpoint_fail(path, "format " + h.at("format").dump() + ", this build reads format " + std::to_string(kFormat));
+    c.step = h.at("step").get<int64_t>();
+    c.nt = h.at("nt").get<int64_t>();
+    c.fingerprint = std::stoull(h.at("fingerprint").get<std::string>(), nullptr, 16);
+    c.backend = h.at("backend").get<std::string>();
+    c.element_bytes = h.at("element_bytes").get<int>();
+    for (const auto& a : h.at("arrays"))
+      c.arrays.push_back({a.at("name").get<std::string>(), a.at("bytes").get<int64_t>(), a.at("crc32c").get<uint32_t>()});
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    checkpoint_fail(path, std::string("malformed header: ") + e.what());
+  }
+  for (const ArrayEntry& a : c.arrays)
+    if (a.bytes < 0) checkpoint_fail(path, "array " + a.name + " has a negative size");
+  c.head = kPreamble + int64_t(header_len);
+  // The sizes against the file's before any array is allocated.
+  const off_t size = ::lseek(fd, 0, SEEK_END);
+  const int64_t expected = c.file_bytes();
+  if (size != expected)
+    checkpoint_fail(path, std::to_string(size) + " bytes where its header describes " + std::to_string(expected) +
+                              (size < expected ? " (truncated)" : " (trailing bytes)"));
+  return c;
+}
+
+CheckpointHeader read_head(const std::filesystem::path& path) {
+  Fd f(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (f.fd < 0) checkpoint_fail(path, "cannot open: " + errno_text());
+  return read_head(f.fd, path);
+}
+
+}  // namespace detail
 
 int64_t Checkpoint::bytes() const {
   int64_t b = 0;
@@ -118,19 +231,9 @@ uint64_t run_fingerprint(const Model& model, const Options& o) {
 }
 
 void save_checkpoint(const std::filesystem::path& path, const Checkpoint& c) {
-  nlohmann::json h;
-  h["format"] = kFormat;
-  h["step"] = c.step;
-  h["nt"] = c.nt;
-  h["fingerprint"] = hex(c.fingerprint);
-  h["backend"] = c.backend;
-  h["element_bytes"] = c.element_bytes;
-  h["arrays"] = nlohmann::json::array();
-  for (const auto& [name, data] : c.arrays)
-    h["arrays"].push_back({{"name", name}, {"bytes", data.size()}, {"crc32c", crc32c(data.data(), data.size())}});
-  const std::string header = h.dump();
-  const uint64_t header_len = header.size();
-  const uint32_t header_crc = crc32c(header.data(), header.size());
+  detail::CheckpointHeader h{c.step, c.nt, c.fingerprint, c.backend, c.element_bytes, {}, 0};
+  for (const auto& [name, data] : c.arrays) h.arrays.push_back({name, int64_t(data.size()), crc32c(data.data(), data.size())});
+  const std::string head = detail::head_bytes(detail::header_text(h));
 
   // pid and a counter keep concurrent writers (processes, a survey's threads)
   // apart.
@@ -139,24 +242,21 @@ void save_checkpoint(const std::filesystem::path& path, const Checkpoint& c) {
   temp += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
   Fd f;
   f.fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (f.fd < 0) fail(path, "cannot create " + temp.string() + ": " + errno_text());
+  if (f.fd < 0) checkpoint_fail(path, "cannot create " + temp.string() + ": " + errno_text());
   try {
-    write_all(f.fd, kMagic, sizeof kMagic, path);
-    write_all(f.fd, &header_len, sizeof header_len, path);
-    write_all(f.fd, &header_crc, sizeof header_crc, path);
-    write_all(f.fd, header.data(), header.size(), path);
+    write_all(f.fd, head.data(), head.size(), path);
     for (const auto& a : c.arrays) write_all(f.fd, a.second.data(), a.second.size(), path);
     // On the disk before the rename makes it the checkpoint: a crash after the
     // rename must not find a name pointing at blocks that were never written.
-    if (::fsync(f.fd) != 0) fail(path, "fsync failed: " + errno_text());
+    if (::fsync(f.fd) != 0) checkpoint_fail(path, "fsync failed: " + errno_text());
     if (::close(f.fd) != 0) {
       f.fd = -1;
-      fail(path, "close failed: " + errno_text());
+      checkpoint_fail(path, "close failed: " + errno_text());
     }
     f.fd = -1;
     std::error_code ec;
     std::filesystem::rename(temp, path, ec);
-    if (ec) fail(path, "cannot rename " + temp.string() + " into place: " + ec.message());
+    if (ec) checkpoint_fail(path, "cannot rename " + temp.string() + " into place: " + ec.message());
   } catch (...) {
     std::error_code ec;
     std::filesystem::remove(temp, ec);
@@ -169,59 +269,22 @@ void save_checkpoint(const std::filesystem::path& path, const Checkpoint& c) {
 }
 
 Checkpoint load_checkpoint(const std::filesystem::path& path) {
-  Fd f;
-  f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (f.fd < 0) fail(path, "cannot open: " + errno_text());
-  char magic[sizeof kMagic];
-  uint64_t header_len = 0;
-  uint32_t header_crc = 0;
-  read_all(f.fd, magic, sizeof magic, path, "the magic bytes");
-  if (std::memcmp(magic, kMagic, sizeof kMagic) != 0) fail(path, "not an fdstencil checkpoint (wrong magic bytes)");
-  read_all(f.fd, &header_len, sizeof header_len, path, "the header's length");
-  if (header_len == 0 || header_len > kMaxHeader)
-    fail(path, "header length " + std::to_string(header_len) + " is implausible");
-  read_all(f.fd, &header_crc, sizeof header_crc, path, "the header's checksum");
-  std::string header(header_len, '\0');
-  read_all(f.fd, header.data(), header.size(), path, "the header");
-  // The header says which step the state is: a changed digit there would resume at the wrong time.
-  if (crc32c(header.data(), header.size()) != header_crc) fail(path, "the header does not match its checksum (corrupt)");
+  Fd f(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (f.fd < 0) checkpoint_fail(path, "cannot open: " + errno_text());
+  const detail::CheckpointHeader h = detail::read_head(f.fd, path);
   Checkpoint c;
-  std::vector<uint32_t> crcs;
-  std::vector<size_t> sizes;
-  try {
-    const nlohmann::json h = nlohmann::json::parse(header);
-    if (h.at("format").get<int>() != kFormat)
-      fail(path, "format " + h.at("format").dump() + ", this build reads format " + std::to_string(kFormat));
-    c.step = h.at("step").get<int64_t>();
-    c.nt = h.at("nt").get<int64_t>();
-    c.fingerprint = std::stoull(h.at("fingerprint").get<std::string>(), nullptr, 16);
-    c.backend = h.at("backend").get<std::string>();
-    c.element_bytes = h.at("element_bytes").get<int>();
-    for (const auto& a : h.at("arrays")) {
-      c.arrays.emplace_back(a.at("name").get<std::string>(), std::vector<char>());
-      sizes.push_back(a.at("bytes").get<size_t>());
-      crcs.push_back(a.at("crc32c").get<uint32_t>());
-    }
-  } catch (const Error&) {
-    throw;
-  } catch (const std::exception& e) {
-    fail(path, std::string("malformed header: ") + e.what());
-  }
-  // The sizes against the file's before any array is allocated.
-  const off_t size = ::lseek(f.fd, 0, SEEK_END);
-  const int64_t head = int64_t(sizeof kMagic + sizeof header_len + sizeof header_crc + header_len);
-  int64_t expected = head;
-  for (size_t n : sizes) expected += int64_t(n);
-  if (size != expected)
-    fail(path, std::to_string(size) + " bytes where its header describes " + std::to_string(expected) +
-                   (size < expected ? " (truncated)" : " (trailing bytes)"));
-  ::lseek(f.fd, off_t(head), SEEK_SET);
-  for (size_t i = 0; i < c.arrays.size(); ++i) {
-    auto& [name, data] = c.arrays[i];
-    data.resize(sizes[i]);
-    read_all(f.fd, data.data(), data.size(), path, "array " + name);
-    if (crc32c(data.data(), data.size()) != crcs[i])
-      fail(path, "array " + name + " does not match its checksum (corrupt)");
+  c.step = h.step;
+  c.nt = h.nt;
+  c.fingerprint = h.fingerprint;
+  c.backend = h.backend;
+  c.element_bytes = h.element_bytes;
+  ::lseek(f.fd, off_t(h.head), SEEK_SET);
+  for (const detail::ArrayEntry& a : h.arrays) {
+    c.arrays.emplace_back(a.name, std::vector<char>(size_t(a.bytes)));
+    std::vector<char>& data = c.arrays.back().second;
+    read_all(f.fd, data.data(), data.size(), path, "array " + a.name);
+    if (crc32c(data.data(), data.size()) != a.crc)
+      checkpoint_fail(path, "array " + a.name + " does not match its checksum (corrupt)");
   }
   return c;
 }

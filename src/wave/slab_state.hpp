@@ -77,9 +77,10 @@ inline int64_t whole_elements(const SlabShape& g, int i) {
 }
 
 // One contiguous run of a slab's array, in elements: `count` from `local`. Segment s of array i,
-// concatenated over the ranks in rank order, fills the whole array's elements from `whole` on.
+// concatenated over the ranks in rank order, fills the whole array's elements from `whole` on;
+// this rank's run lies at `at` in the whole's. The ranks' segments do not overlap.
 struct Segment {
-  int64_t local = 0, count = 0, whole = 0;
+  int64_t local = 0, count = 0, whole = 0, at = 0;
 };
 
 inline std::vector<Segment> gather_segments(const SlabShape& g, int i) {
@@ -88,15 +89,16 @@ inline std::vector<Segment> gather_segments(const SlabShape& g, int i) {
     // The slab's own planes; rank 0 adds the halo above the domain (a free surface's mirror), the
     // last rank the one below (zero): together the whole's planes -R .. nz + R - 1.
     const int64_t from = g.first ? -R : 0, to = g.nz() + (g.last ? R : 0);
-    return {{g.base + from * per, (to - from) * per, g.base - R * per}};
+    return {{g.base + from * per, (to - from) * per, g.base - R * per, g.base + (g.k0 + from) * per}};
   }
-  if (i < 8) return {{0, g.nz() * per, 0}};
+  if (i < 8) return {{0, g.nz() * per, 0, g.k0 * per}};
   // z slots c < lo belong to plane c, slots lo + c' to plane whole_nz - hi + c': two runs, each
   // ordered by plane, so each concatenates over the ranks in order.
   const int64_t lo_end = std::min(g.k1, g.z_lo), lo_from = std::min(g.k0, lo_end);
   const int64_t top = g.whole_nz - g.z_hi, hi_from = std::max(g.k0, top), hi_to = std::max(g.k1, top);
-  return {{lo_from * per, (lo_end - lo_from) * per, 0},
-          {(g.z_lo + hi_from - top) * per, (hi_to - hi_from) * per, g.z_lo * per}};
+  // (every slab holds all the z slots in the whole's order: local and whole places agree)
+  return {{lo_from * per, (lo_end - lo_from) * per, 0, lo_from * per},
+          {(g.z_lo + hi_from - top) * per, (hi_to - hi_from) * per, g.z_lo * per, (g.z_lo + hi_from - top) * per}};
 }
 
 // Where slab array i comes from in the whole's (what a slab needs to resume), in elements: u and

@@ -28,6 +28,8 @@
 #include "wave/overlap_probe.hpp"
 #include "wave/slab.hpp"
 #include "wave/slab_state.hpp"
+#include "wave/split_checkpoint.hpp"
+#include "wave/split_field.hpp"
 #if FDSTENCIL_HAVE_CUDA
 #include "cuda/device.hpp"
 #include "cuda/wave/acoustic.hpp"
@@ -256,6 +258,12 @@ std::string state_array_name(int i) {
   return std::string("pml_") + kAxisNames[(i - 2) / 3] + "_" + kPmlNames[(i - 2) % 3];
 }
 
+std::vector<std::string> state_array_names() {
+  std::vector<std::string> names;
+  for (int i = 0; i < acoustic::kStateArrays; ++i) names.push_back(state_array_name(i));
+  return names;
+}
+
 // A checkpoint's header and named arrays, still empty, in the caller's recycled buffers when it
 // gives some (Options::checkpoint_buffer): fresh memory costs its first touch, which at 512^3
 // took longer than the copy itself.
@@ -314,8 +322,9 @@ acoustic::State<T> from_checkpoint(const Checkpoint& c, const acoustic::Setup<T>
 // The time loop, shared by the backends through a stepper `st`:
 // - step(n) and sync();
 // - stop(): stop_requested, asked of every rank of a split run together;
-// - snapshot(): the model's points of u now, the whole domain's (a split run's gathered on rank 0),
-//   handed to on_snapshot where hands_out() (one rank, or rank 0 of a split run);
+// - snapshot(step): the model's points of u now, the whole domain's (a split run's gathered on rank
+//   0, or written by every rank), handed to on_snapshot where hands_out() (one rank, or rank 0 of
+//   a split run that gathers);
 // - checkpoint(steps done): the state to on_checkpoint (a split run's gathered on rank 0), its bytes.
 // `checkpoints`: whether states are taken (a split run's every rank takes part in each gather).
 // Runs steps [first, nt) unless a stop ends it early; returns the steps done.
@@ -338,7 +347,7 @@ int64_t time_loop(Stepper& st, const Options& o, int64_t first, bool checkpoints
     while (next_snap < snaps.size() && snaps[next_snap] == n) {
       st.sync();
       const auto a = std::chrono::steady_clock::now();
-      std::vector<float> field = st.snapshot();
+      std::vector<float> field = st.snapshot(n);
       if (o.on_snapshot && st.hands_out()) o.on_snapshot(Snapshot{n, std::move(field)});
       ++next_snap;
       outside += since(a);
@@ -379,7 +388,8 @@ int64_t time_loop(Stepper& st, const Options& o, int64_t first, bool checkpoints
 
 // What the steppers of a split run's slabs share: the stop decided by every rank together (any
 // rank's request stops all of them at the same step), and snapshots and checkpoints gathered
-// into the one-rank formats on rank 0, which alone hands them on.
+// into the one-rank formats on rank 0, which alone hands them on (checkpoints, unless every rank
+// writes its part of the file: Options::split_checkpoint_file).
 template <class T>
 struct SplitShare {
   Comm& comm;
@@ -389,13 +399,22 @@ struct SplitShare {
   uint64_t fingerprint;
   const char* backend;
   bool poll;  // some rank has a stop_requested: every rank asks each step
+  const Domain& whole;
+  int64_t first_plane;  // the model's plane that is the slab's first
   bool stop() { return poll && !comm.all(!(o.stop_requested && o.stop_requested())); }
-  bool hands_out() const { return comm.rank() == 0; }
-  std::vector<float> snapshot_of(const T* u) {
-    return gather_to_root(comm, part.model_nz > 0 ? model_points(u, part) : std::vector<float>{});
+  bool hands_out() const { return comm.rank() == 0 && !o.split_snapshot_file; }
+  std::vector<float> snapshot_of(const T* u, int64_t step) {
+    std::vector<float> mine = part.model_nz > 0 ? model_points(u, part) : std::vector<float>{};
+    if (!o.split_snapshot_file) return gather_to_root(comm, mine);
+    detail::write_field_file(comm, o.split_snapshot_file(step), whole, first_plane, mine, "snapshot");
+    return {};
   }
   template <class Backend>
   int64_t checkpoint_of(Backend& b, int64_t done) {
+    if (!o.split_checkpoint_file.empty()) {
+      const detail::CheckpointHeader h{done, o.nt, fingerprint, backend, int(sizeof(T)), {}, 0};
+      return detail::write_checkpoint_file<T>(b, comm, g, o.split_checkpoint_file, h, state_array_names());
+    }
     const bool root = comm.rank() == 0;
     Checkpoint c = root ? checkpoint_frame(done, o, fingerprint, backend, int(sizeof(T))) : Checkpoint{};
     std::vector<std::vector<char>*> into(size_t(acoustic::kStateArrays), nullptr);
@@ -421,7 +440,7 @@ struct SlabStepper {
   void sync() {}
   bool stop() { return share.stop(); }
   bool hands_out() const { return share.hands_out(); }
-  std::vector<float> snapshot() { return share.snapshot_of(s.current()); }
+  std::vector<float> snapshot(int64_t step) { return share.snapshot_of(s.current(), step); }
   int64_t checkpoint(int64_t done) { return share.checkpoint_of(s, done); }
 };
 
@@ -435,7 +454,7 @@ struct CpuStepper {
   void sync() {}
   bool stop() { return o.stop_requested && o.stop_requested(); }
   bool hands_out() const { return true; }
-  std::vector<float> snapshot() { return model_points(s.current(), d); }
+  std::vector<float> snapshot(int64_t) { return model_points(s.current(), d); }
   int64_t checkpoint(int64_t done) {
     Checkpoint c = make_checkpoint(s, done, o, fingerprint, "cpu", int(sizeof(T)));
     const int64_t bytes = c.bytes();
@@ -503,7 +522,7 @@ struct GpuSlabStepper {
     s.download_current(scratch.data());
     return scratch;
   }
-  std::vector<float> snapshot() { return share.snapshot_of(download().data()); }
+  std::vector<float> snapshot(int64_t step) { return share.snapshot_of(download().data(), step); }
   int64_t checkpoint(int64_t done) { return share.checkpoint_of(s, done); }
   // The path taken, and each path's per-step time where both were timed.
   void report(Timing& t) const {
@@ -525,7 +544,7 @@ struct GpuStepper {
   void sync() { s.synchronize(); }
   bool stop() { return o.stop_requested && o.stop_requested(); }
   bool hands_out() const { return true; }
-  std::vector<float> snapshot() {
+  std::vector<float> snapshot(int64_t) {
     s.download_current(scratch.data());
     return model_points(scratch.data(), d);
   }
@@ -540,7 +559,9 @@ struct GpuStepper {
 
 // A checkpoint to resume from must be this run's, from this backend and precision, and not past
 // its end.
-void check_resume(const Checkpoint& c, uint64_t fingerprint, const std::string& backend, bool double_precision) {
+// `C`: a Checkpoint, or a checkpoint file's header.
+template <class C>
+void check_resume(const C& c, uint64_t fingerprint, const std::string& backend, bool double_precision) {
   if (c.fingerprint != fingerprint)
     bad("the checkpoint belongs to a different run: the model, the time step or steps, the boundary, the "
         "sources, their wavelets or the receivers differ from those that wrote it");
@@ -563,6 +584,9 @@ void check_options(const Model& model, const Options& o) {
   if (!std::isfinite(o.dt) || o.dt < 0) bad("dt must be positive (or 0 for the default), got " + fmt("%g", o.dt));
   if (o.boundary.reflection < 0 || o.boundary.reflection >= 1)
     bad("the CPML reflection must be in (0, 1) (or 0 for the default), got " + fmt("%g", o.boundary.reflection));
+  if (!o.split_resume_file.empty() && !split(o))
+    bad("split_resume_file resumes a run split across ranks: one rank takes Options::resume");
+  if (!o.split_resume_file.empty() && o.resume) bad("resume and split_resume_file both name a state to resume from");
   for (int64_t s : o.snapshot_steps)
     if (s < 0 || s > o.nt) bad("snapshot step " + std::to_string(s) + " is outside 0.." + std::to_string(o.nt));
   for (size_t i = 0; i < o.sources.size(); ++i)
@@ -668,13 +692,16 @@ struct SplitVote {
 // after it.
 template <class T>
 void run_slab(acoustic::Setup<T>& built, const Options& o, const Domain& d, Result& res, SplitVote& vote, bool gpu,
-              uint64_t split_fingerprint, uint64_t fingerprint) {
+              uint64_t split_fingerprint, uint64_t fingerprint, const detail::CheckpointHeader* resume_head) {
   Comm& comm = *o.comm;
   const Domain::Slab mine = planes_of(o, d);
   std::optional<acoustic::State<T>> resumed;
   if (comm.rank() == 0 && o.resume) resumed = from_checkpoint(*o.resume, whole_shape(built, d));
   acoustic::Setup<T> setup = std::move(built);
   const detail::SlabShape g = detail::slab_shape(setup, d, mine, comm.rank(), comm.size());
+  // Or each rank's own part of a checkpoint file, read before the vote and checked after it.
+  std::optional<detail::FileCut<T>> file_cut;
+  if (resume_head) file_cut = detail::read_checkpoint_cut<T>(o.split_resume_file, *resume_head, g, state_array_names());
   // The storage geometry alone, for the halo planes' places: the cpu state takes the setup itself.
   const acoustic::Setup<T> shape = geometry_of(setup, setup.nz, setup.alloc);
   // The slab's model planes, model points only: its planes minus the absorbing layers.
@@ -690,15 +717,20 @@ void run_slab(acoustic::Setup<T>& built, const Options& o, const Domain& d, Resu
     if (!comm.all(true)) throw Error(ErrorKind::io, "another rank failed before the run started (its own error says why)");
     if (!comm.same(split_fingerprint))
       bad("the ranks were given different runs: the model, the options or the backend differ between ranks");
+    // A damaged file stops every rank together, with the same error.
+    if (file_cut) detail::verify_checkpoint_cut(comm, o.split_resume_file, *resume_head, file_cut->parts);
     vote.passed = true;
     poll = !comm.all(!o.stop_requested);
-    std::optional<acoustic::State<T>> from = detail::scatter_state(comm, g, resumed ? &*resumed : nullptr);
+    std::optional<acoustic::State<T>> from =
+        file_cut ? std::optional(std::move(file_cut->state)) : detail::scatter_state(comm, g, resumed ? &*resumed : nullptr);
+    file_cut.reset();
     resumed.reset();
     if (from) state.restore(*from);
     res.first_step = from ? from->step : 0;
   };
   const char* backend = gpu ? "cuda" : "cpu";
-  const auto share = [&] { return SplitShare<T>{comm, o, g, part, fingerprint, backend, poll}; };
+  const int64_t first_plane = lo - d.lo[2];
+  const auto share = [&] { return SplitShare<T>{comm, o, g, part, fingerprint, backend, poll, d, first_plane}; };
   std::vector<T> traces;
   std::vector<float> field;
   bool ran = false;
@@ -750,7 +782,9 @@ void run_slab(acoustic::Setup<T>& built, const Options& o, const Domain& d, Resu
   // one-rank one, returns no traces and no field.
   if (res.steps_done < o.nt) return;
   comm.sum_to_root(traces.data(), int64_t(traces.size()));
-  std::vector<float> whole_field = o.final_field ? gather_to_root(comm, field) : std::vector<float>{};
+  const bool to_file = o.final_field && !o.split_final_file.empty();
+  if (to_file) detail::write_field_file(comm, o.split_final_file, d, first_plane, field, "final field");
+  std::vector<float> whole_field = o.final_field && !to_file ? gather_to_root(comm, field) : std::vector<float>{};
   if (comm.rank() == 0) {
     res.traces.assign(traces.begin(), traces.end());
     res.final_field = std::move(whole_field);
@@ -843,7 +877,13 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
           ? run_fingerprint(model, o)
           : 0;
   if (o.resume) check_resume(*o.resume, fingerprint, res.backend, o.double_precision);
-  res.first_step = o.resume ? o.resume->step : 0;
+  // A split run's checkpoint file: every rank reads its header (small) and checks it as resume's.
+  std::optional<detail::CheckpointHeader> resume_head;
+  if (!o.split_resume_file.empty()) {
+    resume_head = detail::read_head(o.split_resume_file);
+    check_resume(*resume_head, fingerprint, res.backend, o.double_precision);
+  }
+  res.first_step = o.resume ? o.resume->step : resume_head ? resume_head->step : 0;
   // A split run's ranks compare their runs: the checkpoint's fingerprint, the backend, the
   // precision, the launch parameters, the steps that gather (snapshots, checkpoints), and their
   // builds (the version, whether CUDA is in it, the transport's kind).
@@ -851,6 +891,10 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
   std::string gathers = " checkpoint_every ";
   gathers += std::to_string(o.checkpoint_every);
   gathers += " overlap " + std::to_string(int(o.overlap)) + (o.final_field ? " final" : " no-final");
+  gathers += o.split_checkpoint_file.empty() ? " gathered-checkpoints" : " file-checkpoints";
+  gathers += o.split_resume_file.empty() ? "" : " resume-file";
+  gathers += o.split_snapshot_file ? " snapshot-files" : "";
+  gathers += o.split_final_file.empty() ? "" : " final-file";
   gathers += " snapshots";
   for (int64_t n : o.snapshot_steps) {
     gathers += ' ';
@@ -873,7 +917,7 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
     auto setup = build_setup<float>(model, o, d, res.dt, res.reflection, std::move(src_taps), std::move(rec_taps),
                                     planes_of(o, d));
     if (split(o)) {
-      run_slab(setup, o, d, res, *vote, true, split_fingerprint, fingerprint);
+      run_slab(setup, o, d, res, *vote, true, split_fingerprint, fingerprint, resume_head ? &*resume_head : nullptr);
       return finish(res, d, start);
     }
     cuda::wave::AcousticGpu gpu_state(setup, config);
@@ -886,7 +930,7 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
     res.steps_done = time_loop(st, o, res.first_step, o.on_checkpoint != nullptr, res.timing);
     if (res.steps_done == o.nt) {
       res.traces = gpu_state.traces();
-      if (o.final_field) res.final_field = st.snapshot();
+      if (o.final_field) res.final_field = st.snapshot(o.nt);
     }
 #endif
   } else {
@@ -900,7 +944,9 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
       using T = decltype(zero);
       auto setup = build_setup<T>(model, o, d, res.dt, res.reflection, std::move(src_taps), std::move(rec_taps),
                                   planes_of(o, d));
-      if (split(o)) return run_slab(setup, o, d, res, *vote, false, split_fingerprint, fingerprint);
+      if (split(o))
+        return run_slab(setup, o, d, res, *vote, false, split_fingerprint, fingerprint,
+                        resume_head ? &*resume_head : nullptr);
       std::optional<acoustic::State<T>> resumed;
       if (o.resume) resumed = from_checkpoint(*o.resume, setup);
       cpu::AcousticCpu<T> cpu_state(std::move(setup));

@@ -4,15 +4,19 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <vector>
 
+#include "fdstencil/npy.hpp"
 #include "fdstencil/wave.hpp"
 #include "fdstencil/wave_comm.hpp"
 #include "mpi/slab_test_util.hpp"
@@ -187,6 +191,181 @@ inline void expect_resumes_across_rank_counts(Comm& comm, const Case& c, int rea
   EXPECT_EQ(finished.first_step, 90);
   // The traces before step 90 are the split run's sums: receivers straddling slabs to round-off.
   expect_same_run(whole, finished, c, comm.size(), reach, false, exact_traces);
+}
+
+// A folder every rank sees (the ranks of these tests share a machine), named by rank 0's pid and
+// `tag`; rank 0 makes it and removes it once every rank is done.
+class SharedDir {
+ public:
+  SharedDir(Comm& comm, const std::string& tag) : comm_(comm) {
+    int64_t pid = ::getpid();
+    comm_.broadcast(&pid, sizeof pid);
+    path_ = std::filesystem::temp_directory_path() / ("fdstencil_split_" + tag + "_" + std::to_string(pid));
+    if (comm_.rank() == 0) {
+      std::filesystem::remove_all(path_);
+      std::filesystem::create_directories(path_);
+    }
+    comm_.all(true);
+  }
+  ~SharedDir() {
+    comm_.all(true);
+    std::error_code ec;
+    if (comm_.rank() == 0) std::filesystem::remove_all(path_, ec);
+  }
+  const std::filesystem::path& path() const { return path_; }
+  // The names in the folder (a temporary left behind would show here).
+  std::vector<std::string> names() const {
+    std::vector<std::string> out;
+    for (const auto& e : std::filesystem::directory_iterator(path_)) out.push_back(e.path().filename().string());
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+ private:
+  Comm& comm_;
+  std::filesystem::path path_;
+};
+
+// Checkpoints every 50 steps written by every rank into one file (Options::split_checkpoint_file):
+// none is handed to on_checkpoint, and the file left is the one-rank run's last checkpoint, its
+// checksums (combined from the ranks' parts) verified by load_checkpoint.
+inline void expect_checkpoint_files_match(Comm& comm, const Case& c, int reach, bool exact_traces = true) {
+  const Checkpointed one = run_checkpointed(c, nullptr, 50);
+  SharedDir dir(comm, "ckpt");
+  Options o = c.options;
+  o.comm = &comm;
+  o.checkpoint_every = 50;
+  o.split_checkpoint_file = dir.path() / "state.ckpt";
+  int handed = 0;
+  o.on_checkpoint = [&handed](Checkpoint) { ++handed; };
+  const Result r = run(c.model, o);
+  EXPECT_EQ(handed, 0) << "rank " << comm.rank();
+  EXPECT_EQ(r.timing.checkpoints, int64_t((c.options.nt - 1) / 50)) << "rank " << comm.rank();
+  EXPECT_GT(r.timing.checkpoint_bytes, 0);
+  comm.all(true);
+  if (comm.rank() != 0) return;
+  EXPECT_EQ(dir.names(), std::vector<std::string>{"state.ckpt"}) << "a temporary was left behind";
+  ASSERT_FALSE(one.checkpoints.empty());
+  const Checkpoint k = load_checkpoint(o.split_checkpoint_file);
+  expect_same_checkpoint(one.checkpoints.back(), k, c, one.result.domain, comm.size(), reach, exact_traces);
+  EXPECT_EQ(r.timing.checkpoint_bytes, k.bytes());
+}
+
+// Checkpoint files across rank counts, each rank reading its own part (Options::split_resume_file):
+// a split run resumes one rank's file, one rank resumes the file a split run wrote when its last
+// rank alone was stopped, and a split run resumes that file too. All three end with the
+// uninterrupted one-rank run's field and traces.
+inline void expect_resumes_from_files(Comm& comm, const Case& c, int reach, bool exact_traces = true) {
+  const Result whole = run(c.model, c.options);
+  Result r;
+  const std::optional<Checkpoint> at70 = stopped_at(c, nullptr, 70, true, &r);
+  ASSERT_TRUE(at70.has_value());
+  SharedDir dir(comm, "resume");
+  if (comm.rank() == 0) save_checkpoint(dir.path() / "one.ckpt", *at70);
+  comm.all(true);
+  const auto resume_split = [&](const std::filesystem::path& file, int64_t step) {
+    Options o = c.options;
+    o.comm = &comm;
+    o.split_resume_file = file;
+    const Result resumed = run(c.model, o);
+    EXPECT_EQ(resumed.first_step, step) << "rank " << comm.rank();
+    if (comm.rank() == 0) expect_same_run(whole, resumed, c, comm.size(), reach, false, exact_traces);
+  };
+  resume_split(dir.path() / "one.ckpt", 70);
+
+  Options o = c.options;
+  o.comm = &comm;
+  o.split_checkpoint_file = dir.path() / "split.ckpt";
+  auto calls = std::make_shared<int64_t>(0);
+  if (comm.rank() == comm.size() - 1) o.stop_requested = [calls] { return ++*calls > 90; };
+  r = run(c.model, o);
+  EXPECT_TRUE(r.interrupted) << "rank " << comm.rank();
+  comm.all(true);
+  if (comm.rank() == 0) {
+    const Checkpoint at90 = load_checkpoint(o.split_checkpoint_file);
+    EXPECT_EQ(at90.step, 90);
+    Options back = c.options;
+    back.resume = &at90;
+    const Result finished = run(c.model, back);
+    EXPECT_EQ(finished.first_step, 90);
+    expect_same_run(whole, finished, c, comm.size(), reach, false, exact_traces);
+  }
+  resume_split(dir.path() / "split.ckpt", 90);
+}
+
+// A damaged checkpoint file (one byte of u changed) and another run's: every rank of a split run
+// refuses it with the same message and none waits for another.
+inline void expect_bad_files_refused_on_every_rank(Comm& comm, const Case& c) {
+  Result r;
+  const std::optional<Checkpoint> at70 = stopped_at(c, nullptr, 70, true, &r);
+  ASSERT_TRUE(at70.has_value());
+  SharedDir dir(comm, "bad");
+  const std::filesystem::path damaged = dir.path() / "damaged.ckpt", other = dir.path() / "other.ckpt";
+  if (comm.rank() == 0) {
+    save_checkpoint(damaged, *at70);
+    Checkpoint k = *at70;
+    ++k.fingerprint;
+    save_checkpoint(other, k);
+    // A byte in the middle of u (the first array, after the header): a bit flipped on the disk.
+    const auto size = std::filesystem::file_size(damaged);
+    const auto at = std::streamoff(size - k.bytes() + k.arrays[0].second.size() / 2);
+    std::fstream f(damaged, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(at);
+    char b = 0;
+    f.get(b);
+    f.seekp(at);
+    f.put(char(b ^ 0x10));
+  }
+  comm.all(true);
+  const auto refusal = [&](const std::filesystem::path& file) {
+    Options o = c.options;
+    o.comm = &comm;
+    o.split_resume_file = file;
+    try {
+      run(c.model, o);
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  const std::string corrupt = refusal(damaged);
+  EXPECT_NE(corrupt.find("array u does not match its checksum"), std::string::npos) << "rank " << comm.rank() << ": " << corrupt;
+  const std::string foreign = refusal(other);
+  EXPECT_NE(foreign.find("belongs to a different run"), std::string::npos) << "rank " << comm.rank() << ": " << foreign;
+  EXPECT_TRUE(comm.all(true)) << "the ranks are still together";
+}
+
+// Snapshots and the final field written by every rank into .npy files (Options::split_snapshot_file,
+// split_final_file): the one-rank run's fields to the bit, none handed out or returned.
+inline void expect_field_files_match(Comm& comm, const Case& c) {
+  std::vector<Snapshot> one;
+  Options o = c.options;
+  o.snapshot_steps = {99, 0, 37, c.options.nt};
+  o.on_snapshot = [&one](const Snapshot& s) { one.push_back(s); };
+  const Result alone = run(c.model, o);
+  SharedDir dir(comm, "fields");
+  int handed = 0;
+  o.on_snapshot = [&handed](const Snapshot&) { ++handed; };
+  o.comm = &comm;
+  o.split_snapshot_file = [&dir](int64_t step) { return dir.path() / ("snap_" + std::to_string(step) + ".npy"); };
+  o.split_final_file = dir.path() / "final.npy";
+  const Result split = run(c.model, o);
+  EXPECT_EQ(handed, 0) << "rank " << comm.rank();
+  EXPECT_TRUE(split.final_field.empty()) << "rank " << comm.rank();
+  comm.all(true);
+  if (comm.rank() != 0) return;
+  ASSERT_EQ(one.size(), 4u);
+  const auto expect_file = [&](const std::filesystem::path& file, const std::vector<float>& want) {
+    const NpyArray a = read_npy(file);
+    const std::vector<int64_t> shape = c.model.dim == 3 ? std::vector<int64_t>{c.model.nz, c.model.ny, c.model.nx}
+                                                        : std::vector<int64_t>{c.model.nz, c.model.nx};
+    EXPECT_EQ(a.shape, shape) << file;
+    ASSERT_EQ(a.bytes.size(), want.size() * sizeof(float)) << file;
+    EXPECT_EQ(std::memcmp(a.bytes.data(), want.data(), a.bytes.size()), 0) << file << " differs from one rank's";
+  };
+  for (const Snapshot& s : one) expect_file(dir.path() / ("snap_" + std::to_string(s.step) + ".npy"), s.field);
+  expect_file(o.split_final_file, alone.final_field);
+  EXPECT_EQ(dir.names().size(), 5u) << "four snapshots and the final field, no temporaries";
 }
 
 }  // namespace fdstencil::wave::test

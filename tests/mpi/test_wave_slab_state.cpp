@@ -27,6 +27,29 @@ TEST(WaveSlabState, CheckpointsCutInTheLayerInDoubleAreOneRanks) {
   expect_split_checkpoints_match(*test_comm(), c, 1);
 }
 
+// Every rank writing its own part of one checkpoint file: the one-rank checkpoint to the byte.
+TEST(WaveSlabState, CheckpointFilesAreOneRanks) {
+  expect_checkpoint_files_match(*test_comm(), make_case(3, 4, false, Interpolation::hicks, 30), 4);
+}
+
+TEST(WaveSlabState, CheckpointFilesCutInTheLayerInDoubleAreOneRanks) {
+  Case c = layer_cut_case(2);
+  c.options.double_precision = true;
+  expect_checkpoint_files_match(*test_comm(), c, 1);
+}
+
+TEST(WaveSlabState, CheckpointFilesResumeAcrossRankCounts) {
+  expect_resumes_from_files(*test_comm(), make_case(3, 4, true, Interpolation::trilinear, 30), 1);
+}
+
+TEST(WaveSlabState, BadCheckpointFilesAreRefusedOnEveryRank) {
+  expect_bad_files_refused_on_every_rank(*test_comm(), make_case(2, 2, false, Interpolation::trilinear, 40));
+}
+
+TEST(WaveSlabState, SnapshotAndFinalFilesAreOneRanks) {
+  expect_field_files_match(*test_comm(), make_case(3, 2, true, Interpolation::trilinear, 30));
+}
+
 TEST(WaveSlabState, SnapshotsAreOneRanks) {
   expect_split_snapshots_match(*test_comm(), make_case(3, 2, true, Interpolation::trilinear, 30));
 }

@@ -109,6 +109,22 @@ TEST(WaveSlabsGpu, CheckpointsResumeAcrossGpuCounts) {
   expect_resumes_across_rank_counts(*g_gpus, c, 1, false);
 }
 
+// Every GPU's rank writing and reading its own part of one checkpoint file.
+TEST(WaveSlabsGpu, CheckpointFilesAreOneGpus) {
+  REQUIRE_GPUS();
+  expect_checkpoint_files_match(*g_gpus, on_gpus(make_case(3, 4, false, Interpolation::trilinear, 30)), 1, false);
+}
+
+TEST(WaveSlabsGpu, SnapshotAndFinalFilesAreOneGpus) {
+  REQUIRE_GPUS();
+  expect_field_files_match(*g_gpus, on_gpus(make_case(3, 2, true, Interpolation::trilinear, 30)));
+}
+
+TEST(WaveSlabsGpu, CheckpointFilesResumeAcrossGpuCounts) {
+  REQUIRE_GPUS();
+  expect_resumes_from_files(*g_gpus, on_gpus(make_case(3, 4, true, Interpolation::trilinear, 30)), 1, false);
+}
+
 // The split run reports its exchange: a time per step, and the inner chunks' beside it.
 TEST(WaveSlabsGpu, TheExchangeIsTimed) {
   REQUIRE_GPUS();

@@ -86,6 +86,22 @@ TEST(Checksum, Crc32cMatchesThePublishedCheckValue) {
       EXPECT_EQ(crc32c(b.data() + cut, n - cut, crc32c(b.data(), cut)), crc32c(b.data(), n)) << n << " " << cut;
 }
 
+// The checksum of a whole from its two parts' checksums, at lengths that take every bit of the
+// squaring (0, 1, odd, a power of two, past 2^20) and over zeros (a sparse file's holes).
+TEST(Checksum, Crc32cCombinesTwoPartsChecksums) {
+  std::vector<unsigned char> b(3 * 1024 * 1024 + 7);
+  uint32_t x = 12345;
+  for (auto& v : b) v = static_cast<unsigned char>((x = x * 1103515245u + 12345u) >> 24);
+  for (size_t cut : {size_t(0), size_t(1), size_t(9), size_t(4096), size_t(1) << 20, b.size() - 1, b.size()}) {
+    const uint32_t a = crc32c(b.data(), cut), c = crc32c(b.data() + cut, b.size() - cut);
+    EXPECT_EQ(crc32c_combine(a, c, b.size() - cut), crc32c(b.data(), b.size())) << cut;
+  }
+  const std::vector<unsigned char> zeros(100000, 0);
+  EXPECT_EQ(crc32c_combine(crc32c(b.data(), 5), crc32c(zeros.data(), zeros.size()), zeros.size()),
+            crc32c(zeros.data(), zeros.size(), crc32c(b.data(), 5)));
+  EXPECT_NE(crc32c_combine(1u, 2u, 3), crc32c_combine(1u, 2u, 4)) << "the length must count";
+}
+
 TEST(Checkpoint, Resumes2DBitForBitFromEveryCheckpoint) {
   const auto c = checkpoint_case(2, false, "cpu");
   const Runs r = run_with_checkpoints(c, 97);  // not a divisor of nt: the last interval is short

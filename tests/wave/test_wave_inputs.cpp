@@ -280,7 +280,9 @@ TEST(WaveInputs, RunRefusesBadStepCountsSnapshotsBackendsAndPrecision) {
 // A domain far beyond the host's memory is refused from the sizes alone: no allocation is tried,
 // so the refusal is immediate. An 8^3 model inside a 1000-point CPML is 2008^3 = 8.1e9 points.
 TEST(WaveInputs, RunRefusesAStateTooLargeForTheHostBeforeAllocating) {
-  const wave::Model m = wave::Model::constant(3, 8, 8, 8, 10.0, 2000.f);
+  // 2008 x 2008 x 102008 computational points, some 5 TB of state: beyond any host's memory (an
+  // 8^3 model in the same layers, ~100 GB, fitted a 512 GiB host, which then ran it).
+  const wave::Model m = wave::Model::constant(3, 8, 8, 100000, 10.0, 2000.f);
   wave::Options o;
   o.backend = "cpu";
   o.nt = 10;
