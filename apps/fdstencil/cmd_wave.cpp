@@ -391,16 +391,20 @@ int run_split(const Flags& flags, const std::string& command, int ranks) {
   std::vector<float> analytic;
   std::optional<Error> failed;
   try {
-    s.emplace(prepare(flags));
+    // Each rank holds only the model planes its slab reads (a SEG-Y model is read whole).
+    const ModelInput model = read_model(flags, [&](int dim, int64_t nz, int64_t ny, int64_t nx) {
+      return slab_model_planes(flags, dim, nz, ny, nx, rank, host->size());
+    });
+    s.emplace(prepare(flags, &model));
     // Every rank writes its own part of each checkpoint, and reads its own part to resume: no
     // rank holds the whole state (wave::run reads and checks the file's header on every rank).
     s->options.split_checkpoint_file = s->out_dir / kCheckpointFile;
     if (s->resume) s->options.split_resume_file = s->out_dir / kCheckpointFile;
-    // Whole-field snapshots and the final field likewise (a --slice is small: it is gathered).
-    if (!s->slice.axis) {
+    // Whole-field snapshots and the final field likewise (a --slice snapshot is one plane: it is
+    // gathered on rank 0).
+    if (!s->slice.axis)
       s->options.split_snapshot_file = [dir = s->out_dir](int64_t step) { return dir / snapshot_name(step); };
-      if (s->write_final) s->options.split_final_file = s->out_dir / "final.npy";
-    }
+    if (s->write_final) s->options.split_final_file = s->out_dir / "final.npy";
     if (rank == 0) {
       check_resumable(*s);
       dir.emplace(s->out_dir);

@@ -113,8 +113,16 @@ struct Setup {
 // the flag and the problem. Creates nothing.
 // `model`, when given, is taken instead of reading the model the flags name (a survey's shots).
 Setup prepare(const Flags& flags, const ModelInput* model = nullptr);
-// The model alone, as prepare() reads it.
-ModelInput read_model(const Flags& flags);
+// The planes of a model (dim, nz, ny, nx) to hold, or all of them (nullopt).
+using ModelPlanes = std::function<std::optional<wave::Model::Window>(int dim, int64_t nz, int64_t ny, int64_t nx)>;
+// The model alone, as prepare() reads it; with `planes_of`, only the planes it names are kept
+// (Model::z0; a SEG-Y model is read whole).
+ModelInput read_model(const Flags& flags, const ModelPlanes& planes_of = {});
+// The model planes rank `rank` of `ranks` reads in a run split along z (Domain::model_planes), from
+// the flags' radius, CPML and free surface; nullopt (the whole model) when they do not parse or the
+// slabs would be too thin, which prepare() and the run then report.
+std::optional<wave::Model::Window> slab_model_planes(const Flags& flags, int dim, int64_t nz, int64_t ny, int64_t nx,
+                                                     int rank, int ranks);
 
 // --- cmd_wave.cpp: one shot's run ---------------------------------------------------------------
 // The checkpoint a run writes into its output directory, and --resume reads.

@@ -296,7 +296,7 @@ std::vector<double> read_wavelet(const std::string& path) {
   return w;
 }
 
-ModelInput build_model(const Flags& f) {
+ModelInput build_model(const Flags& f, const ModelPlanes& planes_of) {
   ModelInput s;
   wave::Model model;
   const int given = int(!f.model.empty()) + int(!f.constant.empty()) + int(!f.layered.empty());
@@ -335,7 +335,13 @@ ModelInput build_model(const Flags& f) {
   } else if (!f.model.empty()) {
     if (!f.shape.empty()) bad("--shape goes with --constant or --layered; a --model file's array has its own shape");
     require_file(f.model, "--model");
-    model = wave::Model::from_npy(f.model, h);
+    std::optional<wave::Model::Window> keep;
+    if (planes_of) {
+      const NpyHeader a = read_npy_header(f.model);
+      if (a.shape.size() == 2 || a.shape.size() == 3)
+        keep = planes_of(int(a.shape.size()), a.shape[0], a.shape.size() == 3 ? a.shape[1] : 1, a.shape.back());
+    }
+    model = wave::Model::from_npy(f.model, h, keep ? &*keep : nullptr);
     kind = "file";
     extra["path"] = f.model;
   } else {
@@ -348,15 +354,16 @@ ModelInput build_model(const Flags& f) {
     for (size_t a = 0; a < parts.size(); ++a) n[a] = integer(parts[a], "--shape '" + f.shape + "'", 1);
     const int dim = int(parts.size());
     const int64_t nz = n[0], ny = dim == 3 ? n[1] : 1, nx = n[dim - 1];
+    const std::optional<wave::Model::Window> keep = planes_of ? planes_of(dim, nz, ny, nx) : std::nullopt;
     if (!f.constant.empty()) {
       const double v = positive(f.constant, "--constant");
       if (v > std::numeric_limits<float>::max()) bad("--constant " + f.constant + " is beyond float range");
-      model = wave::Model::constant(dim, nz, ny, nx, h, float(v));
+      model = wave::Model::constant(dim, nz, ny, nx, h, float(v), keep ? &*keep : nullptr);
       kind = "constant";
       extra["velocity"] = v;
     } else {
       const auto layers = parse_layers(f.layered);
-      model = wave::Model::layered(dim, nz, ny, nx, h, layers);
+      model = wave::Model::layered(dim, nz, ny, nx, h, layers, keep ? &*keep : nullptr);
       kind = "layered";
       extra["layers"] = nlohmann::json::array();
       for (const auto& [d, v] : layers) extra["layers"].push_back({d, v});
@@ -479,7 +486,21 @@ std::vector<int64_t> model_shape(const wave::Model& m) {
   return m.dim == 3 ? std::vector<int64_t>{m.nz, m.ny, m.nx} : std::vector<int64_t>{m.nz, m.nx};
 }
 
-ModelInput read_model(const Flags& f) { return build_model(f); }
+ModelInput read_model(const Flags& f, const ModelPlanes& planes_of) { return build_model(f, planes_of); }
+
+std::optional<wave::Model::Window> slab_model_planes(const Flags& f, int dim, int64_t nz, int64_t ny, int64_t nx,
+                                                     int rank, int ranks) {
+  try {
+    wave::Boundary b;
+    b.cpml_width = int(integer(f.cpml.empty() ? kDefaultCpml : f.cpml, "--cpml", 0));
+    b.free_surface = f.free_surface;
+    const int radius = int(integer(f.radius.empty() ? kDefaultRadius : f.radius, "--radius", 1));
+    const wave::Domain d = wave::Domain::make(dim, radius, nz, ny, nx, b);
+    return d.model_planes(d.split_z(ranks)[size_t(rank)]);
+  } catch (const Error&) {
+    return std::nullopt;  // the whole model: prepare() and the run name what is wrong
+  }
+}
 
 Setup prepare(const Flags& f, const ModelInput* given) {
   Setup s;
@@ -494,7 +515,7 @@ Setup prepare(const Flags& f, const ModelInput* given) {
   }
   s.out_dir = f.output;
 
-  const ModelInput m = given ? *given : build_model(f);
+  const ModelInput m = given ? *given : build_model(f, {});
   s.model_ptr = m.model;
   s.model_json = m.json;
   const int dim = s.model().dim;

@@ -17,6 +17,15 @@ struct NpyArray {
   std::vector<unsigned char> bytes;  // the raw little-endian element data, C order
 };
 
+// What read_npy checks before the data (the header, and the file's size against it), and where
+// the data start: a reader that takes the data piece by piece (a model read by planes).
+struct NpyHeader {
+  DType dtype = DType::f64;
+  std::vector<int64_t> shape;
+  int64_t data_offset = 0, data_bytes = 0;
+};
+NpyHeader read_npy_header(const std::filesystem::path& path);
+
 // Throws Error(io) with a message naming the file and the problem (missing, not .npy, unknown
 // version, wrong dtype, Fortran order, truncated data, trailing bytes, shape overflow).
 NpyArray read_npy(const std::filesystem::path& path);

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,21 +24,39 @@ struct Model {
   int dim = 3;                  // 2 or 3
   int64_t nz = 0, ny = 1, nx = 0;  // ny is 1 in 2D
   double h = 0;                 // grid spacing in metres, the same on every axis
-  std::vector<float> v;         // m/s, C order (nz, ny, nx)
+  std::vector<float> v;         // m/s, C order: planes z0 .. z0 + planes() - 1 of (nz, ny, nx)
+  // The first plane v holds: 0 when it holds them all. A rank of a run split along z may hold only
+  // the planes its slab needs (a Window), so that no rank holds the whole model; `whole` then
+  // keeps what the run needs of the others: their extremes and checksum, taken as they were read.
+  int64_t z0 = 0;
+  struct Summary {
+    float vmin = 0, vmax = 0;
+    uint32_t crc = 0;  // CRC-32C of all nz x ny x nx values
+  };
+  std::optional<Summary> whole;
+  struct Window {
+    int64_t k0 = 0, k1 = 0;  // model planes [k0, k1)
+  };
 
-  int64_t points() const { return nz * ny * nx; }
+  int64_t points() const { return nz * ny * nx; }  // the whole model's
+  int64_t planes() const { return ny * nx > 0 ? int64_t(v.size()) / (ny * nx) : 0; }
+  const float* plane(int64_t k) const;  // model plane k; throws std::logic_error when v lacks it
   float vmin() const;
   float vmax() const;
+  uint32_t checksum() const;  // the whole model's CRC-32C
   // Throws Error(invalid_argument) naming the first bad value (non-finite, zero or negative, with
   // its index), a bad spacing or shape, or a size that does not match v.
   void validate() const;
 
-  static Model constant(int dim, int64_t nz, int64_t ny, int64_t nx, double h, float velocity);
+  // Each builder reads or makes every plane; with `keep`, v holds only the planes [k0, k1) of
+  // them, and the whole model's extremes, first bad value and checksum are found on the way.
+  static Model constant(int dim, int64_t nz, int64_t ny, int64_t nx, double h, float velocity,
+                        const Window* keep = nullptr);
   // Layers from the top: (top depth in metres, velocity), the first at depth 0, depths rising.
   static Model layered(int dim, int64_t nz, int64_t ny, int64_t nx, double h,
-                       const std::vector<std::pair<double, float>>& layers);
+                       const std::vector<std::pair<double, float>>& layers, const Window* keep = nullptr);
   // A float32 .npy of shape (nz, ny, nx) or (nz, nx); validated. Throws Error(io) for the file.
-  static Model from_npy(const std::filesystem::path& path, double h);
+  static Model from_npy(const std::filesystem::path& path, double h, const Window* keep = nullptr);
 };
 
 // --- geometry ------------------------------------------------------------------------------------
@@ -81,6 +100,9 @@ struct Domain {
   // `parts` slabs of near-equal planes; throws Error(invalid_argument) when a slab would be
   // thinner than the radius (its halo would reach past its neighbour).
   std::vector<Slab> split_z(int parts) const;
+  // The model planes a slab reads: its own, or the model's edge plane for its planes in the z
+  // absorbing layers. What a split run's rank must hold of the model (Model::z0).
+  Model::Window model_planes(const Slab& s) const;
 };
 
 // --- time ----------------------------------------------------------------------------------------
@@ -170,8 +192,9 @@ struct Options {
   // run (the same fingerprint) and backend; run() refuses it otherwise, naming the difference.
   const Checkpoint* resume = nullptr;
   // A split run (comm, below) only: its checkpoints written by every rank into this one file, each
-  // rank its own slab's bytes (the file is the one a single rank writes, and resumes on any number
-  // of ranks), instead of gathered on rank 0 and handed to on_checkpoint. Empty: gathered.
+  // rank its own slab's bytes (in save_checkpoint's format, the arrays a single rank writes and a
+  // header padded with spaces; it resumes on any number of ranks), instead of gathered on rank 0
+  // and handed to on_checkpoint. Empty: gathered.
   std::filesystem::path split_checkpoint_file;
   // A split run only: resume from this checkpoint file, each rank reading its own slab's part of it,
   // instead of rank 0's Options::resume. Checked as resume is.

@@ -303,7 +303,7 @@ uint32_t load_le(const unsigned char* bytes, int count) {
 
 }  // namespace
 
-NpyArray read_npy(const std::filesystem::path& path) {
+NpyHeader read_npy_header(const std::filesystem::path& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) fail_io(path, "is a directory, not a .npy file");
   FilePtr file(std::fopen(path.c_str(), "rb"));
@@ -353,7 +353,7 @@ NpyArray read_npy(const std::filesystem::path& path) {
   if (!read_exact(header_text.data(), header_len)) fail_read(path, file.get(), "header");
   const Header header = HeaderParser(header_text, path).parse();
 
-  NpyArray array;
+  NpyHeader array;
   array.dtype = dtype_from_descr(*header.descr, path);
   if (header.fortran_order->kind != HeaderValue::Kind::boolean) {
     fail_io(path, "malformed header: 'fortran_order' must be True or False, not " +
@@ -395,7 +395,21 @@ NpyArray read_npy(const std::filesystem::path& path) {
                       " bytes of data, found " + std::to_string(data_in_file) + " (" +
                       std::to_string(data_in_file - *data_bytes) + " extra)");
   }
+  array.data_offset = prefix_len + header_len;
+  array.data_bytes = *data_bytes;
+  return array;
+}
 
+NpyArray read_npy(const std::filesystem::path& path) {
+  const NpyHeader header = read_npy_header(path);
+  NpyArray array;
+  array.dtype = header.dtype;
+  array.shape = header.shape;
+  const std::optional<int64_t> data_bytes = header.data_bytes;
+  FilePtr file(std::fopen(path.c_str(), "rb"));
+  if (!file) fail_io(path, "cannot open for reading: " + errno_text(errno));
+  if (std::fseek(file.get(), static_cast<long>(header.data_offset), SEEK_SET) != 0)
+    fail_io(path, "cannot seek: " + errno_text(errno));
   array.bytes.resize(static_cast<size_t>(*data_bytes));
   // The file may have changed since we measured it; re-check against what we actually read.
   const size_t got = std::fread(array.bytes.data(), 1, array.bytes.size(), file.get());

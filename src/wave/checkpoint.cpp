@@ -213,8 +213,7 @@ int64_t Checkpoint::bytes() const {
 
 uint64_t run_fingerprint(const Model& model, const Options& o) {
   nlohmann::json j;
-  j["model"] = {model.dim, model.nz, model.ny,
-                model.nx,  model.h,  crc32c(model.v.data(), model.v.size() * sizeof(float))};
+  j["model"] = {model.dim, model.nz, model.ny, model.nx, model.h, model.checksum()};
   j["radius"] = o.radius;
   j["dt"] = run_dt(model, o);  // the step itself: dt or cfl_safety, whichever made it
   j["nt"] = o.nt;

@@ -1,5 +1,6 @@
 // The computational domain: the model with its absorbing layers, on storage whose x-lines start
 // on 128-byte boundaries so the step kernel's vector loads stay aligned.
+#include <algorithm>
 #include <string>
 
 #include "fdstencil/error.hpp"
@@ -49,6 +50,11 @@ Domain Domain::make(int dim, int radius, int64_t nz, int64_t ny, int64_t nx, con
   if (alloc * sizeof(float) > 9e18) throw Error(ErrorKind::out_of_memory, "the domain's size overflows 64 bits");
   d.alloc = d.slice * (d.nz + 2 * R) + kTailElems;
   return d;
+}
+
+Model::Window Domain::model_planes(const Slab& s) const {
+  const auto model_plane = [&](int64_t k) { return std::clamp<int64_t>(k - lo[2], 0, model_nz - 1); };
+  return {model_plane(s.k0), model_plane(s.k1 - 1) + 1};
 }
 
 std::vector<Domain::Slab> Domain::split_z(int parts) const {

@@ -1,12 +1,18 @@
 // The velocity model: built from a constant, layers or a .npy file, and checked before anything
 // is allocated for it.
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <limits>
+#include <memory>
+#include <stdexcept>
 #include <cmath>
 #include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "fdstencil/checksum.hpp"
 #include "fdstencil/error.hpp"
 #include "fdstencil/field.hpp"
 #include "fdstencil/npy.hpp"
@@ -30,7 +36,8 @@ void check_shape(int dim, int64_t nz, int64_t ny, int64_t nx) {
   if (points * sizeof(float) > 9e18) throw Error(ErrorKind::out_of_memory, "the model's size overflows 64 bits");
 }
 
-Model blank(int dim, int64_t nz, int64_t ny, int64_t nx, double h, float fill = 0.f) {
+// `planes`: how many planes of v to allocate (all of them by default).
+Model blank(int dim, int64_t nz, int64_t ny, int64_t nx, double h, float fill = 0.f, int64_t planes = -1) {
   check_shape(dim, nz, ny, nx);
   if (!(std::isfinite(h) && h > 0)) bad("the grid spacing must be finite and positive, got " + std::to_string(h));
   Model m;
@@ -39,8 +46,9 @@ Model blank(int dim, int64_t nz, int64_t ny, int64_t nx, double h, float fill = 
   m.ny = ny;
   m.nx = nx;
   m.h = h;
-  ensure_host_memory(m.points() * int64_t(sizeof(float)), "the velocity model");
-  m.v.assign(size_t(m.points()), fill);
+  if (planes < 0) planes = nz;
+  ensure_host_memory(planes * ny * nx * int64_t(sizeof(float)), "the velocity model");
+  m.v.assign(size_t(planes * ny * nx), fill);
   return m;
 }
 
@@ -50,52 +58,93 @@ Model blank(int dim, int64_t nz, int64_t ny, int64_t nx, double h, float fill = 
 // is 40 GB, and a run asks for its extremes several times before it starts.
 namespace {
 
-std::pair<float, float> extremes(const std::vector<float>& v) {
-  float lo = v.empty() ? 0.f : v[0], hi = lo;
-  const int64_t n = int64_t(v.size());
+std::pair<float, float> extremes(const float* v, int64_t n) {
+  float lo = n == 0 ? 0.f : v[0], hi = lo;
 #pragma omp parallel for reduction(min : lo) reduction(max : hi)
   for (int64_t p = 0; p < n; ++p) {
-    lo = std::min(lo, v[size_t(p)]);
-    hi = std::max(hi, v[size_t(p)]);
+    lo = std::min(lo, v[p]);
+    hi = std::max(hi, v[p]);
   }
   return {lo, hi};
 }
 
+// The first bad value of v[0, n), whose first is the model's value p0 (C order over the whole):
+// found over the threads (the lowest index any of them saw), named with its (z, y, x).
+void check_values(const Model& m, const float* v, int64_t n, int64_t p0) {
+  int64_t first = n;
+#pragma omp parallel for reduction(min : first)
+  for (int64_t q = 0; q < n; ++q)
+    if (!std::isfinite(v[q]) || v[q] <= 0.f) first = std::min(first, q);
+  if (first == n) return;
+  const int64_t p = p0 + first, i = p % m.nx, j = p / m.nx % m.ny, k = p / m.nx / m.ny;
+  const std::string at = m.dim == 3 ? "(z, y, x) = (" + std::to_string(k) + ", " + std::to_string(j) + ", " +
+                                          std::to_string(i) + ")"
+                                    : "(z, x) = (" + std::to_string(k) + ", " + std::to_string(i) + ")";
+  bad("velocity " + std::to_string(v[first]) + " at index " + at + ": velocities must be finite and positive (m/s)");
+}
+
+// A model made plane by plane, `make(k, out)` writing plane k, keeping the planes of `keep`: every
+// plane passes through one plane's buffer or its place in v, in order, so the whole's extremes,
+// first bad value and checksum are those of the whole model.
+template <class Make>
+Model by_planes(int dim, int64_t nz, int64_t ny, int64_t nx, double h, const Model::Window& keep, Make make) {
+  Model m = blank(dim, nz, ny, nx, h, 0.f, 0);
+  if (keep.k0 < 0 || keep.k1 > nz || keep.k0 >= keep.k1)
+    bad("model planes [" + std::to_string(keep.k0) + ", " + std::to_string(keep.k1) + ") are not inside the model's " +
+        std::to_string(nz));
+  const int64_t plane = ny * nx;
+  ensure_host_memory((keep.k1 - keep.k0) * plane * int64_t(sizeof(float)), "the velocity model's planes");
+  m.z0 = keep.k0;
+  m.v.resize(size_t((keep.k1 - keep.k0) * plane));
+  std::vector<float> spare(static_cast<size_t>(plane));
+  Model::Summary w{std::numeric_limits<float>::max(), std::numeric_limits<float>::lowest(), 0};
+  for (int64_t k = 0; k < nz; ++k) {
+    float* out = k >= keep.k0 && k < keep.k1 ? m.v.data() + (k - keep.k0) * plane : spare.data();
+    make(k, out);
+    check_values(m, out, plane, k * plane);
+    const auto [lo, hi] = extremes(out, plane);
+    w.vmin = std::min(w.vmin, lo);
+    w.vmax = std::max(w.vmax, hi);
+    w.crc = crc32c(out, size_t(plane) * sizeof(float), w.crc);
+  }
+  m.whole = w;
+  return m;
+}
+
 }  // namespace
 
-float Model::vmin() const { return extremes(v).first; }
-float Model::vmax() const { return extremes(v).second; }
+const float* Model::plane(int64_t k) const {
+  if (k < z0 || k >= z0 + planes())
+    throw std::logic_error("model plane " + std::to_string(k) + " is not among the planes this rank holds, " +
+                           std::to_string(z0) + ".." + std::to_string(z0 + planes() - 1));
+  return v.data() + (k - z0) * ny * nx;
+}
+
+float Model::vmin() const { return whole ? whole->vmin : extremes(v.data(), int64_t(v.size())).first; }
+float Model::vmax() const { return whole ? whole->vmax : extremes(v.data(), int64_t(v.size())).second; }
+uint32_t Model::checksum() const { return whole ? whole->crc : crc32c(v.data(), v.size() * sizeof(float)); }
 
 void Model::validate() const {
   check_shape(dim, nz, ny, nx);
   if (!(std::isfinite(h) && h > 0)) bad("the grid spacing must be finite and positive, got " + std::to_string(h));
-  if (int64_t(v.size()) != points())
+  if (!whole && int64_t(v.size()) != points())
     bad("the model has " + std::to_string(v.size()) + " velocities for " + std::to_string(points()) + " points");
-  // The first bad value, found over the threads (the lowest index any of them saw).
-  const int64_t n = int64_t(v.size());
-  int64_t first = n;
-#pragma omp parallel for reduction(min : first)
-  for (int64_t q = 0; q < n; ++q)
-    if (!std::isfinite(v[size_t(q)]) || v[size_t(q)] <= 0.f) first = std::min(first, q);
-  for (size_t p = size_t(first); p < v.size(); ++p)
-    if (!std::isfinite(v[p]) || v[p] <= 0.f) {
-      const int64_t i = int64_t(p) % nx, j = int64_t(p) / nx % ny, k = int64_t(p) / nx / ny;
-      const std::string at = dim == 3 ? "(z, y, x) = (" + std::to_string(k) + ", " + std::to_string(j) + ", " +
-                                            std::to_string(i) + ")"
-                                      : "(z, x) = (" + std::to_string(k) + ", " + std::to_string(i) + ")";
-      bad("velocity " + std::to_string(v[p]) + " at index " + at +
-          ": velocities must be finite and positive (m/s)");
-    }
+  if (whole && (int64_t(v.size()) % (ny * nx) != 0 || planes() < 1 || z0 < 0 || z0 + planes() > nz))
+    bad("the model holds " + std::to_string(v.size()) + " velocities from plane " + std::to_string(z0) +
+        ", not whole planes inside its " + std::to_string(nz));
+  check_values(*this, v.data(), int64_t(v.size()), z0 * ny * nx);
 }
 
-Model Model::constant(int dim, int64_t nz, int64_t ny, int64_t nx, double h, float velocity) {
+Model Model::constant(int dim, int64_t nz, int64_t ny, int64_t nx, double h, float velocity, const Window* keep) {
   if (!std::isfinite(velocity) || velocity <= 0.f)
     bad("the constant velocity must be finite and positive, got " + std::to_string(velocity));
+  if (keep)
+    return by_planes(dim, nz, ny, nx, h, *keep, [&](int64_t, float* out) { std::fill(out, out + ny * nx, velocity); });
   return blank(dim, nz, ny, nx, h, velocity);
 }
 
 Model Model::layered(int dim, int64_t nz, int64_t ny, int64_t nx, double h,
-                     const std::vector<std::pair<double, float>>& layers) {
+                     const std::vector<std::pair<double, float>>& layers, const Window* keep) {
   if (layers.empty()) bad("a layered model needs at least one layer");
   if (layers.front().first != 0.0) bad("the first layer must start at depth 0, got " + std::to_string(layers.front().first));
   for (size_t l = 0; l < layers.size(); ++l) {
@@ -106,19 +155,24 @@ Model Model::layered(int dim, int64_t nz, int64_t ny, int64_t nx, double h,
       bad("layer depths must increase: layer " + std::to_string(l) + " starts at " + std::to_string(layers[l].first) +
           " m, not below " + std::to_string(layers[l - 1].first) + " m");
   }
-  Model m = blank(dim, nz, ny, nx, h);
-  for (int64_t k = 0; k < nz; ++k) {
+  const auto velocity_at = [&](int64_t k) {
     const double z = double(k) * h;
     float vk = layers.front().second;
     for (const auto& [top, vel] : layers)
       if (z >= top) vk = vel;
-    std::fill(m.v.begin() + k * ny * nx, m.v.begin() + (k + 1) * ny * nx, vk);
-  }
+    return vk;
+  };
+  if (keep)
+    return by_planes(dim, nz, ny, nx, h, *keep,
+                     [&](int64_t k, float* out) { std::fill(out, out + ny * nx, velocity_at(k)); });
+  Model m = blank(dim, nz, ny, nx, h);
+  for (int64_t k = 0; k < nz; ++k)
+    std::fill(m.v.begin() + k * ny * nx, m.v.begin() + (k + 1) * ny * nx, velocity_at(k));
   return m;
 }
 
-Model Model::from_npy(const std::filesystem::path& path, double h) {
-  const NpyArray a = read_npy(path);
+Model Model::from_npy(const std::filesystem::path& path, double h, const Window* keep) {
+  const NpyHeader a = read_npy_header(path);
   if (a.dtype != DType::f32)
     throw Error(ErrorKind::io, path.string() + ": a velocity model must be float32 (m/s)");
   if (a.shape.size() != 2 && a.shape.size() != 3)
@@ -126,14 +180,23 @@ Model Model::from_npy(const std::filesystem::path& path, double h) {
                                    std::to_string(a.shape.size()) + " dimensions");
   const int dim = int(a.shape.size());
   const int64_t nz = a.shape[0], ny = dim == 3 ? a.shape[1] : 1, nx = a.shape.back();
-  Model m = blank(dim, nz, ny, nx, h);
-  std::memcpy(m.v.data(), a.bytes.data(), m.v.size() * sizeof(float));
+  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!f || std::fseek(f.get(), long(a.data_offset), SEEK_SET) != 0)
+    throw Error(ErrorKind::io, path.string() + ": cannot open and seek to its data: " + std::strerror(errno));
+  const auto read = [&](float* out, int64_t n) {
+    if (std::fread(out, sizeof(float), size_t(n), f.get()) != size_t(n))
+      throw Error(ErrorKind::io, path.string() + ": read failed or truncated in its data");
+  };
   try {
+    if (keep) return by_planes(dim, nz, ny, nx, h, *keep, [&](int64_t, float* out) { read(out, ny * nx); });
+    Model m = blank(dim, nz, ny, nx, h);
+    read(m.v.data(), int64_t(m.v.size()));
     m.validate();
+    return m;
   } catch (const Error& e) {
+    if (e.kind() == ErrorKind::io) throw;
     throw Error(ErrorKind::invalid_argument, path.string() + ": " + e.what());
   }
-  return m;
 }
 
 }  // namespace fdstencil::wave

@@ -28,27 +28,37 @@ SharedFile::SharedFile(Comm& comm, std::filesystem::path path, int64_t bytes, st
   temp_ = path_;
   temp_ += ".tmp." + std::to_string(name[0]) + "." + std::to_string(name[1]);
   if (comm_.rank() == 0) {
-    fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    // 0666 less the umask, as write_npy's files
+    fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd_ < 0)
       error_ = what("cannot create " + temp_.string() + ": " + errno_text());
     else if (::ftruncate(fd_, off_t(bytes)) != 0)
       error_ = what("cannot size " + temp_.string() + ": " + errno_text());
   }
-  agree("could not create its temporary");
-  if (comm_.rank() != 0) {
-    fd_ = ::open(temp_.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd_ < 0) error_ = what("cannot open " + temp_.string() + " (the ranks must share its folder): " + errno_text());
+  // A constructor that throws runs no destructor: the temporary is removed here.
+  try {
+    agree("could not create its temporary");
+    if (comm_.rank() != 0) {
+      fd_ = ::open(temp_.c_str(), O_WRONLY | O_CLOEXEC);
+      if (fd_ < 0) error_ = what("cannot open " + temp_.string() + " (the ranks must share its folder): " + errno_text());
+    }
+    agree("could not open its temporary");
+  } catch (...) {
+    discard();
+    throw;
   }
-  agree("could not open its temporary");
 }
 
-SharedFile::~SharedFile() {
+void SharedFile::discard() {
   if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
   if (!committed_ && comm_.rank() == 0) {
     std::error_code ec;
     std::filesystem::remove(temp_, ec);
   }
 }
+
+SharedFile::~SharedFile() { discard(); }
 
 std::string SharedFile::what(const std::string& text) const { return kind_ + " " + path_.string() + ": " + text; }
 

@@ -37,6 +37,7 @@ class SharedFile {
   std::string error_;  // this rank's first failure
   bool committed_ = false;
   std::string what(const std::string& text) const;  // the message naming the file
+  void discard();  // closes it; rank 0 removes the temporary unless committed
   void agree(const std::string& failed);
 };
 

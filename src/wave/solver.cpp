@@ -2,6 +2,7 @@
 // (core/acoustic.hpp's Setup), runs the time loop on the GPU or the cpu, and gathers the traces,
 // snapshots and the timing.
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cmath>
@@ -13,6 +14,7 @@
 #include <type_traits>
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "core/acoustic.hpp"
 #include "cpu/acoustic.hpp"
@@ -123,7 +125,7 @@ double m_at(const Model& model, const Domain& d, double dt, int64_t i, int64_t j
   const int64_t mk = std::clamp<int64_t>(k - d.lo[2], 0, d.model_nz - 1);
   const int64_t mj = std::clamp<int64_t>(j - d.lo[1], 0, d.model_ny - 1);
   const int64_t mi = std::clamp<int64_t>(i - d.lo[0], 0, d.model_nx - 1);
-  const double v = model.v[size_t((mk * d.model_ny + mj) * d.model_nx + mi)];
+  const double v = model.plane(mk)[mj * d.model_nx + mi];
   return v * v * dt * dt;
 }
 
@@ -137,7 +139,7 @@ void fill_m(acoustic::Setup<T>& s, const Model& model, const Domain& d, double d
     const int64_t mk = std::clamp<int64_t>(k - d.lo[2], 0, d.model_nz - 1);
     for (int64_t j = 0; j < d.ny; ++j) {
       const int64_t mj = std::clamp<int64_t>(j - d.lo[1], 0, d.model_ny - 1);
-      const float* row = model.v.data() + (mk * d.model_ny + mj) * d.model_nx;
+      const float* row = model.plane(mk) + mj * d.model_nx;
       T* out = s.m.data() + d.index(0, j, k) - planes.k0 * d.slice;
       for (int64_t i = 0; i < d.nx; ++i) {
         const double v = row[std::clamp<int64_t>(i - d.lo[0], 0, d.model_nx - 1)];
@@ -182,7 +184,11 @@ acoustic::Setup<T> build_setup(const Model& model, const Options& o, const Domai
   s.free_surface = o.boundary.free_surface && planes.k0 == 0;
   // The source scaling s = v^2 f delta(x - x_s): a tap of weight w adds dt^2 v^2 f w / h^dim.
   const double cell = std::pow(model.h, d.dim);
-  for (acoustic::Tap& t : src_taps) t.w = float(double(t.w) * double(T(m_at(model, d, dt, t.i, t.j, t.k))) / cell);
+  // (the taps of the slab's planes: the others are dropped below, and their m may lie in planes
+  // this rank's model does not hold)
+  for (acoustic::Tap& t : src_taps)
+    if (t.k >= planes.k0 && t.k < planes.k1)
+      t.w = float(double(t.w) * double(T(m_at(model, d, dt, t.i, t.j, t.k))) / cell);
   // A run on one rank keeps every tap as placed; a slab those of its planes, renumbered.
   const bool whole = planes.k0 == 0 && planes.k1 == d.nz;
   s.sources = whole ? std::move(src_taps) : detail::slab_taps(src_taps, planes);
@@ -678,6 +684,23 @@ Checked checked(const Model& model, const Options& o) {
 
 namespace {
 
+// Every rank can write into the folders of the files it writes its part of (Options::split_*),
+// checked before the vote: a failure to write after it ends every rank's process.
+void check_split_folders(const Options& o, int rank) {
+  std::vector<std::filesystem::path> files;
+  if (!o.split_checkpoint_file.empty() && (o.checkpoint_every > 0 || o.stop_requested))
+    files.push_back(o.split_checkpoint_file);
+  if (!o.split_final_file.empty() && o.final_field) files.push_back(o.split_final_file);
+  if (o.split_snapshot_file && !o.snapshot_steps.empty()) files.push_back(o.split_snapshot_file(o.snapshot_steps[0]));
+  for (const std::filesystem::path& f : files) {
+    const std::filesystem::path dir = f.has_parent_path() ? f.parent_path() : std::filesystem::path(".");
+    if (::access(dir.c_str(), W_OK | X_OK) != 0)
+      throw Error(ErrorKind::io, "rank " + std::to_string(rank) + " cannot write into " + dir.string() + " (" +
+                                     std::strerror(errno) + "): the ranks of a split run write their parts of " +
+                                     f.filename().string() + " there, and must share the folder");
+  }
+}
+
 // A split run's one vote, after every rank has built its slab and before the first exchange.
 struct SplitVote {
   bool cast = false, passed = false;
@@ -699,9 +722,9 @@ void run_slab(acoustic::Setup<T>& built, const Options& o, const Domain& d, Resu
   if (comm.rank() == 0 && o.resume) resumed = from_checkpoint(*o.resume, whole_shape(built, d));
   acoustic::Setup<T> setup = std::move(built);
   const detail::SlabShape g = detail::slab_shape(setup, d, mine, comm.rank(), comm.size());
-  // Or each rank's own part of a checkpoint file, read before the vote and checked after it.
+  // Or each rank's own part of a checkpoint file, read before the vote (once the setup is in the
+  // state: the two are not held at once) and checked after it.
   std::optional<detail::FileCut<T>> file_cut;
-  if (resume_head) file_cut = detail::read_checkpoint_cut<T>(o.split_resume_file, *resume_head, g, state_array_names());
   // The storage geometry alone, for the halo planes' places: the cpu state takes the setup itself.
   const acoustic::Setup<T> shape = geometry_of(setup, setup.nz, setup.alloc);
   // The slab's model planes, model points only: its planes minus the absorbing layers.
@@ -713,6 +736,8 @@ void run_slab(acoustic::Setup<T>& built, const Options& o, const Domain& d, Resu
   // rank polls a stop, and the state to resume from.
   bool poll = false;
   const auto vote_then_resume = [&](auto& state) {
+    check_split_folders(o, comm.rank());
+    if (resume_head) file_cut = detail::read_checkpoint_cut<T>(o.split_resume_file, *resume_head, g, state_array_names());
     vote.cast = true;
     if (!comm.all(true)) throw Error(ErrorKind::io, "another rank failed before the run started (its own error says why)");
     if (!comm.same(split_fingerprint))
@@ -852,6 +877,10 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
   // host the setup's m, one field for snapshots and the final field.
   // A slab of a split run: its share of the state, its planes of the host arrays.
   const Domain::Slab planes = planes_of(o, d);
+  // A model held in part (a split run's rank) must hold the planes this slab reads.
+  if (const Model::Window need = d.model_planes(planes); need.k0 < model.z0 || need.k1 > model.z0 + model.planes())
+    bad("the model holds planes " + std::to_string(model.z0) + ".." + std::to_string(model.z0 + model.planes() - 1) +
+        " and this rank's slab reads " + std::to_string(need.k0) + ".." + std::to_string(need.k1 - 1));
   const double share = double(planes.k1 - planes.k0) / double(d.nz);
   const int64_t state = int64_t(double(state_bytes(d, o, gpu)) * share);
   const int64_t host_elem = o.double_precision ? 8 : 4;

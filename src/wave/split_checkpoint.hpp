@@ -189,7 +189,7 @@ inline void verify_checkpoint_cut(Comm& comm, const std::filesystem::path& path,
         };
         if (combine_parts(of, h.arrays[i].bytes, gap) != h.arrays[i].crc) bad = int64_t(i);
       }
-    } catch (const Error&) {
+    } catch (...) {  // (whatever it is, the other ranks are waiting in the broadcast below)
       bad = -2;
     }
   }

@@ -50,6 +50,23 @@ TEST(WaveSlabState, SnapshotAndFinalFilesAreOneRanks) {
   expect_field_files_match(*test_comm(), make_case(3, 2, true, Interpolation::trilinear, 30));
 }
 
+// A folder a rank cannot write into is refused on every rank before the run.
+TEST(WaveSlabState, AFolderTheRanksCannotWriteIntoIsRefusedBeforeTheRun) {
+  Comm& comm = *test_comm();
+  Case c = make_case(2, 2, false, Interpolation::trilinear, 40);
+  c.options.comm = &comm;
+  c.options.checkpoint_every = 10;
+  c.options.split_checkpoint_file = "/nonexistent-fdstencil-folder/state.ckpt";
+  std::string what = "(no error)";
+  try {
+    run(c.model, c.options);
+  } catch (const std::exception& e) {
+    what = e.what();
+  }
+  EXPECT_NE(what.find("cannot write into /nonexistent-fdstencil-folder"), std::string::npos) << what;
+  EXPECT_TRUE(comm.all(true)) << "the ranks are still together";
+}
+
 TEST(WaveSlabState, SnapshotsAreOneRanks) {
   expect_split_snapshots_match(*test_comm(), make_case(3, 2, true, Interpolation::trilinear, 30));
 }

@@ -127,6 +127,16 @@ class SplitRunsMatchOneRank(unittest.TestCase):
                        ["snapshot_000000.npy", "snapshot_000060.npy", "snapshot_000120.npy"])
         self.same_shot([*PLANE, "--snapshot-every", "50"], "cpu", ["snapshot_000050.npy", "snapshot_000150.npy"])
 
+    def test_npy_model_cpu(self):
+        # Each rank reads only the model planes its slab needs: a model that varies along z and x.
+        with tempfile.TemporaryDirectory() as tmp:
+            v = np.full((40, 30, 26), 2000, np.float32)
+            v[20:] = 2400
+            v[:, :, 13:] += 100
+            path = os.path.join(tmp, "v.npy")
+            np.save(path, v)
+            self.same_shot(["--model", path, *CUBE[4:]], "cpu")
+
     def test_auto_takes_the_gpus_only_with_one_per_rank(self):
         # 2 ranks on this one node: the GPUs with 2 or more, else the cpu, said where some GPU was
         # found (a one-GPU machine), silent where none was.

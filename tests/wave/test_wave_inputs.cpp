@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -179,6 +180,59 @@ TEST_F(WaveNpy, RefusesWrongDtypeShapeMissingFileAndBadValues) {
   EXPECT_TRUE(throws_error([&] { wave::Model::from_npy(p, 10.0); }, ErrorKind::invalid_argument, {"nan.npy"}));
   EXPECT_TRUE(throws_error([&] { wave::Model::from_npy(write("ok.npy", {5, 7}, flat), 0.0); },
                            ErrorKind::invalid_argument, {"spacing"}));
+}
+
+// A model held in part (a split run's rank, Model::Window): its planes are the whole's, and the
+// whole's extremes, checksum and first bad value are found on the way, for every builder.
+TEST_F(WaveNpy, ModelPlanesKeepTheWholesFigures) {
+  std::vector<float> v(9 * 3 * 4);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = 1500.f + float((i * 37) % 101);
+  const fs::path p = write("v.npy", {9, 3, 4}, v);
+  const wave::Model whole = wave::Model::from_npy(p, 10.0);
+  const wave::Model::Window w{3, 6};
+  const wave::Model part = wave::Model::from_npy(p, 10.0, &w);
+  EXPECT_EQ(part.z0, 3);
+  EXPECT_EQ(part.planes(), 3);
+  EXPECT_EQ(part.v.size(), size_t(3 * 12));
+  EXPECT_EQ(std::vector<float>(part.plane(3), part.plane(3) + 36), std::vector<float>(whole.plane(3), whole.plane(3) + 36));
+  EXPECT_EQ(part.vmin(), whole.vmin());
+  EXPECT_EQ(part.vmax(), whole.vmax());
+  EXPECT_EQ(part.checksum(), whole.checksum());
+  EXPECT_NO_THROW(part.validate());
+  EXPECT_THROW(part.plane(2), std::logic_error);
+  EXPECT_THROW(part.plane(6), std::logic_error);
+  // A bad value outside the planes kept is refused as the whole model refuses it.
+  v[size_t(7 * 12 + 5)] = -1.f;
+  const fs::path q = write("bad.npy", {9, 3, 4}, v);
+  EXPECT_TRUE(throws_error([&] { wave::Model::from_npy(q, 10.0, &w); }, ErrorKind::invalid_argument,
+                           {"bad.npy", "(z, y, x) = (7, 1, 1)"}));
+  const wave::Model::Window outside{5, 10};
+  EXPECT_TRUE(throws_error([&] { wave::Model::from_npy(p, 10.0, &outside); }, ErrorKind::invalid_argument,
+                           {"not inside"}));
+  // The generated models: the same checksum as their whole selves.
+  const wave::Model::Window w2{0, 1};
+  EXPECT_EQ(wave::Model::constant(3, 9, 3, 4, 10.0, 2000.f, &w2).checksum(),
+            wave::Model::constant(3, 9, 3, 4, 10.0, 2000.f).checksum());
+  const std::vector<std::pair<double, float>> layers{{0.0, 1800.f}, {45.0, 2600.f}};
+  const wave::Model lw = wave::Model::layered(2, 9, 1, 4, 10.0, layers, &w);
+  const wave::Model lwhole = wave::Model::layered(2, 9, 1, 4, 10.0, layers);
+  EXPECT_EQ(lw.checksum(), lwhole.checksum());
+  EXPECT_EQ(lw.vmin(), 1800.f);
+  EXPECT_EQ(lw.vmax(), 2600.f);
+  EXPECT_EQ(*lw.plane(5), 2600.f);
+}
+
+// A rank's model that lacks planes its slab reads is refused before anything is allocated.
+TEST(WaveInputs, RunRefusesAModelMissingPlanesItsSlabReads) {
+  const wave::Model::Window w{2, 8};
+  const wave::Model m = wave::Model::constant(3, 8, 8, 8, 10.0, 2000.f, &w);
+  wave::Options o;
+  o.backend = "cpu";
+  o.nt = 10;
+  o.boundary.cpml_width = 2;
+  o.sources = {{{35.0, 35.0, 35.0}, std::vector<double>(10, 0.0)}};
+  EXPECT_TRUE(throws_error([&] { wave::run(m, o); }, ErrorKind::invalid_argument,
+                           {"holds planes 2..7", "reads 0..7"}));
 }
 
 // --- a run ---------------------------------------------------------------------------------------
