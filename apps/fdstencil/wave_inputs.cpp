@@ -490,6 +490,7 @@ ModelInput read_model(const Flags& f, const ModelPlanes& planes_of) { return bui
 
 std::optional<wave::Model::Window> slab_model_planes(const Flags& f, int dim, int64_t nz, int64_t ny, int64_t nx,
                                                      int rank, int ranks) {
+  if (nz < 1 || ny < 1 || nx < 1) return std::nullopt;  // refused as the model is read
   try {
     wave::Boundary b;
     b.cpml_width = int(integer(f.cpml.empty() ? kDefaultCpml : f.cpml, "--cpml", 0));

@@ -406,8 +406,12 @@ NpyArray read_npy(const std::filesystem::path& path) {
   array.dtype = header.dtype;
   array.shape = header.shape;
   const std::optional<int64_t> data_bytes = header.data_bytes;
+  // Opened again for the data: it must still be the file whose header was read (the same size).
   FilePtr file(std::fopen(path.c_str(), "rb"));
   if (!file) fail_io(path, "cannot open for reading: " + errno_text(errno));
+  if (std::fseek(file.get(), 0, SEEK_END) != 0) fail_io(path, "cannot seek: " + errno_text(errno));
+  if (std::ftell(file.get()) != static_cast<long>(header.data_offset + header.data_bytes))
+    fail_io(path, "the file changed while it was read");
   if (std::fseek(file.get(), static_cast<long>(header.data_offset), SEEK_SET) != 0)
     fail_io(path, "cannot seek: " + errno_text(errno));
   array.bytes.resize(static_cast<size_t>(*data_bytes));

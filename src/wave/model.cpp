@@ -180,12 +180,15 @@ Model Model::from_npy(const std::filesystem::path& path, double h, const Window*
                                    std::to_string(a.shape.size()) + " dimensions");
   const int dim = int(a.shape.size());
   const int64_t nz = a.shape[0], ny = dim == 3 ? a.shape[1] : 1, nx = a.shape.back();
+  // Opened again for the data: it must still be the file whose header was read (the same size).
   std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!f || std::fseek(f.get(), long(a.data_offset), SEEK_SET) != 0)
-    throw Error(ErrorKind::io, path.string() + ": cannot open and seek to its data: " + std::strerror(errno));
+  if (!f || std::fseek(f.get(), 0, SEEK_END) != 0)
+    throw Error(ErrorKind::io, path.string() + ": cannot open and seek: " + std::strerror(errno));
+  if (std::ftell(f.get()) != long(a.data_offset + a.data_bytes) || std::fseek(f.get(), long(a.data_offset), SEEK_SET) != 0)
+    throw Error(ErrorKind::io, path.string() + ": the file changed while it was read");
   const auto read = [&](float* out, int64_t n) {
     if (std::fread(out, sizeof(float), size_t(n), f.get()) != size_t(n))
-      throw Error(ErrorKind::io, path.string() + ": read failed or truncated in its data");
+      throw Error(ErrorKind::io, path.string() + ": truncated, or a read error, in its data");
   };
   try {
     if (keep) return by_planes(dim, nz, ny, nx, h, *keep, [&](int64_t, float* out) { read(out, ny * nx); });
@@ -194,7 +197,8 @@ Model Model::from_npy(const std::filesystem::path& path, double h, const Window*
     m.validate();
     return m;
   } catch (const Error& e) {
-    if (e.kind() == ErrorKind::io) throw;
+    // The model's own refusals name the file; memory and the file's errors pass as they are.
+    if (e.kind() != ErrorKind::invalid_argument) throw;
     throw Error(ErrorKind::invalid_argument, path.string() + ": " + e.what());
   }
 }

@@ -93,6 +93,10 @@ wave::Model to_model(Grid g) {
 
 Grid from_model(const wave::Model& m) {
   m.validate();
+  if (m.z0 != 0 || m.planes() != m.nz)
+    throw Error(ErrorKind::invalid_argument, "a SEG-Y file holds a whole model, and this one holds planes " +
+                                                 std::to_string(m.z0) + ".." + std::to_string(m.z0 + m.planes() - 1) +
+                                                 " of " + std::to_string(m.nz));
   Grid g;
   g.dim = m.dim;
   g.nz = m.nz;

@@ -30,6 +30,7 @@ SharedFile::SharedFile(Comm& comm, std::filesystem::path path, int64_t bytes, st
   if (comm_.rank() == 0) {
     // 0666 less the umask, as write_npy's files
     fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    created_ = fd_ >= 0;
     if (fd_ < 0)
       error_ = what("cannot create " + temp_.string() + ": " + errno_text());
     else if (::ftruncate(fd_, off_t(bytes)) != 0)
@@ -52,7 +53,7 @@ SharedFile::SharedFile(Comm& comm, std::filesystem::path path, int64_t bytes, st
 void SharedFile::discard() {
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
-  if (!committed_ && comm_.rank() == 0) {
+  if (created_ && !committed_) {  // (never a file of that name this rank did not create)
     std::error_code ec;
     std::filesystem::remove(temp_, ec);
   }

@@ -35,9 +35,10 @@ class SharedFile {
   std::string kind_;
   int fd_ = -1;
   std::string error_;  // this rank's first failure
+  bool created_ = false;  // rank 0 made the temporary
   bool committed_ = false;
   std::string what(const std::string& text) const;  // the message naming the file
-  void discard();  // closes it; rank 0 removes the temporary unless committed
+  void discard();  // closes it; rank 0 removes the temporary it made unless committed
   void agree(const std::string& failed);
 };
 

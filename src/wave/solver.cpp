@@ -134,6 +134,10 @@ double m_at(const Model& model, const Domain& d, double dt, int64_t i, int64_t j
 template <class T>
 void fill_m(acoustic::Setup<T>& s, const Model& model, const Domain& d, double dt, const Domain::Slab& planes) {
   s.m.assign(size_t(s.alloc), T(0));
+  // The model holds the planes the slab reads (throws here, not inside the parallel loop).
+  const Model::Window need = d.model_planes(planes);
+  model.plane(need.k0);
+  model.plane(need.k1 - 1);
 #pragma omp parallel for
   for (int64_t k = planes.k0; k < planes.k1; ++k) {
     const int64_t mk = std::clamp<int64_t>(k - d.lo[2], 0, d.model_nz - 1);
