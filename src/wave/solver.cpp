@@ -335,7 +335,8 @@ acoustic::State<T> from_checkpoint(const Checkpoint& c, const acoustic::Setup<T>
 // - snapshot(step): the model's points of u now, the whole domain's (a split run's gathered on rank
 //   0, or written by every rank), handed to on_snapshot where hands_out() (one rank, or rank 0 of
 //   a split run that gathers);
-// - checkpoint(steps done): the state to on_checkpoint (a split run's gathered on rank 0), its bytes.
+// - checkpoint(steps done): the state to on_checkpoint (a split run's gathered on rank 0), or into
+//   the file every rank of a split run writes its part of; its bytes.
 // `checkpoints`: whether states are taken (a split run's every rank takes part in each gather).
 // Runs steps [first, nt) unless a stop ends it early; returns the steps done.
 template <class Stepper>
@@ -397,9 +398,9 @@ int64_t time_loop(Stepper& st, const Options& o, int64_t first, bool checkpoints
 }
 
 // What the steppers of a split run's slabs share: the stop decided by every rank together (any
-// rank's request stops all of them at the same step), and snapshots and checkpoints gathered
-// into the one-rank formats on rank 0, which alone hands them on (checkpoints, unless every rank
-// writes its part of the file: Options::split_checkpoint_file).
+// rank's request stops all of them at the same step), and snapshots and checkpoints in the one-rank
+// formats: gathered on rank 0, which alone hands them on, or written into files by every rank, each
+// its own part (Options::split_snapshot_file, split_checkpoint_file).
 template <class T>
 struct SplitShare {
   Comm& comm;
