@@ -400,10 +400,14 @@ int run_split(const Flags& flags, const std::string& command, int ranks) {
     // rank holds the whole state (wave::run reads and checks the file's header on every rank).
     s->options.split_checkpoint_file = s->out_dir / kCheckpointFile;
     if (s->resume) s->options.split_resume_file = s->out_dir / kCheckpointFile;
-    // Whole-field snapshots and the final field likewise (a --slice snapshot is still gathered
-    // whole on rank 0 and cut there).
+    // Whole-field snapshots and the final field likewise; a --snapshot-slice is cut on each rank
+    // and the cuts gathered on rank 0 (a plane, not the field).
     if (!s->slice.axis)
       s->options.split_snapshot_file = [dir = s->out_dir](int64_t step) { return dir / snapshot_name(step); };
+    else
+      s->options.split_snapshot_cut = [&setup = *s](const std::vector<float>& planes, int64_t first_plane) {
+        return slice_cut(setup, planes, first_plane);
+      };
     if (s->write_final) s->options.split_final_file = s->out_dir / "final.npy";
     if (rank == 0) {
       check_resumable(*s);

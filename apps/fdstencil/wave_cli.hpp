@@ -183,8 +183,13 @@ std::vector<int64_t> model_shape(const wave::Model& m);
 // --- wave_outputs.cpp ---------------------------------------------------------------------------
 // The file of the snapshot after `step` steps: snapshot_<step, 6 digits>.npy.
 std::string snapshot_name(int64_t step);
-// Writes one snapshot, cut to `slice`, as DIR/snapshot_name(step); returns its name.
+// Writes one snapshot, cut to `slice`, as DIR/snapshot_name(step); returns its name. A split run's
+// snapshot arrives cut already (Options::split_snapshot_cut).
 std::string write_snapshot(const Setup& s, const wave::Snapshot& snap);
+// The --snapshot-slice's values in model planes [first_plane, first_plane + planes.size() /
+// (ny nx)) of a field's model points, in C order: a split run's rank cuts its planes with it, and
+// the ranks' cuts in rank order are the slice.
+std::vector<float> slice_cut(const Setup& s, const std::vector<float>& planes, int64_t first_plane);
 // The shot record resampled to record_dt, (nrec, n_out), row-major.
 std::vector<float> shot_record(const Setup& s, const wave::Result& r);
 // Writes shot.npy and shot.json, and shot.sgy with --segy; returns their names.

@@ -81,38 +81,51 @@ std::string snapshot_name(int64_t step) {
   return name;
 }
 
-std::string write_snapshot(const Setup& s, const wave::Snapshot& snap) {
+std::vector<float> slice_cut(const Setup& s, const std::vector<float>& planes, int64_t first_plane) {
   const wave::Model& m = s.model();
-  if (int64_t(snap.field.size()) != m.points())
-    throw std::logic_error("snapshot of step " + std::to_string(snap.step) + " holds " +
-                           std::to_string(snap.field.size()) + " points, the model " + std::to_string(m.points()));
-  const auto at = [&](int64_t k, int64_t j, int64_t i) { return snap.field[size_t((k * m.ny + j) * m.nx + i)]; };
-  std::vector<int64_t> shape;
+  const int64_t count = int64_t(planes.size()) / (m.ny * m.nx), K = s.slice.index;
+  const auto at = [&](int64_t k, int64_t j, int64_t i) { return planes[size_t((k * m.ny + j) * m.nx + i)]; };
   std::vector<float> cut;
-  if (s.slice.axis) cut.reserve(size_t(s.slice.axis == 'z' ? m.ny * m.nx : s.slice.axis == 'y' ? m.nz * m.nx : m.nz * m.ny));
-  const int64_t K = s.slice.index;
   switch (s.slice.axis) {
-    case 'z':  // a horizontal plane (ny, nx), or a line (nx) in 2D
-      shape = m.dim == 3 ? std::vector<int64_t>{m.ny, m.nx} : std::vector<int64_t>{m.nx};
-      for (int64_t j = 0; j < m.ny; ++j)
-        for (int64_t i = 0; i < m.nx; ++i) cut.push_back(at(K, j, i));
+    case 'z':  // a horizontal plane (ny, nx), or a line (nx) in 2D: the planes' one, if they hold it
+      if (K >= first_plane && K < first_plane + count)
+        for (int64_t j = 0; j < m.ny; ++j)
+          for (int64_t i = 0; i < m.nx; ++i) cut.push_back(at(K - first_plane, j, i));
       break;
-    case 'y':  // 3D only: (nz, nx)
-      shape = {m.nz, m.nx};
-      for (int64_t k = 0; k < m.nz; ++k)
+    case 'y':  // 3D only: (nz, nx), the planes' rows
+      for (int64_t k = 0; k < count; ++k)
         for (int64_t i = 0; i < m.nx; ++i) cut.push_back(at(k, K, i));
       break;
-    case 'x':  // (nz, ny), or a line (nz) in 2D
-      shape = m.dim == 3 ? std::vector<int64_t>{m.nz, m.ny} : std::vector<int64_t>{m.nz};
-      for (int64_t k = 0; k < m.nz; ++k)
+    case 'x':  // (nz, ny), or a line (nz) in 2D, the planes' columns
+      for (int64_t k = 0; k < count; ++k)
         for (int64_t j = 0; j < m.ny; ++j) cut.push_back(at(k, j, K));
       break;
     default:
-      shape = model_shape(m);
+      throw std::logic_error("slice_cut without a --snapshot-slice");
   }
+  return cut;
+}
+
+std::string write_snapshot(const Setup& s, const wave::Snapshot& snap) {
+  const wave::Model& m = s.model();
+  std::vector<int64_t> shape = model_shape(m);
+  if (s.slice.axis == 'z') shape = m.dim == 3 ? std::vector<int64_t>{m.ny, m.nx} : std::vector<int64_t>{m.nx};
+  if (s.slice.axis == 'y') shape = {m.nz, m.nx};
+  if (s.slice.axis == 'x') shape = m.dim == 3 ? std::vector<int64_t>{m.nz, m.ny} : std::vector<int64_t>{m.nz};
+  // A split run's ranks cut their planes before the gather (Options::split_snapshot_cut).
+  const bool cut_here = s.slice.axis && !s.options.split_snapshot_cut;
+  if (cut_here && int64_t(snap.field.size()) != m.points())
+    throw std::logic_error("snapshot of step " + std::to_string(snap.step) + " holds " +
+                           std::to_string(snap.field.size()) + " points, the model " + std::to_string(m.points()));
+  const std::vector<float> cut = cut_here ? slice_cut(s, snap.field, 0) : std::vector<float>{};
+  const std::vector<float>& out = cut_here ? cut : snap.field;
+  int64_t expected = 1;
+  for (int64_t n : shape) expected *= n;
+  if (int64_t(out.size()) != expected)
+    throw std::logic_error("snapshot of step " + std::to_string(snap.step) + " holds " + std::to_string(out.size()) +
+                           " values for " + std::to_string(expected));
   const std::string name = snapshot_name(snap.step);
-  if (s.slice.axis) write_f32(s.out_dir / name, shape, cut);
-  else write_f32(s.out_dir / name, shape, snap.field);
+  write_f32(s.out_dir / name, shape, out);
   return name;
 }
 

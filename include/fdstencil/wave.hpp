@@ -204,6 +204,11 @@ struct Options {
   // handed to on_snapshot; and the final field into split_final_file instead of
   // Result::final_field (when final_field is set). Empty: gathered.
   std::function<std::filesystem::path(int64_t step)> split_snapshot_file;
+  // A split run only, without split_snapshot_file: each rank cuts its snapshot before the gather
+  // (given its model points, from model plane first_plane, it returns the cut's values in them, in
+  // C order), and rank 0 hands on_snapshot the ranks' cuts concatenated in rank order: a slice of
+  // the field, without any rank holding the whole. Empty: the whole field is gathered.
+  std::function<std::vector<float>(const std::vector<float>& planes, int64_t first_plane)> split_snapshot_cut;
   std::filesystem::path split_final_file;
   // GPU: measure the copy bandwidth before the run (1 GiB buffers, ~10 ms) for Timing's bound. A
   // survey's later shots skip it: one figure serves the whole survey, and shots running side by

@@ -416,6 +416,7 @@ struct SplitShare {
   bool hands_out() const { return comm.rank() == 0 && !o.split_snapshot_file; }
   std::vector<float> snapshot_of(const T* u, int64_t step) {
     std::vector<float> mine = part.model_nz > 0 ? model_points(u, part) : std::vector<float>{};
+    if (!o.split_snapshot_file && o.split_snapshot_cut) return gather_to_root(comm, o.split_snapshot_cut(mine, first_plane));
     if (!o.split_snapshot_file) return gather_to_root(comm, mine);
     detail::write_field_file(comm, o.split_snapshot_file(step), whole, first_plane, mine, "snapshot");
     return {};
@@ -927,7 +928,7 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
   gathers += " overlap " + std::to_string(int(o.overlap)) + (o.final_field ? " final" : " no-final");
   gathers += o.split_checkpoint_file.empty() ? " gathered-checkpoints" : " file-checkpoints";
   gathers += o.split_resume_file.empty() ? "" : " resume-file";
-  gathers += o.split_snapshot_file ? " snapshot-files" : "";
+  gathers += o.split_snapshot_file ? " snapshot-files" : o.split_snapshot_cut ? " snapshot-cuts" : "";
   gathers += o.split_final_file.empty() ? "" : " final-file";
   gathers += " snapshots";
   for (int64_t n : o.snapshot_steps) {

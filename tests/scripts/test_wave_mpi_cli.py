@@ -127,6 +127,15 @@ class SplitRunsMatchOneRank(unittest.TestCase):
                        ["snapshot_000000.npy", "snapshot_000060.npy", "snapshot_000120.npy"])
         self.same_shot([*PLANE, "--snapshot-every", "50"], "cpu", ["snapshot_000050.npy", "snapshot_000150.npy"])
 
+    def test_sliced_snapshots_cpu(self):
+        # Each rank cuts its planes; rank 0 gathers the cuts, never the field: the one-process files.
+        for cut in ("z=25", "z=3", "y=15", "x=3"):
+            with self.subTest(cut=cut):
+                self.same_shot([*CUBE, "--snapshot-steps", "60,120", "--snapshot-slice", cut], "cpu",
+                               ["snapshot_000060.npy", "snapshot_000120.npy"])
+        self.same_shot([*PLANE, "--snapshot-every", "50", "--snapshot-slice", "x=10"], "cpu",
+                       ["snapshot_000050.npy", "snapshot_000150.npy"])
+
     def test_npy_model_cpu(self):
         # Each rank reads only the model planes its slab needs: a model that varies along z and x.
         with tempfile.TemporaryDirectory() as tmp:
