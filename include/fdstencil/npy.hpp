@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -25,6 +27,10 @@ struct NpyHeader {
   int64_t data_offset = 0, data_bytes = 0;
 };
 NpyHeader read_npy_header(const std::filesystem::path& path);
+// The file opened again at its data, checked to be still the size `header` describes (not replaced
+// since the header was read); throws Error(io) naming it.
+using NpyFile = std::unique_ptr<std::FILE, int (*)(std::FILE*)>;
+NpyFile open_npy_data(const std::filesystem::path& path, const NpyHeader& header);
 
 // Throws Error(io) with a message naming the file and the problem (missing, not .npy, unknown
 // version, wrong dtype, Fortran order, truncated data, trailing bytes, shape overflow).

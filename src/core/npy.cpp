@@ -400,20 +400,24 @@ NpyHeader read_npy_header(const std::filesystem::path& path) {
   return array;
 }
 
-NpyArray read_npy(const std::filesystem::path& path) {
-  const NpyHeader header = read_npy_header(path);
-  NpyArray array;
-  array.dtype = header.dtype;
-  array.shape = header.shape;
-  const std::optional<int64_t> data_bytes = header.data_bytes;
-  // Opened again for the data: it must still be the file whose header was read (the same size).
-  FilePtr file(std::fopen(path.c_str(), "rb"));
+NpyFile open_npy_data(const std::filesystem::path& path, const NpyHeader& header) {
+  NpyFile file(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!file) fail_io(path, "cannot open for reading: " + errno_text(errno));
   if (std::fseek(file.get(), 0, SEEK_END) != 0) fail_io(path, "cannot seek: " + errno_text(errno));
   if (std::ftell(file.get()) != static_cast<long>(header.data_offset + header.data_bytes))
     fail_io(path, "the file changed while it was read");
   if (std::fseek(file.get(), static_cast<long>(header.data_offset), SEEK_SET) != 0)
     fail_io(path, "cannot seek: " + errno_text(errno));
+  return file;
+}
+
+NpyArray read_npy(const std::filesystem::path& path) {
+  const NpyHeader header = read_npy_header(path);
+  NpyArray array;
+  array.dtype = header.dtype;
+  array.shape = header.shape;
+  const std::optional<int64_t> data_bytes = header.data_bytes;
+  const NpyFile file = open_npy_data(path, header);
   array.bytes.resize(static_cast<size_t>(*data_bytes));
   // The file may have changed since we measured it; re-check against what we actually read.
   const size_t got = std::fread(array.bytes.data(), 1, array.bytes.size(), file.get());

@@ -43,35 +43,6 @@ using detail::Fd;
 // Linux moves at most 0x7ffff000 bytes per call anyway.
 constexpr size_t kMaxTransfer = size_t(1) << 30;
 
-void write_all(int fd, const void* data, size_t n, const std::filesystem::path& p) {
-  const char* c = static_cast<const char*>(data);
-  while (n > 0) {
-    const ssize_t w = ::write(fd, c, std::min(n, kMaxTransfer));
-    if (w < 0) {
-      if (errno == EINTR)
-        continue;  // a signal (the SIGINT that asked for this checkpoint) is no
-                   // error
-      checkpoint_fail(p, "write failed: " + errno_text());
-    }
-    c += w;
-    n -= size_t(w);
-  }
-}
-
-void read_all(int fd, void* data, size_t n, const std::filesystem::path& p, const std::string& what) {
-  char* c = static_cast<char*>(data);
-  while (n > 0) {
-    const ssize_t r = ::read(fd, c, std::min(n, kMaxTransfer));
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      checkpoint_fail(p, "read failed: " + errno_text());
-    }
-    if (r == 0) checkpoint_fail(p, "truncated in " + what);
-    c += r;
-    n -= size_t(r);
-  }
-}
-
 // FNV-1a, 64 bits, over the fingerprint's text: the text is short, so speed
 // does not matter.
 uint64_t fnv1a(const std::string& s) {
@@ -96,6 +67,19 @@ void checkpoint_fail(const std::filesystem::path& p, const std::string& what) {
 
 Fd::~Fd() {
   if (fd >= 0) ::close(fd);
+}
+
+int pwrite_all(int fd, const void* data, int64_t bytes, int64_t offset) {
+  const char* c = static_cast<const char*>(data);
+  while (bytes > 0) {
+    const ssize_t w = ::pwrite(fd, c, std::min(size_t(bytes), kMaxTransfer), off_t(offset));
+    if (w < 0 && errno == EINTR) continue;  // a signal (the SIGINT that asked for a checkpoint) is no error
+    if (w < 0) return errno;
+    c += w;
+    bytes -= w;
+    offset += w;
+  }
+  return 0;
 }
 
 void pread_all(int fd, void* data, int64_t bytes, int64_t offset, const std::filesystem::path& p,
@@ -243,8 +227,14 @@ void save_checkpoint(const std::filesystem::path& path, const Checkpoint& c) {
   f.fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (f.fd < 0) checkpoint_fail(path, "cannot create " + temp.string() + ": " + errno_text());
   try {
-    write_all(f.fd, head.data(), head.size(), path);
-    for (const auto& a : c.arrays) write_all(f.fd, a.second.data(), a.second.size(), path);
+    int64_t at = 0;
+    const auto put = [&](const void* data, size_t bytes) {
+      if (const int e = detail::pwrite_all(f.fd, data, int64_t(bytes), at); e != 0)
+        checkpoint_fail(path, std::string("write failed: ") + std::strerror(e));
+      at += int64_t(bytes);
+    };
+    put(head.data(), head.size());
+    for (const auto& a : c.arrays) put(a.second.data(), a.second.size());
     // On the disk before the rename makes it the checkpoint: a crash after the
     // rename must not find a name pointing at blocks that were never written.
     if (::fsync(f.fd) != 0) checkpoint_fail(path, "fsync failed: " + errno_text());
@@ -277,11 +267,11 @@ Checkpoint load_checkpoint(const std::filesystem::path& path) {
   c.fingerprint = h.fingerprint;
   c.backend = h.backend;
   c.element_bytes = h.element_bytes;
-  ::lseek(f.fd, off_t(h.head), SEEK_SET);
-  for (const detail::ArrayEntry& a : h.arrays) {
+  for (size_t i = 0; i < h.arrays.size(); ++i) {
+    const detail::ArrayEntry& a = h.arrays[i];
     c.arrays.emplace_back(a.name, std::vector<char>(size_t(a.bytes)));
     std::vector<char>& data = c.arrays.back().second;
-    read_all(f.fd, data.data(), data.size(), path, "array " + a.name);
+    detail::pread_all(f.fd, data.data(), a.bytes, h.array_offset(i), path, "array " + a.name);
     if (crc32c(data.data(), data.size()) != a.crc)
       checkpoint_fail(path, "array " + a.name + " does not match its checksum (corrupt)");
   }

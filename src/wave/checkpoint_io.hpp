@@ -22,6 +22,8 @@ struct Fd {
   ~Fd();
 };
 
+// A whole write at a file offset, retried after a signal: 0, or the errno of the failure.
+int pwrite_all(int fd, const void* data, int64_t bytes, int64_t offset);
 // A whole read at a file offset, retried after a signal; throws Error(io) naming `p` and `what`.
 void pread_all(int fd, void* data, int64_t bytes, int64_t offset, const std::filesystem::path& p,
                const std::string& what);

@@ -1,13 +1,10 @@
 // The velocity model: built from a constant, layers or a .npy file, and checked before anything
 // is allocated for it.
 #include <algorithm>
-#include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <limits>
-#include <memory>
 #include <stdexcept>
-#include <cmath>
-#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -180,12 +177,7 @@ Model Model::from_npy(const std::filesystem::path& path, double h, const Window*
                                    std::to_string(a.shape.size()) + " dimensions");
   const int dim = int(a.shape.size());
   const int64_t nz = a.shape[0], ny = dim == 3 ? a.shape[1] : 1, nx = a.shape.back();
-  // Opened again for the data: it must still be the file whose header was read (the same size).
-  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!f || std::fseek(f.get(), 0, SEEK_END) != 0)
-    throw Error(ErrorKind::io, path.string() + ": cannot open and seek: " + std::strerror(errno));
-  if (std::ftell(f.get()) != long(a.data_offset + a.data_bytes) || std::fseek(f.get(), long(a.data_offset), SEEK_SET) != 0)
-    throw Error(ErrorKind::io, path.string() + ": the file changed while it was read");
+  const NpyFile f = open_npy_data(path, a);
   const auto read = [&](float* out, int64_t n) {
     if (std::fread(out, sizeof(float), size_t(n), f.get()) != size_t(n))
       throw Error(ErrorKind::io, path.string() + ": truncated, or a read error, in its data");

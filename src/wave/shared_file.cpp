@@ -3,12 +3,12 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
 
 #include "fdstencil/error.hpp"
+#include "wave/checkpoint_io.hpp"
 
 namespace fdstencil::wave::detail {
 
@@ -70,19 +70,8 @@ void SharedFile::agree(const std::string& failed) {
 }
 
 void SharedFile::write(const void* data, int64_t bytes, int64_t offset) {
-  if (!error_.empty() || bytes == 0) return;
-  const char* c = static_cast<const char*>(data);
-  while (bytes > 0) {
-    const ssize_t w = ::pwrite(fd_, c, std::min<size_t>(size_t(bytes), size_t(1) << 30), off_t(offset));
-    if (w < 0 && errno == EINTR) continue;  // a signal (the SIGINT that asked for a checkpoint) is no error
-    if (w < 0) {
-      error_ = what("write failed: " + errno_text());
-      return;
-    }
-    c += w;
-    bytes -= w;
-    offset += w;
-  }
+  if (!error_.empty()) return;
+  if (const int e = pwrite_all(fd_, data, bytes, offset); e != 0) error_ = what(std::string("write failed: ") + std::strerror(e));
 }
 
 void SharedFile::commit() {
