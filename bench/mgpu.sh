@@ -15,6 +15,11 @@
 #   state     a 2-GPU run's checkpoints and snapshots (each rank writing its part) against one GPU's,
 #             and its stop resumed on 2 GPUs and 1
 #   faces     a slab's chunk length (nw 8, 16, 32) at 1024^3, R = 4, on every GPU
+#   before    the scaling runs on 2 and 4 GPUs with a slab's face chunks before its inner chunks
+#             (faces 0), the path before issue 31's fourth session, beside the default's (faces 1)
+#   balance   strong runs (1024^3) on every GPU with a z-layer plane costing 1, 2, 3, 5 and 6 inner
+#             planes when the slabs are cut (--layer-plane-cost; the default's are the scaling runs)
+#   gputests  the MPI GPU tests (test_mpi_gpu, 2 ranks), carried in .carry/ beside the tool
 #   clitest   the command-line tests that need GPUs, with the carried tool
 # Example: bash bench/mgpu.sh build test scaling serial
 # The JSON tables come from bench/mgpu_report.py; the tars hold every run's summary.json.
@@ -110,6 +115,24 @@ stage_scaling() {
 stage_serial() {
   for g in ${MGPU_SERIAL_COUNTS:-2 4}; do [ "$g" -le "$GPUS" ] && scale_runs "-off" $g --overlap off; done
   report mgpu-serial
+}
+
+stage_before() {
+  for g in 2 4; do [ "$g" -le "$GPUS" ] && scale_runs "-faces0" $g --kernel-params '{"faces":0}'; done
+  report mgpu-faces-before
+}
+
+stage_balance() {
+  for c in ${MGPU_COSTS:-1 2 3 5 6}; do
+    for r in 4 8; do run "strong-r$r-$GPUS-cost$c" "$GPUS" $(box 1024 1024 $r --layer-plane-cost "$c"); done
+  done
+  report mgpu-balance
+}
+
+stage_gputests() {
+  "${MPIRUN[@]}" -np 2 .carry/test_mpi_gpu --gtest_color=no >/tmp/gputests.log 2>&1 || status=1
+  cat /tmp/gputests.log >>"$LOG"
+  grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests ran|FAILED" /tmp/gputests.log
 }
 
 stage_survey() {

@@ -35,8 +35,16 @@ def run_row(summary):
 
 
 def survey_row(manifest):
-    return {k: manifest.get(k) for k in ("ranks", "batch", "wall_s", "shots_run", "shots_per_s", "copy_gbps")} | {
-        "shot_loop_s": [s.get("loop_s") for s in manifest.get("shots", [])]}
+    shots = manifest.get("shots", [])
+    row = {k: manifest.get(k) for k in ("ranks", "batch", "wall_s", "shots_run", "shots_per_s", "copy_gbps")} | {
+        "shot_loop_s": [s.get("loop_s") for s in shots]}
+    # Where a shot's time goes beside its loop: the solver's setup before it, the solver's whole
+    # run, and the shot's whole time in the survey (checks, outputs, checksums); medians.
+    for key in ("setup_s", "total_s", "shot_s"):
+        values = sorted(s[key] for s in shots if key in s)
+        if values:
+            row["median_" + key] = values[len(values) // 2]
+    return row
 
 
 def efficiencies(runs):
@@ -83,7 +91,9 @@ def report(runs_dir, out_path):
         print(line(name, row) + (f"  efficiency {100 * eff[name]:.1f} %" if name in eff else ""))
     for name, row in surveys.items():
         print(f"{name:22s} {row['shots_run']} shots in {row['wall_s']:.1f} s: {row['shots_per_s']:.3f} shots/s"
-              + (f"  efficiency {100 * seff[name]:.1f} %" if name in seff else ""))
+              + (f"  efficiency {100 * seff[name]:.1f} %" if name in seff else "")
+              + "".join(f"  {k} {row[k]:.3f}" for k in ("median_setup_s", "median_total_s", "median_shot_s")
+                        if k in row))
     json.dump({"runs": runs, "efficiency": eff, "surveys": surveys, "survey_efficiency": seff},
               open(out_path, "w"), indent=1)
 

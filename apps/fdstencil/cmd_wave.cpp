@@ -617,6 +617,10 @@ Action add_wave(CLI::App& app, const std::vector<std::string>& argv) {
          "whichever the run's first 90 steps time faster (runs of 360 steps or more; shorter ones take on) "
          "(default: auto)");
   flag("--no-overlap", f->no_overlap, "The same as --overlap off");
+  option("--layer-plane-cost", f->layer_plane_cost, "X",
+         "Under mpirun: a plane of the z absorbing layers counts X inner planes when the domain is cut into "
+         "slabs, so that the ranks at the layers keep pace (1: slabs of equal planes; default: 3 at R <= 4, "
+         "2 at R >= 8, a straight line between, docs/multigpu.md)");
 
   group = "Checkpoints and surveys";
   option("--checkpoint-every", f->checkpoint_every, "N",

@@ -52,6 +52,7 @@ struct Flags {
   // (wave::Options::Overlap): auto, on or off; --no-overlap is off.
   std::string overlap = "auto";
   bool no_overlap = false;
+  std::string layer_plane_cost;  // wave::Options::layer_plane_cost; "" keeps its default
   // SEG-Y: reading a .sgy/.segy --model, and shot.sgy beside shot.npy.
   std::string segy_z_unit, segy_iline_byte, segy_xline_byte;
   bool segy = false;

@@ -448,6 +448,14 @@ void build_wavelet(const Flags& f, Setup& s) {
   }
 }
 
+// --layer-plane-cost; 0 (absent) takes the radius's default (wave::Options::layer_plane_cost).
+double layer_plane_cost_of(const Flags& f) {
+  if (f.layer_plane_cost.empty()) return 0;
+  const double c = number(f.layer_plane_cost, "--layer-plane-cost");
+  if (!(c >= 1)) bad("--layer-plane-cost " + f.layer_plane_cost + ": an absorbing-layer plane costs at least 1 inner plane");
+  return c;
+}
+
 // --overlap, with --no-overlap its older spelling of off.
 wave::Options::Overlap overlap_of(const Flags& f) {
   using O = wave::Options::Overlap;
@@ -497,7 +505,8 @@ std::optional<wave::Model::Window> slab_model_planes(const Flags& f, int dim, in
     b.free_surface = f.free_surface;
     const int radius = int(integer(f.radius.empty() ? kDefaultRadius : f.radius, "--radius", 1));
     const wave::Domain d = wave::Domain::make(dim, radius, nz, ny, nx, b);
-    return d.model_planes(d.split_z(ranks)[size_t(rank)]);
+    const double cost = layer_plane_cost_of(f);
+    return d.model_planes(d.split_z(ranks, cost > 0 ? cost : wave::default_layer_plane_cost(radius))[size_t(rank)]);
   } catch (const Error&) {
     return std::nullopt;  // the whole model: prepare() and the run name what is wrong
   }
@@ -635,6 +644,7 @@ Setup prepare(const Flags& f, const ModelInput* given) {
     o.kernel_params = f.kernel_params;
   }
   o.overlap = overlap_of(f);
+  o.layer_plane_cost = layer_plane_cost_of(f);
 
   // --- the analytic comparison
   s.compare_analytic = f.compare_analytic;

@@ -65,6 +65,7 @@ json domain_json(const wave::Domain& d) {
 json timing_json(const wave::Timing& t) {
   return {{"loop_s", t.loop_s},
           {"total_s", t.total_s},
+          {"setup_s", t.setup_s},
           {"gpts", t.gpts},
           {"bytes_per_point", t.bytes_per_point},
           {"copy_gbps", t.copy_gbps},

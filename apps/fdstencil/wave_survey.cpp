@@ -334,6 +334,7 @@ Share run_shots(Plan& p, const std::vector<size_t>& mine, const std::string& com
                     (rank >= 0 ? " of rank 0" : ""));
       bar.update(sum, total);
     };
+    const auto began = std::chrono::steady_clock::now();
     try {
       if (gpu >= 0) select_gpu(gpu);  // per thread: a batch's workers are threads of their own
       fs::create_directories(s.out_dir);
@@ -354,6 +355,9 @@ Share run_shots(Plan& p, const std::vector<size_t>& mine, const std::string& com
                 {"dir", p.shots[i].dir.filename().string()},
                 {"loop_s", r.result.timing.loop_s},
                 {"total_s", r.result.timing.total_s},
+                {"setup_s", r.result.timing.setup_s},
+                // the shot's whole time here: its checks, its run, its outputs and their checksums
+                {"shot_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count()},
                 {"gpts", r.result.timing.gpts},
                 {"first_step", r.result.first_step}};
       if (rank >= 0) e["rank"] = rank;

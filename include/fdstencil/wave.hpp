@@ -43,6 +43,7 @@ struct Model {
   const float* plane(int64_t k) const;  // model plane k; throws std::logic_error when v lacks it
   float vmin() const;
   float vmax() const;
+  std::pair<float, float> extremes() const;  // {vmin, vmax} in one pass
   uint32_t checksum() const;  // the whole model's CRC-32C
   // Throws Error(invalid_argument) naming the first bad value (non-finite, zero or negative, with
   // its index), a bad spacing or shape, or a size that does not match v.
@@ -97,9 +98,11 @@ struct Domain {
   struct Slab {
     int64_t k0, k1;  // computational planes [k0, k1); each needs R planes of halo from its neighbours
   };
-  // `parts` slabs of near-equal planes; throws Error(invalid_argument) when a slab would be
-  // thinner than the radius (its halo would reach past its neighbour).
-  std::vector<Slab> split_z(int parts) const;
+  // `parts` slabs of near-equal cost, a plane of the z absorbing layers costing `layer_cost`
+  // inner planes (1: near-equal planes; near-equal planes also where the balance would leave a
+  // slab thinner than the radius); throws Error(invalid_argument) when near-equal slabs would be
+  // thinner than the radius (a halo reaching past its neighbour) or layer_cost is below 1.
+  std::vector<Slab> split_z(int parts, double layer_cost = 1) const;
   // The model planes a slab reads: its own, or the model's edge plane for its planes in the z
   // absorbing layers. What a split run's rank must hold of the model (Model::z0).
   Model::Window model_planes(const Slab& s) const;
@@ -155,6 +158,12 @@ struct Snapshot {
   int64_t step = 0;            // the wavefield u at t = step * dt
   std::vector<float> field;    // the model's points (no absorbing layers), C order (nz, ny, nx)
 };
+
+// Options::layer_plane_cost's default for radius R: what a plane of the z absorbing layers costs
+// against an inner plane in a split run on the GPUs. The fastest of 1-6 on four H100s at 1024^3
+// was 3 at R = 4 and 2 at R = 8 (a wider stencil costs the interior more, the layer relatively
+// less; docs/multigpu.md, "Balanced slabs"); between them a straight line, outside them its ends.
+double default_layer_plane_cost(int radius);
 
 struct Options {
   int radius = 4;
@@ -230,11 +239,17 @@ struct Options {
   // Both paths compute the same field to the bit.
   enum class Overlap { automatic, on, off };
   Overlap overlap = Overlap::automatic;
+  // A split run's balance: a plane of the z absorbing layers counts this many inner planes when
+  // the slabs are cut (Domain::split_z), since the layers' update costs more than the interior's
+  // and the ranks step in lockstep with the slowest. 0 takes default_layer_plane_cost(radius); 1
+  // cuts near-equal slabs.
+  double layer_plane_cost = 0;
 };
 
 struct Timing {
   double loop_s = 0;           // the time loop alone
   double total_s = 0;          // setup, loop, downloads
+  double setup_s = 0;          // before the loop: checks, the model's pass, the state's setup and upload
   double gpts = 0;             // computational points x steps / loop_s / 1e9
   double bytes_per_point = 0;  // the interior step's DRAM bytes per point (16: u, u_prev, m read; u written)
   double copy_gbps = 0;        // GPU: the device-to-device copy bandwidth measured in this run

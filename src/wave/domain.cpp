@@ -1,6 +1,7 @@
 // The computational domain: the model with its absorbing layers, on storage whose x-lines start
 // on 128-byte boundaries so the step kernel's vector loads stay aligned.
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "fdstencil/error.hpp"
@@ -57,14 +58,40 @@ Model::Window Domain::model_planes(const Slab& s) const {
   return {model_plane(s.k0), model_plane(s.k1 - 1) + 1};
 }
 
-std::vector<Domain::Slab> Domain::split_z(int parts) const {
+double default_layer_plane_cost(int radius) { return std::clamp(3.0 - (radius - 4) / 4.0, 2.0, 3.0); }
+
+std::vector<Domain::Slab> Domain::split_z(int parts, double layer_cost) const {
   if (parts < 1) throw Error(ErrorKind::invalid_argument, "a domain splits into at least 1 slab");
+  if (!(std::isfinite(layer_cost) && layer_cost >= 1))
+    throw Error(ErrorKind::invalid_argument,
+                "an absorbing-layer plane costs at least an inner plane, got " + std::to_string(layer_cost));
   if (nz / parts < radius)
     throw Error(ErrorKind::invalid_argument, std::to_string(parts) + " slabs of " + std::to_string(nz) +
                                                  " planes are thinner than the radius " + std::to_string(radius) +
                                                  ": a slab's halo would reach past its neighbour");
+  std::vector<Slab> even;
+  for (int p = 0; p < parts; ++p) even.push_back({nz * p / parts, nz * (p + 1) / parts});
+  if (layer_cost == 1) return even;
+  // Planes [0, k) cost cost(k): the layers' planes layer_cost each, the others 1. Slab p ends at
+  // the plane where that reaches p + 1 parts of the whole, to the nearest plane.
+  const auto cost = [&](int64_t k) {
+    const int64_t top = std::min<int64_t>(k, lo[2]), bottom = std::max<int64_t>(0, k - (nz - hi[2]));
+    return double(k) + (layer_cost - 1) * double(top + bottom);
+  };
   std::vector<Slab> s;
-  for (int p = 0; p < parts; ++p) s.push_back({nz * p / parts, nz * (p + 1) / parts});
+  int64_t k = 0;
+  for (int p = 0; p < parts; ++p) {
+    const double goal = cost(nz) * double(p + 1) / double(parts);
+    int64_t end = k;
+    while (end < nz && cost(end + 1) <= goal) ++end;
+    if (end < nz && goal - cost(end) > cost(end + 1) - goal) ++end;
+    if (p + 1 == parts) end = nz;
+    s.push_back({k, end});
+    k = end;
+  }
+  // A balance that leaves a slab thinner than the radius falls back to near-equal slabs.
+  for (const Slab& slab : s)
+    if (slab.k1 - slab.k0 < radius) return even;
   return s;
 }
 

@@ -117,8 +117,11 @@ const float* Model::plane(int64_t k) const {
   return v.data() + (k - z0) * ny * nx;
 }
 
-float Model::vmin() const { return whole ? whole->vmin : extremes(v.data(), int64_t(v.size())).first; }
-float Model::vmax() const { return whole ? whole->vmax : extremes(v.data(), int64_t(v.size())).second; }
+std::pair<float, float> Model::extremes() const {
+  return whole ? std::pair{whole->vmin, whole->vmax} : wave::extremes(v.data(), int64_t(v.size()));
+}
+float Model::vmin() const { return extremes().first; }
+float Model::vmax() const { return extremes().second; }
 uint32_t Model::checksum() const { return whole ? whole->crc : crc32c(v.data(), v.size() * sizeof(float)); }
 
 void Model::validate() const {

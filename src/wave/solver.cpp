@@ -11,6 +11,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <type_traits>
 
 #include <sys/resource.h>
@@ -67,9 +68,13 @@ std::string fmt(const char* f, double v) {
 
 bool split(const Options& o) { return o.comm != nullptr && o.comm->size() > 1; }
 
+double layer_plane_cost(const Options& o) {
+  return o.layer_plane_cost > 0 ? o.layer_plane_cost : default_layer_plane_cost(o.radius);
+}
+
 // The computational planes this rank steps: all of them, or its slab of a split run.
 Domain::Slab planes_of(const Options& o, const Domain& d) {
-  return split(o) ? d.split_z(o.comm->size())[size_t(o.comm->rank())] : Domain::Slab{0, d.nz};
+  return split(o) ? d.split_z(o.comm->size(), layer_plane_cost(o))[size_t(o.comm->rank())] : Domain::Slab{0, d.nz};
 }
 
 #if FDSTENCIL_HAVE_CUDA
@@ -159,7 +164,7 @@ void fill_m(acoustic::Setup<T>& s, const Model& model, const Domain& d, double d
 // free surface only where the slab holds z = 0.
 template <class T>
 acoustic::Setup<T> build_setup(const Model& model, const Options& o, const Domain& d, double dt, double reflection,
-                               std::vector<acoustic::Tap>&& src_taps, std::vector<acoustic::Tap>&& rec_taps,
+                               double vmax, std::vector<acoustic::Tap>&& src_taps, std::vector<acoustic::Tap>&& rec_taps,
                                const Domain::Slab& planes) {
   acoustic::Setup<T> s;
   s.dim = d.dim;
@@ -179,7 +184,6 @@ acoustic::Setup<T> build_setup(const Model& model, const Options& o, const Domai
   }
   const int64_t n[3] = {d.nx, d.ny, d.nz};
   const double alpha0 = M_PI * alpha_frequency(o, sources_fmax(o, dt));
-  const double vmax = model.vmax();  // a pass over the whole model: once, not per axis
   for (int a = 0; a < 3; ++a) {
     s.axis[a] = {d.lo[a], d.hi[a], n[a]};
     s.coef[a] = detail::cpml_coefficients<T>(s.axis[a], model.h, dt, vmax, reflection, alpha0);
@@ -338,9 +342,11 @@ acoustic::State<T> from_checkpoint(const Checkpoint& c, const acoustic::Setup<T>
 // - checkpoint(steps done): the state to on_checkpoint (a split run's gathered on rank 0), or into
 //   the file every rank of a split run writes its part of; its bytes.
 // `checkpoints`: whether states are taken (a split run's every rank takes part in each gather).
-// Runs steps [first, nt) unless a stop ends it early; returns the steps done.
+// Runs steps [first, nt) unless a stop ends it early; returns the steps done. `started`: when the
+// run began, so that its setup's time is reported.
 template <class Stepper>
-int64_t time_loop(Stepper& st, const Options& o, int64_t first, bool checkpoints, Timing& timing) {
+int64_t time_loop(Stepper& st, const Options& o, int64_t first, bool checkpoints, Timing& timing,
+                  std::chrono::steady_clock::time_point started) {
   std::vector<int64_t> snaps = o.snapshot_steps;
   std::sort(snaps.begin(), snaps.end());
   snaps.erase(std::unique(snaps.begin(), snaps.end()), snaps.end());
@@ -352,6 +358,7 @@ int64_t time_loop(Stepper& st, const Options& o, int64_t first, bool checkpoints
   const auto since = [](std::chrono::steady_clock::time_point a) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count();
   };
+  timing.setup_s = std::chrono::duration<double>(t0 - started).count();
   // Snapshots and checkpoints start from a drained device, so the steps queued before them count
   // as stepping, not as their cost.
   const auto take = [&](int64_t n) {
@@ -551,12 +558,15 @@ struct GpuStepper {
   const Domain& d;
   const Options& o;
   uint64_t fingerprint;
-  std::vector<float> scratch;  // the storage, for snapshots and the final field
+  // The storage, for snapshots and the final field: made at the first, since a survey's shots
+  // mostly take neither, and each would otherwise fault in pages the size of its state.
+  std::vector<float> scratch;
   void step(int64_t n) { s.step(n); }
   void sync() { s.synchronize(); }
   bool stop() { return o.stop_requested && o.stop_requested(); }
   bool hands_out() const { return true; }
   std::vector<float> snapshot(int64_t) {
+    scratch.resize(size_t(d.alloc));
     s.download_current(scratch.data());
     return model_points(scratch.data(), d);
   }
@@ -591,6 +601,8 @@ void check_options(const Model& model, const Options& o) {
   if (o.radius < 1 || o.radius > 8) bad("radius " + std::to_string(o.radius) + " is outside 1..8");
   if (o.nt < 1) bad("a run needs at least 1 time step, got " + std::to_string(o.nt));
   if (o.checkpoint_every < 0) bad("checkpoint_every must be 0 (none) or positive, got " + std::to_string(o.checkpoint_every));
+  if (!(o.layer_plane_cost == 0 || o.layer_plane_cost >= 1))
+    bad("layer_plane_cost must be 0 (the radius's default) or at least 1, got " + fmt("%g", o.layer_plane_cost));
   if (o.sources.empty()) bad("a run needs at least one source");
   if (!(o.cfl_safety > 0 && o.cfl_safety <= 1)) bad("the CFL safety factor must be in (0, 1], got " + fmt("%g", o.cfl_safety));
   if (!std::isfinite(o.dt) || o.dt < 0) bad("dt must be positive (or 0 for the default), got " + fmt("%g", o.dt));
@@ -629,18 +641,27 @@ int64_t state_bytes(const Domain& d, const Options& o, bool on_device) {
   return b;
 }
 
-std::string sampling_warning(const Model& model, const Options& o, double dt) {
+namespace {
+
+// sampling_warning's, for a model whose smallest velocity is vmin.
+std::string sampling_warning_at(double vmin, const Model& model, const Options& o, double dt) {
   const double fmax = sources_fmax(o, dt);
   if (fmax <= 0) return "";
-  const double ppw = model.vmin() / fmax / model.h, needed = points_per_wavelength_needed(o.radius);
+  const double ppw = vmin / fmax / model.h, needed = points_per_wavelength_needed(o.radius);
   if (ppw >= needed) return "";
   char buf[400];
   std::snprintf(buf, sizeof buf,
                 "the model is under-sampled for the source: %.2f points per shortest wavelength (vmin %.0f m/s at "
                 "%.1f Hz, the wavelet's highest significant frequency, h = %g m) where order %d needs %.2f for a "
                 "phase-velocity error within 1 %%",
-                ppw, double(model.vmin()), fmax, model.h, 2 * o.radius, needed);
+                ppw, vmin, fmax, model.h, 2 * o.radius, needed);
   return buf;
+}
+
+}  // namespace
+
+std::string sampling_warning(const Model& model, const Options& o, double dt) {
+  return sampling_warning_at(model.vmin(), model, o, dt);
 }
 
 namespace {
@@ -648,6 +669,7 @@ namespace {
 // What run() and check() find before anything large is allocated: the step, the domain, and the
 // sources' and receivers' taps (which place every position inside the model or refuse it).
 struct Checked {
+  float vmin = 0, vmax = 0;  // the model's extremes: one pass over it, which a big model makes slow
   double dt = 0, dt_limit = 0;
   Domain d;
   std::vector<acoustic::Tap> src_taps, rec_taps;
@@ -657,14 +679,15 @@ struct Checked {
 Checked checked(const Model& model, const Options& o) {
   check_options(model, o);
   Checked c;
-  c.dt_limit = max_stable_dt(model.dim, o.radius, model.h, model.vmax());
+  std::tie(c.vmin, c.vmax) = model.extremes();
+  c.dt_limit = max_stable_dt(model.dim, o.radius, model.h, c.vmax);
   if (o.dt > c.dt_limit)
     bad("dt = " + fmt("%.6g", o.dt) + " s exceeds the stability limit " + fmt("%.6g", c.dt_limit) +
         " s of order " + std::to_string(2 * o.radius) + " in " + std::to_string(model.dim) + "D at vmax " +
-        fmt("%.0f", model.vmax()) + " m/s and h = " + fmt("%g", model.h) + " m");
-  c.dt = run_dt(model, o);
+        fmt("%.0f", c.vmax) + " m/s and h = " + fmt("%g", model.h) + " m");
+  c.dt = o.dt > 0 ? o.dt : o.cfl_safety * c.dt_limit;
   c.d = Domain::make(model.dim, o.radius, model.nz, model.ny, model.nx, o.boundary);
-  if (split(o)) c.d.split_z(o.comm->size());  // refuses slabs thinner than the radius
+  if (split(o)) c.d.split_z(o.comm->size(), layer_plane_cost(o));  // refuses slabs thinner than the radius
   // Ids and tap counts are 32-bit in the taps and the GPU's per-block lists.
   if (o.sources.size() + o.receivers.size() > size_t(INT32_MAX) / size_t(kMaxTapsPerPoint))
     bad(std::to_string(o.sources.size()) + " sources and " + std::to_string(o.receivers.size()) +
@@ -721,7 +744,8 @@ struct SplitVote {
 // after it.
 template <class T>
 void run_slab(acoustic::Setup<T>& built, const Options& o, const Domain& d, Result& res, SplitVote& vote, bool gpu,
-              uint64_t split_fingerprint, uint64_t fingerprint, const detail::CheckpointHeader* resume_head) {
+              uint64_t split_fingerprint, uint64_t fingerprint, const detail::CheckpointHeader* resume_head,
+              std::chrono::steady_clock::time_point started) {
   Comm& comm = *o.comm;
   const Domain::Slab mine = planes_of(o, d);
   std::optional<acoustic::State<T>> resumed;
@@ -781,7 +805,7 @@ void run_slab(acoustic::Setup<T>& built, const Options& o, const Domain& d, Resu
       comm.exchange_device(h.to_lower, h.from_lower, h.to_upper, h.from_upper, h.bytes, h.stream);
       state.synchronize();
       GpuSlabStepper st(state, share(), res.first_step, shape.alloc);
-      res.steps_done = time_loop(st, o, res.first_step, true, res.timing);
+      res.steps_done = time_loop(st, o, res.first_step, true, res.timing, started);
       st.report(res.timing);
       const auto t = state.split_timing();
       res.timing.exchange_ms = t.exchange_ms;
@@ -800,7 +824,7 @@ void run_slab(acoustic::Setup<T>& built, const Options& o, const Domain& d, Resu
     res.timing.device_bytes = state.bytes();
     vote_then_resume(state);
     SlabStepper<T> st{state, shape, share()};
-    res.steps_done = time_loop(st, o, res.first_step, true, res.timing);
+    res.steps_done = time_loop(st, o, res.first_step, true, res.timing, started);
     if (res.steps_done == o.nt) {
       traces.assign(state.traces().begin(), state.traces().end());
       if (o.final_field && part.model_nz > 0) field = model_points(state.current(), part);
@@ -897,7 +921,7 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
   // A split run's slab checks its own share when its state is made (AcousticGpu).
   if (gpu && !split(o)) cuda::ensure_device_memory(state, "the wave solver's state");
 #endif
-  if (const std::string w = sampling_warning(model, o, res.dt); !w.empty()) res.warnings.push_back(w);
+  if (const std::string w = sampling_warning_at(c.vmin, model, o, res.dt); !w.empty()) res.warnings.push_back(w);
   if (!on_surface.empty())
     res.warnings.push_back(std::to_string(on_surface.size()) + " receiver(s), the first receiver " +
                            std::to_string(on_surface.front()) +
@@ -926,6 +950,7 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
   std::string gathers = " checkpoint_every ";
   gathers += std::to_string(o.checkpoint_every);
   gathers += " overlap " + std::to_string(int(o.overlap)) + (o.final_field ? " final" : " no-final");
+  gathers += " layer-plane-cost " + fmt("%.17g", layer_plane_cost(o));  // the ranks' slabs
   gathers += o.split_checkpoint_file.empty() ? " gathered-checkpoints" : " file-checkpoints";
   gathers += o.split_resume_file.empty() ? "" : " resume-file";
   gathers += o.split_snapshot_file ? " snapshot-files" : o.split_snapshot_cut ? " snapshot-cuts" : "";
@@ -949,10 +974,11 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
     const auto config = cuda::wave::parse_config(o.kernel_params, d.dim, d.radius, d.nx * d.ny, has_layers(d));
     // The copy bandwidth of this run, before the state takes the memory: 1 GiB buffers, 20x the L2.
     if (o.measure_bandwidth) res.timing.copy_gbps = cuda::measure_copy_bandwidth(int64_t(1) << 30, 10).memcpy_gbps;
-    auto setup = build_setup<float>(model, o, d, res.dt, res.reflection, std::move(src_taps), std::move(rec_taps),
+    auto setup = build_setup<float>(model, o, d, res.dt, res.reflection, c.vmax, std::move(src_taps), std::move(rec_taps),
                                     planes_of(o, d));
     if (split(o)) {
-      run_slab(setup, o, d, res, *vote, true, split_fingerprint, fingerprint, resume_head ? &*resume_head : nullptr);
+      run_slab(setup, o, d, res, *vote, true, split_fingerprint, fingerprint, resume_head ? &*resume_head : nullptr,
+               start);
       return finish(res, d, start);
     }
     cuda::wave::AcousticGpu gpu_state(setup, config);
@@ -961,8 +987,8 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
     setup.m.shrink_to_fit();
     res.kernel = gpu_state.describe();
     res.timing.device_bytes = gpu_state.bytes();
-    GpuStepper st{gpu_state, d, o, fingerprint, std::vector<float>(size_t(d.alloc))};
-    res.steps_done = time_loop(st, o, res.first_step, o.on_checkpoint != nullptr, res.timing);
+    GpuStepper st{gpu_state, d, o, fingerprint, {}};
+    res.steps_done = time_loop(st, o, res.first_step, o.on_checkpoint != nullptr, res.timing, start);
     if (res.steps_done == o.nt) {
       res.traces = gpu_state.traces();
       if (o.final_field) res.final_field = st.snapshot(o.nt);
@@ -977,11 +1003,11 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
     }
     const auto cpu_run = [&](auto zero) {
       using T = decltype(zero);
-      auto setup = build_setup<T>(model, o, d, res.dt, res.reflection, std::move(src_taps), std::move(rec_taps),
+      auto setup = build_setup<T>(model, o, d, res.dt, res.reflection, c.vmax, std::move(src_taps), std::move(rec_taps),
                                   planes_of(o, d));
       if (split(o))
         return run_slab(setup, o, d, res, *vote, false, split_fingerprint, fingerprint,
-                        resume_head ? &*resume_head : nullptr);
+                        resume_head ? &*resume_head : nullptr, start);
       std::optional<acoustic::State<T>> resumed;
       if (o.resume) resumed = from_checkpoint(*o.resume, setup);
       cpu::AcousticCpu<T> cpu_state(std::move(setup));
@@ -991,7 +1017,7 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
       }
       res.timing.device_bytes = cpu_state.bytes();
       CpuStepper<T> st{cpu_state, d, o, fingerprint};
-      res.steps_done = time_loop(st, o, res.first_step, o.on_checkpoint != nullptr, res.timing);
+      res.steps_done = time_loop(st, o, res.first_step, o.on_checkpoint != nullptr, res.timing, start);
       if (res.steps_done == o.nt) {
         res.traces.assign(cpu_state.traces().begin(), cpu_state.traces().end());
         if (o.final_field) res.final_field = model_points(cpu_state.current(), d);

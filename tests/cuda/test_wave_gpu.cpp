@@ -211,6 +211,7 @@ TEST(WaveGpu, KernelParametersGiveTheSameAnswer) {
       {3, true, R"({"design": "tma", "block": "4x8", "nw": 5, "boundary": "l1"})", "ahead=2 boundary=l1"},
       {2, true, R"({"block": "128x1", "vec": 2, "nw": 8})", "nw=8"},
       {2, true, R"({"block": "64x1", "vec": 4, "nw": 16})", "block=64x1"},
+      {3, true, R"({"faces": 0})", "faces=0"},
   };
   for (int radius : {1, 4, 8})
     for (const Params& p : sets) {
@@ -469,6 +470,7 @@ TEST(WaveGpu, ZqAndSplitValuesAreCheckedOnTheHost) {
     }
   };
   refused(R"({"split": 2})", 3, 4, "split must be 0 or 1");
+  refused(R"({"faces": 2})", 3, 4, "faces must be 0 or 1");
   refused(R"({"design": "tile", "zq": 2})", 3, 4, "zq must be 0 or 1");
   refused(R"({"zq": 1})", 3, 4, "the tile design's");
   refused(R"({"design": "l1", "zq": 1})", 3, 2, "the tile design's");

@@ -62,6 +62,18 @@ TEST(WaveSlabsGpu, TwoDWithoutOverlapMatchesOneGpu) {
   expect_split_matches_one_rank(*g_gpus, c, 1, true, false);
 }
 
+// The face chunks before the inner chunks on the run's stream (faces 0) instead of beside them on
+// the exchange's (the default): the same field, with the overlap on and off.
+TEST(WaveSlabsGpu, FacesBeforeTheInnerChunksMatchOneGpu) {
+  REQUIRE_GPUS();
+  Case c = on_gpus(make_case(3, 4, false, Interpolation::trilinear, 30));
+  c.options.kernel_params = R"({"faces": 0})";
+  for (const Options::Overlap way : {Options::Overlap::on, Options::Overlap::off}) {
+    c.options.overlap = way;
+    expect_split_matches_one_rank(*g_gpus, c, 1, true, false);
+  }
+}
+
 // The path chosen by timing both (Overlap::automatic, a run long enough to probe): the same field,
 // a path named, both paths' per-step times, and the same choice on every rank.
 TEST(WaveSlabsGpu, OverlapChosenByTimingBothMatchesOneGpu) {

@@ -423,6 +423,53 @@ TEST(WaveInputs, SplitZCoversThePlanesAndRefusesSlabsThinnerThanR) {
   EXPECT_TRUE(throws_error([&] { d.split_z(0); }, ErrorKind::invalid_argument, {}));
 }
 
+// Slabs balanced by cost, a z-layer plane costing `c` inner planes: each slab's cost is within one
+// layer plane's of the whole's share, the slabs at the layers are the thinner ones, and a balance
+// that would leave a slab thinner than R falls back to near-equal slabs.
+TEST(WaveInputs, SplitZBalancesTheLayersPlanes) {
+  wave::Boundary b;
+  b.cpml_width = 20;
+  const wave::Domain d = wave::Domain::make(3, 4, 984, 8, 8, b);  // nz = 1024, 20 layer planes each end
+  ASSERT_EQ(d.nz, 1024);
+  const auto cost_of = [&](const wave::Domain::Slab& s, double c) {
+    double sum = 0;
+    for (int64_t k = s.k0; k < s.k1; ++k) sum += k < 20 || k >= d.nz - 20 ? c : 1.0;
+    return sum;
+  };
+  for (double c : {1.0, 2.5, 4.0, 6.0})
+    for (int parts : {2, 3, 4, 8}) {
+      const auto slabs = d.split_z(parts, c);
+      ASSERT_EQ(slabs.size(), size_t(parts));
+      const double share = (984 + 40 * c) / parts;
+      int64_t next = 0;
+      for (const auto& s : slabs) {
+        EXPECT_EQ(s.k0, next) << c << " x " << parts;
+        EXPECT_NEAR(cost_of(s, c), share, c) << c << " x " << parts << " at plane " << s.k0;
+        next = s.k1;
+      }
+      EXPECT_EQ(next, d.nz);
+      if (c > 1 && parts > 2) {  // two slabs hold a layer each
+        EXPECT_LT(slabs.front().k1 - slabs.front().k0, slabs[1].k1 - slabs[1].k0) << c << " x " << parts;
+      }
+      if (c == 1) {
+        EXPECT_EQ(slabs[0].k1, d.nz / parts) << "cost 1 cuts the near-equal slabs";
+      }
+    }
+  // 31 planes, 5 of them layers at each end, in 7 slabs of 4-5: balanced, the end slabs would hold
+  // fewer than R = 4 planes.
+  b.cpml_width = 5;
+  const wave::Domain thin = wave::Domain::make(3, 4, 21, 9, 9, b);
+  const auto even = thin.split_z(7, 1), balanced = thin.split_z(7, 6);
+  for (size_t p = 0; p < 7; ++p) EXPECT_EQ(balanced[p].k1, even[p].k1) << p;
+  EXPECT_TRUE(throws_error([&] { d.split_z(2, 0.5); }, ErrorKind::invalid_argument, {"at least"}));
+  // The default's two measured ends and the line between them.
+  EXPECT_EQ(wave::default_layer_plane_cost(1), 3.0);
+  EXPECT_EQ(wave::default_layer_plane_cost(4), 3.0);
+  EXPECT_EQ(wave::default_layer_plane_cost(6), 2.5);
+  EXPECT_EQ(wave::default_layer_plane_cost(8), 2.0);
+  EXPECT_EQ(wave::default_layer_plane_cost(12), 2.0);
+}
+
 // --- wavelets ------------------------------------------------------------------------------------
 
 TEST(WaveInputs, RickerPeaksAtTheDelayAndHasZeroMean) {

@@ -306,7 +306,8 @@ std::string describe(const KernelConfig& c) {
          " design=" + design_name(c.design) + (c.zq ? " zq=" + std::to_string(c.zq) : "") +
          " split=" + std::to_string(c.split) +
          (c.design == StepDesign::tma ? " ahead=" + std::to_string(c.ahead) + " boundary=" + design_name(c.boundary)
-                                      : "");
+                                      : "") +
+         " faces=" + std::to_string(c.faces);
 }
 
 // The defaults of one design for a radius and plane: the table's where it names that design;
@@ -369,6 +370,8 @@ KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t 
       c.zq = value.get<int>();
     } else if (key == "split" && value.is_number_integer()) {
       c.split = value.get<int>();
+    } else if (key == "faces" && value.is_number_integer()) {
+      c.faces = value.get<int>();
     } else if (key == "ahead" && value.is_number_integer()) {
       c.ahead = value.get<int>();
       ahead_given = true;
@@ -382,7 +385,7 @@ KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t 
       throw Error(ErrorKind::invalid_argument, "unknown or mistyped kernel parameter '" + key + "': " +
                                                    value.dump() +
                                                    " (valid: block \"BXxBY\", vec 2|4, nw N, design \"l1\"|\"tile\"|\"tma\", zq "
-                                                   "0|1, split 0|1, ahead 0..8, boundary \"l1\"|\"tile\")");
+                                                   "0|1, split 0|1, ahead 0..8, boundary \"l1\"|\"tile\", faces 0|1)");
     }
   }
   if (c.design != StepDesign::l1) {
@@ -466,13 +469,14 @@ struct AcousticGpu::Impl {
   cudaStream_t stream = nullptr;
   // A slab of a split run: its chunks of nw planes, those writing the first R planes [0,
   // lower_end) and the last R [upper_begin, chunks); the halo exchange's stream; the event the
-  // exchange waits for (the face chunks done) and the one step n + 1 waits for (the exchange
-  // done); and event quadruples timing the exchange and the inner chunks of sampled steps.
+  // face chunks wait for on the run's stream (u^n whole and the receivers sampled: faces 1) or
+  // the exchange waits for (the face chunks done: faces 0), and the one step n + 1 waits for (the
+  // exchange done); and event quadruples timing the exchange and the inner chunks of sampled steps.
   struct Split {
     bool ready = false;
     int chunks = 0, lower_end = 0, upper_begin = 0;
     cudaStream_t stream = nullptr;
-    cudaEvent_t faces_done = nullptr, exchanged = nullptr;
+    cudaEvent_t handover = nullptr, exchanged = nullptr;
     std::vector<std::array<cudaEvent_t, 4>> samples;
     int64_t calls = 0;
     int64_t sampled_from = 0;  // the call that sampling (re)started at
@@ -482,7 +486,7 @@ struct AcousticGpu::Impl {
   ~Impl() {
     for (auto& q : split.samples)
       for (cudaEvent_t e : q) cudaEventDestroy(e);
-    if (split.faces_done) cudaEventDestroy(split.faces_done);
+    if (split.handover) cudaEventDestroy(split.handover);
     if (split.exchanged) cudaEventDestroy(split.exchanged);
     if (split.stream) cudaStreamDestroy(split.stream);
     if (stream) cudaStreamDestroy(stream);
@@ -498,10 +502,10 @@ struct AcousticGpu::Impl {
     args.u = u.p + s.origin;
     args.out = prev.p + s.origin;
   }
-  // Step n's chunks [first, end) of nw planes, on the run's stream: the boundary kernel over all
-  // their blocks (it skips the interior box's), unless every one is interior, then the interior
-  // kernel over their part of the interior box.
-  void launch_chunks(int first, int end, int64_t n) {
+  // Step n's chunks [first, end) of nw planes, on `on`: the boundary kernel over all their blocks
+  // (it skips the interior box's), unless every one is interior, then the interior kernel over
+  // their part of the interior box.
+  void launch_chunks(int first, int end, int64_t n, cudaStream_t on) {
     if (first >= end) return;
     const int(&box)[3][2] = args.interior;
     const int c0 = std::max(first, box[2][0]), c1 = std::min(end, box[2][1]);
@@ -516,7 +520,7 @@ struct AcousticGpu::Impl {
       a.block_first[0] = a.block_first[1] = 0;
       a.chunk_first = first;
       FDS_CUDA_CHECK(cudaLaunchKernel(kernels.boundary, dim3(grid.x, grid.y, unsigned(end - first)), block, params,
-                                      boundary_smem, stream));
+                                      boundary_smem, on));
       FDS_CUDA_CHECK_LAUNCH();
     }
     if (inner) {
@@ -524,7 +528,7 @@ struct AcousticGpu::Impl {
       a.block_first[1] = box[1][0];
       a.chunk_first = c0;
       const dim3 g(unsigned(box[0][1] - box[0][0]), unsigned(box[1][1] - box[1][0]), unsigned(c1 - c0));
-      FDS_CUDA_CHECK(cudaLaunchKernel(kernels.interior, g, block, params, smem, stream));
+      FDS_CUDA_CHECK(cudaLaunchKernel(kernels.interior, g, block, params, smem, on));
       FDS_CUDA_CHECK_LAUNCH();
     }
   }
@@ -556,6 +560,7 @@ AcousticGpu::AcousticGpu(const acoustic::Setup<float>& s, const KernelConfig& c)
   if (c.zq != 0 && (c.zq != 1 || c.design != StepDesign::tile || s.radius < 2))
     throw Error(ErrorKind::invalid_argument, "zq " + std::to_string(c.zq) + " needs the tile design and R >= 2 (zq 1)");
   if (c.split != 0 && c.split != 1) throw Error(ErrorKind::invalid_argument, "split must be 0 or 1");
+  if (c.faces != 0 && c.faces != 1) throw Error(ErrorKind::invalid_argument, "faces must be 0 or 1");
   if (c.design == StepDesign::tma && (c.split != 1 || c.vec != kTileVec || c.boundary == StepDesign::tma))
     throw Error(ErrorKind::invalid_argument,
                 "the tma design runs the interior box (split 1) in 4-wide vectors, its boundary by l1 or the tile");
@@ -734,7 +739,7 @@ constexpr int64_t kSplitWarmup = 2, kSplitSamples = 128;
 void AcousticGpu::step(int64_t n) {
   Impl& d = *impl_;
   d.begin_step(n);
-  d.launch_chunks(0, int(d.grid.z), n);
+  d.launch_chunks(0, int(d.grid.z), n, d.stream);
   std::swap(d.u, d.prev);
 }
 
@@ -753,7 +758,7 @@ void AcousticGpu::Impl::ready_split() {
   int least = 0, greatest = 0;
   FDS_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
   FDS_CUDA_CHECK(cudaStreamCreateWithPriority(&sp.stream, cudaStreamNonBlocking, greatest));
-  FDS_CUDA_CHECK(cudaEventCreateWithFlags(&sp.faces_done, cudaEventDisableTiming));
+  FDS_CUDA_CHECK(cudaEventCreateWithFlags(&sp.handover, cudaEventDisableTiming));
   FDS_CUDA_CHECK(cudaEventCreateWithFlags(&sp.exchanged, cudaEventDisableTiming));
   // The timed steps' events, made now rather than inside the time loop.
   sp.samples.resize(size_t(kSplitSamples));
@@ -781,10 +786,22 @@ AcousticGpu::Halo AcousticGpu::step_faces(int64_t n) {
   Impl::Split& sp = d.split;
   d.ready_split();
   d.begin_step(n);
-  d.launch_chunks(0, sp.lower_end, n);
-  d.launch_chunks(std::max(sp.lower_end, sp.upper_begin), sp.chunks, n);
-  FDS_CUDA_CHECK(cudaEventRecord(sp.faces_done, d.stream));
-  FDS_CUDA_CHECK(cudaStreamWaitEvent(sp.stream, sp.faces_done, 0));
+  // faces 1: the face chunks on the exchange's stream, at its priority, so that the inner chunks'
+  // blocks fill the SMs the faces' launches leave idle (their ramps and tails) instead of
+  // starting only after them. Both write u^{n+1} at planes of their own and read u^n, whole once
+  // the run's stream reaches this step.
+  const bool beside = d.c.faces == 1;
+  if (beside) {
+    FDS_CUDA_CHECK(cudaEventRecord(sp.handover, d.stream));
+    FDS_CUDA_CHECK(cudaStreamWaitEvent(sp.stream, sp.handover, 0));
+  }
+  const cudaStream_t on = beside ? sp.stream : d.stream;
+  d.launch_chunks(0, sp.lower_end, n, on);
+  d.launch_chunks(std::max(sp.lower_end, sp.upper_begin), sp.chunks, n, on);
+  if (!beside) {
+    FDS_CUDA_CHECK(cudaEventRecord(sp.handover, d.stream));
+    FDS_CUDA_CHECK(cudaStreamWaitEvent(sp.stream, sp.handover, 0));
+  }
   const int64_t sample = sp.calls - sp.sampled_from - kSplitWarmup;
   if (sample >= 0 && sample < kSplitSamples) FDS_CUDA_CHECK(cudaEventRecord(sp.samples[size_t(sample)][0], sp.stream));
   // u^{n+1} is being written over u^{n-1}: its planes 0..R-1 and nz-R..nz-1 go out, its halo
@@ -802,7 +819,7 @@ void AcousticGpu::step_inside(int64_t n, bool overlap) {
   FDS_CUDA_CHECK(cudaEventRecord(sp.exchanged, sp.stream));
   if (!overlap) FDS_CUDA_CHECK(cudaStreamWaitEvent(d.stream, sp.exchanged, 0));
   if (timed) FDS_CUDA_CHECK(cudaEventRecord(sp.samples[size_t(sample)][2], d.stream));
-  d.launch_chunks(sp.lower_end, sp.upper_begin, n);
+  d.launch_chunks(sp.lower_end, sp.upper_begin, n, d.stream);
   if (timed) FDS_CUDA_CHECK(cudaEventRecord(sp.samples[size_t(sample)][3], d.stream));
   FDS_CUDA_CHECK(cudaStreamWaitEvent(d.stream, sp.exchanged, 0));
   ++sp.calls;

@@ -33,13 +33,17 @@ struct KernelConfig {
   // tma design: the march of the blocks outside the interior box, those that touch a CPML layer
   // (tile, which takes its two tiles of shared memory, or l1; the tile's measured faster).
   StepDesign boundary = StepDesign::tile;
+  // A slab of a split run: 1 runs its face chunks on the exchange's stream beside the inner
+  // chunks, 0 before them on the run's stream (AcousticGpu::step_faces). Other runs ignore it.
+  int faces = 1;
 };
 // The defaults for a radius, a computational plane of nx x ny points and CPML layers (any, or
 // none; the table in acoustic.cu cites the runs that chose them). `slabs`: the state is one slab
 // of a split run (its faces are whole chunks, so the chunks stay short).
 KernelConfig default_config(int dim, int radius, int64_t plane_points, bool layers, bool slabs = false);
 // {"block": "BXxBY", "vec": 2|4, "nw": N, "design": "l1"|"tile"|"tma", "zq": 0|1 (tile only),
-// "split": 0|1 (1 under tma), "ahead": 0..8 and "boundary": "l1"|"tile" (tma only)}, missing keys from the defaults, or where
+// "split": 0|1 (1 under tma), "ahead": 0..8, "boundary": "l1"|"tile" (tma only) and "faces": 0|1
+// (a split run's slabs)}, missing keys from the defaults, or where
 // a "design" is named from that design's own (acoustic.cu's design_default; vec 4 under "tile"
 // and "tma", their only width); throws Error(invalid_argument) naming a bad key or value.
 KernelConfig parse_config(const std::string& json, int dim, int radius, int64_t plane_points, bool layers,
