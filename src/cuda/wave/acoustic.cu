@@ -418,6 +418,8 @@ KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t 
   if (c.nw < 1) throw Error(ErrorKind::invalid_argument, "kernel parameter nw must be at least 1");
   if (c.split != 0 && c.split != 1)
     throw Error(ErrorKind::invalid_argument, "kernel parameter split must be 0 or 1, got " + std::to_string(c.split));
+  if (c.faces != 0 && c.faces != 1)
+    throw Error(ErrorKind::invalid_argument, "kernel parameter faces must be 0 or 1, got " + std::to_string(c.faces));
   if (c.design == StepDesign::tma && c.split != 1)
     throw Error(ErrorKind::invalid_argument,
                 "kernel parameter design \"tma\" (" + std::string(j.contains("design") ? "given" : "the default here") +
