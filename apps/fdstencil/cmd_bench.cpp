@@ -14,7 +14,7 @@
 #include "fdstencil/error.hpp"
 #include "plan/registry.hpp"
 #ifdef FDSTENCIL_HAVE_CUDA
-#include "cuda/device.hpp"
+#include "fdstencil/device.hpp"
 #endif
 
 namespace fdstencil::cli {

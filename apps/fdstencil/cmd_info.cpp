@@ -10,7 +10,7 @@
 #include "fdstencil/version.hpp"
 #include "plan/registry.hpp"
 #ifdef FDSTENCIL_HAVE_CUDA
-#include "cuda/device.hpp"
+#include "fdstencil/device.hpp"
 #endif
 
 namespace fdstencil::cli {

@@ -12,7 +12,7 @@
 #include "fdstencil/tune.hpp"
 #include "fdstencil/tuning_cache.hpp"
 #ifdef FDSTENCIL_HAVE_CUDA
-#include "cuda/device.hpp"
+#include "fdstencil/device.hpp"
 #endif
 
 namespace fdstencil::cli {

@@ -25,7 +25,7 @@
 #include "plan/registry.hpp"
 #ifdef FDSTENCIL_HAVE_CUDA
 #include "cuda/common/timing.hpp"
-#include "cuda/device.hpp"
+#include "fdstencil/device.hpp"
 #endif
 
 namespace fdstencil::bench {

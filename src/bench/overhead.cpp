@@ -10,7 +10,7 @@
 #include "fdstencil/error.hpp"
 #include "plan/plan_internal.hpp"
 #ifdef FDSTENCIL_HAVE_CUDA
-#include "cuda/device.hpp"
+#include "fdstencil/device.hpp"
 #endif
 
 namespace fdstencil::bench {

@@ -3,7 +3,7 @@
 
 #include "fdstencil/error.hpp"
 #ifdef FDSTENCIL_HAVE_CUDA
-#include "cuda/device.hpp"
+#include "fdstencil/device.hpp"
 #endif
 
 namespace fdstencil {

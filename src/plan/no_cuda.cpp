@@ -2,6 +2,7 @@
 // missing, so a program written against the full API links and reports a clear error.
 #ifndef FDSTENCIL_HAVE_CUDA
 
+#include "fdstencil/device.hpp"
 #include "fdstencil/device_field.hpp"
 #include "fdstencil/error.hpp"
 
@@ -10,6 +11,19 @@ namespace fdstencil {
 namespace {
 constexpr const char* kNoCuda = "this build of fdstencil has no CUDA backend (configure with FDSTENCIL_CUDA=ON)";
 }
+
+namespace cuda {
+int device_count() noexcept { return 0; }
+std::string no_device_reason() { return kNoCuda; }
+int runtime_version() { throw Error(ErrorKind::unsupported, kNoCuda); }
+int driver_version() { throw Error(ErrorKind::unsupported, kNoCuda); }
+int current_device() { throw Error(ErrorKind::unsupported, kNoCuda); }
+void synchronize() { throw Error(ErrorKind::unsupported, kNoCuda); }
+int64_t device_free_bytes() { throw Error(ErrorKind::unsupported, kNoCuda); }
+void ensure_device_memory(int64_t, const char*) { throw Error(ErrorKind::unsupported, kNoCuda); }
+nlohmann::json device_info(int) { throw Error(ErrorKind::unsupported, kNoCuda); }
+CopyBandwidth measure_copy_bandwidth(int64_t, int) { throw Error(ErrorKind::unsupported, kNoCuda); }
+}  // namespace cuda
 
 int gpu_count() noexcept { return 0; }
 std::string gpu_unavailable_reason() { return kNoCuda; }

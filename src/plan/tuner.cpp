@@ -28,7 +28,7 @@
 #ifdef FDSTENCIL_HAVE_CUDA
 #include "cuda/common/compare.hpp"
 #include "cuda/common/timing.hpp"
-#include "cuda/device.hpp"
+#include "fdstencil/device.hpp"
 #endif
 
 namespace fdstencil {

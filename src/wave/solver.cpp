@@ -34,7 +34,7 @@
 #include "wave/split_checkpoint.hpp"
 #include "wave/split_field.hpp"
 #if FDSTENCIL_HAVE_CUDA
-#include "cuda/device.hpp"
+#include "fdstencil/device.hpp"
 #include "cuda/wave/acoustic.hpp"
 #endif
 

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "fdstencil/device.hpp"
 #include "fdstencil/device_field.hpp"
 #include "fdstencil/plan.hpp"
 #include "plan/verify.hpp"
@@ -67,6 +68,15 @@ TEST(Plan, CudaWithoutAGpuSaysWhy) {
   EXPECT_TRUE(throws_error([&] { Plan({Op::d2z, 4, {}}, Layout::make({16, 16, 16}, 4, 4), o); },
                            ErrorKind::unsupported, {"cuda", "gpu", "driver"}));
   EXPECT_TRUE(throws_error([] { DeviceField<float> f({8, 8, 8}, 1); }, ErrorKind::unsupported, {"device", "gpu", "cuda"}));
+}
+
+// The public device header (fdstencil/device.hpp) links in every build: without a GPU it says why
+// instead of answering.
+TEST(Plan, DeviceQueriesWithoutAGpuSayWhy) {
+  if (cuda::device_count() > 0) GTEST_SKIP() << "a GPU is present";
+  EXPECT_FALSE(cuda::no_device_reason().empty());
+  EXPECT_THROW(cuda::device_free_bytes(), Error);
+  EXPECT_THROW(cuda::ensure_device_memory(1, "a test's byte"), Error);
 }
 
 TEST(Plan, BadPlansAreRefusedWithTheReason) {

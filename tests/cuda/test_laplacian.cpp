@@ -5,7 +5,7 @@
 
 #include "bench/harness.hpp"
 #include "core/variant.hpp"
-#include "cuda/device.hpp"
+#include "fdstencil/device.hpp"
 #include "plan/registry.hpp"
 #include "fdstencil/error.hpp"
 

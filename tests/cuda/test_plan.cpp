@@ -14,7 +14,7 @@
 
 #include "bench/harness.hpp"
 #include "cuda/common/compare.hpp"
-#include "cuda/device.hpp"
+#include "fdstencil/device.hpp"
 #include "fdstencil/device_field.hpp"
 #include "fdstencil/plan.hpp"
 #include "fdstencil/tune.hpp"

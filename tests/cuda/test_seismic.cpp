@@ -12,7 +12,7 @@
 
 #include "bench/harness.hpp"
 #include "core/variant.hpp"
-#include "cuda/device.hpp"
+#include "fdstencil/device.hpp"
 #include "plan/registry.hpp"
 #include "plan/verify.hpp"
 #include "fdstencil/device_field.hpp"

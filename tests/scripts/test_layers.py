@@ -1,15 +1,16 @@
 """The source tree's layers depend one way only: core <- backends (reference, cpu, cuda) <- plan <-
 bench, apps, with the public headers (include/fdstencil) below them all; the MPI and NCCL
-transports (mpi, nccl) see the public headers only. Every quoted include under
-src/ and include/ is checked against the layers its file may reach; the public headers must also
-compile without CUDA. The link order in CMakeLists.txt enforces the same for definitions; this
+transports (mpi, nccl) see the public headers only, and the apps reach the backends only through
+the public headers or the plan layer, never around it. Every quoted include under src/, include/
+and apps/ is checked against the layers its file may reach; the public headers must also compile
+without CUDA. The link order in CMakeLists.txt enforces the same for definitions; this
 catches a header-only reach upwards, which would link fine."""
 import os
 import re
 import unittest
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-SCANNED = ("src", "include")
+SCANNED = ("src", "include", "apps")
 EXTENSIONS = (".hpp", ".cpp", ".cu", ".cuh", ".h", ".hpp.in")
 
 # The include roots ("X" of #include "X/...") each layer may name. "fdstencil" is the public headers.
@@ -26,8 +27,9 @@ ALLOWED = {
     "mpi": {"fdstencil", "mpi"},
     "nccl": {"fdstencil", "nccl"},
 }
-# The bench layer sits at the top beside the apps: it may name anything but them.
-FORBIDDEN = {"bench": {"apps"}}
+# The bench layer sits at the top beside the apps: it may name anything but them. The apps (the
+# command-line tool) name anything but the backends: the device through fdstencil/device.hpp.
+FORBIDDEN = {"bench": {"apps"}, "apps": {"reference", "cpu", "cuda"}}
 LAYERS = set(ALLOWED) | set(FORBIDDEN)
 
 # System headers that exist only with the CUDA toolkit.
@@ -153,7 +155,9 @@ class CheckerTest(unittest.TestCase):
             ("src/reference/a.cpp", "core/variant.hpp", True), ("src/reference/a.cpp", "plan/x.hpp", False),
             ("src/cuda/k/a.cuh", "cuda/common/vec.cuh", True), ("src/cuda/a.cu", "plan/registry.hpp", False),
             ("src/cuda/a.cu", "cpu/x.hpp", False), ("src/cuda/a.cu", "reference/x.hpp", False),
-            ("src/plan/a.cpp", "cuda/device.hpp", True), ("src/plan/a.cpp", "reference/x.hpp", True),
+            ("src/plan/a.cpp", "cuda/variants.hpp", True), ("src/plan/a.cpp", "reference/x.hpp", True),
+            ("apps/fdstencil/a.cpp", "fdstencil/device.hpp", True), ("apps/fdstencil/a.cpp", "plan/registry.hpp", True),
+            ("apps/fdstencil/a.cpp", "cuda/variants.hpp", False), ("apps/fdstencil/a.cpp", "cpu/acoustic.hpp", False),
             ("src/plan/a.cpp", "bench/harness.hpp", False), ("src/plan/a.cpp", "apps/fdstencil/c.hpp", False),
             ("src/bench/a.cpp", "plan/registry.hpp", True), ("src/bench/a.cpp", "apps/fdstencil/c.hpp", False),
             ("src/core/a.cpp", "nowhere.hpp", False), ("src/newlayer/a.cpp", "fdstencil/b.hpp", False),
@@ -164,9 +168,9 @@ class CheckerTest(unittest.TestCase):
                 self.assertEqual(problems == [], ok, problems)
 
     def test_relative_include_counts_where_it_lands(self):
-        # src/cuda/device.hpp exists, so from src/cuda/common/ "../device.hpp" is the cuda layer,
-        # and from src/core/ "../bench/harness.hpp" reaches the bench layer.
-        self.assertEqual(check_text("src/cuda/common/x.cu", '#include "../device.hpp"\n'), [])
+        # src/cuda/variants.hpp exists, so from src/cuda/common/ "../variants.hpp" is the cuda
+        # layer, and from src/core/ "../bench/harness.hpp" reaches the bench layer.
+        self.assertEqual(check_text("src/cuda/common/x.cu", '#include "../variants.hpp"\n'), [])
         problems = check_text("src/core/x.cpp", '#include "../bench/harness.hpp"\n')
         self.assertEqual(len(problems), 1, problems)
         self.assertIn("src/core/x.cpp:1:", problems[0])

@@ -6,7 +6,7 @@
 
 #include "core/summary.hpp"
 #include "cuda/common/check.hpp"
-#include "cuda/device.hpp"
+#include "fdstencil/device.hpp"
 
 namespace fdstencil::cuda {
 

@@ -1,6 +1,6 @@
 // DeviceField (include/fdstencil/device_field.hpp) on the CUDA runtime.
 #include "cuda/common/check.hpp"
-#include "cuda/device.hpp"
+#include "fdstencil/device.hpp"
 #include "fdstencil/device_field.hpp"
 #include "fdstencil/error.hpp"
 

@@ -13,7 +13,7 @@
 #include "cuda/common/check.hpp"
 #include "cuda/common/resources.hpp"
 #include "cuda/common/tensor_map.hpp"
-#include "cuda/device.hpp"
+#include "fdstencil/device.hpp"
 #include "cuda/wave/acoustic_record.cuh"
 #include "cuda/wave/acoustic_step.cuh"
 #include "fdstencil/error.hpp"

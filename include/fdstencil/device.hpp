@@ -1,4 +1,7 @@
-// The GPU as the rest of the program sees it: plain C++, no CUDA types, so the CLI can include it.
+// The GPU as the rest of the program sees it: plain C++, no CUDA types, so that the tools and a
+// library user reach the device through it rather than through the CUDA backend's own headers.
+// In a build without CUDA, device_count() is 0, no_device_reason() says why, and the rest throw
+// Error(unsupported).
 #pragma once
 
 #include <cstdint>
