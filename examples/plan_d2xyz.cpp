@@ -25,8 +25,10 @@ int main() {
   cudaStreamCreate(&stream);
   for (int step = 0; step < 100; ++step) plan.apply(in, out, stream);  // enqueued: no allocation, no sync
   float centre = 1;
-  cudaMemcpyAsync(&centre, f + origin + 150 + 100 * line + 50 * slice, sizeof centre, cudaMemcpyDeviceToHost, stream);
+  cudaMemcpyAsync(&centre, f + origin + 150 + 100 * line + 50 * slice, sizeof centre, cudaMemcpyDeviceToHost,
+                  stream);
   cudaStreamSynchronize(stream);
-  std::printf("%s %s (%s): centre %g\n", plan.variant().c_str(), plan.params().dump().c_str(), plan.source().c_str(), centre);
+  std::printf("%s %s (%s): centre %g\n", plan.variant().c_str(), plan.params().dump().c_str(),
+              plan.source().c_str(), centre);
   return std::fabs(centre) < 1e-5f ? 0 : 1;  // 0 but for round-off
 }

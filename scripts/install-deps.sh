@@ -4,7 +4,8 @@
 # OpenMP, CMake >= 3.25, Ninja, GoogleTest, CLI11, nlohmann-json, Python 3), not for package
 # names, so a CMake or a compiler installed outside dpkg counts. NumPy and Matplotlib (the bench
 # plots and their tests), libsegyio (SEG-Y input and output), Python's segyio (the SEG-Y tests'
-# other side) and OpenMPI (runs split across ranks) are optional: installed when missing if apt
+# other side), OpenMPI (runs split across ranks) and clang-format (the format check) are
+# optional: installed when missing if apt
 # can, else a warning, and the tests that need them report skipped (the MPI tests are not
 # built). Idempotent: when everything is found it exits 0 without apt and without root. When a
 # requirement is missing and apt-get is absent or fails (no network), it exits non-zero naming
@@ -223,6 +224,15 @@ check_mpi() {  # optional: without it the build leaves the MPI runs out, and the
   fi
 }
 
+check_clang_format() {  # optional: without it the format check (tests/scripts/check-format.sh) skips
+  local cf
+  if cf=$(command -v clang-format 2>/dev/null); then
+    say "clang-format at $cf ($("$cf" --version | grep -o 'version [0-9.]*')): ok (the format check)"
+  else
+    miss_optional "clang-format (the format check of the C++ and CUDA sources)" clang-format
+  fi
+}
+
 check_cuda() {  # informational only: the CUDA toolkit is optional and never installed here
   local nv
   if nv=$(command -v nvcc 2>/dev/null) || { [ -x /usr/local/cuda/bin/nvcc ] && nv=/usr/local/cuda/bin/nvcc; }; then
@@ -247,6 +257,7 @@ check_all() {
   check_python
   check_segyio
   check_mpi
+  check_clang_format
 }
 
 # "what (package)" for everything missing, one per line.

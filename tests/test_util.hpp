@@ -84,8 +84,7 @@ inline std::vector<OpCase> all_op_cases() {
 
 inline std::string describe(const Stencil& s) {
   std::ostringstream os;
-  os << name_of(s.op) << " R=" << s.radius << " h=(" << s.h.hx << ", " << s.h.hy << ", "
-     << s.h.hz << ")";
+  os << name_of(s.op) << " R=" << s.radius << " h=(" << s.h.hx << ", " << s.h.hy << ", " << s.h.hz << ")";
   return os.str();
 }
 
@@ -95,9 +94,7 @@ const char* type_name() {
 }
 
 // The backends this tier covers: the oracle and the OpenMP backend, called in the same loops.
-inline std::vector<const Backend*> backends_under_test() {
-  return {&reference_backend(), &cpu_backend()};
-}
+inline std::vector<const Backend*> backends_under_test() { return {&reference_backend(), &cpu_backend()}; }
 
 // ---------------------------------------------------------------------------------------------
 // Round-off scale of an operator: sum over the differentiated axes of sum_r |w_r| / h_a^2.
@@ -213,9 +210,8 @@ void poison_output(HostField<T>& f) {
 template <class T, class Fn>
 void fill_input(HostField<T>& f, Fn&& u) {
   f.fill(std::numeric_limits<T>::quiet_NaN());
-  for_each_point(f.layout(), f.radius(), [&](int64_t i, int64_t j, int64_t k) {
-    f.at(i, j, k) = static_cast<T>(u(i, j, k));
-  });
+  for_each_point(f.layout(), f.radius(),
+                 [&](int64_t i, int64_t j, int64_t k) { f.at(i, j, k) = static_cast<T>(u(i, j, k)); });
 }
 
 // An input of uniform random values in [lo, hi) over the interior and halo, padding NaN.
@@ -247,8 +243,8 @@ std::vector<T> snapshot(const HostField<T>& f) {
 
 // Every interior value is finite and within `tol` (absolute) of expected(i, j, k).
 template <class T, class Expected>
-::testing::AssertionResult interior_matches(const HostField<T>& got, Expected&& expected,
-                                            double tol, int max_report = 5) {
+::testing::AssertionResult interior_matches(const HostField<T>& got, Expected&& expected, double tol,
+                                            int max_report = 5) {
   int64_t bad = 0;
   double worst = 0.0;
   std::ostringstream report;
@@ -266,23 +262,21 @@ template <class T, class Expected>
   });
   if (bad == 0) return ::testing::AssertionSuccess() << "max |diff| " << worst;
   return ::testing::AssertionFailure()
-         << bad << " of " << got.interior().points() << " interior points differ by more than "
-         << tol << " or are not finite (max finite |diff| " << worst << ")" << report.str();
+         << bad << " of " << got.interior().points() << " interior points differ by more than " << tol
+         << " or are not finite (max finite |diff| " << worst << ")" << report.str();
 }
 
 template <class T>
-::testing::AssertionResult fields_match(const HostField<T>& got, const HostField<T>& want,
-                                        double tol) {
+::testing::AssertionResult fields_match(const HostField<T>& got, const HostField<T>& want, double tol) {
   if (!(got.layout() == want.layout()))
     return ::testing::AssertionFailure() << "the two fields have different layouts";
-  return interior_matches(got, [&](int64_t i, int64_t j, int64_t k) { return want.at(i, j, k); },
-                          tol);
+  return interior_matches(
+      got, [&](int64_t i, int64_t j, int64_t k) { return want.at(i, j, k); }, tol);
 }
 
 // Every element outside the interior (halo and padding) holds the same bits as `before`.
 template <class T>
-::testing::AssertionResult outside_interior_unchanged(const HostField<T>& after,
-                                                      const std::vector<T>& before,
+::testing::AssertionResult outside_interior_unchanged(const HostField<T>& after, const std::vector<T>& before,
                                                       int max_report = 5) {
   const Layout& l = after.layout();
   if (static_cast<int64_t>(before.size()) != l.alloc_elems())
@@ -294,16 +288,14 @@ template <class T>
     if (region[static_cast<size_t>(n)] == Region::interior) continue;
     if (bits_of(after.data()[n]) == bits_of(before[static_cast<size_t>(n)])) continue;
     if (bad < max_report)
-      report << "\n  " << region_name(region[static_cast<size_t>(n)]) << " element " << n
-             << " at " << coords_of(l, n) << ": was " << before[static_cast<size_t>(n)]
-             << " (bits 0x" << std::hex << bits_of(before[static_cast<size_t>(n)]) << "), now "
-             << std::dec << after.data()[n] << " (bits 0x" << std::hex << bits_of(after.data()[n])
-             << std::dec << ")";
+      report << "\n  " << region_name(region[static_cast<size_t>(n)]) << " element " << n << " at "
+             << coords_of(l, n) << ": was " << before[static_cast<size_t>(n)] << " (bits 0x" << std::hex
+             << bits_of(before[static_cast<size_t>(n)]) << "), now " << std::dec << after.data()[n]
+             << " (bits 0x" << std::hex << bits_of(after.data()[n]) << std::dec << ")";
     ++bad;
   }
   if (bad == 0) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << bad << " halo/padding elements were modified"
-                                       << report.str();
+  return ::testing::AssertionFailure() << bad << " halo/padding elements were modified" << report.str();
 }
 
 // Every interior value is finite (a NaN left from poisoning means a point was skipped).
@@ -313,13 +305,11 @@ template <class T>
   std::ostringstream report;
   for_each_point(f.layout(), 0, [&](int64_t i, int64_t j, int64_t k) {
     if (std::isfinite(f.at(i, j, k))) return;
-    if (bad < max_report)
-      report << "\n  at (" << i << ", " << j << ", " << k << "): " << f.at(i, j, k);
+    if (bad < max_report) report << "\n  at (" << i << ", " << j << ", " << k << "): " << f.at(i, j, k);
     ++bad;
   });
   if (bad == 0) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << bad << " interior values are not finite"
-                                       << report.str();
+  return ::testing::AssertionFailure() << bad << " interior values are not finite" << report.str();
 }
 
 template <class T>
@@ -362,9 +352,8 @@ template <class F>
     f();
   } catch (const Error& e) {
     if (e.kind() != kind)
-      return ::testing::AssertionFailure() << "threw Error(" << kind_name(e.kind())
-                                           << ") instead of Error(" << kind_name(kind)
-                                           << "): \"" << e.what() << "\"";
+      return ::testing::AssertionFailure() << "threw Error(" << kind_name(e.kind()) << ") instead of Error("
+                                           << kind_name(kind) << "): \"" << e.what() << "\"";
     const std::string msg = lower(e.what());
     bool named = any_of.size() == 0;
     for (std::string_view s : any_of)
@@ -381,8 +370,7 @@ template <class F>
   } catch (...) {
     return ::testing::AssertionFailure() << "threw something that is not a std::exception";
   }
-  return ::testing::AssertionFailure() << "did not throw (expected Error(" << kind_name(kind)
-                                       << "))";
+  return ::testing::AssertionFailure() << "did not throw (expected Error(" << kind_name(kind) << "))";
 }
 
 }  // namespace fdstencil::test

@@ -50,7 +50,8 @@ void apply_typed(const Stencil& s, const NpyArray& a, const ApplyOpts& o) {
   }
   if (o.verbose) std::fprintf(stderr, "fdstencil: plan %s\n", plan.describe().dump().c_str());
   std::fprintf(stderr, "fdstencil: %s R=%d on %s: %s %s (%s)\n", std::string(op_name(s.op)).c_str(), R,
-               plan.backend().c_str(), plan.variant().c_str(), plan.params().dump().c_str(), plan.source().c_str());
+               plan.backend().c_str(), plan.variant().c_str(), plan.params().dump().c_str(),
+               plan.source().c_str());
   ensure_host_memory(total.points() * int64_t(sizeof(T)), "the output array");
   std::vector<T> result(size_t(total.points()));
   for (int64_t k = -R; k < interior.nz + R; ++k)
@@ -64,8 +65,9 @@ void apply_typed(const Stencil& s, const NpyArray& a, const ApplyOpts& o) {
 
 Action add_apply(CLI::App& app) {
   auto* cmd = app.add_subcommand(
-      "apply", "Apply an operator to a .npy field (float32/float64, C order, shape (nz, ny, nx) "
-               "including the halo) and write a .npy of the same shape, halo copied from the input");
+      "apply",
+      "Apply an operator to a .npy field (float32/float64, C order, shape (nz, ny, nx) "
+      "including the halo) and write a .npy of the same shape, halo copied from the input");
   auto o = std::make_shared<ApplyOpts>();
   cmd->add_option("--op", o->op, "laplacian7, d2x, d2y, d2z, d2xy or d2xyz")->required();
   cmd->add_option("--radius,-r", o->radius,
@@ -76,8 +78,9 @@ Action add_apply(CLI::App& app) {
   cmd->add_option("--backend,-b", o->backend,
                   "auto (the GPU when one is present, else cpu), cuda, cpu or reference")
       ->capture_default_str();
-  cmd->add_option("--cache", o->cache, "The tuning cache file (default: $FDSTENCIL_TUNING_CACHE, else "
-                                       "$XDG_CACHE_HOME/fdstencil/tuning.json, else ~/.cache/fdstencil/tuning.json)");
+  cmd->add_option("--cache", o->cache,
+                  "The tuning cache file (default: $FDSTENCIL_TUNING_CACHE, else "
+                  "$XDG_CACHE_HOME/fdstencil/tuning.json, else ~/.cache/fdstencil/tuning.json)");
   cmd->add_flag("--no-cache", o->no_cache, "Ignore the tuning cache: the plan takes the built-in defaults");
   cmd->add_flag("--verbose,-v", o->verbose, "Print the plan (variant, parameters, kernel resources) as JSON");
   return [o] {
@@ -94,9 +97,9 @@ Action add_apply(CLI::App& app) {
     check_backend_name(o->backend);
     const NpyArray a = read_npy(o->input);
     if (a.shape.size() != 3)
-      throw Error(ErrorKind::invalid_argument,
-                  o->input + ": a field must be 3-D (nz, ny, nx), this array has " +
-                      std::to_string(a.shape.size()) + " dimensions");
+      throw Error(ErrorKind::invalid_argument, o->input +
+                                                   ": a field must be 3-D (nz, ny, nx), this array has " +
+                                                   std::to_string(a.shape.size()) + " dimensions");
     const char* names[3] = {"nz", "ny", "nx"};
     for (int d = 0; d < 3; ++d)
       if (a.shape[d] < 2 * s.radius + 1)
@@ -104,8 +107,10 @@ Action add_apply(CLI::App& app) {
                     o->input + ": " + names[d] + " = " + std::to_string(a.shape[d]) +
                         " is smaller than 2R+1 = " + std::to_string(2 * s.radius + 1) +
                         " points needed for radius " + std::to_string(s.radius));
-    if (a.dtype == DType::f32) apply_typed<float>(s, a, *o);
-    else apply_typed<double>(s, a, *o);
+    if (a.dtype == DType::f32)
+      apply_typed<float>(s, a, *o);
+    else
+      apply_typed<double>(s, a, *o);
     std::fprintf(stderr, "fdstencil: wrote %s\n", o->output.c_str());
     return 0;
   };

@@ -46,7 +46,7 @@ struct BenchOpts {
 std::vector<std::string> child_command(const BenchOpts& o, const nlohmann::json& rec) {
   // A plan row repeats the variant and parameters the plan chose.
   const std::string variant = rec.contains("plan_variant") ? rec["plan_variant"].get<std::string>()
-                                                            : rec["variant"].get<std::string>();
+                                                           : rec["variant"].get<std::string>();
   std::vector<std::string> a = {std::filesystem::read_symlink("/proc/self/exe").string(),
                                 "bench",
                                 "--backend",
@@ -58,8 +58,9 @@ std::vector<std::string> child_command(const BenchOpts& o, const nlohmann::json&
                                 "--radius",
                                 std::to_string(rec["radius"].get<int>()),
                                 "--size",
-                                std::to_string(rec["nx"].get<int64_t>()) + "," + std::to_string(rec["ny"].get<int64_t>()) +
-                                    "," + std::to_string(rec["nz"].get<int64_t>()),
+                                std::to_string(rec["nx"].get<int64_t>()) + "," +
+                                    std::to_string(rec["ny"].get<int64_t>()) + "," +
+                                    std::to_string(rec["nz"].get<int64_t>()),
                                 "--dtype",
                                 rec["dtype"].get<std::string>(),
                                 "--align",
@@ -111,8 +112,7 @@ struct Case {
 std::vector<Case> default_suite(bool gpu) {
   const Extents n = gpu ? Extents{512, 512, 512} : Extents{192, 192, 192};
   std::vector<Case> cases = {{Op::laplacian7, 1, n, DType::f64}};
-  for (Op op : {Op::d2x, Op::d2y, Op::d2z, Op::d2xy, Op::d2xyz})
-    cases.push_back({op, 4, n, DType::f32});
+  for (Op op : {Op::d2x, Op::d2y, Op::d2z, Op::d2xy, Op::d2xyz}) cases.push_back({op, 4, n, DType::f32});
   return cases;
 }
 
@@ -146,7 +146,6 @@ std::vector<Params> param_grid(const std::vector<std::string>& specs) {
   return grid;
 }
 
-
 struct Job {
   const Variant* v;  // nullptr: the plan's own choice
   Problem p;
@@ -173,12 +172,13 @@ int run_overhead(const BenchOpts& o, const std::vector<Job>& jobs, const PlanOpt
     r["nx"] = n.nx, r["ny"] = n.ny, r["nz"] = n.nz;
     r["plan_variant"] = plan.variant();
     r["params"] = plan.params();
-    std::printf("%-8s %2d %-6s %-14s %-12s %8.2f us %8.2f us %7.3f %8.2f us %8.2f us %7.3f\n",
-                r["op"].get<std::string>().c_str(), job.p.stencil.radius, r["dtype"].get<std::string>().c_str(),
-                (std::to_string(n.nx) + "x" + std::to_string(n.ny) + "x" + std::to_string(n.nz)).c_str(),
-                plan.variant().c_str(), r["bare_enqueue_us"].get<double>(), r["plan_enqueue_us"].get<double>(),
-                r["enqueue_ratio"].get<double>(), r["bare_total_us"].get<double>(), r["plan_total_us"].get<double>(),
-                r["total_ratio"].get<double>());
+    std::printf(
+        "%-8s %2d %-6s %-14s %-12s %8.2f us %8.2f us %7.3f %8.2f us %8.2f us %7.3f\n",
+        r["op"].get<std::string>().c_str(), job.p.stencil.radius, r["dtype"].get<std::string>().c_str(),
+        (std::to_string(n.nx) + "x" + std::to_string(n.ny) + "x" + std::to_string(n.nz)).c_str(),
+        plan.variant().c_str(), r["bare_enqueue_us"].get<double>(), r["plan_enqueue_us"].get<double>(),
+        r["enqueue_ratio"].get<double>(), r["bare_total_us"].get<double>(), r["plan_total_us"].get<double>(),
+        r["total_ratio"].get<double>());
     std::fflush(stdout);
     doc["records"].push_back(r);
     if (!o.json_path.empty()) write_json_file(o.json_path, doc);
@@ -193,7 +193,8 @@ int run_bench(BenchOpts& o) {
     throw Error(ErrorKind::invalid_argument, "--profile-child is what --profile runs under ncu: not both");
   if ((o.profile || o.profile_child) && o.backend != "cuda")
     throw Error(ErrorKind::invalid_argument, std::string(o.profile ? "--profile" : "--profile-child") +
-                                                 " reads GPU counters: it needs --backend cuda, not " + o.backend);
+                                                 " reads GPU counters: it needs --backend cuda, not " +
+                                                 o.backend);
   if (o.backend == "cuda" && !gpu) {
 #ifdef FDSTENCIL_HAVE_CUDA
     throw Error(ErrorKind::unsupported, "--backend cuda: " + cuda::no_device_reason());
@@ -201,9 +202,13 @@ int run_bench(BenchOpts& o) {
     throw Error(ErrorKind::unsupported, "--backend cuda: this build has no CUDA backend");
 #endif
   }
-  if (o.tuned && o.no_cache) throw Error(ErrorKind::invalid_argument, "--tuned reads the tuning cache and --no-cache ignores it: not both");
+  if (o.tuned && o.no_cache)
+    throw Error(ErrorKind::invalid_argument,
+                "--tuned reads the tuning cache and --no-cache ignores it: not both");
   if ((o.tuned || o.no_cache || o.overhead) && o.backend != "cuda")
-    throw Error(ErrorKind::invalid_argument, std::string(o.tuned ? "--tuned" : o.no_cache ? "--no-cache" : "--overhead") +
+    throw Error(ErrorKind::invalid_argument, std::string(o.tuned      ? "--tuned"
+                                                         : o.no_cache ? "--no-cache"
+                                                                      : "--overhead") +
                                                  " concerns the plans of the cuda backend, not " + o.backend);
   std::set<std::string> backends;
   for (const auto& v : all_variants()) backends.insert(v.backend);
@@ -227,7 +232,9 @@ int run_bench(BenchOpts& o) {
     std::vector<Extents> sizes;
     for (const auto& s : o.sizes) sizes.push_back(parse_extents(s, "--size"));
     if (sizes.empty())
-      sizes.push_back(o.overhead ? Extents{64, 64, 64} : o.backend == "cuda" ? Extents{512, 512, 512} : Extents{128, 128, 128});
+      sizes.push_back(o.overhead            ? Extents{64, 64, 64}
+                      : o.backend == "cuda" ? Extents{512, 512, 512}
+                                            : Extents{128, 128, 128});
     std::vector<DType> dtypes;
     for (const auto& s : split(o.dtypes.empty() ? "float" : o.dtypes, ',')) dtypes.push_back(parse_dtype(s));
     for (const Extents& n : sizes)
@@ -246,7 +253,8 @@ int run_bench(BenchOpts& o) {
   const bool plan_rows = o.backend == "cuda" && !o.profile_child && (wanted.empty() || wanted.count("plan"));
   const bool variant_rows = !o.tuned && !o.overhead;
   if (o.tuned && !wanted.empty() && !(wanted.size() == 1 && wanted.count("plan")))
-    throw Error(ErrorKind::invalid_argument, "--tuned measures the plan's choice alone: no --variant besides plan");
+    throw Error(ErrorKind::invalid_argument,
+                "--tuned measures the plan's choice alone: no --variant besides plan");
 
   // Validate everything before the first measurement: a typo fails in a second, not an hour.
   std::vector<Job> jobs;
@@ -260,7 +268,9 @@ int run_bench(BenchOpts& o) {
     // output read back, and for host backends the plan's own input and output.
     const Problem p = make_problem(stencil, interior, c.dtype, o.align);
     // (The --profile child holds only the random input: it computes no reference.)
-    ensure_host_memory(p.layout.alloc_bytes() * (o.profile_child ? 1 : o.backend == "cuda" ? 4 : 6),
+    ensure_host_memory(p.layout.alloc_bytes() * (o.profile_child       ? 1
+                                                 : o.backend == "cuda" ? 4
+                                                                       : 6),
                        "this benchmark case");
     if (plan_rows) {
       jobs.push_back({nullptr, p, Params::object()});
@@ -280,20 +290,23 @@ int run_bench(BenchOpts& o) {
         for (auto it = g.begin(); it != g.end(); ++it)
           if (v->defaults.contains(it.key())) mine[it.key()] = it.value(), used_keys.insert(it.key());
         if (!seen.insert(mine.dump()).second) continue;  // the grid varies a key it does not take
-        merge_params(*v, mine);                           // a value of the wrong type fails here
+        merge_params(*v, mine);                          // a value of the wrong type fails here
         jobs.push_back({v, p, mine});
       }
     }
   }
   for (const auto& w : wanted)
     if (!matched_variants.count(w))
-      throw Error(ErrorKind::invalid_argument, "--variant: no variant '" + w + "' of backend " +
-                                                   o.backend + " for the selected operators" +
-                                                   (w == "plan" ? " (plan rows are the cuda backend's)" : ""));
+      throw Error(ErrorKind::invalid_argument,
+                  "--variant: no variant '" + w + "' of backend " + o.backend +
+                      " for the selected operators" +
+                      (w == "plan" ? " (plan rows are the cuda backend's)" : ""));
   if (o.same_size_copy && o.overhead)
-    throw Error(ErrorKind::invalid_argument, "--same-size-copy belongs to the timed records, not to --overhead");
+    throw Error(ErrorKind::invalid_argument,
+                "--same-size-copy belongs to the timed records, not to --overhead");
   if (o.same_size_copy && o.backend != "cuda")
-    throw Error(ErrorKind::invalid_argument, "--same-size-copy times cudaMemcpy: it needs --backend cuda, not " + o.backend);
+    throw Error(ErrorKind::invalid_argument,
+                "--same-size-copy times cudaMemcpy: it needs --backend cuda, not " + o.backend);
   if (!o.params.empty() && !variant_rows)
     throw Error(ErrorKind::invalid_argument, "--param sets a variant's parameters; the plan chooses its own");
   for (const Params& g : grid)
@@ -302,8 +315,8 @@ int run_bench(BenchOpts& o) {
         throw Error(ErrorKind::invalid_argument,
                     "--param: no selected variant takes the parameter '" + it.key() + "'");
   if (jobs.empty())
-    throw Error(ErrorKind::invalid_argument, "nothing to run: no variant of backend " + o.backend +
-                                                 " matches the selection");
+    throw Error(ErrorKind::invalid_argument,
+                "nothing to run: no variant of backend " + o.backend + " matches the selection");
   // At least one job must be able to run, and every case must fit the device.
   std::string first_reason;
   int64_t runnable = 0, largest = 0;
@@ -322,12 +335,13 @@ int run_bench(BenchOpts& o) {
     }
   }
   if (runnable == 0)
-    throw Error(ErrorKind::unsupported, "nothing to run: every selected variant is unsupported here (" +
-                                            first_reason + ")");
+    throw Error(ErrorKind::unsupported,
+                "nothing to run: every selected variant is unsupported here (" + first_reason + ")");
 #ifdef FDSTENCIL_HAVE_CUDA
   if (o.backend == "cuda" && 2 * largest > cuda::device_free_bytes())
     throw Error(ErrorKind::out_of_memory,
-                "the largest case needs " + std::to_string(2 * largest / (1 << 20)) + " MiB on the GPU for its input and output, but only " +
+                "the largest case needs " + std::to_string(2 * largest / (1 << 20)) +
+                    " MiB on the GPU for its input and output, but only " +
                     std::to_string(cuda::device_free_bytes() / (1 << 20)) + " MiB are free");
 #endif
   if (!o.json_path.empty()) {  // fail now, not after an hour of measurements
@@ -360,13 +374,15 @@ int run_bench(BenchOpts& o) {
     doc["copy_gbps"] = bench::host_copy_gbps();
   }
   const double copy = doc["copy_gbps"].get<double>();
-  std::printf("# device: %s\n# copy bandwidth (same run): %.1f GB/s%s\n",
-              doc["device"]["name"].get<std::string>().c_str(), copy,
-              doc.contains("copy_kernel_gbps")
-                  ? (", 16-byte copy kernel " + std::to_string(int(doc["copy_kernel_gbps"].get<double>())) + " GB/s").c_str()
-                  : "");
-  std::printf("# seed %llu, %d warm-up + %d timed runs, median reported\n",
-              (unsigned long long)o.seed, o.warmup, o.reps);
+  std::printf(
+      "# device: %s\n# copy bandwidth (same run): %.1f GB/s%s\n",
+      doc["device"]["name"].get<std::string>().c_str(), copy,
+      doc.contains("copy_kernel_gbps")
+          ? (", 16-byte copy kernel " + std::to_string(int(doc["copy_kernel_gbps"].get<double>())) + " GB/s")
+                .c_str()
+          : "");
+  std::printf("# seed %llu, %d warm-up + %d timed runs, median reported\n", (unsigned long long)o.seed,
+              o.warmup, o.reps);
   std::printf("%s\n", bench::table_header().c_str());
   std::fflush(stdout);
 
@@ -374,8 +390,10 @@ int run_bench(BenchOpts& o) {
   if (o.profile) {
     ncu = bench::find_ncu(o.ncu);
     if (ncu.empty())
-      std::fprintf(stderr, "note: --profile: Nsight Compute (ncu) not found%s; the timings are reported "
-                           "without counters\n", o.ncu.empty() ? " ($NCU, PATH, /usr/local/cuda/bin)" : (" at " + o.ncu).c_str());
+      std::fprintf(stderr,
+                   "note: --profile: Nsight Compute (ncu) not found%s; the timings are reported "
+                   "without counters\n",
+                   o.ncu.empty() ? " ($NCU, PATH, /usr/local/cuda/bin)" : (" at " + o.ncu).c_str());
   }
 
   bench::BenchOptions bo;
@@ -403,7 +421,8 @@ int run_bench(BenchOpts& o) {
       // The job's arrays are freed by now: the copy's two buffers are the only ones on the device.
       const int64_t bytes = rec["write_bytes"].get<int64_t>();
       auto it = same_size_copies.find(bytes);
-      if (it == same_size_copies.end()) it = same_size_copies.emplace(bytes, cuda::measure_copy_bandwidth(bytes).memcpy_gbps).first;
+      if (it == same_size_copies.end())
+        it = same_size_copies.emplace(bytes, cuda::measure_copy_bandwidth(bytes).memcpy_gbps).first;
       rec["copy_same_size_bytes"] = bytes;
       rec["copy_same_size_gbps"] = it->second;
       rec["pct_of_same_size_copy"] = 100.0 * rec["effective_gbps"].get<double>() / it->second;
@@ -412,10 +431,11 @@ int run_bench(BenchOpts& o) {
     std::printf("%s\n", bench::table_row(rec).c_str());
     if (rec.contains("copy_same_size_gbps"))
       std::printf("#   same-size copy (%.1f MB): %.1f GB/s; this record %.1f %% of it\n",
-                  double(rec["copy_same_size_bytes"].get<int64_t>()) / 1e6, rec["copy_same_size_gbps"].get<double>(),
-                  rec["pct_of_same_size_copy"].get<double>());
+                  double(rec["copy_same_size_bytes"].get<int64_t>()) / 1e6,
+                  rec["copy_same_size_gbps"].get<double>(), rec["pct_of_same_size_copy"].get<double>());
     if (o.profile && rec["status"] == "ok") {
-      rec["counters"] = ncu.empty() ? nlohmann::json{{"status", "unavailable"}, {"reason", "Nsight Compute (ncu) not found"}}
+      rec["counters"] = ncu.empty() ? nlohmann::json{{"status", "unavailable"},
+                                                     {"reason", "Nsight Compute (ncu) not found"}}
                                     : bench::profile_job(ncu, child_command(o, rec), rec);
       std::printf("%s\n", counters_line(rec["counters"]).c_str());
     }
@@ -433,14 +453,16 @@ int run_bench(BenchOpts& o) {
 }  // namespace
 
 Action add_bench(CLI::App& app) {
-  auto* cmd = app.add_subcommand(
-      "bench", "Verify against the reference, then time variants; with no selection, run the "
-               "default suite (on the GPU when one is present, else on the CPU)");
+  auto* cmd =
+      app.add_subcommand("bench",
+                         "Verify against the reference, then time variants; with no selection, run the "
+                         "default suite (on the GPU when one is present, else on the CPU)");
   auto o = std::make_shared<BenchOpts>();
   cmd->add_option("--op", o->ops, "Operators, comma-separated (laplacian7,d2x,d2y,d2z,d2xy,d2xyz)");
-  cmd->add_option("--variant", o->variants,
-                  "Variants, comma-separated (default: all of the backend, and on cuda the plan's own choice, "
-                  "named 'plan')");
+  cmd->add_option(
+      "--variant", o->variants,
+      "Variants, comma-separated (default: all of the backend, and on cuda the plan's own choice, "
+      "named 'plan')");
   cmd->add_option("--radius,-r", o->radii, "Radii, comma-separated (default 4; laplacian7: 1)");
   cmd->add_option("--size", o->sizes,
                   "NX,NY,NZ; repeat for several. laplacian7 counts the boundary (the Laplacian "
@@ -449,27 +471,34 @@ Action add_bench(CLI::App& app) {
   cmd->add_option("--backend,-b", o->backend, "cuda, cpu or reference (default: cuda if a GPU is present)");
   cmd->add_option("--param", o->params, "KEY=V1[,V2...] for the variants that take KEY; repeatable");
   cmd->add_option("--reps", o->reps, "Timed runs per variant (median reported)")
-      ->check(CLI::Range(1, 100000))->capture_default_str();
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
   cmd->add_option("--warmup", o->warmup, "Untimed runs before timing")
-      ->check(CLI::Range(0, 1000))->capture_default_str();
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
   cmd->add_option("--seed", o->seed, "Seed of the random verification input")->capture_default_str();
   cmd->add_option("--align", o->align, "Alignment of x-lines in bytes: 128 (aligned) or 1 (unaligned)")
-      ->check(CLI::IsMember({1, 128}))->capture_default_str();
+      ->check(CLI::IsMember({1, 128}))
+      ->capture_default_str();
   cmd->add_option("--json", o->json_path, "Write the results file (JSON) here");
   cmd->add_flag("--tuned", o->tuned,
                 "Measure only the plan's choice, from the tuning cache (a case the cache lacks is reported "
                 "'untuned'; see fdstencil tune)");
-  cmd->add_flag("--no-cache", o->no_cache, "The plan's choice from the built-in defaults, ignoring the tuning cache");
-  cmd->add_option("--cache", o->cache, "The tuning cache file the plan rows read (default: see fdstencil tune --help)");
-  cmd->add_flag("--overhead", o->overhead,
-                "Time the plan's apply against the bare launch of its kernel, back to back (default size 64^3)");
+  cmd->add_flag("--no-cache", o->no_cache,
+                "The plan's choice from the built-in defaults, ignoring the tuning cache");
+  cmd->add_option("--cache", o->cache,
+                  "The tuning cache file the plan rows read (default: see fdstencil tune --help)");
+  cmd->add_flag(
+      "--overhead", o->overhead,
+      "Time the plan's apply against the bare launch of its kernel, back to back (default size 64^3)");
   cmd->add_flag("--same-size-copy", o->same_size_copy,
                 "Also time cudaMemcpy of each record's output bytes and report the record against it "
                 "(copy_same_size_gbps, pct_of_same_size_copy), beside the 2 GiB reference copy (cuda)");
   cmd->add_flag("--profile", o->profile,
                 "Also run each timed job under Nsight Compute (ncu --clock-control none) and add its "
                 "DRAM, L2 and L1 traffic, L2 hit rate and the derived efficiencies to the record");
-  cmd->add_option("--ncu", o->ncu, "The ncu executable for --profile (default: $NCU, PATH, /usr/local/cuda/bin/ncu)");
+  cmd->add_option("--ncu", o->ncu,
+                  "The ncu executable for --profile (default: $NCU, PATH, /usr/local/cuda/bin/ncu)");
   cmd->add_flag("--profile-child", o->profile_child,
                 "Internal to --profile: the timed launch marked with the NVTX range fdstencil-timed, "
                 "no verification (the parent verified the job)")

@@ -30,10 +30,8 @@ Action add_coeffs(CLI::App& app) {
       std::printf("%s\n", j.dump(2).c_str());
       return 0;
     }
-    std::printf("# derivative %d, radius %d, h = %.17g\n# offset  weight\n", o->derivative,
-                o->radius, o->h);
-    for (int r = -o->radius; r <= o->radius; ++r)
-      std::printf("%+3d  %+.17g\n", r, w[size_t(r + o->radius)]);
+    std::printf("# derivative %d, radius %d, h = %.17g\n# offset  weight\n", o->derivative, o->radius, o->h);
+    for (int r = -o->radius; r <= o->radius; ++r) std::printf("%+3d  %+.17g\n", r, w[size_t(r + o->radius)]);
     return 0;
   };
 }

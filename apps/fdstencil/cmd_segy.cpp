@@ -37,15 +37,17 @@ int header_byte(const std::string& text, const std::string& flag) {
   const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   // A trace header is 240 bytes and a 4-byte field starts at byte 237 at the latest.
   if (text.empty() || ec != std::errc() || p != text.data() + text.size() || v < 1 || v > 237)
-    bad(flag + ": '" + text + "' is not a trace header byte position, 1..237 (SEG-Y rev 1: inline 189, crossline 193)");
+    bad(flag + ": '" + text +
+        "' is not a trace header byte position, 1..237 (SEG-Y rev 1: inline 189, crossline 193)");
   return v;
 }
 
 void require_segyio(const char* what) {
   if (!segy::available())
-    throw Error(ErrorKind::unsupported, std::string(what) +
-                                            ": this fdstencil was built without SEG-Y support (install libsegyio-dev "
-                                            "and rebuild)");
+    throw Error(ErrorKind::unsupported,
+                std::string(what) +
+                    ": this fdstencil was built without SEG-Y support (install libsegyio-dev "
+                    "and rebuild)");
 }
 
 std::string number_text(double v) {
@@ -61,16 +63,19 @@ struct Options {
 };
 
 void add_read_flags(CLI::App* cmd, Options& o) {
-  cmd->add_option("--spacing", o.spacing,
-                  "Grid spacing in metres where the headers give none (no CDP coordinates, a zero sample interval); "
-                  "where they do, it must agree with them")
+  cmd->add_option(
+         "--spacing", o.spacing,
+         "Grid spacing in metres where the headers give none (no CDP coordinates, a zero sample interval); "
+         "where they do, it must agree with them")
       ->type_name("H");
-  cmd->add_option("--segy-z-unit", o.z_unit,
-                  "Metres per unit of the sample interval field (default 0.001: depth models store millimetres there)")
+  cmd->add_option(
+         "--segy-z-unit", o.z_unit,
+         "Metres per unit of the sample interval field (default 0.001: depth models store millimetres there)")
       ->type_name("M");
   cmd->add_option("--segy-inline-byte", o.iline_byte, "Trace header byte of the inline number (default 189)")
       ->type_name("B");
-  cmd->add_option("--segy-crossline-byte", o.xline_byte, "Trace header byte of the crossline number (default 193)")
+  cmd->add_option("--segy-crossline-byte", o.xline_byte,
+                  "Trace header byte of the crossline number (default 193)")
       ->type_name("B");
 }
 
@@ -93,24 +98,26 @@ int run_info(const Options& o) {
   const auto spacing = [](double h, const char* source) {
     return h > 0 ? number_text(h) + " m (" + source + ")" : std::string("unknown (give --spacing)");
   };
-  std::printf("%s: %dD SEG-Y model, %lld traces, %s\n", o.file.c_str(), g.dim, static_cast<long long>(g.traces),
-              g.order.c_str());
+  std::printf("%s: %dD SEG-Y model, %lld traces, %s\n", o.file.c_str(), g.dim,
+              static_cast<long long>(g.traces), g.order.c_str());
   std::printf("  sample format: %d (%s)\n", g.format, j["format_name"].get<std::string>().c_str());
-  std::printf("  z: %lld samples, interval %d x %g m: dz %s\n", static_cast<long long>(g.nz), g.sample_interval,
-              ro.z_unit, spacing(g.dz, g.sample_interval > 0 ? "sample interval" : "--spacing").c_str());
+  std::printf("  z: %lld samples, interval %d x %g m: dz %s\n", static_cast<long long>(g.nz),
+              g.sample_interval, ro.z_unit,
+              spacing(g.dz, g.sample_interval > 0 ? "sample interval" : "--spacing").c_str());
   const char* xy_source = g.coordinates ? "CDP coordinates" : "--spacing";
   if (g.dim == 3)
-    std::printf("  y: %lld inlines %d..%d step %d: dy %s\n", static_cast<long long>(g.ny), g.il_first, g.il_last,
-                g.il_step, spacing(g.dy, xy_source).c_str());
+    std::printf("  y: %lld inlines %d..%d step %d: dy %s\n", static_cast<long long>(g.ny), g.il_first,
+                g.il_last, g.il_step, spacing(g.dy, xy_source).c_str());
   if (g.il_first == 0 && g.il_last == 0 && g.xl_first == 0 && g.xl_last == 0)
     std::printf("  x: %lld traces in file order (no line numbers): dx %s\n", static_cast<long long>(g.nx),
                 spacing(g.dx, xy_source).c_str());
   else if (g.dim == 2 && g.il_first != g.il_last)
-    std::printf("  x: %lld inlines %d..%d step %d (crossline %d): dx %s\n", static_cast<long long>(g.nx), g.il_first,
-                g.il_last, g.il_step, g.xl_first, spacing(g.dx, xy_source).c_str());
+    std::printf("  x: %lld inlines %d..%d step %d (crossline %d): dx %s\n", static_cast<long long>(g.nx),
+                g.il_first, g.il_last, g.il_step, g.xl_first, spacing(g.dx, xy_source).c_str());
   else
-    std::printf("  x: %lld crosslines %d..%d step %d%s: dx %s\n", static_cast<long long>(g.nx), g.xl_first, g.xl_last,
-                g.xl_step, g.dim == 2 ? (" (inline " + std::to_string(g.il_first) + ")").c_str() : "",
+    std::printf("  x: %lld crosslines %d..%d step %d%s: dx %s\n", static_cast<long long>(g.nx), g.xl_first,
+                g.xl_last, g.xl_step,
+                g.dim == 2 ? (" (inline " + std::to_string(g.il_first) + ")").c_str() : "",
                 spacing(g.dx, xy_source).c_str());
   if (g.coordinates) std::printf("  first point at CDP (x, y) = (%g, %g) m\n", g.x0, g.y0);
   std::printf("  shape %s, values %g..%g\n", j["shape"].dump().c_str(), j["vmin"].get<double>(),
@@ -131,7 +138,8 @@ int run_to_npy(const Options& o) {
 
 int run_from_npy(const Options& o) {
   require_segyio("fdstencil segy from-npy");
-  if (o.spacing.empty()) bad("--spacing is required: the model's grid spacing in metres, the same on every axis");
+  if (o.spacing.empty())
+    bad("--spacing is required: the model's grid spacing in metres, the same on every axis");
   const double h = positive_number(o.spacing, "--spacing");
   const double z_unit = o.z_unit.empty() ? segy::kDefaultZUnit : positive_number(o.z_unit, "--segy-z-unit");
   const wave::Model m = wave::Model::from_npy(o.file, h);
@@ -166,25 +174,28 @@ segy::ReadOptions segy_read_options(const std::string& spacing, const std::strin
 nlohmann::json segy_geometry_json(const segy::Grid& g, const segy::ReadOptions& ro) {
   using nlohmann::json;
   const auto known = [](double h) { return h > 0 ? json(h) : json(nullptr); };
-  static const char* const kFormatNames[] = {"", "IBM float", "int32", "int16", "", "IEEE float", "", "", "int8"};
+  static const char* const kFormatNames[] = {"",           "IBM float", "int32", "int16", "",
+                                             "IEEE float", "",          "",      "int8"};
   float vmin = std::numeric_limits<float>::infinity(), vmax = -vmin;
   for (float v : g.v) vmin = std::min(vmin, v), vmax = std::max(vmax, v);
-  json j = {{"dim", g.dim},
-            {"shape", g.dim == 3 ? json{g.nz, g.ny, g.nx} : json{g.nz, g.nx}},
-            {"spacing", g.dim == 3 ? json{{"z", known(g.dz)}, {"y", known(g.dy)}, {"x", known(g.dx)}}
-                                   : json{{"z", known(g.dz)}, {"x", known(g.dx)}}},
-            {"format", g.format},
-            {"format_name", g.format >= 1 && g.format <= 8 ? kFormatNames[g.format] : ""},
-            {"traces", g.traces},
-            {"order", g.order},
-            {"inline", {{"first", g.il_first}, {"last", g.il_last}, {"step", g.il_step}, {"byte", ro.iline_byte}}},
-            {"crossline", {{"first", g.xl_first}, {"last", g.xl_last}, {"step", g.xl_step}, {"byte", ro.xline_byte}}},
-            {"sample_interval", g.sample_interval},
-            {"z_unit", ro.z_unit},
-            {"coordinates", g.coordinates},
-            {"origin", {g.x0, g.y0}},
-            {"vmin", g.v.empty() ? json(nullptr) : json(vmin)},
-            {"vmax", g.v.empty() ? json(nullptr) : json(vmax)}};
+  json j = {
+      {"dim", g.dim},
+      {"shape", g.dim == 3 ? json{g.nz, g.ny, g.nx} : json{g.nz, g.nx}},
+      {"spacing", g.dim == 3 ? json{{"z", known(g.dz)}, {"y", known(g.dy)}, {"x", known(g.dx)}}
+                             : json{{"z", known(g.dz)}, {"x", known(g.dx)}}},
+      {"format", g.format},
+      {"format_name", g.format >= 1 && g.format <= 8 ? kFormatNames[g.format] : ""},
+      {"traces", g.traces},
+      {"order", g.order},
+      {"inline", {{"first", g.il_first}, {"last", g.il_last}, {"step", g.il_step}, {"byte", ro.iline_byte}}},
+      {"crossline",
+       {{"first", g.xl_first}, {"last", g.xl_last}, {"step", g.xl_step}, {"byte", ro.xline_byte}}},
+      {"sample_interval", g.sample_interval},
+      {"z_unit", ro.z_unit},
+      {"coordinates", g.coordinates},
+      {"origin", {g.x0, g.y0}},
+      {"vmin", g.v.empty() ? json(nullptr) : json(vmin)},
+      {"vmax", g.v.empty() ? json(nullptr) : json(vmax)}};
   return j;
 }
 
@@ -192,14 +203,17 @@ Action add_segy(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "segy",
       "SEG-Y velocity models (through libsegyio; `fdstencil info` says whether this build has it): a file's "
-      "geometry, and conversion to and from .npy. Samples run along z, inlines along y, crosslines along x; the z "
-      "spacing is the sample interval x --segy-z-unit, the others come from the CDP coordinates. Bad input exits 2 "
+      "geometry, and conversion to and from .npy. Samples run along z, inlines along y, crosslines along x; "
+      "the z "
+      "spacing is the sample interval x --segy-z-unit, the others come from the CDP coordinates. Bad input "
+      "exits 2 "
       "and writes nothing.");
   auto o = std::make_shared<Options>();
 
-  auto* info = cmd->add_subcommand("info",
-                                   "Print a SEG-Y model's geometry: dimensions, shape, spacings, sample format, "
-                                   "inline and crossline ranges, trace order, value range");
+  auto* info =
+      cmd->add_subcommand("info",
+                          "Print a SEG-Y model's geometry: dimensions, shape, spacings, sample format, "
+                          "inline and crossline ranges, trace order, value range");
   info->add_option("FILE", o->file, "The SEG-Y file")->required()->type_name("FILE.sgy");
   info->add_flag("--json", o->json, "Print JSON");
   add_read_flags(info, *o);
@@ -213,10 +227,13 @@ Action add_segy(CLI::App& app) {
 
   auto* from_npy = cmd->add_subcommand(
       "from-npy",
-      "Write a velocity model (float32 .npy, (nz,ny,nx) or (nz,nx), m/s) as SEG-Y: IEEE float, inline-sorted, inlines "
+      "Write a velocity model (float32 .npy, (nz,ny,nx) or (nz,nx), m/s) as SEG-Y: IEEE float, "
+      "inline-sorted, inlines "
       "1..ny, crosslines 1..nx, CDP coordinates from the spacing, sample interval spacing / --segy-z-unit");
   from_npy->add_option("IN", o->file, "The velocity model")->required()->type_name("IN.npy");
-  from_npy->add_option("OUT", o->out, "The SEG-Y file to write (atomically)")->required()->type_name("OUT.sgy");
+  from_npy->add_option("OUT", o->out, "The SEG-Y file to write (atomically)")
+      ->required()
+      ->type_name("OUT.sgy");
   from_npy->add_option("--spacing", o->spacing, "Grid spacing in metres, the same on every axis (required)")
       ->type_name("H");
   from_npy

@@ -36,9 +36,8 @@ struct Case {
 
 int show_cache(const TuneOpts& o, bool json) {
   const std::filesystem::path file = o.cache.empty() ? default_cache_file() : std::filesystem::path(o.cache);
-  const TuningCache c = TuningCache::load(file, [](const std::string& w) {
-    std::fprintf(stderr, "fdstencil: warning: %s\n", w.c_str());
-  });
+  const TuningCache c = TuningCache::load(
+      file, [](const std::string& w) { std::fprintf(stderr, "fdstencil: warning: %s\n", w.c_str()); });
   if (json) {
     nlohmann::json out = {{"file", file.string()}, {"entries", nlohmann::json::array()}};
     for (const TuningEntry& e : c.entries()) out["entries"].push_back(to_json(e));
@@ -47,24 +46,26 @@ int show_cache(const TuneOpts& o, bool json) {
   }
   std::printf("# tuning cache: %s (%zu entries)\n", file.string().c_str(), c.entries().size());
   if (c.entries().empty()) return 0;
-  std::printf("%-24s %-10s %2s %-6s %-16s %-12s %-44s %9s %7s\n", "device", "op", "R", "type", "interior", "variant",
-              "parameters", "ms", "% copy");
+  std::printf("%-24s %-10s %2s %-6s %-16s %-12s %-44s %9s %7s\n", "device", "op", "R", "type", "interior",
+              "variant", "parameters", "ms", "% copy");
   for (const TuningEntry& e : c.entries())
     std::printf("%-24s %-10s %2d %-6s %-16s %-12s %-44s %9.4f %7.1f\n", e.key.device.c_str(),
-                std::string(op_name(e.key.op)).c_str(), e.key.radius, std::string(dtype_name(e.key.dtype)).c_str(),
-                extents_text(e.key.interior).c_str(), e.variant.c_str(), e.params.dump().c_str(), e.median_ms,
-                e.pct_of_copy);
+                std::string(op_name(e.key.op)).c_str(), e.key.radius,
+                std::string(dtype_name(e.key.dtype)).c_str(), extents_text(e.key.interior).c_str(),
+                e.variant.c_str(), e.params.dump().c_str(), e.median_ms, e.pct_of_copy);
   return 0;
 }
 
-
 int run_tune(const TuneOpts& o, bool json_show) {
   if (o.show) return show_cache(o, json_show);
-  if (o.ops.empty()) throw Error(ErrorKind::invalid_argument, "--op is required (or --show to print the cache)");
-  if (o.sizes.empty()) throw Error(ErrorKind::invalid_argument, "--size is required: the extents to tune for");
+  if (o.ops.empty())
+    throw Error(ErrorKind::invalid_argument, "--op is required (or --show to print the cache)");
+  if (o.sizes.empty())
+    throw Error(ErrorKind::invalid_argument, "--size is required: the extents to tune for");
   if (!(o.budget > 0) || !std::isfinite(o.budget)) {
     char buf[128];
-    std::snprintf(buf, sizeof buf, "--budget %g: the time budget must be a positive number of seconds", o.budget);
+    std::snprintf(buf, sizeof buf, "--budget %g: the time budget must be a positive number of seconds",
+                  o.budget);
     throw Error(ErrorKind::invalid_argument, buf);
   }
   std::vector<Case> cases;
@@ -92,13 +93,15 @@ int run_tune(const TuneOpts& o, bool json_show) {
   if (!o.json_path.empty()) {  // fail now, not after the first case is tuned
     check_writable(o.json_path);
   }
-  if (gpu_count() == 0) throw Error(ErrorKind::unsupported, "fdstencil tune needs a GPU: " + gpu_unavailable_reason());
+  if (gpu_count() == 0)
+    throw Error(ErrorKind::unsupported, "fdstencil tune needs a GPU: " + gpu_unavailable_reason());
 #ifdef FDSTENCIL_HAVE_CUDA
   // Every case must fit before the first is tuned: input, output and reference on the device.
   for (const Case& c : cases)
     cuda::ensure_device_memory(3 * Layout::make(c.interior, c.radius, dtype_bytes(c.dtype)).alloc_bytes(),
                                ("tuning " + std::string(op_name(c.op)) + " at " + extents_text(c.size) +
-                                " (input, output and reference)").c_str());
+                                " (input, output and reference)")
+                                   .c_str());
 #endif
 
   TuneOptions to;
@@ -113,13 +116,15 @@ int run_tune(const TuneOpts& o, bool json_show) {
   for (size_t i = 0; i < cases.size(); ++i) {
     const Case& c = cases[i];
     if (!o.quiet)
-      std::fprintf(stderr, "[%zu/%zu] tuning %s R=%d %s %s\n", i + 1, cases.size(), std::string(op_name(c.op)).c_str(),
-                   c.radius, std::string(dtype_name(c.dtype)).c_str(), extents_text(c.size).c_str());
+      std::fprintf(stderr, "[%zu/%zu] tuning %s R=%d %s %s\n", i + 1, cases.size(),
+                   std::string(op_name(c.op)).c_str(), c.radius, std::string(dtype_name(c.dtype)).c_str(),
+                   extents_text(c.size).c_str());
     const TuneResult r = tune(c.op, c.radius, c.dtype, c.interior, to);
     const TuningEntry& e = r.best;
-    std::printf("%-10s %2d %-6s %-16s %-12s %-44s %9.4f %8.0f %7.1f %6d %7.1f\n", std::string(op_name(c.op)).c_str(),
-                c.radius, std::string(dtype_name(c.dtype)).c_str(), extents_text(c.size).c_str(), e.variant.c_str(),
-                e.params.dump().c_str(), e.median_ms, e.effective_gbps, e.pct_of_copy, r.timed, r.seconds);
+    std::printf("%-10s %2d %-6s %-16s %-12s %-44s %9.4f %8.0f %7.1f %6d %7.1f\n",
+                std::string(op_name(c.op)).c_str(), c.radius, std::string(dtype_name(c.dtype)).c_str(),
+                extents_text(c.size).c_str(), e.variant.c_str(), e.params.dump().c_str(), e.median_ms,
+                e.effective_gbps, e.pct_of_copy, r.timed, r.seconds);
     std::fflush(stdout);
     // The cache's own entry, with the size as given, the search's counts and every candidate.
     nlohmann::json rec = to_json(e);
@@ -144,23 +149,26 @@ int run_tune(const TuneOpts& o, bool json_show) {
 
 Action add_tune(CLI::App& app) {
   auto* cmd = app.add_subcommand(
-      "tune", "Search the CUDA variants and their parameters for each case, verify every candidate against the "
-              "reference before timing it, and store the fastest in the tuning cache that plans read; or --show it");
+      "tune",
+      "Search the CUDA variants and their parameters for each case, verify every candidate against the "
+      "reference before timing it, and store the fastest in the tuning cache that plans read; or --show it");
   auto o = std::make_shared<TuneOpts>();
   auto json = std::make_shared<bool>(false);
   cmd->add_option("--op", o->ops, "Operators, comma-separated (laplacian7,d2x,d2y,d2z,d2xy,d2xyz)");
   cmd->add_option("--radius,-r", o->radii, "Radii, comma-separated (laplacian7: 1, the default for it)");
-  cmd->add_option("--size", o->sizes,
-                  "NX,NY,NZ; repeat for several. laplacian7 counts the boundary, the seismic operators only the "
-                  "interior (as in bench)");
+  cmd->add_option(
+      "--size", o->sizes,
+      "NX,NY,NZ; repeat for several. laplacian7 counts the boundary, the seismic operators only the "
+      "interior (as in bench)");
   cmd->add_option("--dtype", o->dtypes, "float, double, or float,double")->capture_default_str();
   cmd->add_option("--budget", o->budget, "Seconds of search per case (the first round always runs)")
       ->capture_default_str();
   cmd->add_option("--reps", o->reps, "Timed applications per candidate (median)")
       ->check(CLI::Range(1, 10000))
       ->capture_default_str();
-  cmd->add_option("--cache", o->cache, "The tuning cache file (default: $FDSTENCIL_TUNING_CACHE, else "
-                                       "$XDG_CACHE_HOME/fdstencil/tuning.json, else ~/.cache/fdstencil/tuning.json)");
+  cmd->add_option("--cache", o->cache,
+                  "The tuning cache file (default: $FDSTENCIL_TUNING_CACHE, else "
+                  "$XDG_CACHE_HOME/fdstencil/tuning.json, else ~/.cache/fdstencil/tuning.json)");
   cmd->add_flag("--no-store", o->no_store, "Search and report, but leave the cache as it is");
   cmd->add_option("--json", o->json_path, "Write every case and every candidate tried to this JSON file");
   cmd->add_flag("--quiet,-q", o->quiet, "No progress on stderr");

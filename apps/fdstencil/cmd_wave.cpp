@@ -49,7 +49,9 @@ class OutputDir {
     }
     if (!top_.empty()) {
       fs::create_directories(dir, ec);
-      if (ec) throw Error(ErrorKind::io, "--output " + dir.string() + ": cannot create the directory: " + ec.message());
+      if (ec)
+        throw Error(ErrorKind::io,
+                    "--output " + dir.string() + ": cannot create the directory: " + ec.message());
     }
     try {
       check_writable((dir / "summary.json").string());
@@ -80,9 +82,12 @@ class OutputDir {
 std::string size_text(double bytes) {
   char buf[64];
   const double kib = 1024.0, mib = kib * 1024, gib = mib * 1024;
-  if (bytes < mib) std::snprintf(buf, sizeof buf, "%.3g KiB", bytes / kib);
-  else if (bytes < gib) std::snprintf(buf, sizeof buf, "%.3g MiB", bytes / mib);
-  else std::snprintf(buf, sizeof buf, "%.3g GiB", bytes / gib);
+  if (bytes < mib)
+    std::snprintf(buf, sizeof buf, "%.3g KiB", bytes / kib);
+  else if (bytes < gib)
+    std::snprintf(buf, sizeof buf, "%.3g MiB", bytes / mib);
+  else
+    std::snprintf(buf, sizeof buf, "%.3g GiB", bytes / gib);
   return buf;
 }
 
@@ -99,31 +104,36 @@ void check_disk_space(const Setup& s) {
   if (s.slice.axis == 'y') snapshot_points = double(m.nz * m.nx);
   if (s.slice.axis == 'x') snapshot_points = double(m.nz * m.ny);
   const double record = double(s.options.receivers.size()) * double(s.n_out);
-  const double outputs = 4 * (double(s.options.snapshot_steps.size()) * snapshot_points +
-                              record * (s.compare_analytic ? 2 : 1) + (s.write_final ? double(m.points()) : 0)) +
-                         // shot.sgy: the samples again, a 240-byte header per trace, 3600 bytes of file headers
-                         (s.write_segy ? 4 * record + 240 * double(s.options.receivers.size()) + 3600 : 0);
-  const double checkpoints =
-      2 * double(wave::state_bytes(wave::Domain::make(m.dim, s.options.radius, m.nz, m.ny, m.nx, s.options.boundary),
-                                   s.options, false));
+  const double outputs =
+      4 * (double(s.options.snapshot_steps.size()) * snapshot_points + record * (s.compare_analytic ? 2 : 1) +
+           (s.write_final ? double(m.points()) : 0)) +
+      // shot.sgy: the samples again, a 240-byte header per trace, 3600 bytes of file headers
+      (s.write_segy ? 4 * record + 240 * double(s.options.receivers.size()) + 3600 : 0);
+  const double checkpoints = 2 * double(wave::state_bytes(wave::Domain::make(m.dim, s.options.radius, m.nz,
+                                                                             m.ny, m.nx, s.options.boundary),
+                                                          s.options, false));
   std::error_code ec;
   const fs::space_info space = fs::space(s.out_dir, ec);
   if (ec) return;
   const double free = double(space.available);
   if (outputs > free)
-    throw Error(ErrorKind::io, "the outputs need " + size_text(outputs) + " but " + s.out_dir.string() + " has only " +
-                                   size_text(free) + " free (fewer snapshots, a --snapshot-slice, or --no-final would "
+    throw Error(ErrorKind::io, "the outputs need " + size_text(outputs) + " but " + s.out_dir.string() +
+                                   " has only " + size_text(free) +
+                                   " free (fewer snapshots, a --snapshot-slice, or --no-final would "
                                    "need less)");
   if (outputs + checkpoints <= free) return;
   if (s.options.checkpoint_every > 0)
-    throw Error(ErrorKind::io, "--checkpoint-every: the outputs and two checkpoints (the one on the disk and its "
-                               "successor's temporary) need " + size_text(outputs + checkpoints) + " but " +
-                                   s.out_dir.string() + " has only " + size_text(free) + " free");
-  std::fprintf(stderr,
-               "fdstencil: warning: %s has %s free, enough for the outputs (%s) but not for a checkpoint as well "
-               "(%s): a stop by SIGINT or SIGTERM could not write its checkpoint\n",
-               s.out_dir.string().c_str(), size_text(free).c_str(), size_text(outputs).c_str(),
-               size_text(checkpoints).c_str());
+    throw Error(ErrorKind::io,
+                "--checkpoint-every: the outputs and two checkpoints (the one on the disk and its "
+                "successor's temporary) need " +
+                    size_text(outputs + checkpoints) + " but " + s.out_dir.string() + " has only " +
+                    size_text(free) + " free");
+  std::fprintf(
+      stderr,
+      "fdstencil: warning: %s has %s free, enough for the outputs (%s) but not for a checkpoint as well "
+      "(%s): a stop by SIGINT or SIGTERM could not write its checkpoint\n",
+      s.out_dir.string().c_str(), size_text(free).c_str(), size_text(outputs).c_str(),
+      size_text(checkpoints).c_str());
 }
 
 // The command as typed, quoted so that pasting it into a shell runs it again.
@@ -133,7 +143,8 @@ std::string command_text(const std::vector<std::string>& argv) {
     constexpr std::string_view kShellSafe = "_-./:=,@%+";  // characters no shell interprets
     bool plain = !a.empty();
     for (char c : a)
-      if (!std::isalnum(static_cast<unsigned char>(c)) && kShellSafe.find(c) == std::string_view::npos) plain = false;
+      if (!std::isalnum(static_cast<unsigned char>(c)) && kShellSafe.find(c) == std::string_view::npos)
+        plain = false;
     std::string q = a;
     if (!plain) {
       q = "'";
@@ -147,21 +158,27 @@ std::string command_text(const std::vector<std::string>& argv) {
 
 // An interrupted run's exit status: 128 + its signal (130 SIGINT, 143 SIGTERM); a rank of a split
 // run stopped by another rank's signal alone reports SIGTERM's, the launcher's usual one.
-int interrupted_status() { return 128 + (InterruptGuard::signal() != 0 ? InterruptGuard::signal() : SIGTERM); }
+int interrupted_status() {
+  return 128 + (InterruptGuard::signal() != 0 ? InterruptGuard::signal() : SIGTERM);
+}
 
 // An interrupted run's message (where its state is, how to resume) and its exit status. A split
 // run's checkpoint is a one-rank checkpoint: it resumes under mpirun with any number of ranks, or
 // in one process.
 int interrupted_exit(const wave::Result& r, const fs::path& checkpoint, const std::string& command) {
   const std::string again = resume_command(command);
-  const std::string how = r.ranks > 1 ? "mpirun -np " + std::to_string(r.ranks) + " " + again +
-                                            "\n(or under any number of ranks, or in one process: " + again + ")"
-                                      : again;
+  const std::string how = r.ranks > 1
+                              ? "mpirun -np " + std::to_string(r.ranks) + " " + again +
+                                    "\n(or under any number of ranks, or in one process: " + again + ")"
+                              : again;
   // In a split run the stop may have come from another rank's signal alone.
-  const std::string by = InterruptGuard::signal() != 0 ? std::string(InterruptGuard::name()) : "a signal to another rank";
-  std::fprintf(stderr, "fdstencil: interrupted by %s after step %lld of %lld; the state is in %s. Resume with:\n  %s\n",
-               by.c_str(), static_cast<long long>(r.steps_done), static_cast<long long>(r.nt), checkpoint.c_str(),
-               how.c_str());
+  const std::string by =
+      InterruptGuard::signal() != 0 ? std::string(InterruptGuard::name()) : "a signal to another rank";
+  std::fprintf(
+      stderr,
+      "fdstencil: interrupted by %s after step %lld of %lld; the state is in %s. Resume with:\n  %s\n",
+      by.c_str(), static_cast<long long>(r.steps_done), static_cast<long long>(r.nt), checkpoint.c_str(),
+      how.c_str());
   return interrupted_status();
 }
 
@@ -169,8 +186,9 @@ int interrupted_exit(const wave::Result& r, const fs::path& checkpoint, const st
 void check_resumable(const Setup& s) {
   std::error_code ec;
   if (s.resume && !fs::exists(s.out_dir / kCheckpointFile, ec))
-    throw Error(ErrorKind::invalid_argument, "--resume: there is no checkpoint in " + s.out_dir.string() + " (" +
-                                                 kCheckpointFile + "): run without --resume to start from step 0");
+    throw Error(ErrorKind::invalid_argument, "--resume: there is no checkpoint in " + s.out_dir.string() +
+                                                 " (" + kCheckpointFile +
+                                                 "): run without --resume to start from step 0");
 }
 
 int run_single(const Flags& flags, const std::string& command) {
@@ -225,8 +243,9 @@ ShotRun run_shot(Setup& s, const std::string& command, const RunControl& control
   }
   // A split run's ranks read their own parts of the checkpoint (Options::split_resume_file).
   const bool split_resume = !s.options.split_resume_file.empty();
-  std::shared_ptr<const wave::Checkpoint> resumed =
-      control.resumed ? control.resumed : split_resume ? nullptr : load_resume(s);
+  std::shared_ptr<const wave::Checkpoint> resumed = control.resumed ? control.resumed
+                                                    : split_resume  ? nullptr
+                                                                    : load_resume(s);
   const bool quiet = s.quiet || control.quiet;
   ShotRun run;
   ProgressBar bar("fdstencil wave", !quiet && !control.progress);
@@ -236,7 +255,9 @@ ShotRun run_shot(Setup& s, const std::string& command, const RunControl& control
     s.options.progress = control.progress;
   else if (!quiet)
     s.options.progress = [&bar](int64_t done, int64_t total) { bar.update(done, total); };
-  s.options.on_snapshot = [&s, &run](const wave::Snapshot& snap) { run.outputs.push_back(write_snapshot(s, snap)); };
+  s.options.on_snapshot = [&s, &run](const wave::Snapshot& snap) {
+    run.outputs.push_back(write_snapshot(s, snap));
+  };
   CheckpointWriter writer(checkpoint);
   s.options.on_checkpoint = [&writer](wave::Checkpoint c) { writer.submit(std::move(c)); };
   s.options.checkpoint_buffer = [&writer] { return writer.spare(); };
@@ -251,12 +272,14 @@ ShotRun run_shot(Setup& s, const std::string& command, const RunControl& control
     // The last checkpoint on the disk before anything else happens; the wait is the checkpoints' cost.
     const auto a = std::chrono::steady_clock::now();
     writer.finish();
-    run.result.timing.checkpoint_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count();
+    run.result.timing.checkpoint_s +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count();
     if (control.written) control.written(true);
   } catch (const Error& e) {
     if (ran && control.written) control.written(false);
     bar.finish();
-    if (resumed || split_resume) throw Error(e.kind(), "--resume from " + checkpoint.string() + ": " + e.what());
+    if (resumed || split_resume)
+      throw Error(e.kind(), "--resume from " + checkpoint.string() + ": " + e.what());
     throw;
   }
   bar.finish();
@@ -323,9 +346,10 @@ int launched_ranks() {
 
 #if !FDSTENCIL_HAVE_MPI
 [[noreturn]] void refuse_without_mpi(int ranks) {
-  throw Error(ErrorKind::unsupported, "started by an MPI launcher with " + std::to_string(ranks) +
-                                          " ranks, but this fdstencil was built without MPI (install libopenmpi-dev "
-                                          "and openmpi-bin, then rebuild)");
+  throw Error(ErrorKind::unsupported,
+              "started by an MPI launcher with " + std::to_string(ranks) +
+                  " ranks, but this fdstencil was built without MPI (install libopenmpi-dev "
+                  "and openmpi-bin, then rebuild)");
 }
 #endif
 
@@ -347,7 +371,8 @@ Error share_refusal(wave::Comm& comm, const std::optional<Error>& failed) {
   if (comm.rank() == 0) std::copy_n(texts.begin(), head[1], text.begin());
   comm.broadcast(text.data(), head[1]);
   if (text.empty()) return Error(ErrorKind::invalid_argument, "another rank refused the run");
-  return Error(ErrorKind(text[0]), "another rank refused the run (rank " + std::to_string(head[0]) + "): " + text.substr(1));
+  return Error(ErrorKind(text[0]),
+               "another rank refused the run (rank " + std::to_string(head[0]) + "): " + text.substr(1));
 }
 #endif
 
@@ -376,7 +401,8 @@ bool auto_takes_gpus(wave::Comm& comm) {
 // with a GPU on every rank; else the cpu over MPI.
 int run_split(const Flags& flags, const std::string& command, int ranks) {
   if (!flags.batch.empty())
-    throw Error(ErrorKind::invalid_argument, "--batch runs a --survey's shots side by side, and no --survey was given");
+    throw Error(ErrorKind::invalid_argument,
+                "--batch runs a --survey's shots side by side, and no --survey was given");
 #if !FDSTENCIL_HAVE_MPI
   (void)command;
   refuse_without_mpi(ranks);
@@ -488,21 +514,27 @@ int run_wave(const Flags& flags, const std::string& command) {
     return run_split(flags, command, ranks);
   }
   if (!flags.survey.empty()) return run_survey(flags, command);
-  if (!flags.batch.empty()) throw Error(ErrorKind::invalid_argument, "--batch runs a --survey's shots side by side, and no --survey was given");
+  if (!flags.batch.empty())
+    throw Error(ErrorKind::invalid_argument,
+                "--batch runs a --survey's shots side by side, and no --survey was given");
   return run_single(flags, command);
 }
 
 }  // namespace
 
 Action add_wave(CLI::App& app, const std::vector<std::string>& argv) {
-  auto* cmd = app.add_subcommand(
-      "wave",
-      "Propagate one shot through an acoustic velocity model (u_tt = v^2 lap u + v^2 f delta, order 2R in space, "
-      "leapfrog in time, CPML or a free surface at the edges) and write the shot record, the final field, snapshots "
-      "and a summary into --output DIR. Positions are in metres from the model's first grid point, Z,Y,X in 3D and "
-      "Z,X in 2D. Bad input exits 2 before the run and writes nothing. Started by mpirun with P ranks, one shot is "
-      "split along z into P slabs, one GPU per rank (NCCL) or one cpu process per rank (MPI); rank 0 writes the "
-      "outputs: mpirun -np 2 fdstencil wave ...");
+  auto* cmd = app.add_subcommand("wave",
+                                 "Propagate one shot through an acoustic velocity model (u_tt = v^2 lap u + "
+                                 "v^2 f delta, order 2R in space, "
+                                 "leapfrog in time, CPML or a free surface at the edges) and write the shot "
+                                 "record, the final field, snapshots "
+                                 "and a summary into --output DIR. Positions are in metres from the model's "
+                                 "first grid point, Z,Y,X in 3D and "
+                                 "Z,X in 2D. Bad input exits 2 before the run and writes nothing. Started by "
+                                 "mpirun with P ranks, one shot is "
+                                 "split along z into P slabs, one GPU per rank (NCCL) or one cpu process per "
+                                 "rank (MPI); rank 0 writes the "
+                                 "outputs: mpirun -np 2 fdstencil wave ...");
   auto f = std::make_shared<Flags>();
   // Every value flag is text until prepare() parses it (Flags), shown in the help by `type`.
   std::string group;
@@ -515,17 +547,22 @@ Action add_wave(CLI::App& app, const std::vector<std::string>& argv) {
   const std::string d = "(default ";
 
   group = "Model (one of --model, --constant, --layered)";
-  option("--model", f->model, "FILE",
-         "Velocity model, m/s: a float32 .npy of shape (nz,ny,nx) or (nz,nx), or SEG-Y (.sgy/.segy: samples along z, "
-         "inlines along y, crosslines along x, one line for 2D; spacings from the sample interval and the CDP "
-         "coordinates)");
+  option(
+      "--model", f->model, "FILE",
+      "Velocity model, m/s: a float32 .npy of shape (nz,ny,nx) or (nz,nx), or SEG-Y (.sgy/.segy: samples "
+      "along z, "
+      "inlines along y, crosslines along x, one line for 2D; spacings from the sample interval and the CDP "
+      "coordinates)");
   option("--constant", f->constant, "V", "A homogeneous model of this velocity, m/s (needs --shape)");
   option("--layered", f->layered, "SPEC",
-         "Horizontal layers 'D0:V0,D1:V1,...': top depth in m (the first 0, then rising) and velocity in m/s (needs "
+         "Horizontal layers 'D0:V0,D1:V1,...': top depth in m (the first 0, then rising) and velocity in m/s "
+         "(needs "
          "--shape)");
-  option("--shape", f->shape, "NZ,NY,NX", "Grid points NZ,NY,NX (3D) or NZ,NX (2D) of --constant and --layered");
+  option("--shape", f->shape, "NZ,NY,NX",
+         "Grid points NZ,NY,NX (3D) or NZ,NX (2D) of --constant and --layered");
   option("--spacing", f->spacing, "H",
-         "Grid spacing in metres, the same on every axis (required, except with a SEG-Y --model whose headers give "
+         "Grid spacing in metres, the same on every axis (required, except with a SEG-Y --model whose "
+         "headers give "
          "it; where they do, it must agree with them)");
   option("--segy-z-unit", f->segy_z_unit, "M",
          "SEG-Y --model: metres per unit of the sample interval field " + d +
@@ -538,30 +575,37 @@ Action add_wave(CLI::App& app, const std::vector<std::string>& argv) {
   group = "Time (one of --steps, --time)";
   option("--steps", f->steps, "N", "Time steps to run");
   option("--time", f->time, "T", "Seconds to simulate: ceil(T/dt) steps");
-  option("--dt", f->dt, "DT",
-         "Time step in seconds (default: --cfl-safety x the stability limit; a step above the limit is refused, "
-         "naming it)");
+  option(
+      "--dt", f->dt, "DT",
+      "Time step in seconds (default: --cfl-safety x the stability limit; a step above the limit is refused, "
+      "naming it)");
   option("--cfl-safety", f->cfl_safety, "F",
          "The default step's fraction of the stability limit, in (0, 1] " + d + kDefaultCfl + ")");
 
   group = "Numerics";
-  option("--radius,-r", f->radius, "R", "Stencil radius R, 1..8: order 2R in space " + d + kDefaultRadius + ")");
+  option("--radius,-r", f->radius, "R",
+         "Stencil radius R, 1..8: order 2R in space " + d + kDefaultRadius + ")");
   option("--cpml", f->cpml, "W",
-         "CPML width in grid points on every face, outside the model; 0: none, a rigid box " + d + kDefaultCpml + ")");
+         "CPML width in grid points on every face, outside the model; 0: none, a rigid box " + d +
+             kDefaultCpml + ")");
   flag("--free-surface", f->free_surface, "The top face (z = 0) is pressure-free instead of absorbing");
   option("--cpml-reflection", f->cpml_reflection, "RC",
          "The CPML's theoretical reflection coefficient, in (0, 1) " + d + "0: chosen from the width)");
-  option("--interpolation", f->interpolation, "NAME",
-         "How off-grid sources and receivers spread over the grid: hicks (windowed sinc, 8 points per axis) or "
-         "trilinear " + d + "hicks)");
+  option(
+      "--interpolation", f->interpolation, "NAME",
+      "How off-grid sources and receivers spread over the grid: hicks (windowed sinc, 8 points per axis) or "
+      "trilinear " +
+          d + "hicks)");
 
   group = "Sources (at least one; all share the wavelet)";
   option("--source", f->sources, "Z,[Y,]X", "A source at Z,Y,X (3D) or Z,X (2D), metres; repeatable")
       ->allow_extra_args(false);
   option("--sources", f->sources_file, "FILE",
-         "Sources from a file: CSV rows Z,Y,X or Z,X in metres ('#' comments, an optional header line), or an .npy "
+         "Sources from a file: CSV rows Z,Y,X or Z,X in metres ('#' comments, an optional header line), or "
+         "an .npy "
          "array (n,3) or (n,2)");
-  option("--ricker", f->ricker, "F0", "A Ricker wavelet of this peak frequency, Hz " + d + kDefaultRicker + ")");
+  option("--ricker", f->ricker, "F0",
+         "A Ricker wavelet of this peak frequency, Hz " + d + kDefaultRicker + ")");
   option("--delay", f->delay, "T", "The Ricker's delay in seconds " + d + "1.5/F0)");
   option("--wavelet", f->wavelet, "FILE.npy",
          "The wavelet from a 1-D float32/float64 .npy, resampled to the run's dt (needs --wavelet-dt)");
@@ -586,36 +630,46 @@ Action add_wave(CLI::App& app, const std::vector<std::string>& argv) {
          "Directory for the outputs, created if missing (required): shot.npy (nrec, nsamples) float32 with "
          "shot.json (and shot.sgy with --segy), final.npy, snapshot_<step>.npy, analytic.npy, summary.json");
   flag("--segy", f->segy,
-       "Also write shot.sgy, the record as SEG-Y (IEEE float; source and receiver positions, sample interval and "
-       "count, field record and trace numbers in the headers). Its interval is a whole number of microseconds: "
+       "Also write shot.sgy, the record as SEG-Y (IEEE float; source and receiver positions, sample interval "
+       "and "
+       "count, field record and trace numbers in the headers). Its interval is a whole number of "
+       "microseconds: "
        "without --record-dt, the run's dt rounded down to one");
   option("--shot-id", f->shot_id, "N",
          "The shot's number: FieldRecord in shot.sgy's trace headers, shot_id in shot.json " + d + "1)");
   flag("--no-final", f->no_final, "Do not write final.npy, the wavefield after the last step");
-  option("--snapshot-every", f->snapshot_every, "N", "A snapshot of u after every N steps: N, 2N, ... up to nt");
+  option("--snapshot-every", f->snapshot_every, "N",
+         "A snapshot of u after every N steps: N, 2N, ... up to nt");
   option("--snapshot-steps", f->snapshot_steps, "A,B,C",
          "Snapshots after these steps, each 0..nt (0: before the first)");
-  option("--snapshot-slice", f->snapshot_slice, "AXIS=I",
-         "Cut each snapshot at a grid index: 'z=K', 'y=J' (3D) or 'x=I' (default: the whole model; a 2D model's "
-         "slice is a line)");
+  option(
+      "--snapshot-slice", f->snapshot_slice, "AXIS=I",
+      "Cut each snapshot at a grid index: 'z=K', 'y=J' (3D) or 'x=I' (default: the whole model; a 2D model's "
+      "slice is a line)");
   flag("--compare-analytic", f->compare_analytic,
-       "Constant model without --free-surface: write analytic.npy and, in summary.json, the relative L2 misfit of "
+       "Constant model without --free-surface: write analytic.npy and, in summary.json, the relative L2 "
+       "misfit of "
        "the record against the exact solution up to the first possible reflection from the box's edge");
 
   group = "Run";
-  option("--backend,-b", f->backend, "NAME", "auto (the GPU when present, else cpu), cuda or cpu " + d + "auto)");
-  flag("--double", f->double_precision,
-       "The whole solver in double precision, for verification (the cpu backend only, which auto then picks)");
+  option("--backend,-b", f->backend, "NAME",
+         "auto (the GPU when present, else cpu), cuda or cpu " + d + "auto)");
+  flag(
+      "--double", f->double_precision,
+      "The whole solver in double precision, for verification (the cpu backend only, which auto then picks)");
   option("--kernel-params", f->kernel_params, "JSON",
-         "The GPU step kernel's parameters, e.g. '{\"design\": \"tma\", \"block\": \"16x16\", \"nw\": 16}'; keys "
-         "block, vec (2|4), nw, design (l1|tile|tma), zq (0|1, tile), split (0|1; 1 under tma), ahead (0..8, tma), "
+         "The GPU step kernel's parameters, e.g. '{\"design\": \"tma\", \"block\": \"16x16\", \"nw\": 16}'; "
+         "keys "
+         "block, vec (2|4), nw, design (l1|tile|tma), zq (0|1, tile), split (0|1; 1 under tma), ahead (0..8, "
+         "tma), "
          "boundary (l1|tile, tma) "
          "(default: by R, the plane's size and whether there are CPML layers, docs/wave.md)");
   flag("--quiet,-q", f->quiet, "No progress bar and no summary on stderr (warnings still)");
-  option("--overlap", f->overlap, "auto|on|off",
-         "Under mpirun on the GPUs: the halo exchange beside the inner planes' update (on), before it (off), or "
-         "whichever the run's first 90 steps time faster (runs of 360 steps or more; shorter ones take on) "
-         "(default: auto)");
+  option(
+      "--overlap", f->overlap, "auto|on|off",
+      "Under mpirun on the GPUs: the halo exchange beside the inner planes' update (on), before it (off), or "
+      "whichever the run's first 90 steps time faster (runs of 360 steps or more; shorter ones take on) "
+      "(default: auto)");
   flag("--no-overlap", f->no_overlap, "The same as --overlap off");
   option("--layer-plane-cost", f->layer_plane_cost, "X",
          "Under mpirun: a plane of the z absorbing layers counts X inner planes when the domain is cut into "
@@ -626,17 +680,22 @@ Action add_wave(CLI::App& app, const std::vector<std::string>& argv) {
   option("--checkpoint-every", f->checkpoint_every, "N",
          "Every N steps write the whole state (both time levels, the CPML's memory, the traces so far) to "
          "DIR/checkpoint.ckpt, atomically; SIGINT or SIGTERM always writes one at the step it stops at");
-  flag("--resume", f->resume,
-       "Continue from DIR/checkpoint.ckpt (the same command line as the run that wrote it): the record equals, bit "
-       "for bit, that of a run never stopped. With --survey: finished shots are skipped anyway, and the shots "
-       "that were running continue from their checkpoints");
-  option("--survey", f->survey, "FILE.json",
-         "Run every shot of a survey into DIR/shot_<id>: {\"shots\": [{\"id\": 1, \"source\": [Z,Y,X], ...}], "
-         "\"defaults\": {...}}; a shot may set source, sources, sources_file, ricker, delay, wavelet, wavelet_dt, "
-         "receivers, receiver_lines, receiver_grids, each replacing the command line's group. A re-run skips the "
-         "shots whose outputs are complete (sizes and CRC-32C in done.json) and runs the rest. Under mpirun the "
-         "shots are shared among the ranks, node rank r on GPU r (ranks share GPUs in turn where there are "
-         "fewer)");
+  flag(
+      "--resume", f->resume,
+      "Continue from DIR/checkpoint.ckpt (the same command line as the run that wrote it): the record "
+      "equals, bit "
+      "for bit, that of a run never stopped. With --survey: finished shots are skipped anyway, and the shots "
+      "that were running continue from their checkpoints");
+  option(
+      "--survey", f->survey, "FILE.json",
+      "Run every shot of a survey into DIR/shot_<id>: {\"shots\": [{\"id\": 1, \"source\": [Z,Y,X], ...}], "
+      "\"defaults\": {...}}; a shot may set source, sources, sources_file, ricker, delay, wavelet, "
+      "wavelet_dt, "
+      "receivers, receiver_lines, receiver_grids, each replacing the command line's group. A re-run skips "
+      "the "
+      "shots whose outputs are complete (sizes and CRC-32C in done.json) and runs the rest. Under mpirun the "
+      "shots are shared among the ranks, node rank r on GPU r (ranks share GPUs in turn where there are "
+      "fewer)");
   option("--batch", f->batch, "K",
          "With --survey on the GPU: run K shots side by side, each on its own stream " + d + "1)");
 

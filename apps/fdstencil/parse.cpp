@@ -24,8 +24,7 @@ int parse_int(const std::string& text, const char* what) {
   long long v = 0;
   const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || p != text.data() + text.size() || v < -(1ll << 31) || v > (1ll << 31) - 1)
-    throw Error(ErrorKind::invalid_argument,
-                std::string(what) + ": '" + text + "' is not an integer");
+    throw Error(ErrorKind::invalid_argument, std::string(what) + ": '" + text + "' is not an integer");
   return int(v);
 }
 
@@ -38,8 +37,7 @@ Extents parse_extents(const std::string& text, const char* what) {
   for (int a = 0; a < 3; ++a) {
     const auto [p, ec] = std::from_chars(parts[a].data(), parts[a].data() + parts[a].size(), v[a]);
     if (ec != std::errc() || p != parts[a].data() + parts[a].size())
-      throw Error(ErrorKind::invalid_argument,
-                  std::string(what) + ": '" + parts[a] + "' is not an integer");
+      throw Error(ErrorKind::invalid_argument, std::string(what) + ": '" + parts[a] + "' is not an integer");
     if (v[a] < 1)
       throw Error(ErrorKind::invalid_argument,
                   std::string(what) + ": " + std::to_string(v[a]) + " must be at least 1");
@@ -50,8 +48,7 @@ Extents parse_extents(const std::string& text, const char* what) {
 Spacing parse_spacing(const std::string& text) {
   const auto parts = split(text, ',');
   if (parts.size() != 3 && parts.size() != 1)
-    throw Error(ErrorKind::invalid_argument,
-                "--spacing: '" + text + "' must be H or HX,HY,HZ");
+    throw Error(ErrorKind::invalid_argument, "--spacing: '" + text + "' must be H or HX,HY,HZ");
   double h[3];
   for (size_t a = 0; a < parts.size(); ++a) {
     size_t used = 0;
@@ -69,7 +66,8 @@ Spacing parse_spacing(const std::string& text) {
 
 void check_backend_name(const std::string& name) {
   if (name != "auto" && name != "cuda" && name != "cpu" && name != "reference")
-    throw Error(ErrorKind::invalid_argument, "--backend: unknown backend '" + name + "' (valid: auto, cuda, cpu, reference)");
+    throw Error(ErrorKind::invalid_argument,
+                "--backend: unknown backend '" + name + "' (valid: auto, cuda, cpu, reference)");
 }
 
 }  // namespace fdstencil::cli

@@ -23,14 +23,19 @@ std::string eta_text(double seconds) {
   char buf[64];
   if (!std::isfinite(seconds) || seconds < 0) return "?";
   const long long s = std::llround(seconds);
-  if (s < 60) std::snprintf(buf, sizeof buf, "%lld s", s);
-  else if (s < 3600) std::snprintf(buf, sizeof buf, "%lld min %02lld s", s / 60, s % 60);
-  else std::snprintf(buf, sizeof buf, "%lld h %02lld min", s / 3600, (s % 3600) / 60);
+  if (s < 60)
+    std::snprintf(buf, sizeof buf, "%lld s", s);
+  else if (s < 3600)
+    std::snprintf(buf, sizeof buf, "%lld min %02lld s", s / 60, s % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%lld h %02lld min", s / 3600, (s % 3600) / 60);
   return buf;
 }
 
 ProgressBar::ProgressBar(std::string label, bool enabled)
-    : label_(std::move(label)), enabled_(enabled), tty_(isatty(fileno(stderr)) == 1),
+    : label_(std::move(label)),
+      enabled_(enabled),
+      tty_(isatty(fileno(stderr)) == 1),
       start_(std::chrono::steady_clock::now()) {}
 
 void ProgressBar::update(int64_t done, int64_t total) {
@@ -44,8 +49,9 @@ void ProgressBar::update(int64_t done, int64_t total) {
     if (drawn_ && done < total && now - last_draw_ < kRedrawInterval) return;
     const int filled = int(fraction * kBarWidth);
     std::fprintf(stderr, "\r%s [%s%s] %3.0f %% (%lld/%lld steps) ETA %s   ", label_.c_str(),
-                 std::string(size_t(filled), '#').c_str(), std::string(size_t(kBarWidth - filled), ' ').c_str(),
-                 100 * fraction, static_cast<long long>(done), static_cast<long long>(total), eta.c_str());
+                 std::string(size_t(filled), '#').c_str(),
+                 std::string(size_t(kBarWidth - filled), ' ').c_str(), 100 * fraction,
+                 static_cast<long long>(done), static_cast<long long>(total), eta.c_str());
     std::fflush(stderr);
     drawn_ = true;
     last_draw_ = now;

@@ -39,7 +39,8 @@ std::vector<float> analytic_record(const Setup& s) {
   for (size_t r = 0; r < receivers.size(); ++r) {
     std::vector<double> sum(size_t(s.n_out), 0.0);
     for (const wave::Point& src : s.sources) {  // superposition: the equation is linear
-      const auto a = wave::analytic_trace(s.model().dim, distance(src, receivers[r]), v, f, s.record_dt, s.n_out);
+      const auto a =
+          wave::analytic_trace(s.model().dim, distance(src, receivers[r]), v, f, s.record_dt, s.n_out);
       for (size_t n = 0; n < sum.size() && n < a.size(); ++n) sum[n] += a[n];
     }
     std::copy(sum.begin(), sum.end(), out.begin() + std::ptrdiff_t(r * size_t(s.n_out)));
@@ -81,11 +82,12 @@ nlohmann::json compare(const Setup& s, const std::vector<float>& record, const s
   }
   if (!(strongest > 0)) {
     char buf[256];
-    std::snprintf(buf, sizeof buf,
-                  "--compare-analytic: no receiver sees the direct wave before t = %.6g s, when a reflection from the "
-                  "edge of the computational box could first arrive; move the receivers closer to the sources or "
-                  "widen the model",
-                  t_end);
+    std::snprintf(
+        buf, sizeof buf,
+        "--compare-analytic: no receiver sees the direct wave before t = %.6g s, when a reflection from the "
+        "edge of the computational box could first arrive; move the receivers closer to the sources or "
+        "widen the model",
+        t_end);
     throw Error(ErrorKind::invalid_argument, buf);
   }
   nlohmann::json per = nlohmann::json::array(), skipped = nlohmann::json::array();
@@ -98,7 +100,8 @@ nlohmann::json compare(const Setup& s, const std::vector<float>& record, const s
     err_sum += err[r];
     norm_sum += norm[r];
     double nearest = std::numeric_limits<double>::infinity();
-    for (const wave::Point& src : s.sources) nearest = std::min(nearest, distance(src, s.options.receivers[r]));
+    for (const wave::Point& src : s.sources)
+      nearest = std::min(nearest, distance(src, s.options.receivers[r]));
     per.push_back({{"receiver", r},
                    {"distance_m", nearest},
                    {"misfit", std::sqrt(err[r] / norm[r])},

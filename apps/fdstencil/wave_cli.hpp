@@ -115,15 +115,16 @@ struct Setup {
 // `model`, when given, is taken instead of reading the model the flags name (a survey's shots).
 Setup prepare(const Flags& flags, const ModelInput* model = nullptr);
 // The planes of a model (dim, nz, ny, nx) to hold, or all of them (nullopt).
-using ModelPlanes = std::function<std::optional<wave::Model::Window>(int dim, int64_t nz, int64_t ny, int64_t nx)>;
+using ModelPlanes =
+    std::function<std::optional<wave::Model::Window>(int dim, int64_t nz, int64_t ny, int64_t nx)>;
 // The model alone, as prepare() reads it; with `planes_of`, only the planes it names are kept
 // (Model::z0; a SEG-Y model is read whole).
 ModelInput read_model(const Flags& flags, const ModelPlanes& planes_of = {});
 // The model planes rank `rank` of `ranks` reads in a run split along z (Domain::model_planes), from
 // the flags' radius, CPML and free surface; nullopt (the whole model) when they do not parse or the
 // slabs would be too thin, which prepare() and the run then report.
-std::optional<wave::Model::Window> slab_model_planes(const Flags& flags, int dim, int64_t nz, int64_t ny, int64_t nx,
-                                                     int rank, int ranks);
+std::optional<wave::Model::Window> slab_model_planes(const Flags& flags, int dim, int64_t nz, int64_t ny,
+                                                     int64_t nx, int rank, int ranks);
 
 // --- cmd_wave.cpp: one shot's run ---------------------------------------------------------------
 // The checkpoint a run writes into its output directory, and --resume reads.
@@ -136,8 +137,8 @@ inline std::string resume_command(const std::string& command) {
 
 // How a shot runs beside the flags: a survey runs its shots with its own progress line.
 struct RunControl {
-  bool measure_bandwidth = true;  // wave::Options::measure_bandwidth
-  bool quiet = false;             // no bar of its own, no summary paragraph
+  bool measure_bandwidth = true;                   // wave::Options::measure_bandwidth
+  bool quiet = false;                              // no bar of its own, no summary paragraph
   std::function<void(int64_t, int64_t)> progress;  // steps done, total: instead of the bar
   // shot_prechecks' result, when the caller ran them already (a run across ranks, before its vote).
   const std::vector<float>* prechecked = nullptr;

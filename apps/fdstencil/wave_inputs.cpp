@@ -26,7 +26,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr int kMaxRadius = 8;                    // the highest order the coefficient tables have
+constexpr int kMaxRadius = 8;  // the highest order the coefficient tables have
 // A ratio that is an integer up to the rounding of the division (T/dt, the record's span over its
 // interval) counts as that integer: 0.3 / 0.001 must give 300 steps, not 301.
 constexpr double kRatioTolerance = 1e-9;
@@ -100,8 +100,9 @@ wave::Point point_of(const double* c, int dim) {
 wave::Point parse_point(const std::string& text, int dim, const std::string& what) {
   const auto parts = split(text, ',');
   if (int(parts.size()) != dim)
-    bad(what + " '" + text + "': " + std::to_string(parts.size()) + " coordinate" + (parts.size() == 1 ? "" : "s") +
-        ", but the model is " + std::to_string(dim) + "D: give " + axes_text(dim) + " in metres");
+    bad(what + " '" + text + "': " + std::to_string(parts.size()) + " coordinate" +
+        (parts.size() == 1 ? "" : "s") + ", but the model is " + std::to_string(dim) + "D: give " +
+        axes_text(dim) + " in metres");
   double c[3];
   for (int a = 0; a < dim; ++a) c[a] = number(parts[a], what + " '" + text + "'");
   return point_of(c, dim);
@@ -109,14 +110,16 @@ wave::Point parse_point(const std::string& text, int dim, const std::string& wha
 
 bool is_npy(const std::string& path) {
   std::string ext = fs::path(path).extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char ch) { return char(std::tolower(ch)); });
   return ext == ".npy";
 }
 
 void require_file(const std::string& path, const std::string& what) {
   std::error_code ec;
   if (!fs::exists(path, ec)) throw Error(ErrorKind::io, what + ": " + path + ": no such file");
-  if (fs::is_directory(path, ec)) throw Error(ErrorKind::io, what + ": " + path + " is a directory, not a file");
+  if (fs::is_directory(path, ec))
+    throw Error(ErrorKind::io, what + ": " + path + " is a directory, not a file");
 }
 
 // An .npy array's elements as doubles, whichever of float32 and float64 it holds.
@@ -144,7 +147,8 @@ std::vector<wave::Point> read_positions(const std::string& path, int dim, const 
     const NpyArray a = read_npy(path);
     if (a.shape.size() != 2 || a.shape[1] != dim || a.shape[0] < 1)
       bad(what + ": " + path + ": positions must be an (n, " + std::to_string(dim) + ") array of " +
-          axes_text(dim) + " in metres for a " + std::to_string(dim) + "D model, this one is " + shape_text(a.shape));
+          axes_text(dim) + " in metres for a " + std::to_string(dim) + "D model, this one is " +
+          shape_text(a.shape));
     const std::vector<double> v = npy_values(a);
     for (int64_t i = 0; i < a.shape[0]; ++i) {
       for (int c = 0; c < dim; ++c)
@@ -189,7 +193,8 @@ std::vector<wave::Point> receiver_line(const std::string& text, int dim) {
   const wave::Point a = parse_point(parts[0], dim, what + ": first point");
   const wave::Point b = parse_point(parts[1], dim, what + ": last point");
   const int64_t n = integer(parts[2], what + ": N", 1);
-  if (n > (int64_t(1) << 31)) bad(what + ": " + std::to_string(n) + " receivers is more than a shot record holds");
+  if (n > (int64_t(1) << 31))
+    bad(what + ": " + std::to_string(n) + " receivers is more than a shot record holds");
   std::vector<wave::Point> out;
   for (int64_t i = 0; i < n; ++i) {
     const double w = n == 1 ? 0.0 : double(i) / double(n - 1);
@@ -210,13 +215,15 @@ std::vector<wave::Point> receiver_grid(const std::string& text, int dim) {
   const char* axis[2] = {"Y", "X"};
   for (int a = 0; a < 2; ++a) {
     const auto r = split(parts[1 + a], ',');
-    if (r.size() != 3) bad(what + ": expected " + axis[a] + "0," + axis[a] + "1,N" + axis[a] + ", got '" + parts[1 + a] + "'");
+    if (r.size() != 3)
+      bad(what + ": expected " + axis[a] + "0," + axis[a] + "1,N" + axis[a] + ", got '" + parts[1 + a] + "'");
     lo[a] = number(r[0], what + ": " + axis[a] + "0");
     hi[a] = number(r[1], what + ": " + axis[a] + "1");
     n[a] = integer(r[2], what + ": N" + axis[a], 1);
   }
   if (bytes_of(n[0], n[1], 1) > (int64_t(1) << 31))
-    bad(what + ": " + std::to_string(n[0]) + " x " + std::to_string(n[1]) + " receivers is more than a shot record holds");
+    bad(what + ": " + std::to_string(n[0]) + " x " + std::to_string(n[1]) +
+        " receivers is more than a shot record holds");
   std::vector<wave::Point> out;
   for (int64_t j = 0; j < n[0]; ++j)
     for (int64_t i = 0; i < n[1]; ++i) {
@@ -236,7 +243,8 @@ std::vector<std::pair<double, float>> parse_layers(const std::string& text) {
     if (dv.size() != 2) bad(what + ": expected DEPTH:VELOCITY (metres:m/s)");
     const double depth = number(dv[0], what + ": depth");
     const double v = positive(dv[1], what + ": velocity");
-    if (v > std::numeric_limits<float>::max()) bad(what + ": velocity " + trim(dv[1]) + " is beyond float range");
+    if (v > std::numeric_limits<float>::max())
+      bad(what + ": velocity " + trim(dv[1]) + " is beyond float range");
     if (layers.empty() && depth != 0) bad(what + ": the first layer starts at the surface, depth 0");
     if (!layers.empty() && !(depth > layers.back().first))
       bad(what + ": depths must rise from layer to layer");
@@ -300,14 +308,16 @@ ModelInput build_model(const Flags& f, const ModelPlanes& planes_of) {
   ModelInput s;
   wave::Model model;
   const int given = int(!f.model.empty()) + int(!f.constant.empty()) + int(!f.layered.empty());
-  if (given == 0) bad("a velocity model is required: --model FILE.npy, or --constant V or --layered SPEC with --shape");
+  if (given == 0)
+    bad("a velocity model is required: --model FILE.npy, or --constant V or --layered SPEC with --shape");
   if (given > 1) bad("give one velocity model: --model, --constant or --layered, not several");
   const bool segy_model = !f.model.empty() && is_segy_path(f.model);
   if (!segy_model)
     for (const auto& [value, flag] :
          {std::pair{&f.segy_z_unit, "--segy-z-unit"}, std::pair{&f.segy_iline_byte, "--segy-inline-byte"},
           std::pair{&f.segy_xline_byte, "--segy-crossline-byte"}})
-      if (!value->empty()) bad(std::string(flag) + " describes a SEG-Y --model (.sgy or .segy), and none was given");
+      if (!value->empty())
+        bad(std::string(flag) + " describes a SEG-Y --model (.sgy or .segy), and none was given");
   // A SEG-Y model's headers may give the spacing; --spacing is then checked against them.
   if (f.spacing.empty() && !segy_model)
     bad("--spacing is required: the grid spacing in metres (a SEG-Y --model may take it from its headers)");
@@ -319,9 +329,11 @@ ModelInput build_model(const Flags& f, const ModelPlanes& planes_of) {
       throw Error(ErrorKind::unsupported, "--model " + f.model +
                                               ": this fdstencil was built without SEG-Y support (install "
                                               "libsegyio-dev and rebuild, or convert the model to .npy)");
-    if (!f.shape.empty()) bad("--shape goes with --constant or --layered; a --model file's array has its own shape");
+    if (!f.shape.empty())
+      bad("--shape goes with --constant or --layered; a --model file's array has its own shape");
     require_file(f.model, "--model");
-    const segy::ReadOptions ro = segy_read_options(f.spacing, f.segy_z_unit, f.segy_iline_byte, f.segy_xline_byte);
+    const segy::ReadOptions ro =
+        segy_read_options(f.spacing, f.segy_z_unit, f.segy_iline_byte, f.segy_xline_byte);
     segy::Grid g = segy::read_model(f.model, ro);
     extra["path"] = f.model;
     extra["format"] = "segy";
@@ -333,23 +345,26 @@ ModelInput build_model(const Flags& f, const ModelPlanes& planes_of) {
     }
     kind = "file";
   } else if (!f.model.empty()) {
-    if (!f.shape.empty()) bad("--shape goes with --constant or --layered; a --model file's array has its own shape");
+    if (!f.shape.empty())
+      bad("--shape goes with --constant or --layered; a --model file's array has its own shape");
     require_file(f.model, "--model");
     std::optional<wave::Model::Window> keep;
     if (planes_of) {
       const NpyHeader a = read_npy_header(f.model);
       if (a.shape.size() == 2 || a.shape.size() == 3)
-        keep = planes_of(int(a.shape.size()), a.shape[0], a.shape.size() == 3 ? a.shape[1] : 1, a.shape.back());
+        keep =
+            planes_of(int(a.shape.size()), a.shape[0], a.shape.size() == 3 ? a.shape[1] : 1, a.shape.back());
     }
     model = wave::Model::from_npy(f.model, h, keep ? &*keep : nullptr);
     kind = "file";
     extra["path"] = f.model;
   } else {
-    if (f.shape.empty()) bad("--shape is required with --constant and --layered: NZ,NY,NX (3D) or NZ,NX (2D)");
+    if (f.shape.empty())
+      bad("--shape is required with --constant and --layered: NZ,NY,NX (3D) or NZ,NX (2D)");
     const auto parts = split(f.shape, ',');
     if (parts.size() != 2 && parts.size() != 3)
-      bad("--shape '" + f.shape + "': expected NZ,NY,NX (3D) or NZ,NX (2D), got " + std::to_string(parts.size()) +
-          " number" + (parts.size() == 1 ? "" : "s"));
+      bad("--shape '" + f.shape + "': expected NZ,NY,NX (3D) or NZ,NX (2D), got " +
+          std::to_string(parts.size()) + " number" + (parts.size() == 1 ? "" : "s"));
     int64_t n[3];
     for (size_t a = 0; a < parts.size(); ++a) n[a] = integer(parts[a], "--shape '" + f.shape + "'", 1);
     const int dim = int(parts.size());
@@ -370,12 +385,8 @@ ModelInput build_model(const Flags& f, const ModelPlanes& planes_of) {
     }
   }
   model.validate();
-  s.json = {{"kind", kind},
-            {"dim", model.dim},
-            {"shape", model_shape(model)},
-            {"spacing", model.h},
-            {"vmin", model.vmin()},
-            {"vmax", model.vmax()}};
+  s.json = {{"kind", kind},       {"dim", model.dim},     {"shape", model_shape(model)},
+            {"spacing", model.h}, {"vmin", model.vmin()}, {"vmax", model.vmax()}};
   s.json.update(extra);
   s.model = std::make_shared<const wave::Model>(std::move(model));
   return s;
@@ -386,22 +397,26 @@ void build_time(const Flags& f, Setup& s) {
   const wave::Model& m = s.model();
   s.dt_limit = wave::max_stable_dt(m.dim, o.radius, m.h, m.vmax());
   if (!f.dt.empty()) {
-    if (!f.cfl_safety.empty()) bad("--dt sets the step and --cfl-safety the default step's fraction of the limit: not both");
+    if (!f.cfl_safety.empty())
+      bad("--dt sets the step and --cfl-safety the default step's fraction of the limit: not both");
     o.dt = positive(f.dt, "--dt");  // the solver refuses a step above the limit, giving the limit
     s.dt_given = true;
   } else {
     o.cfl_safety = positive(f.cfl_safety.empty() ? kDefaultCfl : f.cfl_safety, "--cfl-safety");
     if (o.cfl_safety > 1)
-      bad("--cfl-safety " + trim(f.cfl_safety) + ": the fraction must be in (0, 1]; above 1 the step exceeds the "
+      bad("--cfl-safety " + trim(f.cfl_safety) +
+          ": the fraction must be in (0, 1]; above 1 the step exceeds the "
           "stability limit");
     o.dt = wave::run_dt(m, o);  // the solver's own default step, needed here for the wavelet
   }
-  if (f.steps.empty() == f.time.empty()) bad("give the run's length: --steps N or --time T (seconds), exactly one");
+  if (f.steps.empty() == f.time.empty())
+    bad("give the run's length: --steps N or --time T (seconds), exactly one");
   if (!f.steps.empty()) {
     o.nt = integer(f.steps, "--steps", 1);
   } else {
     const double ratio = positive(f.time, "--time") / o.dt;
-    if (ratio > kMaxSteps) bad("--time " + trim(f.time) + " needs more than 1e15 steps of " + std::to_string(o.dt) + " s");
+    if (ratio > kMaxSteps)
+      bad("--time " + trim(f.time) + " needs more than 1e15 steps of " + std::to_string(o.dt) + " s");
     o.nt = std::max<int64_t>(1, int64_t(std::ceil(ratio * (1 - kRatioTolerance))));
   }
 }
@@ -432,7 +447,8 @@ void build_wavelet(const Flags& f, Setup& s) {
     ensure_host_memory(bytes_of(n, int64_t(s.sources.size()) + 1, 8), "a wavelet per source");
     w.at_run_dt = wave::resample(raw, w.file_dt, o.dt, n);
   } else {
-    if (!f.wavelet_dt.empty()) bad("--wavelet-dt is the sample interval of a --wavelet file, and none was given");
+    if (!f.wavelet_dt.empty())
+      bad("--wavelet-dt is the sample interval of a --wavelet file, and none was given");
     w.kind = "ricker";
     w.f0 = positive(f.ricker.empty() ? kDefaultRicker : f.ricker, "--ricker");
     w.delay = kRickerDelayPeriods / w.f0;
@@ -452,7 +468,9 @@ void build_wavelet(const Flags& f, Setup& s) {
 double layer_plane_cost_of(const Flags& f) {
   if (f.layer_plane_cost.empty()) return 0;
   const double c = number(f.layer_plane_cost, "--layer-plane-cost");
-  if (!(c >= 1)) bad("--layer-plane-cost " + f.layer_plane_cost + ": an absorbing-layer plane costs at least 1 inner plane");
+  if (!(c >= 1))
+    bad("--layer-plane-cost " + f.layer_plane_cost +
+        ": an absorbing-layer plane costs at least 1 inner plane");
   return c;
 }
 
@@ -460,7 +478,8 @@ double layer_plane_cost_of(const Flags& f) {
 wave::Options::Overlap overlap_of(const Flags& f) {
   using O = wave::Options::Overlap;
   if (f.no_overlap) {
-    if (f.overlap != "auto" && f.overlap != "off") bad("--no-overlap and --overlap " + f.overlap + " disagree");
+    if (f.overlap != "auto" && f.overlap != "off")
+      bad("--no-overlap and --overlap " + f.overlap + " disagree");
     return O::off;
   }
   if (f.overlap == "auto") return O::automatic;
@@ -496,8 +515,8 @@ std::vector<int64_t> model_shape(const wave::Model& m) {
 
 ModelInput read_model(const Flags& f, const ModelPlanes& planes_of) { return build_model(f, planes_of); }
 
-std::optional<wave::Model::Window> slab_model_planes(const Flags& f, int dim, int64_t nz, int64_t ny, int64_t nx,
-                                                     int rank, int ranks) {
+std::optional<wave::Model::Window> slab_model_planes(const Flags& f, int dim, int64_t nz, int64_t ny,
+                                                     int64_t nx, int rank, int ranks) {
   if (nz < 1 || ny < 1 || nx < 1) return std::nullopt;  // refused as the model is read
   try {
     wave::Boundary b;
@@ -506,7 +525,8 @@ std::optional<wave::Model::Window> slab_model_planes(const Flags& f, int dim, in
     const int radius = int(integer(f.radius.empty() ? kDefaultRadius : f.radius, "--radius", 1));
     const wave::Domain d = wave::Domain::make(dim, radius, nz, ny, nx, b);
     const double cost = layer_plane_cost_of(f);
-    return d.model_planes(d.split_z(ranks, cost > 0 ? cost : wave::default_layer_plane_cost(radius))[size_t(rank)]);
+    return d.model_planes(
+        d.split_z(ranks, cost > 0 ? cost : wave::default_layer_plane_cost(radius))[size_t(rank)]);
   } catch (const Error&) {
     return std::nullopt;  // the whole model: prepare() and the run name what is wrong
   }
@@ -536,14 +556,17 @@ Setup prepare(const Flags& f, const ModelInput* given) {
   if (radius > kMaxRadius) bad("--radius " + trim(f.radius) + ": the radius must be 1..8");
   o.radius = int(radius);
   const int64_t cpml = integer(f.cpml.empty() ? kDefaultCpml : f.cpml, "--cpml", 0);
-  if (cpml > std::numeric_limits<int>::max()) bad("--cpml " + trim(f.cpml) + " points is more than any model holds");
+  if (cpml > std::numeric_limits<int>::max())
+    bad("--cpml " + trim(f.cpml) + " points is more than any model holds");
   o.boundary.cpml_width = int(cpml);
   o.boundary.free_surface = f.free_surface;
   if (!f.cpml_reflection.empty()) {
     o.boundary.reflection = number(f.cpml_reflection, "--cpml-reflection");
     if (o.boundary.reflection < 0 || o.boundary.reflection >= 1)
-      bad("--cpml-reflection " + trim(f.cpml_reflection) + ": a reflection coefficient is in [0, 1) (0: from the width)");
-    if (cpml == 0 && o.boundary.reflection > 0) bad("--cpml-reflection needs a CPML, and --cpml 0 asks for none");
+      bad("--cpml-reflection " + trim(f.cpml_reflection) +
+          ": a reflection coefficient is in [0, 1) (0: from the width)");
+    if (cpml == 0 && o.boundary.reflection > 0)
+      bad("--cpml-reflection needs a CPML, and --cpml 0 asks for none");
   }
   if (f.interpolation != "hicks" && f.interpolation != "trilinear")
     bad("--interpolation '" + f.interpolation + "': expected hicks or trilinear");
@@ -556,7 +579,8 @@ Setup prepare(const Flags& f, const ModelInput* given) {
   if (!f.sources_file.empty())
     for (const auto& p : read_positions(f.sources_file, dim, "--sources")) s.sources.push_back(p);
   if (s.sources.empty())
-    bad(std::string("at least one source is required: --source ") + axes_text(dim) + " (metres, repeatable) or --sources FILE");
+    bad(std::string("at least one source is required: --source ") + axes_text(dim) +
+        " (metres, repeatable) or --sources FILE");
   if (!f.receivers_file.empty()) o.receivers = read_positions(f.receivers_file, dim, "--receivers");
   for (const std::string& text : f.receiver_lines)
     for (const auto& p : receiver_line(text, dim)) o.receivers.push_back(p);
@@ -576,14 +600,16 @@ Setup prepare(const Flags& f, const ModelInput* given) {
     const double us = o.dt * 1e6;
     if (std::abs(us - std::round(us)) > kRatioTolerance * us) {
       if (us < 1)
-        bad("--segy: the run's dt " + std::to_string(o.dt) + " s is under a microsecond, the unit of SEG-Y's sample "
+        bad("--segy: the run's dt " + std::to_string(o.dt) +
+            " s is under a microsecond, the unit of SEG-Y's sample "
             "interval: give --record-dt, a whole number of microseconds");
       s.record_dt = std::floor(us) * 1e-6;
       resampled = true;
     }
   }
   const double span = double(o.nt - 1) * o.dt / s.record_dt;
-  if (span > kMaxSteps) bad("--record-dt " + trim(f.record_dt) + " s asks for more than 1e15 samples per trace");
+  if (span > kMaxSteps)
+    bad("--record-dt " + trim(f.record_dt) + " s asks for more than 1e15 samples per trace");
   s.n_out = resampled ? int64_t(std::floor(span * (1 + kRatioTolerance))) + 1 : o.nt;
   const int64_t nrec = int64_t(o.receivers.size());
   // The solver's traces at dt, the resampled record, and the analytic one beside it.
@@ -599,21 +625,26 @@ Setup prepare(const Flags& f, const ModelInput* given) {
   s.write_segy = f.segy;
   if (f.segy) {
     if (o.receivers.empty())
-      bad("--segy writes the shot record as SEG-Y, and there are no receivers (--receivers, --receiver-line or "
+      bad("--segy writes the shot record as SEG-Y, and there are no receivers (--receivers, --receiver-line "
+          "or "
           "--receiver-grid)");
     if (s.sources.size() > 1)
       bad("--segy: a SEG-Y trace header holds one source position, and this run fires " +
-          std::to_string(s.sources.size()) + " sources together (run one source per shot, or leave out --segy)");
+          std::to_string(s.sources.size()) +
+          " sources together (run one source per shot, or leave out --segy)");
     if (s.n_out > 65535)  // the 2-byte sample count of SEG-Y
-      bad("--segy: the record has " + std::to_string(s.n_out) + " samples per trace and a SEG-Y trace holds at most "
+      bad("--segy: the record has " + std::to_string(s.n_out) +
+          " samples per trace and a SEG-Y trace holds at most "
           "65535: a coarser --record-dt, or fewer steps");
-    segy::check_record_timing(s.record_dt, s.n_out,
-                              f.record_dt.empty() ? std::string("--segy") : "--record-dt " + trim(f.record_dt));
+    segy::check_record_timing(
+        s.record_dt, s.n_out,
+        f.record_dt.empty() ? std::string("--segy") : "--record-dt " + trim(f.record_dt));
     // Positions are written in centimetres in 32-bit fields.
     const wave::Model& m = s.model();
     const double extent = double(std::max({m.nz, m.ny, m.nx}) - 1) * m.h;
     if (extent * 100 > double(std::numeric_limits<int32_t>::max()))
-      bad("--segy: the model spans " + std::to_string(extent) + " m, beyond the +-21474 km a SEG-Y coordinate holds "
+      bad("--segy: the model spans " + std::to_string(extent) +
+          " m, beyond the +-21474 km a SEG-Y coordinate holds "
           "in centimetres");
   }
 
@@ -621,7 +652,8 @@ Setup prepare(const Flags& f, const ModelInput* given) {
   o.snapshot_steps = snapshot_steps(f, o.nt);
   if (!f.snapshot_slice.empty()) {
     if (o.snapshot_steps.empty())
-      bad("--snapshot-slice cuts the snapshots, and none were asked for (--snapshot-every N or --snapshot-steps a,b,c)");
+      bad("--snapshot-slice cuts the snapshots, and none were asked for (--snapshot-every N or "
+          "--snapshot-steps a,b,c)");
     s.slice = parse_slice(f.snapshot_slice, s.model());
   }
 
@@ -630,7 +662,8 @@ Setup prepare(const Flags& f, const ModelInput* given) {
     bad("--backend '" + f.backend + "': expected auto, cuda or cpu");
   o.backend = f.backend;
   if (f.double_precision) {
-    if (f.backend == "cuda") bad("--double is the cpu backend's double-precision solver: not with --backend cuda");
+    if (f.backend == "cuda")
+      bad("--double is the cpu backend's double-precision solver: not with --backend cuda");
     o.backend = "cpu";  // auto: double precision exists only on the cpu
     o.double_precision = true;
   }
@@ -639,7 +672,8 @@ Setup prepare(const Flags& f, const ModelInput* given) {
   if (!f.kernel_params.empty()) {
     nlohmann::json kp = nlohmann::json::parse(f.kernel_params, nullptr, false);
     if (kp.is_discarded() || !kp.is_object())
-      bad("--kernel-params '" + f.kernel_params + "': expected a JSON object such as {\"block\": \"32x4\", \"vec\": 4}");
+      bad("--kernel-params '" + f.kernel_params +
+          "': expected a JSON object such as {\"block\": \"32x4\", \"vec\": 4}");
     if (o.backend == "cpu") bad("--kernel-params configures the GPU step kernel, and this run is on the cpu");
     o.kernel_params = f.kernel_params;
   }
@@ -653,16 +687,20 @@ Setup prepare(const Flags& f, const ModelInput* given) {
       bad("--compare-analytic needs a homogeneous model (--constant V); the analytic solution of a " +
           s.model_json["kind"].get<std::string>() + " model is unknown");
     if (f.free_surface)
-      bad("--compare-analytic compares with the free-space solution, which --free-surface changes by its reflection");
-    if (o.receivers.empty()) bad("--compare-analytic compares the receivers' traces, and there are no receivers");
+      bad("--compare-analytic compares with the free-space solution, which --free-surface changes by its "
+          "reflection");
+    if (o.receivers.empty())
+      bad("--compare-analytic compares the receivers' traces, and there are no receivers");
     for (size_t r = 0; r < o.receivers.size(); ++r)
       for (size_t k = 0; k < s.sources.size(); ++k) {
         const wave::Point &a = o.receivers[r], &b = s.sources[k];
-        const double d = std::sqrt((a.z - b.z) * (a.z - b.z) + (a.y - b.y) * (a.y - b.y) + (a.x - b.x) * (a.x - b.x));
+        const double d =
+            std::sqrt((a.z - b.z) * (a.z - b.z) + (a.y - b.y) * (a.y - b.y) + (a.x - b.x) * (a.x - b.x));
         // The point source's field is singular at the source; the grid resolves it no closer than h.
         if (d < s.model().h)
-          bad("--compare-analytic: receiver " + std::to_string(r) + " is " + std::to_string(d) + " m from source " +
-              std::to_string(k) + ", closer than one grid spacing, where the analytic solution is singular");
+          bad("--compare-analytic: receiver " + std::to_string(r) + " is " + std::to_string(d) +
+              " m from source " + std::to_string(k) +
+              ", closer than one grid spacing, where the analytic solution is singular");
       }
   }
   // --- checkpoints

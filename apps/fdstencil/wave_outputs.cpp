@@ -22,9 +22,12 @@ using nlohmann::json;
 // "1.25 ms", "0.52 s": a time a person reads at a glance.
 std::string time_text(double seconds) {
   char buf[64];
-  if (seconds < 1e-3) std::snprintf(buf, sizeof buf, "%.4g us", seconds * 1e6);
-  else if (seconds < 1) std::snprintf(buf, sizeof buf, "%.4g ms", seconds * 1e3);
-  else std::snprintf(buf, sizeof buf, "%.4g s", seconds);
+  if (seconds < 1e-3)
+    std::snprintf(buf, sizeof buf, "%.4g us", seconds * 1e6);
+  else if (seconds < 1)
+    std::snprintf(buf, sizeof buf, "%.4g ms", seconds * 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%.4g s", seconds);
   return buf;
 }
 
@@ -38,11 +41,10 @@ std::string extents_text(const std::vector<int64_t>& shape) {
   return t;
 }
 
-json point_json(const wave::Point& p, int dim) {
-  return dim == 3 ? json{p.z, p.y, p.x} : json{p.z, p.x};
-}
+json point_json(const wave::Point& p, int dim) { return dim == 3 ? json{p.z, p.y, p.x} : json{p.z, p.x}; }
 
-void write_f32(const std::filesystem::path& path, const std::vector<int64_t>& shape, const std::vector<float>& v) {
+void write_f32(const std::filesystem::path& path, const std::vector<int64_t>& shape,
+               const std::vector<float>& v) {
   write_npy(path, DType::f32, shape, v.data(), int64_t(v.size() * sizeof(float)));
 }
 
@@ -101,8 +103,7 @@ std::vector<float> slice_cut(const Setup& s, const std::vector<float>& planes, i
       for (int64_t k = 0; k < count; ++k)
         for (int64_t j = 0; j < m.ny; ++j) cut.push_back(at(k, j, K));
       break;
-    default:
-      throw std::logic_error("slice_cut without a --snapshot-slice");
+    default: throw std::logic_error("slice_cut without a --snapshot-slice");
   }
   return cut;
 }
@@ -117,14 +118,15 @@ std::string write_snapshot(const Setup& s, const wave::Snapshot& snap) {
   const bool cut_here = s.slice.axis && !s.options.split_snapshot_cut;
   if (cut_here && int64_t(snap.field.size()) != m.points())
     throw std::logic_error("snapshot of step " + std::to_string(snap.step) + " holds " +
-                           std::to_string(snap.field.size()) + " points, the model " + std::to_string(m.points()));
+                           std::to_string(snap.field.size()) + " points, the model " +
+                           std::to_string(m.points()));
   const std::vector<float> cut = cut_here ? slice_cut(s, snap.field, 0) : std::vector<float>{};
   const std::vector<float>& out = cut_here ? cut : snap.field;
   int64_t expected = 1;
   for (int64_t n : shape) expected *= n;
   if (int64_t(out.size()) != expected)
-    throw std::logic_error("snapshot of step " + std::to_string(snap.step) + " holds " + std::to_string(out.size()) +
-                           " values for " + std::to_string(expected));
+    throw std::logic_error("snapshot of step " + std::to_string(snap.step) + " holds " +
+                           std::to_string(out.size()) + " values for " + std::to_string(expected));
   const std::string name = snapshot_name(snap.step);
   write_f32(s.out_dir / name, shape, out);
   return name;
@@ -155,28 +157,32 @@ std::vector<std::string> write_shot(const Setup& s, const std::vector<float>& re
   write_f32(s.out_dir / "shot.npy", {nrec, s.n_out}, record);
   json receivers = json::array(), sources = json::array();
   for (const auto& p : s.options.receivers) receivers.push_back(point_json(p, dim));
-  for (const auto& p : s.sources) sources.push_back({{"position", point_json(p, dim)}, {"wavelet", s.wavelet.to_json()}});
+  for (const auto& p : s.sources)
+    sources.push_back({{"position", point_json(p, dim)}, {"wavelet", s.wavelet.to_json()}});
   // u solves u_tt = v^2 lap u + v^2 f(t) delta(x - x_s): delta is per m^dim, so u carries the
   // wavelet's units times m^(2 - dim) (wave.hpp's Green's functions say the same).
   const std::string amplitude =
-      dim == 3 ? "u of u_tt = v^2 lap u + v^2 f(t) delta(x - x_s): the wavelet's units per metre (f / (4 pi r) "
-                 "in a homogeneous medium)"
-               : "u of u_tt = v^2 lap u + v^2 f(t) delta(x - x_s): the wavelet's units (m^0 in 2D; f convolved with "
-                 "H(t - r/v) / (2 pi sqrt(t^2 - r^2/v^2)) in a homogeneous medium)";
-  const json doc = {{"format", "fdstencil-shot-1"},
-                    {"shape", {nrec, s.n_out}},
-                    {"dt", s.record_dt},
-                    {"t0", 0.0},
-                    {"units", {{"time", "s"}, {"position", "m"}, {"amplitude", amplitude}}},
-                    {"receivers", receivers},
-                    {"sources", sources},
-                    {"model", s.model_json},
-                    {"radius", s.options.radius},
-                    {"interpolation", s.options.interpolation == wave::Interpolation::hicks ? "hicks" : "trilinear"},
-                    {"cpml_width", s.options.boundary.cpml_width},
-                    {"free_surface", s.options.boundary.free_surface},
-                    {"run_dt", s.options.dt},
-                    {"shot_id", s.shot_id}};
+      dim == 3
+          ? "u of u_tt = v^2 lap u + v^2 f(t) delta(x - x_s): the wavelet's units per metre (f / (4 pi r) "
+            "in a homogeneous medium)"
+          : "u of u_tt = v^2 lap u + v^2 f(t) delta(x - x_s): the wavelet's units (m^0 in 2D; f convolved "
+            "with "
+            "H(t - r/v) / (2 pi sqrt(t^2 - r^2/v^2)) in a homogeneous medium)";
+  const json doc = {
+      {"format", "fdstencil-shot-1"},
+      {"shape", {nrec, s.n_out}},
+      {"dt", s.record_dt},
+      {"t0", 0.0},
+      {"units", {{"time", "s"}, {"position", "m"}, {"amplitude", amplitude}}},
+      {"receivers", receivers},
+      {"sources", sources},
+      {"model", s.model_json},
+      {"radius", s.options.radius},
+      {"interpolation", s.options.interpolation == wave::Interpolation::hicks ? "hicks" : "trilinear"},
+      {"cpml_width", s.options.boundary.cpml_width},
+      {"free_surface", s.options.boundary.free_surface},
+      {"run_dt", s.options.dt},
+      {"shot_id", s.shot_id}};
   write_json_file((s.out_dir / "shot.json").string(), doc);
   if (!s.write_segy) return {"shot.npy", "shot.json"};
   // The same samples as shot.npy; prepare() checked that SEG-Y can hold them (one source, a whole
@@ -228,20 +234,19 @@ void write_summary(const Setup& s, const wave::Result& r, const std::string& com
               {"record_dt", s.record_dt},
               {"record_samples", s.n_out},
               {"timing", timing_json(t)},
-              {"bytes_per_grid_point", r.domain.points() > 0 ? double(t.device_bytes) / double(r.domain.points()) : 0.0},
+              {"bytes_per_grid_point",
+               r.domain.points() > 0 ? double(t.device_bytes) / double(r.domain.points()) : 0.0},
               {"reflection", r.reflection},
               {"warnings", r.warnings},
               {"outputs", outputs}};
   if (!s.options.snapshot_steps.empty()) doc["snapshot_steps"] = s.options.snapshot_steps;
-  if (s.slice.axis) doc["snapshot_slice"] = {{"axis", std::string(1, s.slice.axis)}, {"index", s.slice.index}};
+  if (s.slice.axis)
+    doc["snapshot_slice"] = {{"axis", std::string(1, s.slice.axis)}, {"index", s.slice.index}};
   // Checkpoints: how many this process wrote, their cost outside the loop's time, and where a
   // resumed run started.
-  doc["checkpoint"] = {{"every", s.options.checkpoint_every},
-                       {"count", t.checkpoints},
-                       {"seconds", t.checkpoint_s},
-                       {"write_seconds", t.checkpoint_write_s},
-                       {"bytes", t.checkpoint_bytes},
-                       {"resumed_from_step", r.first_step}};
+  doc["checkpoint"] = {{"every", s.options.checkpoint_every}, {"count", t.checkpoints},
+                       {"seconds", t.checkpoint_s},           {"write_seconds", t.checkpoint_write_s},
+                       {"bytes", t.checkpoint_bytes},         {"resumed_from_step", r.first_step}};
   if (!analytic.is_null()) doc["analytic"] = analytic;
   // This process's resident host memory at its peak so far (Linux counts ru_maxrss in KiB): a
   // split run's ranks report theirs under "ranks".
@@ -270,22 +275,26 @@ std::string human_summary(const Setup& s, const wave::Result& r, const json& ana
   const wave::Timing& t = r.timing;
   const wave::Domain& d = r.domain;
   char buf[1024];
-  std::string text = "fdstencil wave: " + std::to_string(s.model().dim) + "D model " + extents_text(model_shape(s.model()));
-  std::snprintf(buf, sizeof buf, " at h = %g m (v %g..%g m/s), %s points computed with the absorbing layers; ",
-                s.model().h, double(s.model().vmin()), double(s.model().vmax()),
-                extents_text(d.dim == 3 ? std::vector<int64_t>{d.nz, d.ny, d.nx} : std::vector<int64_t>{d.nz, d.nx})
-                    .c_str());
+  std::string text =
+      "fdstencil wave: " + std::to_string(s.model().dim) + "D model " + extents_text(model_shape(s.model()));
+  std::snprintf(
+      buf, sizeof buf, " at h = %g m (v %g..%g m/s), %s points computed with the absorbing layers; ",
+      s.model().h, double(s.model().vmin()), double(s.model().vmax()),
+      extents_text(d.dim == 3 ? std::vector<int64_t>{d.nz, d.ny, d.nx} : std::vector<int64_t>{d.nz, d.nx})
+          .c_str());
   text += buf;
   std::snprintf(buf, sizeof buf, "%lld steps of dt = %s (%.0f %% of the stability limit %s) to t = %s",
                 static_cast<long long>(r.nt), time_text(r.dt).c_str(), 100 * r.dt / r.dt_limit,
                 time_text(r.dt_limit).c_str(), time_text(double(r.nt) * r.dt).c_str());
   text += buf;
-  text += " on " + r.backend + (s.options.double_precision ? " in double precision" : "") + " (" + r.kernel + "). ";
+  text += " on " + r.backend + (s.options.double_precision ? " in double precision" : "") + " (" + r.kernel +
+          "). ";
   std::snprintf(buf, sizeof buf, "Time loop %s, total %s: %.3g GPts/s", time_text(t.loop_s).c_str(),
                 time_text(t.total_s).c_str(), t.gpts);
   text += buf;
   if (t.bound_gpts > 0) {
-    std::snprintf(buf, sizeof buf, ", %.0f %% of the bandwidth bound %.3g GPts/s (%.4g GB/s copy / %.3g B per point)",
+    std::snprintf(buf, sizeof buf,
+                  ", %.0f %% of the bandwidth bound %.3g GPts/s (%.4g GB/s copy / %.3g B per point)",
                   t.percent_of_bound, t.bound_gpts, t.copy_gbps, t.bytes_per_point);
     text += buf;
   }
@@ -294,8 +303,8 @@ std::string human_summary(const Setup& s, const wave::Result& r, const json& ana
     std::snprintf(buf, sizeof buf, "Split along z across %d ranks", r.ranks);
     text += buf;
     if (t.exchange_ms > 0) {
-      std::snprintf(buf, sizeof buf, ": halo exchange %.3g ms per step %s the inner planes' %.3g ms", t.exchange_ms,
-                    t.overlap == "on" ? "beside" : "before", t.inside_ms);
+      std::snprintf(buf, sizeof buf, ": halo exchange %.3g ms per step %s the inner planes' %.3g ms",
+                    t.exchange_ms, t.overlap == "on" ? "beside" : "before", t.inside_ms);
       text += buf;
       if (t.probe_on_ms > 0) {
         std::snprintf(buf, sizeof buf, " (chosen by timing both: %.3g ms per step beside, %.3g before)",
@@ -312,7 +321,8 @@ std::string human_summary(const Setup& s, const wave::Result& r, const json& ana
   }
   if (!analytic.is_null()) {
     std::snprintf(buf, sizeof buf, "Misfit against the analytic solution %.3g %% up to t = %s. ",
-                  100 * analytic["misfit"].get<double>(), time_text(analytic["window_end_s"].get<double>()).c_str());
+                  100 * analytic["misfit"].get<double>(),
+                  time_text(analytic["window_end_s"].get<double>()).c_str());
     text += buf;
   }
   text += "Wrote " + std::to_string(files_written) + " files to " + s.out_dir.string() + ".";

@@ -156,7 +156,8 @@ std::vector<Shot> read_survey(const Flags& base) {
     s.id = int64_t(i) + 1;
     if (e.is_object() && e.contains("id")) {
       if (!e["id"].is_number_integer() || e["id"].get<int64_t>() < 1 || e["id"].get<int64_t>() > kMaxShotId)
-        bad(at + ": \"id\" must be an integer in 1.." + std::to_string(kMaxShotId) + ", got " + e["id"].dump());
+        bad(at + ": \"id\" must be an integer in 1.." + std::to_string(kMaxShotId) + ", got " +
+            e["id"].dump());
       s.id = e["id"].get<int64_t>();
     }
     s.flags = defaults;
@@ -308,7 +309,8 @@ struct Share {
 
 // Runs the shots `mine` (indices into the plan), `batch` at a time, each into its directory, on
 // GPU `gpu` (-1: the thread's own); the bar on `show` only.
-Share run_shots(Plan& p, const std::vector<size_t>& mine, const std::string& command, int rank, int gpu, bool show) {
+Share run_shots(Plan& p, const std::vector<size_t>& mine, const std::string& command, int rank, int gpu,
+                bool show) {
   Share out;
   ProgressBar bar("fdstencil survey", show);
   std::mutex mu;  // the bar, the share
@@ -330,8 +332,8 @@ Share run_shots(Plan& p, const std::vector<size_t>& mine, const std::string& com
       steps_of[i] = done;
       int64_t sum = 0;
       for (const auto& [k, v] : steps_of) sum += v;
-      bar.set_label("fdstencil survey: " + std::to_string(out.done) + "/" + std::to_string(mine.size()) + " shots" +
-                    (rank >= 0 ? " of rank 0" : ""));
+      bar.set_label("fdstencil survey: " + std::to_string(out.done) + "/" + std::to_string(mine.size()) +
+                    " shots" + (rank >= 0 ? " of rank 0" : ""));
       bar.update(sum, total);
     };
     const auto began = std::chrono::steady_clock::now();
@@ -381,7 +383,8 @@ Share run_shots(Plan& p, const std::vector<size_t>& mine, const std::string& com
   // The first shot alone (it measures the copy bandwidth), then `batch` workers for the rest.
   if (!mine.empty() && run_one(next.fetch_add(1))) {
     std::vector<std::thread> workers;
-    for (int64_t w = 1; w < std::min<int64_t>(p.batch, int64_t(mine.size()) - 1); ++w) workers.emplace_back(worker);
+    for (int64_t w = 1; w < std::min<int64_t>(p.batch, int64_t(mine.size()) - 1); ++w)
+      workers.emplace_back(worker);
     worker();
     for (auto& w : workers) w.join();
   }
@@ -394,15 +397,18 @@ Share run_shots(Plan& p, const std::vector<size_t>& mine, const std::string& com
 void read_old_manifest(const Flags& flags, std::map<int64_t, json>& entries, double& copy_gbps) {
   std::ifstream in(fs::path(flags.output) / kManifest);
   const json old = in ? json::parse(in, nullptr, false) : json();
-  if (old.is_object() && old.contains("copy_gbps") && old["copy_gbps"].is_number()) copy_gbps = old["copy_gbps"];
+  if (old.is_object() && old.contains("copy_gbps") && old["copy_gbps"].is_number())
+    copy_gbps = old["copy_gbps"];
   if (old.is_object() && old.contains("shots") && old["shots"].is_array())
     for (const json& e : old["shots"])
-      if (e.is_object() && e.contains("id") && e["id"].is_number_integer()) entries[e["id"].get<int64_t>()] = e;
+      if (e.is_object() && e.contains("id") && e["id"].is_number_integer())
+        entries[e["id"].get<int64_t>()] = e;
 }
 
 // A share as JSON text and back: what a rank sends rank 0 for the manifest.
 json share_json(const Share& s) {
-  json j = {{"done", s.done}, {"copy_gbps", s.copy_gbps}, {"status", json::object()}, {"entries", json::array()}};
+  json j = {
+      {"done", s.done}, {"copy_gbps", s.copy_gbps}, {"status", json::object()}, {"entries", json::array()}};
   for (const auto& [i, st] : s.status) j["status"][std::to_string(i)] = st;
   for (const auto& [id, e] : s.entries) j["entries"].push_back(e);
   return j;
@@ -431,16 +437,22 @@ Share gather_shares(wave::Comm& comm, const Share& mine) {
   return whole;
 }
 
-void write_manifest(const Flags& flags, const std::string& command, const Plan& p, const Share& ran, int ranks,
-                    double wall) {
+void write_manifest(const Flags& flags, const std::string& command, const Plan& p, const Share& ran,
+                    int ranks, double wall) {
   std::map<int64_t, json> entries;
   double copy_gbps = 0;
   read_old_manifest(flags, entries, copy_gbps);
   if (ran.copy_gbps > 0) copy_gbps = ran.copy_gbps;
   for (const auto& [id, e] : ran.entries) entries[id] = e;
-  json m = {{"command", command}, {"batch", p.batch}, {"wall_s", wall}, {"shots_run", ran.done},
-            {"shots_skipped", p.skipped}, {"shots_per_s", ran.done > 0 ? double(ran.done) / wall : 0.0},
-            {"copy_gbps", copy_gbps}, {"status", json::object()}, {"shots", json::array()}};
+  json m = {{"command", command},
+            {"batch", p.batch},
+            {"wall_s", wall},
+            {"shots_run", ran.done},
+            {"shots_skipped", p.skipped},
+            {"shots_per_s", ran.done > 0 ? double(ran.done) / wall : 0.0},
+            {"copy_gbps", copy_gbps},
+            {"status", json::object()},
+            {"shots", json::array()}};
   if (ranks > 1) m["ranks"] = ranks;
   for (size_t i = 0; i < p.shots.size(); ++i) {
     const auto it = ran.status.find(i);
@@ -474,9 +486,10 @@ Plan agreed_plan(const Flags& flags, const SurveyRanks& ranks) {
   }
   ranks.agree(failed);
   if (!ranks.comm->same(todo_fingerprint(p)))
-    throw Error(ErrorKind::invalid_argument, "the ranks found different unfinished shots in " + flags.output +
-                                                 " (a directory the ranks do not see alike?): a survey across ranks "
-                                                 "needs one they all see");
+    throw Error(ErrorKind::invalid_argument,
+                "the ranks found different unfinished shots in " + flags.output +
+                    " (a directory the ranks do not see alike?): a survey across ranks "
+                    "needs one they all see");
   try {
     if (ranks.comm->rank() == 0) make_output_directory(flags.output);
   } catch (const Error& e) {

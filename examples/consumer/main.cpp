@@ -74,7 +74,8 @@ int main() {
     for (int64_t k = -radius; k < extents.nz + radius; ++k)
       for (int64_t j = -radius; j < extents.ny + radius; ++j)
         for (int64_t i = -radius; i < extents.nx + radius; ++i)
-          in.at(i, j, k) = 1.0f + float((7 * (i + radius) + 13 * (j + radius) + 31 * (k + radius)) % 17) / 17.0f;
+          in.at(i, j, k) =
+              1.0f + float((7 * (i + radius) + 13 * (j + radius) + 31 * (k + radius)) % 17) / 17.0f;
 
     const float nan = std::numeric_limits<float>::quiet_NaN();
     fdstencil::HostField<float> ref(in.layout()), out(in.layout());
@@ -92,8 +93,9 @@ int main() {
       out.fill(nan);
       plan.apply(in, out);
       std::printf("%s radius %d on %lldx%lldx%lld, float, on the host:\n",
-                  std::string(fdstencil::op_name(stencil.op)).c_str(), radius, static_cast<long long>(extents.nx),
-                  static_cast<long long>(extents.ny), static_cast<long long>(extents.nz));
+                  std::string(fdstencil::op_name(stencil.op)).c_str(), radius,
+                  static_cast<long long>(extents.nx), static_cast<long long>(extents.ny),
+                  static_cast<long long>(extents.nz));
       ok = report(plan, out, ref) && ok;
     }
 

@@ -39,8 +39,7 @@ void check_apply_args(const Stencil& s, const Layout& in, const Layout& out);
 // check_apply_args, and that both views are in host memory.
 template <class T>
 void check_host_views(const Stencil& s, const FieldView<const T>& in, const FieldView<T>& out) {
-  if (in.memory() != Memory::host || out.memory() != Memory::host)
-    throw_device_view_on_host();
+  if (in.memory() != Memory::host || out.memory() != Memory::host) throw_device_view_on_host();
   check_apply_args(s, in.layout(), out.layout());
 }
 

@@ -7,8 +7,7 @@
 namespace fdstencil {
 
 // Weights c[m][i] of the m-th derivative at z from the values at nodes x[i], m = 0..max_order.
-std::vector<std::vector<double>> fornberg_weights(double z, const std::vector<double>& x,
-                                                  int max_order);
+std::vector<std::vector<double>> fornberg_weights(double z, const std::vector<double>& x, int max_order);
 
 // Central weights of radius R (2R+1 of them, offsets -R..R) for the first or second derivative
 // on a unit grid, scaled by 1/h or 1/h^2. Throws Error(invalid_argument) for R outside 1..8,

@@ -14,9 +14,9 @@ namespace fdstencil::cuda {
 int device_count() noexcept;     // 0 when there is no GPU or no driver; never throws
 std::string no_device_reason();  // why device_count() is 0, in words
 int runtime_version();
-int driver_version();  // the CUDA version the driver supports, e.g. 13000
-int current_device();  // the device cudaSetDevice chose (0 by default)
-void synchronize();    // cudaDeviceSynchronize, checked: a kernel's error surfaces here
+int driver_version();         // the CUDA version the driver supports, e.g. 13000
+int current_device();         // the device cudaSetDevice chose (0 by default)
+void synchronize();           // cudaDeviceSynchronize, checked: a kernel's error surfaces here
 int64_t device_free_bytes();  // free memory of the current device; throws Error(device) without one
 // Throws Error(out_of_memory) naming the sizes when `bytes` exceed the device's free memory.
 void ensure_device_memory(int64_t bytes, const char* what);

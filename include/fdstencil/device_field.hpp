@@ -29,7 +29,9 @@ class DeviceField {
       : DeviceField(Layout::make(interior, radius, sizeof(T), align_bytes)) {}
   explicit DeviceField(const Layout& layout);
   ~DeviceField();
-  DeviceField(DeviceField&& other) noexcept : layout_(other.layout_), data_(other.data_) { other.data_ = nullptr; }
+  DeviceField(DeviceField&& other) noexcept : layout_(other.layout_), data_(other.data_) {
+    other.data_ = nullptr;
+  }
   DeviceField& operator=(DeviceField&& other) noexcept;
   DeviceField(const DeviceField&) = delete;
   DeviceField& operator=(const DeviceField&) = delete;

@@ -15,8 +15,12 @@ DType parse_dtype(std::string_view name);  // "float"/"f32"/"float32", "double"/
 template <class T>
 constexpr DType dtype_of();
 template <>
-constexpr DType dtype_of<float>() { return DType::f32; }
+constexpr DType dtype_of<float>() {
+  return DType::f32;
+}
 template <>
-constexpr DType dtype_of<double>() { return DType::f64; }
+constexpr DType dtype_of<double>() {
+  return DType::f64;
+}
 
 }  // namespace fdstencil

@@ -26,8 +26,8 @@ class Error : public std::runtime_error {
 
 // The user's input was at fault (exit code 2 in the CLI) rather than the machine.
 inline bool is_input_error(ErrorKind kind) {
-  return kind == ErrorKind::invalid_argument || kind == ErrorKind::out_of_memory ||
-         kind == ErrorKind::io || kind == ErrorKind::unsupported;
+  return kind == ErrorKind::invalid_argument || kind == ErrorKind::out_of_memory || kind == ErrorKind::io ||
+         kind == ErrorKind::unsupported;
 }
 
 }  // namespace fdstencil

@@ -26,7 +26,8 @@ enum class Memory { host, device };
 // data[layout.index(i, j, k)]), without ownership. T may be const.
 template <class T>
 class FieldView {
-  static_assert(std::is_same_v<std::remove_const_t<T>, float> || std::is_same_v<std::remove_const_t<T>, double>);
+  static_assert(std::is_same_v<std::remove_const_t<T>, float> ||
+                std::is_same_v<std::remove_const_t<T>, double>);
 
  public:
   FieldView(T* data, const Layout& layout, Memory memory) : data_(data), layout_(layout), memory_(memory) {}

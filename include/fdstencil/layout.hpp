@@ -31,8 +31,7 @@ class Layout {
   // Throws Error(invalid_argument) for a radius outside 1..8 or an extent < 1, and
   // Error(out_of_memory) when an element or byte count overflows 64 bits.
   // align_bytes = 1 gives the unaligned, unpadded layout of the seeds' first baselines.
-  static Layout make(Extents interior, int radius, int64_t elem_bytes,
-                     int64_t align_bytes = kAlignBytes);
+  static Layout make(Extents interior, int radius, int64_t elem_bytes, int64_t align_bytes = kAlignBytes);
 
   // A caller's storage (a view): `line` and `slice` elements between neighbouring x-lines and
   // planes, at least nx + 2R and line * (ny + 2R). `head_elems` readable elements come before
@@ -45,12 +44,14 @@ class Layout {
                         int64_t align_bytes, int64_t tail_elems = 0, int64_t head_elems = 0);
 
   Extents interior() const { return interior_; }
-  Extents total() const { return {interior_.nx + 2 * radius_, interior_.ny + 2 * radius_, interior_.nz + 2 * radius_}; }
+  Extents total() const {
+    return {interior_.nx + 2 * radius_, interior_.ny + 2 * radius_, interior_.nz + 2 * radius_};
+  }
   int radius() const { return radius_; }
   int64_t elem_bytes() const { return elem_bytes_; }
   int64_t align_bytes() const { return align_bytes_; }
-  int64_t line() const { return line_; }    // elements from (i, j, k) to (i, j+1, k)
-  int64_t slice() const { return slice_; }  // elements from (i, j, k) to (i, j, k+1)
+  int64_t line() const { return line_; }                // elements from (i, j, k) to (i, j+1, k)
+  int64_t slice() const { return slice_; }              // elements from (i, j, k) to (i, j, k+1)
   int64_t offset() const { return offset_; }            // elements before halo point (-R,-R,-R)
   int64_t alloc_elems() const { return alloc_elems_; }  // elements to allocate, tail slack included
   int64_t alloc_bytes() const { return alloc_elems_ * elem_bytes_; }
@@ -58,7 +59,11 @@ class Layout {
   // after and the base shift before for make(), the caller's promise for strided(). Kernels whose
   // loads run past either end need some (the bulk-copy Laplacian k8).
   int64_t head_bytes() const { return offset_ * elem_bytes_; }
-  int64_t tail_bytes() const { return (alloc_elems_ - index(interior_.nx + radius_ - 1, interior_.ny + radius_ - 1, interior_.nz + radius_ - 1) - 1) * elem_bytes_; }
+  int64_t tail_bytes() const {
+    return (alloc_elems_ -
+            index(interior_.nx + radius_ - 1, interior_.ny + radius_ - 1, interior_.nz + radius_ - 1) - 1) *
+           elem_bytes_;
+  }
 
   // Element index of interior coordinate (i, j, k); halo points have coordinates in [-R, 0)
   // and [n, n+R).

@@ -15,7 +15,7 @@ namespace fdstencil {
 
 struct NpyArray {
   DType dtype = DType::f64;
-  std::vector<int64_t> shape;  // as in the file, slowest dimension first
+  std::vector<int64_t> shape;        // as in the file, slowest dimension first
   std::vector<unsigned char> bytes;  // the raw little-endian element data, C order
 };
 

@@ -72,10 +72,10 @@ class Plan {
   const Stencil& stencil() const;
   const Layout& layout() const;
   DType dtype() const;
-  const std::string& backend() const;        // "cuda", "cpu" or "reference"
-  const std::string& variant() const;        // the registry name of the implementation chosen
-  const nlohmann::json& params() const;      // its parameters, defaults included
-  const std::string& source() const;         // how it was chosen, in words
+  const std::string& backend() const;    // "cuda", "cpu" or "reference"
+  const std::string& variant() const;    // the registry name of the implementation chosen
+  const nlohmann::json& params() const;  // its parameters, defaults included
+  const std::string& source() const;     // how it was chosen, in words
   // All of the above as JSON, with the kernel's resources (registers, occupancy, grid).
   nlohmann::json describe() const;
 

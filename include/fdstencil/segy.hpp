@@ -32,7 +32,7 @@ struct Grid {
   int dim = 3;                     // 2: one line of traces; 3: inlines x crosslines
   int64_t nz = 0, ny = 1, nx = 0;  // samples per trace; inlines (1 in 2D); traces per line
   double dz = 0, dy = 0, dx = 0;   // metres; 0 where read_model could not tell (ReadOptions::need_spacing)
-  std::vector<float> v;            // C order (nz, ny, nx): sample k of the trace at (j, i) is v[(k ny + j) nx + i]
+  std::vector<float> v;  // C order (nz, ny, nx): sample k of the trace at (j, i) is v[(k ny + j) nx + i]
 
   // What read_model found, for a person to check (write_model ignores these).
   int format = 5;  // the sample format code: 1 IBM float, 2 int32, 3 int16, 5 IEEE float, 8 int8
@@ -43,8 +43,8 @@ struct Grid {
   int il_first = 0, il_last = 0, il_step = 0;  // inline numbers (y); 0 when the headers have none
   int xl_first = 0, xl_last = 0, xl_step = 0;  // crossline numbers (x)
   int sample_interval = 0;                     // the raw field, in units of z_unit
-  bool coordinates = false;                    // the CDP coordinates were set (the horizontal spacing came from them)
-  double x0 = 0, y0 = 0;                       // CDP coordinates of the first grid point (j, i) = (0, 0), metres
+  bool coordinates = false;  // the CDP coordinates were set (the horizontal spacing came from them)
+  double x0 = 0, y0 = 0;     // CDP coordinates of the first grid point (j, i) = (0, 0), metres
 };
 
 struct ReadOptions {

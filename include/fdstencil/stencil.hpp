@@ -22,8 +22,7 @@ enum class Op {
   d2xyz,  // d2x + d2y + d2z in one pass: the Laplacian of order 2R
 };
 
-inline constexpr std::array<Op, 6> kAllOps = {Op::laplacian7, Op::d2x, Op::d2y,
-                                              Op::d2z,        Op::d2xy, Op::d2xyz};
+inline constexpr std::array<Op, 6> kAllOps = {Op::laplacian7, Op::d2x, Op::d2y, Op::d2z, Op::d2xy, Op::d2xyz};
 
 std::string_view op_name(Op op);
 Op parse_op(std::string_view name);  // throws Error(invalid_argument) naming the valid ops

@@ -30,11 +30,11 @@ struct TuneOptions {
   // Wall time, from the start, after which no more refinement candidates are tried; must be
   // positive. The first round and the final round always run.
   double budget_seconds = 60;
-  std::string cache_file;      // "" is default_cache_file()
-  bool store = true;           // write the winner into the cache
-  int warmup = 2;              // untimed applications per candidate
-  int reps = 10;               // timed applications per candidate (median)
-  int final_reps = 30;         // timed applications of each finalist
+  std::string cache_file;        // "" is default_cache_file()
+  bool store = true;             // write the winner into the cache
+  int warmup = 2;                // untimed applications per candidate
+  int reps = 10;                 // timed applications per candidate (median)
+  int final_reps = 30;           // timed applications of each finalist
   uint64_t seed = kDefaultSeed;  // the random verification input
   // One line per step; stderr when empty.
   std::function<void(const std::string&)> progress;

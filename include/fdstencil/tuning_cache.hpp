@@ -49,9 +49,9 @@ struct TuningEntry {
   double effective_gbps = 0;  // by the seeds' bytes model
   double copy_gbps = 0;       // cudaMemcpy device-to-device in the same run
   double pct_of_copy = 0;
-  int candidates = 0;         // candidates timed
-  double seconds = 0;         // the whole tuning run
-  std::string tuned_at;       // UTC, ISO 8601
+  int candidates = 0;    // candidates timed
+  double seconds = 0;    // the whole tuning run
+  std::string tuned_at;  // UTC, ISO 8601
 };
 
 std::filesystem::path default_cache_file();

@@ -21,10 +21,10 @@ class Comm;  // fdstencil/wave_comm.hpp
 
 // --- the velocity model --------------------------------------------------------------------------
 struct Model {
-  int dim = 3;                  // 2 or 3
+  int dim = 3;                     // 2 or 3
   int64_t nz = 0, ny = 1, nx = 0;  // ny is 1 in 2D
-  double h = 0;                 // grid spacing in metres, the same on every axis
-  std::vector<float> v;         // m/s, C order: planes z0 .. z0 + planes() - 1 of (nz, ny, nx)
+  double h = 0;                    // grid spacing in metres, the same on every axis
+  std::vector<float> v;            // m/s, C order: planes z0 .. z0 + planes() - 1 of (nz, ny, nx)
   // The first plane v holds: 0 when it holds them all. A rank of a run split along z may hold only
   // the planes its slab needs (a Window), so that no rank holds the whole model; `whole` then
   // keeps what the run needs of the others: their extremes and checksum, taken as they were read.
@@ -44,7 +44,7 @@ struct Model {
   float vmin() const;
   float vmax() const;
   std::pair<float, float> extremes() const;  // {vmin, vmax} in one pass
-  uint32_t checksum() const;  // the whole model's CRC-32C
+  uint32_t checksum() const;                 // the whole model's CRC-32C
   // Throws Error(invalid_argument) naming the first bad value (non-finite, zero or negative, with
   // its index), a bad spacing or shape, or a size that does not match v.
   void validate() const;
@@ -75,10 +75,10 @@ enum class Interpolation {
 Interpolation parse_interpolation(const std::string& name);  // "hicks" or "trilinear"
 
 struct Boundary {
-  int cpml_width = 20;         // points of CPML outside the model on every face (0: none, a rigid box)
-  bool free_surface = false;   // the top face z = 0 is a pressure-free surface instead of a CPML
-  double reflection = 0;       // the CPML's theoretical reflection; 0 picks it from the width
-  double cpml_frequency = 0;   // Hz: the CPML's alpha is pi times this; 0 takes the sources'
+  int cpml_width = 20;        // points of CPML outside the model on every face (0: none, a rigid box)
+  bool free_surface = false;  // the top face z = 0 is a pressure-free surface instead of a CPML
+  double reflection = 0;      // the CPML's theoretical reflection; 0 picks it from the width
+  double cpml_frequency = 0;  // Hz: the CPML's alpha is pi times this; 0 takes the sources'
 };
 
 // The computational domain: the model with its absorbing layers, the halo of the stencil, and the
@@ -155,8 +155,8 @@ struct Checkpoint {
 };
 
 struct Snapshot {
-  int64_t step = 0;            // the wavefield u at t = step * dt
-  std::vector<float> field;    // the model's points (no absorbing layers), C order (nz, ny, nx)
+  int64_t step = 0;          // the wavefield u at t = step * dt
+  std::vector<float> field;  // the model's points (no absorbing layers), C order (nz, ny, nx)
 };
 
 // Options::layer_plane_cost's default for radius R: what a plane of the z absorbing layers costs
@@ -167,16 +167,16 @@ double default_layer_plane_cost(int radius);
 
 struct Options {
   int radius = 4;
-  double dt = 0;                // 0: cfl_safety x max_stable_dt
-  double cfl_safety = 0.8;      // the default step's fraction of the stability limit
-  int64_t nt = 0;               // time steps
+  double dt = 0;            // 0: cfl_safety x max_stable_dt
+  double cfl_safety = 0.8;  // the default step's fraction of the stability limit
+  int64_t nt = 0;           // time steps
   Boundary boundary;
   Interpolation interpolation = Interpolation::hicks;
   std::vector<Source> sources;
   std::vector<Point> receivers;
   std::vector<int64_t> snapshot_steps;  // 0..nt: the wavefield after that many steps
-  std::string backend = "auto";   // auto (the GPU when present), cuda or cpu
-  bool double_precision = false;  // cpu only: the whole solver in double, for verification
+  std::string backend = "auto";         // auto (the GPU when present), cuda or cpu
+  bool double_precision = false;        // cpu only: the whole solver in double, for verification
   // Kernel parameters of the GPU step (empty: the defaults for R): {"block": "32x4", "vec": 4, "nw": 16}
   std::string kernel_params;
   // Called from the time loop with the steps done so far (at most ~200 times per run).
@@ -255,11 +255,11 @@ struct Timing {
   double copy_gbps = 0;        // GPU: the device-to-device copy bandwidth measured in this run
   double bound_gpts = 0;       // copy_gbps / bytes_per_point
   double percent_of_bound = 0;
-  int64_t device_bytes = 0;    // memory the state took on the device (or host for cpu)
-  int64_t checkpoints = 0;     // states handed to on_checkpoint
-  double checkpoint_s = 0;     // the loop's time on them: download, on_checkpoint (not in loop_s)
+  int64_t device_bytes = 0;       // memory the state took on the device (or host for cpu)
+  int64_t checkpoints = 0;        // states handed to on_checkpoint
+  double checkpoint_s = 0;        // the loop's time on them: download, on_checkpoint (not in loop_s)
   double checkpoint_write_s = 0;  // a caller's writes beside the run (the CLI fills it in)
-  int64_t checkpoint_bytes = 0;  // the arrays of one checkpoint
+  int64_t checkpoint_bytes = 0;   // the arrays of one checkpoint
   // A run split across GPUs (issue 14), this rank's medians over sampled steps (GPU events), ms:
   // the halo exchange on its stream, from the face planes' chunks done to the transfer done, and
   // the inner chunks it runs beside. Zero elsewhere.
@@ -280,12 +280,12 @@ struct Result {
   std::vector<float> traces;       // (nrec, nt): receiver r at t = n dt is traces[r * nt + n]
   std::vector<float> final_field;  // u after nt steps, model points only, (nz, ny, nx)
   Timing timing;
-  double reflection = 0;           // the CPML's theoretical reflection used
+  double reflection = 0;              // the CPML's theoretical reflection used
   std::vector<std::string> warnings;  // e.g. the under-sampling warning
-  int64_t first_step = 0;          // 0, or the checkpoint's step this run resumed from
-  int64_t steps_done = 0;          // nt, or fewer when interrupted
-  bool interrupted = false;        // stop_requested stopped it: traces and final_field are empty
-  int ranks = 1;                   // the ranks a split run ran on (Options::comm)
+  int64_t first_step = 0;             // 0, or the checkpoint's step this run resumed from
+  int64_t steps_done = 0;             // nt, or fewer when interrupted
+  bool interrupted = false;           // stop_requested stopped it: traces and final_field are empty
+  int ranks = 1;                      // the ranks a split run ran on (Options::comm)
   // A split run, on rank 0: each rank's state on the device (or the host, on the cpu) and its
   // process's peak resident host memory, bytes, in rank order. Empty elsewhere.
   std::vector<int64_t> rank_device_bytes, rank_host_peak_bytes;

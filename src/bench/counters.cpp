@@ -101,19 +101,22 @@ CounterSums parse_ncu_csv(const std::string& text) {
         if (header[c] == m) col = c;
       if (col == header.size()) throw Error(ErrorKind::io, "ncu output has no column " + m);
       double v = 0;
-      if (!parse_number(f[col], v)) throw Error(ErrorKind::io, "ncu output: '" + f[col] + "' is not a number (" + m + ")");
+      if (!parse_number(f[col], v))
+        throw Error(ErrorKind::io, "ncu output: '" + f[col] + "' is not a number (" + m + ")");
       row[m] = v;
     }
     for (size_t c = 0; c < header.size(); ++c)
       if (header[c] == "Kernel Name") s.kernel_names.push_back(f[c]);
-    const double l2 = row["lts__t_sectors_srcunit_tex_op_read.sum"] + row["lts__t_sectors_srcunit_tex_op_write.sum"];
+    const double l2 =
+        row["lts__t_sectors_srcunit_tex_op_read.sum"] + row["lts__t_sectors_srcunit_tex_op_write.sum"];
     hit_weighted += row["lts__t_sector_hit_rate.pct"] * l2;
     hit_weight += l2;
     for (const auto& [m, v] : row)
       if (m != "lts__t_sector_hit_rate.pct") s.sum[m] += v;
     ++s.kernels;
   }
-  if (header.empty()) throw Error(ErrorKind::io, "no ncu CSV header (a line starting with \"ID\") in its output");
+  if (header.empty())
+    throw Error(ErrorKind::io, "no ncu CSV header (a line starting with \"ID\") in its output");
   s.sum["lts__t_sector_hit_rate.pct"] = hit_weight > 0 ? hit_weighted / hit_weight : 0.0;
   return s;
 }
@@ -134,7 +137,9 @@ nlohmann::json derive_counters(const CounterSums& s, const nlohmann::json& r) {
   // Against the bench's own median (un-profiled), so achieved and effective share a time base.
   c["achieved_gbps"] = (read + write) / (ms * 1e6);
   // null where a kernel moved no bytes in that direction (nothing to divide by)
-  const auto ratio = [](double num, double den) { return den > 0 ? nlohmann::json(num / den) : nlohmann::json(nullptr); };
+  const auto ratio = [](double num, double den) {
+    return den > 0 ? nlohmann::json(num / den) : nlohmann::json(nullptr);
+  };
   c["fetch_efficiency"] = ratio(fetch, read);
   c["write_efficiency"] = ratio(cube, write);
   c["read_write_ratio"] = ratio(read, write);
@@ -162,20 +167,21 @@ std::string find_ncu(const std::string& hint) {
   return runnable("/usr/local/cuda/bin/ncu") ? "/usr/local/cuda/bin/ncu" : "";
 }
 
-nlohmann::json profile_job(const std::string& ncu, const std::vector<std::string>& child, const nlohmann::json& record,
-                           const std::filesystem::path& scratch_parent) {
+nlohmann::json profile_job(const std::string& ncu, const std::vector<std::string>& child,
+                           const nlohmann::json& record, const std::filesystem::path& scratch_parent) {
   namespace fs = std::filesystem;
   if (ncu.empty()) return {{"status", "unavailable"}, {"reason", "Nsight Compute (ncu) not found"}};
   std::string metrics;
   for (const std::string& m : counter_metrics()) metrics += (metrics.empty() ? "" : ",") + m;
   // A private directory (mkdtemp), not a guessable name in /tmp: ncu may run as root.
   std::string dir_template = (scratch_parent / "fdstencil-ncu-XXXXXX").string();
-  if (mkdtemp(dir_template.data()) == nullptr) return {{"status", "failed"}, {"reason", "cannot create a temporary directory"}};
+  if (mkdtemp(dir_template.data()) == nullptr)
+    return {{"status", "failed"}, {"reason", "cannot create a temporary directory"}};
   const fs::path dir = dir_template, log = dir / "report.csv", err = dir / "stderr.txt";
   // --clock-control none: the clocks the timing ran at, not ncu's locked base clock.
   std::string cmd = shell_quote(ncu) + " --clock-control none --csv --page raw --print-units base --nvtx" +
-                    " --nvtx-include " + shell_quote(std::string(kTimedRange) + "/") + " --metrics " + metrics +
-                    " --log-file " + shell_quote(log.string()) + " --";
+                    " --nvtx-include " + shell_quote(std::string(kTimedRange) + "/") + " --metrics " +
+                    metrics + " --log-file " + shell_quote(log.string()) + " --";
   for (const std::string& a : child) {  // appends: "lit" + string trips a false GCC 12 -Wrestrict
     cmd += ' ';
     cmd += shell_quote(a);
@@ -197,8 +203,9 @@ nlohmann::json profile_job(const std::string& ncu, const std::vector<std::string
   const std::string all = out + errors;
   if (all.find("ERR_NVGPUCTRPERM") != std::string::npos)
     return {{"status", "unavailable"},
-            {"reason", "no permission to read the GPU performance counters (ERR_NVGPUCTRPERM): run as root or "
-                       "set NVreg_RestrictProfilingToAdminUsers=0"}};
+            {"reason",
+             "no permission to read the GPU performance counters (ERR_NVGPUCTRPERM): run as root or "
+             "set NVreg_RestrictProfilingToAdminUsers=0"}};
   // The lines that say what went wrong: ncu's ==ERROR== lines, else the tail of what it printed.
   const auto why = [&] {
     std::string lines;
@@ -207,13 +214,16 @@ nlohmann::json profile_job(const std::string& ncu, const std::vector<std::string
       if (l.find("==ERROR==") != std::string::npos) lines += l + " ";
     return lines.empty() ? all.substr(all.size() > 400 ? all.size() - 400 : 0) : lines;
   };
-  const std::string status = WIFEXITED(rc) ? "exit status " + std::to_string(WEXITSTATUS(rc)) : "killed by a signal";
+  const std::string status =
+      WIFEXITED(rc) ? "exit status " + std::to_string(WEXITSTATUS(rc)) : "killed by a signal";
   if (out.find("\"ID\"") == std::string::npos)
-    return {{"status", "failed"},
-            {"reason", rc == 0 ? "ncu profiled no kernel in the timed range" : "ncu: " + status + ": " + why()}};
+    return {
+        {"status", "failed"},
+        {"reason", rc == 0 ? "ncu profiled no kernel in the timed range" : "ncu: " + status + ": " + why()}};
   try {
     const CounterSums s = parse_ncu_csv(out);
-    if (s.kernels == 0) return {{"status", "failed"}, {"reason", "ncu profiled no kernel in the timed range"}};
+    if (s.kernels == 0)
+      return {{"status", "failed"}, {"reason", "ncu profiled no kernel in the timed range"}};
     nlohmann::json c = derive_counters(s, record);
     if (rc != 0) c["warning"] = "ncu ended with " + status + " after writing its report: " + why();
     return c;

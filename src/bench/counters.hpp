@@ -47,7 +47,8 @@ std::string find_ncu(const std::string& hint);
 // "status" says why (ncu missing, no permission to read counters, the child failed) and the
 // caller keeps the timing record as it is. ncu's report goes to a private folder made (and
 // removed) inside `scratch_parent`.
-nlohmann::json profile_job(const std::string& ncu, const std::vector<std::string>& child, const nlohmann::json& record,
-                           const std::filesystem::path& scratch_parent = std::filesystem::temp_directory_path());
+nlohmann::json profile_job(
+    const std::string& ncu, const std::vector<std::string>& child, const nlohmann::json& record,
+    const std::filesystem::path& scratch_parent = std::filesystem::temp_directory_path());
 
 }  // namespace fdstencil::bench

@@ -59,20 +59,26 @@ class Subject {
   }
 
   void set_input(const HostField<T>& in) {
-    if (device_) d_in_->upload(in);
-    else std::copy_n(in.data(), in.layout().alloc_elems(), h_in_->data());
+    if (device_)
+      d_in_->upload(in);
+    else
+      std::copy_n(in.data(), in.layout().alloc_elems(), h_in_->data());
   }
   void poison_output() {
-    if (device_) d_out_->poison();
-    else h_out_->fill(std::numeric_limits<T>::quiet_NaN());
+    if (device_)
+      d_out_->poison();
+    else
+      h_out_->fill(std::numeric_limits<T>::quiet_NaN());
   }
   void run() {
     apply(nullptr);
     sync();
   }
   void get_output(HostField<T>& out) const {
-    if (device_) d_out_->download(out);
-    else std::copy_n(h_out_->data(), out.layout().alloc_elems(), out.data());
+    if (device_)
+      d_out_->download(out);
+    else
+      std::copy_n(h_out_->data(), out.layout().alloc_elems(), out.data());
   }
 
   std::vector<double> time_ms(int warmup, int reps, const char* nvtx_range) {
@@ -95,8 +101,10 @@ class Subject {
 
  private:
   void apply(Stream s) {
-    if (device_) plan_.apply(std::as_const(*d_in_).view(), d_out_->view(), s);
-    else plan_.apply(std::as_const(*h_in_).view(), h_out_->view());
+    if (device_)
+      plan_.apply(std::as_const(*d_in_).view(), d_out_->view(), s);
+    else
+      plan_.apply(std::as_const(*h_in_).view(), h_out_->view());
   }
   void sync() const {
 #ifdef FDSTENCIL_HAVE_CUDA
@@ -131,15 +139,17 @@ template <class T>
 const Oracle<T>& oracle_for(const Problem& p, uint64_t seed) {
   std::unique_ptr<Oracle<T>>& cached = oracle_slot<T>();
   // One oracle alive at a time: a 1024^3 double oracle alone is 26 GB of host memory.
-  if constexpr (std::is_same_v<T, float>) oracle_slot<double>().reset();
-  else oracle_slot<float>().reset();
+  if constexpr (std::is_same_v<T, float>)
+    oracle_slot<double>().reset();
+  else
+    oracle_slot<float>().reset();
   const Stencil& s = p.stencil;
   const Layout& l = p.layout;
   char key[320];
   std::snprintf(key, sizeof key, "%d %d %lld %lld %lld %lld %lld %lld %lld %.17g %.17g %.17g %llu", int(s.op),
                 s.radius, (long long)l.interior().nx, (long long)l.interior().ny, (long long)l.interior().nz,
-                (long long)l.align_bytes(), (long long)l.line(), (long long)l.slice(), (long long)l.offset(), s.h.hx,
-                s.h.hy, s.h.hz, (unsigned long long)seed);
+                (long long)l.align_bytes(), (long long)l.line(), (long long)l.slice(), (long long)l.offset(),
+                s.h.hx, s.h.hy, s.h.hz, (unsigned long long)seed);
   if (cached && cached->key == key) return *cached;
   cached.reset();  // release the previous problem's fields before allocating the next
   auto o = std::make_unique<Oracle<T>>(l);
@@ -252,11 +262,13 @@ nlohmann::json run_typed(const Plan& plan, const Problem& p, const BenchOptions&
   // every weight a power of two over h^2, so products and partial sums are multiples of 1/8 below
   // sum |w| max |u|; while that stays under 2^digits / 8, every operation is exact in any order
   // and the result must be exactly 3 (512^3 float with h = 1 qualifies; 1024^3 float does not).
-  auto dyadic = [](double h) { int e = 0; return std::frexp(h, &e) == 0.5; };
+  auto dyadic = [](double h) {
+    int e = 0;
+    return std::frexp(h, &e) == 0.5;
+  };
   const bool exact = s.op == Op::laplacian7 && s.h.hx == s.h.hy && s.h.hy == s.h.hz && dyadic(s.h.hx) &&
                      8.0 * wsum * umax < std::ldexp(1.0, std::numeric_limits<T>::digits);
-  const double bound =
-      exact ? 0.0 : 8.0 * eps<T>() * wsum * umax + 8.0 * eps<T>() * std::fabs(expected);
+  const double bound = exact ? 0.0 : 8.0 * eps<T>() * wsum * umax + 8.0 * eps<T>() * std::fabs(expected);
   rec["analytic_exact"] = exact;
   rec["analytic_expected"] = expected;
   rec["analytic_err"] = err;
@@ -265,8 +277,8 @@ nlohmann::json run_typed(const Plan& plan, const Problem& p, const BenchOptions&
   if (!finite || !(err <= bound)) {
     rec["verified"] = false;
     rec["status"] = "FAILED";
-    rec["reason"] = "analytic field: max |out - " + std::to_string(expected) + "| = " +
-                    std::to_string(err) + " exceeds the round-off bound " + std::to_string(bound) +
+    rec["reason"] = "analytic field: max |out - " + std::to_string(expected) + "| = " + std::to_string(err) +
+                    " exceeds the round-off bound " + std::to_string(bound) +
                     (finite ? "" : " (non-finite output)");
     return rec;
   }
@@ -348,8 +360,7 @@ double fill_analytic(HostField<T>& f, const Stencil& s) {
 }
 
 template <class T>
-Check compare_to_reference(const HostField<T>& out, const HostField<T>& ref, DType t,
-                           const Stencil& s) {
+Check compare_to_reference(const HostField<T>& out, const HostField<T>& ref, DType t, const Stencil& s) {
   Check c;
   c.tolerance = tolerance_for(t, s);
   const Layout& l = out.layout();
@@ -362,8 +373,10 @@ Check compare_to_reference(const HostField<T>& out, const HostField<T>& ref, DTy
       for (int64_t i = 0; i < n.nx; ++i) {
         const double r = ref.at(i, j, k), o = out.at(i, j, k);
         max_ref = std::max(max_ref, std::fabs(r));
-        if (!std::isfinite(o)) ++nonfinite;
-        else max_diff = std::max(max_diff, std::fabs(o - r));
+        if (!std::isfinite(o))
+          ++nonfinite;
+        else
+          max_diff = std::max(max_diff, std::fabs(o - r));
         if (o == 0.0) ++zeros;
       }
   c.max_rel_err = max_ref > 0 ? max_diff / max_ref : max_diff;
@@ -427,7 +440,9 @@ nlohmann::json host_device_info() {
       model = line.substr(line.find(':') + 2);
       break;
     }
-  return {{"kind", "cpu"}, {"name", model}, {"threads", omp_get_max_threads()},
+  return {{"kind", "cpu"},
+          {"name", model},
+          {"threads", omp_get_max_threads()},
           {"memory_bytes", host_memory_available()}};
 }
 
@@ -458,14 +473,15 @@ nlohmann::json run_variant(const Variant& v, const Problem& p, const Params& ove
   return run_plan_job(*plan, p, opt, copy_gbps, std::move(rec));
 }
 
-nlohmann::json run_plan(const Problem& p, const PlanOptions& plan_options, bool tuned_only, const BenchOptions& opt,
-                        double copy_gbps) {
+nlohmann::json run_plan(const Problem& p, const PlanOptions& plan_options, bool tuned_only,
+                        const BenchOptions& opt, double copy_gbps) {
   const std::string backend = plan_options.backend;
   nlohmann::json rec = base_record(p, "plan", backend, Params::object());
   if (tuned_only) {
-    const TuningCache cache = TuningCache::load(
-        plan_options.cache_file.empty() ? default_cache_file() : std::filesystem::path(plan_options.cache_file),
-        plan_options.warn);
+    const TuningCache cache =
+        TuningCache::load(plan_options.cache_file.empty() ? default_cache_file()
+                                                          : std::filesystem::path(plan_options.cache_file),
+                          plan_options.warn);
     if (cache.find(current_key(p.stencil.op, p.stencil.radius, p.dtype(), p.interior())) == nullptr) {
       rec["status"] = "untuned";
       rec["reason"] = "the tuning cache " + cache.file().string() +
@@ -491,9 +507,8 @@ nlohmann::json run_plan(const Problem& p, const PlanOptions& plan_options, bool 
 
 std::string table_header() {
   char buf[256];
-  std::snprintf(buf, sizeof buf, "%-10s %-16s %-6s %2s %-16s %-8s %10s %10s %8s %8s %9s",
-                "op", "variant", "type", "R", "size", "status", "median ms", "GB/s", "% copy",
-                "Gpts/s", "rel err");
+  std::snprintf(buf, sizeof buf, "%-10s %-16s %-6s %2s %-16s %-8s %10s %10s %8s %8s %9s", "op", "variant",
+                "type", "R", "size", "status", "median ms", "GB/s", "% copy", "Gpts/s", "rel err");
   return buf;
 }
 
@@ -506,9 +521,8 @@ std::string table_row(const nlohmann::json& r) {
   const std::string name = r.contains("plan_variant") ? "plan:" + r["plan_variant"].get<std::string>()
                                                       : r["variant"].get<std::string>();
   if (status != "ok") {
-    std::snprintf(buf, sizeof buf, "%-10s %-16s %-6s %2d %-16s %-8s %s",
-                  r["op"].get<std::string>().c_str(), name.c_str(),
-                  r["dtype"].get<std::string>().c_str(), r["radius"].get<int>(), size,
+    std::snprintf(buf, sizeof buf, "%-10s %-16s %-6s %2d %-16s %-8s %s", r["op"].get<std::string>().c_str(),
+                  name.c_str(), r["dtype"].get<std::string>().c_str(), r["radius"].get<int>(), size,
                   status.c_str(), r.value("reason", std::string()).c_str());
     return buf;
   }
@@ -517,17 +531,16 @@ std::string table_row(const nlohmann::json& r) {
   if (r.value("max_rel_err", nlohmann::json()).is_number())
     std::snprintf(err, sizeof err, "%9.2e", r["max_rel_err"].get<double>());
   std::snprintf(buf, sizeof buf, "%-10s %-16s %-6s %2d %-16s %-8s %10.4f %10.1f %8.1f %8.2f %9s",
-                r["op"].get<std::string>().c_str(), name.c_str(),
-                r["dtype"].get<std::string>().c_str(), r["radius"].get<int>(), size,
-                status.c_str(), r["median_ms"].get<double>(), r["effective_gbps"].get<double>(),
-                r["pct_of_copy"].get<double>(), r["gpts"].get<double>(), err);
+                r["op"].get<std::string>().c_str(), name.c_str(), r["dtype"].get<std::string>().c_str(),
+                r["radius"].get<int>(), size, status.c_str(), r["median_ms"].get<double>(),
+                r["effective_gbps"].get<double>(), r["pct_of_copy"].get<double>(), r["gpts"].get<double>(),
+                err);
   return buf;
 }
 
 template double fill_analytic(HostField<float>&, const Stencil&);
 template double fill_analytic(HostField<double>&, const Stencil&);
-template Check compare_to_reference(const HostField<float>&, const HostField<float>&, DType,
-                                    const Stencil&);
+template Check compare_to_reference(const HostField<float>&, const HostField<float>&, DType, const Stencil&);
 template Check compare_to_reference(const HostField<double>&, const HostField<double>&, DType,
                                     const Stencil&);
 

@@ -19,7 +19,7 @@ namespace fdstencil::bench {
 
 struct BenchOptions {
   int warmup = 3;
-  int reps = 20;  // 0: verify only, status "verified", no timing
+  int reps = 20;                 // 0: verify only, status "verified", no timing
   uint64_t seed = kDefaultSeed;  // fixed and printed: a failure reproduces
   // false only in the job bench --profile runs under ncu, which the parent process verified
   // (same binary, variant, parameters, problem and seed) just before: the input is the same
@@ -43,8 +43,7 @@ struct Check {
 };
 
 template <class T>
-Check compare_to_reference(const HostField<T>& out, const HostField<T>& ref, DType t,
-                           const Stencil& s);
+Check compare_to_reference(const HostField<T>& out, const HostField<T>& ref, DType t, const Stencil& s);
 
 // The host's copy bandwidth (bytes read + written per second, GB/s), median of a few copies of a
 // buffer far larger than the caches.

@@ -21,7 +21,8 @@ template <class T>
 nlohmann::json measure(const Plan& plan, int calls, int rounds) {
 #ifndef FDSTENCIL_HAVE_CUDA
   (void)plan, (void)calls, (void)rounds;
-  throw Error(ErrorKind::unsupported, "the apply overhead is measured on the GPU; this build has no CUDA backend");
+  throw Error(ErrorKind::unsupported,
+              "the apply overhead is measured on the GPU; this build has no CUDA backend");
 #else
   using Clock = std::chrono::steady_clock;
   DeviceField<T> in(plan.layout()), out(plan.layout());
@@ -54,14 +55,9 @@ nlohmann::json measure(const Plan& plan, int calls, int rounds) {
   }
   const double be = median_of(enq[0]), pe = median_of(enq[1]);
   const double bt = median_of(total[0]), pt = median_of(total[1]);
-  return {{"calls", calls},
-          {"rounds", rounds},
-          {"bare_enqueue_us", be},
-          {"plan_enqueue_us", pe},
-          {"enqueue_ratio", pe / be},
-          {"bare_total_us", bt},
-          {"plan_total_us", pt},
-          {"total_ratio", pt / bt}};
+  return {{"calls", calls},        {"rounds", rounds},         {"bare_enqueue_us", be},
+          {"plan_enqueue_us", pe}, {"enqueue_ratio", pe / be}, {"bare_total_us", bt},
+          {"plan_total_us", pt},   {"total_ratio", pt / bt}};
 #endif
 }
 
@@ -70,7 +66,8 @@ nlohmann::json measure(const Plan& plan, int calls, int rounds) {
 nlohmann::json measure_apply_overhead(const Plan& plan, int calls, int rounds) {
   if (plan.backend() != "cuda")
     throw Error(ErrorKind::unsupported, "the apply overhead is measured for plans on the cuda backend");
-  return plan.dtype() == DType::f32 ? measure<float>(plan, calls, rounds) : measure<double>(plan, calls, rounds);
+  return plan.dtype() == DType::f32 ? measure<float>(plan, calls, rounds)
+                                    : measure<double>(plan, calls, rounds);
 }
 
 }  // namespace fdstencil::bench

@@ -70,8 +70,8 @@ struct PmlAxis {
 // The element index of axis a's memory variable at (i, j, k), slot s: each axis's storage has its
 // own axis as the slot and keeps x fastest where x is not the slot axis, so a warp's accesses stay
 // contiguous in every layer.
-FDS_HOST_DEVICE int64_t pml_index(int axis, int slot, int64_t i, int64_t j, int64_t k, int64_t nx,
-                                  int64_t ny, int slots) {
+FDS_HOST_DEVICE int64_t pml_index(int axis, int slot, int64_t i, int64_t j, int64_t k, int64_t nx, int64_t ny,
+                                  int slots) {
   if (axis == 0) return (k * ny + j) * slots + slot;
   if (axis == 1) return (k * slots + slot) * nx + i;
   return (int64_t(slot) * ny + j) * nx + i;
@@ -91,7 +91,7 @@ template <class T>
 struct Setup {
   int dim = 3, radius = 1;
   int64_t nx = 0, ny = 1, nz = 0, line = 0, slice = 0, origin = 0, alloc = 0;
-  std::vector<T> m;  // (v dt)^2, alloc elements, zero in the halo
+  std::vector<T> m;                    // (v dt)^2, alloc elements, zero in the halo
   std::array<T, kMaxTaps> w2{}, w1{};  // second and first derivative weights, scaled by 1/h^2, 1/h
   PmlAxis axis[3];                     // x, y, z
   std::vector<PmlCoef<T>> coef[3];     // per axis, axis[a].slots() entries
@@ -112,10 +112,10 @@ inline constexpr int kStateArrays = 12;
 
 template <class T>
 struct State {
-  int64_t step = 0;               // steps done
-  std::vector<T> u, u_prev;       // u^step and u^{step-1}, alloc elements each
-  std::vector<T> pml[3][3];       // axis x, y, z; psi, chi, phi
-  std::vector<T> traces;          // nrec x nt, steps before `step` recorded
+  int64_t step = 0;          // steps done
+  std::vector<T> u, u_prev;  // u^step and u^{step-1}, alloc elements each
+  std::vector<T> pml[3][3];  // axis x, y, z; psi, chi, phi
+  std::vector<T> traces;     // nrec x nt, steps before `step` recorded
 };
 
 }  // namespace fdstencil::acoustic

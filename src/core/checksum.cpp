@@ -102,7 +102,8 @@ uint32_t crc32c_file(const std::filesystem::path& path) {
   uint32_t c = 0;
   size_t n;
   while ((n = std::fread(buf.data(), 1, buf.size(), f.get())) > 0) c = crc32c(buf.data(), n, c);
-  if (std::ferror(f.get())) throw Error(ErrorKind::io, path.string() + ": read failed: " + std::strerror(errno));
+  if (std::ferror(f.get()))
+    throw Error(ErrorKind::io, path.string() + ": read failed: " + std::strerror(errno));
   return c;
 }
 

@@ -14,8 +14,7 @@ namespace fdstencil {
 
 namespace {
 
-std::vector<std::vector<long double>> fornberg(long double z, const std::vector<long double>& x,
-                                               int m) {
+std::vector<std::vector<long double>> fornberg(long double z, const std::vector<long double>& x, int m) {
   const int n = static_cast<int>(x.size()) - 1;
   // c[k][i]: weight of node i for the k-th derivative.
   std::vector<std::vector<long double>> c(m + 1, std::vector<long double>(n + 1, 0.0L));
@@ -43,8 +42,7 @@ std::vector<std::vector<long double>> fornberg(long double z, const std::vector<
 
 }  // namespace
 
-std::vector<std::vector<double>> fornberg_weights(double z, const std::vector<double>& x,
-                                                  int max_order) {
+std::vector<std::vector<double>> fornberg_weights(double z, const std::vector<double>& x, int max_order) {
   if (x.empty() || max_order < 0)
     throw Error(ErrorKind::invalid_argument, "fornberg_weights needs nodes and a derivative order >= 0");
   std::vector<long double> xl(x.begin(), x.end());
@@ -59,8 +57,8 @@ std::vector<double> central_weights(int derivative, int radius, double h) {
     throw Error(ErrorKind::invalid_argument,
                 "derivative " + std::to_string(derivative) + " is not supported (1 or 2)");
   if (radius < 1 || radius > kMaxRadius)
-    throw Error(ErrorKind::invalid_argument, "radius " + std::to_string(radius) +
-                                                 " is outside 1.." + std::to_string(kMaxRadius));
+    throw Error(ErrorKind::invalid_argument,
+                "radius " + std::to_string(radius) + " is outside 1.." + std::to_string(kMaxRadius));
   if (!std::isfinite(h) || h <= 0.0) {
     char buf[96];
     std::snprintf(buf, sizeof buf, "spacing %g must be finite and positive", h);
@@ -74,16 +72,14 @@ std::vector<double> central_weights(int derivative, int radius, double h) {
   for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<double>(c[derivative][i] * scale);
   // The central weights are exactly (anti)symmetric; the recursion leaves a last-bit asymmetry
   // that would make odd polynomials differentiate inexactly. Mirror the left half.
-  for (int r = 1; r <= radius; ++r)
-    w[radius + r] = derivative == 1 ? -w[radius - r] : w[radius - r];
+  for (int r = 1; r <= radius; ++r) w[radius + r] = derivative == 1 ? -w[radius - r] : w[radius - r];
   if (derivative == 1) w[radius] = 0.0;
   // A spacing so small or large that 1/h^d leaves the double range would give inf or 0 weights.
   // (The first derivative's centre weight is exactly 0; every other weight must stay normal.)
   for (int r = -radius; r <= radius; ++r) {
     const double v = w[size_t(r + radius)];
     const bool zero_by_symmetry = derivative == 1 && r == 0;
-    if (!std::isfinite(v) || (!zero_by_symmetry && !std::isnormal(v)))
-    {
+    if (!std::isfinite(v) || (!zero_by_symmetry && !std::isnormal(v))) {
       char buf[128];
       std::snprintf(buf, sizeof buf, "spacing %g puts the weights outside the range of double", h);
       throw Error(ErrorKind::invalid_argument, buf);

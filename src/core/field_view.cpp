@@ -14,8 +14,8 @@ FieldView<T> view_of(T* origin, Memory memory, Extents interior, int radius, int
   if (origin == nullptr) throw Error(ErrorKind::invalid_argument, "a view over a null pointer");
   const auto addr = uint64_t(reinterpret_cast<uintptr_t>(origin));
   if (addr % eb != 0)
-    throw Error(ErrorKind::invalid_argument, "a view's origin pointer is not aligned to its " + std::to_string(eb) +
-                                                 "-byte elements");
+    throw Error(ErrorKind::invalid_argument,
+                "a view's origin pointer is not aligned to its " + std::to_string(eb) + "-byte elements");
   // Checks the strides against the extents (and for overflow) before they are multiplied below.
   const Layout checked = Layout::strided(interior, radius, eb, line, slice, 1);
   const int64_t align = aligned_bytes_of({addr, uint64_t(line) * eb, uint64_t(slice) * eb});

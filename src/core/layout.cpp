@@ -14,16 +14,14 @@ namespace {
 int64_t checked_mul(int64_t a, int64_t b, const char* what) {
   int64_t r = 0;
   if (__builtin_mul_overflow(a, b, &r))
-    throw Error(ErrorKind::out_of_memory, std::string("size overflow: ") + what +
-                                              " does not fit in 64 bits");
+    throw Error(ErrorKind::out_of_memory, std::string("size overflow: ") + what + " does not fit in 64 bits");
   return r;
 }
 
 int64_t checked_add(int64_t a, int64_t b, const char* what) {
   int64_t r = 0;
   if (__builtin_add_overflow(a, b, &r))
-    throw Error(ErrorKind::out_of_memory, std::string("size overflow: ") + what +
-                                              " does not fit in 64 bits");
+    throw Error(ErrorKind::out_of_memory, std::string("size overflow: ") + what + " does not fit in 64 bits");
   return r;
 }
 
@@ -34,9 +32,9 @@ void check_common(Extents n, int radius, int64_t elem_bytes) {
     throw Error(ErrorKind::invalid_argument,
                 "radius " + std::to_string(radius) + " is outside 1.." + std::to_string(kMaxRadius));
   if (n.nx < 1 || n.ny < 1 || n.nz < 1)
-    throw Error(ErrorKind::invalid_argument,
-                "interior extents " + std::to_string(n.nx) + " x " + std::to_string(n.ny) + " x " +
-                    std::to_string(n.nz) + " must each be at least 1");
+    throw Error(ErrorKind::invalid_argument, "interior extents " + std::to_string(n.nx) + " x " +
+                                                 std::to_string(n.ny) + " x " + std::to_string(n.nz) +
+                                                 " must each be at least 1");
   if (elem_bytes != 4 && elem_bytes != 8)
     throw Error(ErrorKind::invalid_argument, "element size must be 4 or 8 bytes");
 }
@@ -58,22 +56,25 @@ Layout Layout::strided(Extents n, int radius, int64_t elem_bytes, int64_t line, 
   const int64_t ty = checked_add(n.ny, 2 * R, "ny + 2R");
   const int64_t tz = checked_add(n.nz, 2 * R, "nz + 2R");
   if (line < tx)
-    throw Error(ErrorKind::invalid_argument, "line stride " + std::to_string(line) + " is less than nx + 2R = " +
-                                                 std::to_string(tx) + " elements");
-  if (slice < checked_mul(line, ty, "line x (ny + 2R)"))
-    throw Error(ErrorKind::invalid_argument, "plane stride " + std::to_string(slice) +
-                                                 " is less than line x (ny + 2R) = " + std::to_string(line * ty) +
+    throw Error(ErrorKind::invalid_argument, "line stride " + std::to_string(line) +
+                                                 " is less than nx + 2R = " + std::to_string(tx) +
                                                  " elements");
+  if (slice < checked_mul(line, ty, "line x (ny + 2R)"))
+    throw Error(ErrorKind::invalid_argument,
+                "plane stride " + std::to_string(slice) +
+                    " is less than line x (ny + 2R) = " + std::to_string(line * ty) + " elements");
   const bool power_of_two = align_bytes >= 1 && (align_bytes & (align_bytes - 1)) == 0;
   if (!power_of_two || align_bytes > kAlignBytes)
     throw Error(ErrorKind::invalid_argument, "alignment " + std::to_string(align_bytes) +
-                                                 " must be a power of two of at most " + std::to_string(kAlignBytes));
+                                                 " must be a power of two of at most " +
+                                                 std::to_string(kAlignBytes));
   if (tail_elems < 0 || head_elems < 0)
     throw Error(ErrorKind::invalid_argument, "a negative count of readable elements around the field");
-  if (checked_mul(line, elem_bytes, "line bytes") % align_bytes != 0 || (checked_mul(slice, elem_bytes, "plane bytes") % align_bytes) != 0)
-    throw Error(ErrorKind::invalid_argument, "strides of " + std::to_string(line) + " and " + std::to_string(slice) +
-                                                 " elements do not keep the x-lines " +
-                                                 std::to_string(align_bytes) + "-byte aligned");
+  if (checked_mul(line, elem_bytes, "line bytes") % align_bytes != 0 ||
+      (checked_mul(slice, elem_bytes, "plane bytes") % align_bytes) != 0)
+    throw Error(ErrorKind::invalid_argument,
+                "strides of " + std::to_string(line) + " and " + std::to_string(slice) +
+                    " elements do not keep the x-lines " + std::to_string(align_bytes) + "-byte aligned");
   Layout l;
   l.interior_ = n;
   l.radius_ = radius;

@@ -34,8 +34,7 @@ void ensure_host_memory(int64_t bytes, const char* what) {
   const int64_t available = host_memory_available();
   if (bytes < 0 || (available > 0 && bytes > available))
     throw Error(ErrorKind::out_of_memory, std::string(what) + " needs " + gib(bytes) +
-                                              " but the host has only " + gib(available) +
-                                              " available");
+                                              " but the host has only " + gib(available) + " available");
 }
 
 namespace detail {

@@ -77,9 +77,9 @@ using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
 struct HeaderValue {
   enum class Kind { string, boolean, int_tuple, other };
   Kind kind = Kind::other;
-  std::string text;             // string contents, or the raw source text of the value
-  bool flag = false;            // for boolean
-  std::vector<int64_t> dims;    // for int_tuple
+  std::string text;           // string contents, or the raw source text of the value
+  bool flag = false;          // for boolean
+  std::vector<int64_t> dims;  // for int_tuple
 };
 
 struct Header {
@@ -90,8 +90,7 @@ struct Header {
 
 class HeaderParser {
  public:
-  HeaderParser(std::string_view text, const std::filesystem::path& path)
-      : text_(text), path_(path) {}
+  HeaderParser(std::string_view text, const std::filesystem::path& path) : text_(text), path_(path) {}
 
   Header parse() {
     Header header;
@@ -131,8 +130,7 @@ class HeaderParser {
 
  private:
   [[noreturn]] void malformed(const std::string& problem) const {
-    fail_io(path_, "malformed header: " + problem + " (at byte " + std::to_string(pos_) +
-                       " of the header)");
+    fail_io(path_, "malformed header: " + problem + " (at byte " + std::to_string(pos_) + " of the header)");
   }
 
   bool at(char c) const { return pos_ < text_.size() && text_[pos_] == c; }
@@ -151,8 +149,8 @@ class HeaderParser {
     if (text_.substr(pos_, word.size()) != word) return false;
     // "Trueish" is a name, not the literal True.
     const size_t end = pos_ + word.size();
-    return end == text_.size() || !(std::isalnum(static_cast<unsigned char>(text_[end])) ||
-                                    text_[end] == '_');
+    return end == text_.size() ||
+           !(std::isalnum(static_cast<unsigned char>(text_[end])) || text_[end] == '_');
   }
 
   std::string parse_key() {
@@ -267,8 +265,7 @@ class HeaderParser {
 };
 
 DType dtype_from_descr(const HeaderValue& descr, const std::filesystem::path& path) {
-  const std::string shown = descr.kind == HeaderValue::Kind::string ? "'" + descr.text + "'"
-                                                                    : descr.text;
+  const std::string shown = descr.kind == HeaderValue::Kind::string ? "'" + descr.text + "'" : descr.text;
   const std::string need = " (need float32 '<f4' or float64 '<f8')";
   if (descr.kind != HeaderValue::Kind::string) {
     fail_io(path, "dtype " + shown + " is not supported" + need);
@@ -288,8 +285,7 @@ DType dtype_from_descr(const HeaderValue& descr, const std::filesystem::path& pa
 
 // A short fread is either an I/O error or the file shrinking under us; errno only means
 // something in the first case.
-[[noreturn]] void fail_read(const std::filesystem::path& path, std::FILE* file,
-                            const std::string& where) {
+[[noreturn]] void fail_read(const std::filesystem::path& path, std::FILE* file, const std::string& where) {
   const int err = errno;
   if (std::ferror(file)) fail_io(path, "read error in " + where + ": " + errno_text(err));
   fail_io(path, "truncated " + where + ": file ended early while reading");
@@ -333,17 +329,16 @@ NpyHeader read_npy_header(const std::filesystem::path& path) {
   const int major = prefix[6];
   const int minor = prefix[7];
   if (minor != 0 || major < 1 || major > 3) {
-    fail_io(path, "unsupported .npy format version " + std::to_string(major) + "." +
-                      std::to_string(minor) + " (need 1.0, 2.0 or 3.0)");
+    fail_io(path, "unsupported .npy format version " + std::to_string(major) + "." + std::to_string(minor) +
+                      " (need 1.0, 2.0 or 3.0)");
   }
   const int len_bytes = major == 1 ? 2 : 4;
   const int64_t prefix_len = kMagicLen + 2 + len_bytes;
   if (have < prefix_len) fail_io(path, "truncated header: file ends inside the header length");
   const int64_t header_len = load_le(prefix.data() + kMagicLen + 2, len_bytes);
   if (header_len > file_size - prefix_len) {
-    fail_io(path, "truncated header: header length is " + std::to_string(header_len) +
-                      " bytes but only " + std::to_string(file_size - prefix_len) +
-                      " bytes follow");
+    fail_io(path, "truncated header: header length is " + std::to_string(header_len) + " bytes but only " +
+                      std::to_string(file_size - prefix_len) + " bytes follow");
   }
 
   std::string header_text(static_cast<size_t>(header_len), '\0');
@@ -356,29 +351,27 @@ NpyHeader read_npy_header(const std::filesystem::path& path) {
   NpyHeader array;
   array.dtype = dtype_from_descr(*header.descr, path);
   if (header.fortran_order->kind != HeaderValue::Kind::boolean) {
-    fail_io(path, "malformed header: 'fortran_order' must be True or False, not " +
-                      header.fortran_order->text);
+    fail_io(path,
+            "malformed header: 'fortran_order' must be True or False, not " + header.fortran_order->text);
   }
   if (header.fortran_order->flag) {
-    fail_io(path, "fortran_order True is not supported (need C order; save with "
-                  "np.ascontiguousarray)");
+    fail_io(path,
+            "fortran_order True is not supported (need C order; save with "
+            "np.ascontiguousarray)");
   }
   if (header.shape->kind != HeaderValue::Kind::int_tuple) {
-    fail_io(path, "malformed header: 'shape' must be a tuple of integers, not " +
-                      header.shape->text);
+    fail_io(path, "malformed header: 'shape' must be a tuple of integers, not " + header.shape->text);
   }
   array.shape = header.shape->dims;
   for (int64_t dim : array.shape) {
     if (dim < 0) {
-      fail_io(path, "negative dimension " + std::to_string(dim) + " in shape " +
-                        shape_text(array.shape));
+      fail_io(path, "negative dimension " + std::to_string(dim) + " in shape " + shape_text(array.shape));
     }
   }
   if (!checked_product(array.shape, 1)) {
     fail_io(path, "element count of shape " + shape_text(array.shape) + " overflows int64");
   }
-  const std::optional<int64_t> data_bytes =
-      checked_product(array.shape, element_size(array.dtype));
+  const std::optional<int64_t> data_bytes = checked_product(array.shape, element_size(array.dtype));
   if (!data_bytes) {
     fail_io(path, "byte count of shape " + shape_text(array.shape) + " overflows int64");
   }
@@ -391,9 +384,9 @@ NpyHeader read_npy_header(const std::filesystem::path& path) {
                       std::to_string(data_in_file));
   }
   if (data_in_file > *data_bytes) {
-    fail_io(path, "trailing bytes: expected " + std::to_string(*data_bytes) +
-                      " bytes of data, found " + std::to_string(data_in_file) + " (" +
-                      std::to_string(data_in_file - *data_bytes) + " extra)");
+    fail_io(path, "trailing bytes: expected " + std::to_string(*data_bytes) + " bytes of data, found " +
+                      std::to_string(data_in_file) + " (" + std::to_string(data_in_file - *data_bytes) +
+                      " extra)");
   }
   array.data_offset = prefix_len + header_len;
   array.data_bytes = *data_bytes;
@@ -437,8 +430,7 @@ namespace {
 
 // Produces exactly what numpy.lib.format writes for a C-order array: the dict with sorted keys,
 // growth padding, then spaces and '\n' so the data starts on a 64-byte boundary.
-std::string npy_preamble(DType dtype, const std::vector<int64_t>& shape,
-                         const std::filesystem::path& path) {
+std::string npy_preamble(DType dtype, const std::vector<int64_t>& shape, const std::filesystem::path& path) {
   std::string dict = std::string("{'descr': '") + (dtype == DType::f32 ? "<f4" : "<f8") +
                      "', 'fortran_order': False, 'shape': " + shape_text(shape) + ", }";
   if (!shape.empty()) {
@@ -496,8 +488,8 @@ void write_npy(const std::filesystem::path& path, DType dtype, const std::vector
   const std::optional<int64_t> expected = checked_product(shape, element_size(dtype));
   if (!expected) fail_arg(path, "byte count of shape " + shape_text(shape) + " overflows int64");
   if (bytes != *expected) {
-    fail_arg(path, "data is " + std::to_string(bytes) + " bytes but shape " + shape_text(shape) +
-                       " needs " + std::to_string(*expected));
+    fail_arg(path, "data is " + std::to_string(bytes) + " bytes but shape " + shape_text(shape) + " needs " +
+                       std::to_string(*expected));
   }
   if (bytes > 0 && data == nullptr) fail_arg(path, "data is null");
   const std::string preamble = npy_preamble(dtype, shape, path);

@@ -27,8 +27,7 @@ Op parse_op(std::string_view name) {
   for (Op op : kAllOps)
     if (op_name(op) == name) return op;
   throw Error(ErrorKind::invalid_argument,
-              "unknown operator '" + std::string(name) +
-                  "' (valid: laplacian7, d2x, d2y, d2z, d2xy, d2xyz)");
+              "unknown operator '" + std::string(name) + "' (valid: laplacian7, d2x, d2y, d2z, d2xy, d2xyz)");
 }
 
 std::array<bool, 3> op_axes(Op op) {
@@ -48,8 +47,8 @@ void validate(const Stencil& s) {
     throw Error(ErrorKind::invalid_argument,
                 "laplacian7 is the 7-point stencil of radius 1, not radius " + std::to_string(s.radius));
   if (s.radius < 1 || s.radius > kMaxRadius)
-    throw Error(ErrorKind::invalid_argument, "radius " + std::to_string(s.radius) +
-                                                 " is outside 1.." + std::to_string(kMaxRadius));
+    throw Error(ErrorKind::invalid_argument,
+                "radius " + std::to_string(s.radius) + " is outside 1.." + std::to_string(kMaxRadius));
   const char* names[3] = {"hx", "hy", "hz"};
   const double h[3] = {s.h.hx, s.h.hy, s.h.hz};
   for (int a = 0; a < 3; ++a) {
@@ -69,8 +68,8 @@ void validate(const Stencil& s) {
     for (double w : weights)
       if (w != 0.0 && !(std::fabs(w) >= std::numeric_limits<float>::min() &&
                         std::fabs(w) <= std::numeric_limits<float>::max())) {
-        std::snprintf(buf, sizeof buf, "spacing %s = %g gives a weight of %g, outside the float range", names[a],
-                      h[a], w);
+        std::snprintf(buf, sizeof buf, "spacing %s = %g gives a weight of %g, outside the float range",
+                      names[a], h[a], w);
         throw Error(ErrorKind::invalid_argument, buf);
       }
   }
@@ -80,10 +79,9 @@ void validate_extents(const Stencil& s, Extents n) {
   if (n.nx < 1 || n.ny < 1 || n.nz < 1)
     throw Error(ErrorKind::invalid_argument,
                 "interior " + std::to_string(n.nx) + " x " + std::to_string(n.ny) + " x " +
-                    std::to_string(n.nz) + " is too small for " + std::string(op_name(s.op)) +
-                    " of radius " + std::to_string(s.radius) +
-                    ": every dimension needs at least 2R+1 = " + std::to_string(2 * s.radius + 1) +
-                    " points including the halo");
+                    std::to_string(n.nz) + " is too small for " + std::string(op_name(s.op)) + " of radius " +
+                    std::to_string(s.radius) + ": every dimension needs at least 2R+1 = " +
+                    std::to_string(2 * s.radius + 1) + " points including the halo");
 }
 
 StencilWeights stencil_weights(const Stencil& s) {

@@ -49,58 +49,60 @@ void AcousticCpu<T>::step(int64_t n) {
   const T* u = u_.data();
   T* out = u_prev_.data();  // u^{n-1} in, u^{n+1} out: each point reads its own old value first
   for (const acoustic::Tap& t : s.receivers)
-    traces_[size_t(t.id) * size_t(s.nt) + size_t(n)] += T(t.w) * u[s.origin + t.i + t.j * s.line + t.k * s.slice];
+    traces_[size_t(t.id) * size_t(s.nt) + size_t(n)] +=
+        T(t.w) * u[s.origin + t.i + t.j * s.line + t.k * s.slice];
   const int64_t stride[3] = {1, s.line, s.slice};
   const bool has_axis[3] = {true, s.dim == 3, true};
 #pragma omp parallel
   {
 #if defined(__SSE2__)
-  // Flush denormals to zero in this thread: the wavefield ahead of the front and the CPML's
-  // memory variables decay through the denormal range, where x86 arithmetic runs ~20x slower
-  // (a 2D float run measured 0.0055 against 0.1 GPts/s). The GPU computes them at full speed;
-  // the values lost are below 1e-38.
-  const unsigned caller_csr = _mm_getcsr();
-  _mm_setcsr(caller_csr | 0x8040);  // FTZ | DAZ
+    // Flush denormals to zero in this thread: the wavefield ahead of the front and the CPML's
+    // memory variables decay through the denormal range, where x86 arithmetic runs ~20x slower
+    // (a 2D float run measured 0.0055 against 0.1 GPts/s). The GPU computes them at full speed;
+    // the values lost are below 1e-38.
+    const unsigned caller_csr = _mm_getcsr();
+    _mm_setcsr(caller_csr | 0x8040);  // FTZ | DAZ
 #endif
 #pragma omp for schedule(static)
-  for (int64_t k = 0; k < s.nz; ++k)
-    for (int64_t j = 0; j < s.ny; ++j)
-      for (int64_t i = 0; i < s.nx; ++i) {
-        const int64_t p = s.origin + i + j * s.line + k * s.slice;
-        const int64_t c[3] = {i, j, k};
-        T lap = 0;
-        for (int a = 0; a < 3; ++a) {
-          if (!has_axis[a]) continue;
-          T d2 = 0, d1 = 0;
-          for (int r = 0; r <= 2 * R; ++r) {
-            const int64_t off = r - R;
-            T v;
-            if (a == 2 && s.free_surface && k + off < 0)
-              v = -u[p + (-2 * k - off) * s.slice];  // the odd mirror image about z = 0
-            else
-              v = u[p + off * stride[a]];
-            d2 += s.w2[r] * v;
-            d1 += s.w1[r] * v;
+    for (int64_t k = 0; k < s.nz; ++k)
+      for (int64_t j = 0; j < s.ny; ++j)
+        for (int64_t i = 0; i < s.nx; ++i) {
+          const int64_t p = s.origin + i + j * s.line + k * s.slice;
+          const int64_t c[3] = {i, j, k};
+          T lap = 0;
+          for (int a = 0; a < 3; ++a) {
+            if (!has_axis[a]) continue;
+            T d2 = 0, d1 = 0;
+            for (int r = 0; r <= 2 * R; ++r) {
+              const int64_t off = r - R;
+              T v;
+              if (a == 2 && s.free_surface && k + off < 0)
+                v = -u[p + (-2 * k - off) * s.slice];  // the odd mirror image about z = 0
+              else
+                v = u[p + off * stride[a]];
+              d2 += s.w2[r] * v;
+              d1 += s.w1[r] * v;
+            }
+            const int slot = s.axis[a].slot(c[a]);
+            if (slot < 0) {
+              lap += d2;
+            } else {
+              const int64_t q = acoustic::pml_index(a, slot, i, j, k, s.nx, s.ny, s.axis[a].slots());
+              lap += acoustic::cpml_second_derivative(d2, d1, s.coef[a][size_t(slot)], pml_[a][0][q],
+                                                      pml_[a][1][q], pml_[a][2][q]);
+            }
           }
-          const int slot = s.axis[a].slot(c[a]);
-          if (slot < 0) {
-            lap += d2;
-          } else {
-            const int64_t q = acoustic::pml_index(a, slot, i, j, k, s.nx, s.ny, s.axis[a].slots());
-            lap += acoustic::cpml_second_derivative(d2, d1, s.coef[a][size_t(slot)], pml_[a][0][q], pml_[a][1][q],
-                                                    pml_[a][2][q]);
-          }
+          T next = acoustic::leapfrog(u[p], out[p], s.m[p], lap);
+          if (s.free_surface && k == 0) next = T(0);
+          out[p] = next;
         }
-        T next = acoustic::leapfrog(u[p], out[p], s.m[p], lap);
-        if (s.free_surface && k == 0) next = T(0);
-        out[p] = next;
-      }
 #if defined(__SSE2__)
-  _mm_setcsr(caller_csr);  // the library leaves the caller's floating-point mode as it found it
+    _mm_setcsr(caller_csr);  // the library leaves the caller's floating-point mode as it found it
 #endif
   }
   for (const acoustic::Tap& t : s.sources)
-    out[s.origin + t.i + t.j * s.line + t.k * s.slice] += T(t.w) * s.wavelets[size_t(t.id) * size_t(s.nt) + size_t(n)];
+    out[s.origin + t.i + t.j * s.line + t.k * s.slice] +=
+        T(t.w) * s.wavelets[size_t(t.id) * size_t(s.nt) + size_t(n)];
   std::swap(u_, u_prev_);
 }
 

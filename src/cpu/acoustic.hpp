@@ -15,7 +15,7 @@ class AcousticCpu {
   // Records the receivers at step n (u^n), advances u^n to u^{n+1} and injects the sources' f^n.
   void step(int64_t n);
   const T* current() const { return u_.data(); }  // u^n after n steps, on the setup's storage
-  T* current() { return u_.data(); }  // the same, writable: a slab's halo planes are filled here
+  T* current() { return u_.data(); }              // the same, writable: a slab's halo planes are filled here
   // (nrec, nt): receiver r at step n.
   const std::vector<T>& traces() const { return traces_; }
   int64_t bytes() const;
@@ -31,7 +31,10 @@ class AcousticCpu {
   std::vector<T> pml_[3][3];  // axis x, y, z; psi, chi, phi
   std::vector<T> traces_;
   const std::vector<T>& array(int i) const {
-    return i == 0 ? u_ : i == 1 ? u_prev_ : i < acoustic::kStateArrays - 1 ? pml_[(i - 2) / 3][(i - 2) % 3] : traces_;
+    return i == 0                           ? u_
+           : i == 1                         ? u_prev_
+           : i < acoustic::kStateArrays - 1 ? pml_[(i - 2) / 3][(i - 2) % 3]
+                                            : traces_;
   }
 };
 

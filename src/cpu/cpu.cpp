@@ -11,8 +11,7 @@ namespace {
 
 // `in` and `out` point at interior point (0, 0, 0); both fields have the strides of `l`.
 template <class T, int R, bool X, bool Y, bool Z>
-void apply_lines(const StencilWeights& sw, const T* __restrict__ in, T* __restrict__ out,
-                 const Layout& l) {
+void apply_lines(const StencilWeights& sw, const T* __restrict__ in, T* __restrict__ out, const Layout& l) {
   T wx[2 * R + 1], wy[2 * R + 1], wz[2 * R + 1];
   for (int r = 0; r <= 2 * R; ++r) {
     wx[r] = static_cast<T>(sw.w[0][r]);
@@ -54,8 +53,8 @@ void apply_radius(const Stencil& s, const StencilWeights& sw, const T* in, T* ou
 }
 
 template <class T, int... Rs>
-void dispatch(std::integer_sequence<int, Rs...>, const Stencil& s, const StencilWeights& sw,
-              const T* in, T* out, const Layout& l) {
+void dispatch(std::integer_sequence<int, Rs...>, const Stencil& s, const StencilWeights& sw, const T* in,
+              T* out, const Layout& l) {
   ((s.radius == Rs + 1 ? apply_radius<T, Rs + 1>(s, sw, in, out, l) : void()), ...);
 }
 

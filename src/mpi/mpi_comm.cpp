@@ -39,7 +39,8 @@ class MpiComm final : public wave::Comm {
     // The node's ranks, found once here: MPI_Comm_split_type is collective, and every rank makes
     // its MpiComm together.
     MPI_Comm node = MPI_COMM_NULL;
-    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node) ==
+        MPI_SUCCESS) {
       MPI_Comm_rank(node, &node_.rank);
       MPI_Comm_size(node, &node_.size);
       MPI_Comm_free(&node);
@@ -98,7 +99,8 @@ class MpiComm final : public wave::Comm {
 
   void broadcast(void* data, int64_t bytes) override {
     for (int64_t at = 0; at < bytes; at += kPiece)
-      check(MPI_Bcast(static_cast<char*>(data) + at, int(std::min(kPiece, bytes - at)), MPI_BYTE, 0, MPI_COMM_WORLD),
+      check(MPI_Bcast(static_cast<char*>(data) + at, int(std::min(kPiece, bytes - at)), MPI_BYTE, 0,
+                      MPI_COMM_WORLD),
             "MPI_Bcast");
   }
 

@@ -34,8 +34,8 @@ class NcclComm final : public wave::Comm {
     host_->exchange(to_lower, from_lower, to_upper, from_upper, bytes);
   }
   bool carries_device_memory() const override { return true; }
-  void exchange_device(const void* to_lower, void* from_lower, const void* to_upper, void* from_upper, int64_t bytes,
-                       void* stream) override {
+  void exchange_device(const void* to_lower, void* from_lower, const void* to_upper, void* from_upper,
+                       int64_t bytes, void* stream) override {
     const cudaStream_t s = static_cast<cudaStream_t>(stream);
     const int r = rank(), n = size();
     const size_t count = size_t(bytes);
@@ -52,7 +52,9 @@ class NcclComm final : public wave::Comm {
   }
   void sum_to_root(float* data, int64_t count) override { host_->sum_to_root(data, count); }
   void sum_to_root(double* data, int64_t count) override { host_->sum_to_root(data, count); }
-  std::vector<char> gather_bytes(const void* part, int64_t bytes) override { return host_->gather_bytes(part, bytes); }
+  std::vector<char> gather_bytes(const void* part, int64_t bytes) override {
+    return host_->gather_bytes(part, bytes);
+  }
   void broadcast(void* data, int64_t bytes) override { host_->broadcast(data, bytes); }
   void scatter_bytes(const void* whole, int64_t offset, void* mine, int64_t bytes) override {
     host_->scatter_bytes(whole, offset, mine, bytes);
@@ -84,12 +86,13 @@ std::unique_ptr<wave::Comm> over_gpus(std::unique_ptr<wave::Comm> host) {
   if (gpus == 0)
     why = "rank " + std::to_string(host->rank()) + " has no GPU";
   else if (node.size > gpus)
-    why = "rank " + std::to_string(host->rank()) + "'s node runs " + std::to_string(node.size) + " ranks on " +
-          std::to_string(gpus) + " GPU(s): a run across GPUs takes one GPU per rank";
+    why = "rank " + std::to_string(host->rank()) + "'s node runs " + std::to_string(node.size) +
+          " ranks on " + std::to_string(gpus) + " GPU(s): a run across GPUs takes one GPU per rank";
   if (!host->all(why.empty()))
     throw Error(ErrorKind::unsupported,
                 why.empty() ? "another rank cannot take a GPU of its own (its own error says why)" : why);
-  if (cudaSetDevice(node.rank) != cudaSuccess) host->abort("cudaSetDevice(" + std::to_string(node.rank) + ") failed");
+  if (cudaSetDevice(node.rank) != cudaSuccess)
+    host->abort("cudaSetDevice(" + std::to_string(node.rank) + ") failed");
   ncclUniqueId id{};
   if (host->rank() == 0) {
     const ncclResult_t r = ncclGetUniqueId(&id);

@@ -63,7 +63,8 @@ TuningEntry from_json(const nlohmann::json& j) {
   const auto& n = j.at("interior");
   if (!n.is_array() || n.size() != 3) throw Error(ErrorKind::io, "interior is not three extents");
   k.interior = {n[0].get<int64_t>(), n[1].get<int64_t>(), n[2].get<int64_t>()};
-  if (k.interior.nx < 1 || k.interior.ny < 1 || k.interior.nz < 1) throw Error(ErrorKind::io, "an extent below 1");
+  if (k.interior.nx < 1 || k.interior.ny < 1 || k.interior.nz < 1)
+    throw Error(ErrorKind::io, "an extent below 1");
   e.variant = j.at("variant").get<std::string>();
   e.params = j.at("params");
   if (!e.params.is_object()) throw Error(ErrorKind::io, "params is not an object");
@@ -102,7 +103,8 @@ std::vector<TuningEntry> parse(const std::filesystem::path& file, const std::str
   const auto text_of = [&](const char* key) {
     return doc.contains(key) && doc[key].is_string() ? doc[key].get<std::string>() : std::string("?");
   };
-  if (!doc.is_object() || text_of("format") != kFormat || !doc.contains("entries") || !doc["entries"].is_array()) {
+  if (!doc.is_object() || text_of("format") != kFormat || !doc.contains("entries") ||
+      !doc["entries"].is_array()) {
     if (warn) warn(name + " is not an fdstencil tuning cache: " + consequence);
     return out;
   }
@@ -184,8 +186,9 @@ TuningCache TuningCache::load(const std::filesystem::path& file, const Warn& war
     if (warn) warn(file.string() + " is a folder, not a tuning cache: the built-in defaults are used");
     return c;
   }
-  c.entries_ = parse(file, slurp(file), warn,
-                     "its entries are ignored and the built-in defaults are used (fdstencil tune writes a new one)");
+  c.entries_ =
+      parse(file, slurp(file), warn,
+            "its entries are ignored and the built-in defaults are used (fdstencil tune writes a new one)");
   return c;
 }
 
@@ -215,18 +218,23 @@ const TuningEntry* TuningCache::nearest(const TuningKey& key) const {
 void TuningCache::store(const std::filesystem::path& file, const TuningEntry& entry, const Warn& warn) {
   std::error_code ec;
   if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
-  if (ec) throw Error(ErrorKind::io, "cannot create the folder of the tuning cache " + file.string() + ": " + ec.message());
+  if (ec)
+    throw Error(ErrorKind::io,
+                "cannot create the folder of the tuning cache " + file.string() + ": " + ec.message());
   const FileLock lock(file);
   // Under the lock, the file as the last writer left it: its entries survive ours.
   std::vector<TuningEntry> entries;
-  if (std::filesystem::exists(file, ec)) entries = parse(file, slurp(file), warn, "it is replaced by a new cache");
+  if (std::filesystem::exists(file, ec))
+    entries = parse(file, slurp(file), warn, "it is replaced by a new cache");
   TuningEntry e = entry;
   if (e.tuned_at.empty()) e.tuned_at = now_utc();
   bool replaced = false;
   for (TuningEntry& old : entries)
     if (old.key == e.key) old = e, replaced = true;
   if (!replaced) entries.push_back(e);
-  nlohmann::json doc = {{"format", kFormat}, {"format_version", kFormatVersion}, {"library_version", kVersion},
+  nlohmann::json doc = {{"format", kFormat},
+                        {"format_version", kFormatVersion},
+                        {"library_version", kVersion},
                         {"entries", nlohmann::json::array()}};
   for (const TuningEntry& x : entries) doc["entries"].push_back(to_json(x));
   const std::filesystem::path tmp = file.string() + ".tmp." + std::to_string(::getpid());

@@ -178,7 +178,9 @@ std::string_view size_class_name(SizeClass c) {
 
 std::vector<std::pair<std::string, Params>> default_choices(const Problem& p) {
   const SizeClass c = size_class(p.interior(), p.dtype());
-  const Class want = c == SizeClass::small ? Class::small : c == SizeClass::medium ? Class::medium : Class::large;
+  const Class want = c == SizeClass::small    ? Class::small
+                     : c == SizeClass::medium ? Class::medium
+                                              : Class::large;
   const Type type = p.dtype() == DType::f32 ? Type::f32 : Type::f64;
   std::vector<std::pair<std::string, Params>> out;
   for (const Row& r : kRows)

@@ -11,8 +11,10 @@ class HostLauncher final : public Launcher {
  public:
   HostLauncher(const Backend& b, const Problem& p) : backend_(b), problem_(p) {}
   void run(const void* in, void* out, Stream) const override {
-    if (problem_.dtype() == DType::f32) apply<float>(in, out);
-    else apply<double>(in, out);
+    if (problem_.dtype() == DType::f32)
+      apply<float>(in, out);
+    else
+      apply<double>(in, out);
   }
 
  private:
@@ -20,7 +22,8 @@ class HostLauncher final : public Launcher {
   template <class T>
   void apply(const void* in, void* out) const {
     const Layout& l = problem_.layout;
-    backend_.apply(problem_.stencil, FieldView<const T>(static_cast<const T*>(in) - l.origin(), l, Memory::host),
+    backend_.apply(problem_.stencil,
+                   FieldView<const T>(static_cast<const T*>(in) - l.origin(), l, Memory::host),
                    FieldView<T>(static_cast<T*>(out) - l.origin(), l, Memory::host));
   }
 

@@ -9,7 +9,8 @@
 namespace fdstencil {
 
 namespace {
-constexpr const char* kNoCuda = "this build of fdstencil has no CUDA backend (configure with FDSTENCIL_CUDA=ON)";
+constexpr const char* kNoCuda =
+    "this build of fdstencil has no CUDA backend (configure with FDSTENCIL_CUDA=ON)";
 }
 
 namespace cuda {

@@ -43,7 +43,8 @@ std::string resolve_backend(const std::string& asked) {
     if (gpu_count() == 0) throw Error(ErrorKind::unsupported, "backend cuda: " + gpu_unavailable_reason());
     return asked;
   }
-  throw Error(ErrorKind::invalid_argument, "unknown backend '" + asked + "' (valid: auto, cuda, cpu, reference)");
+  throw Error(ErrorKind::invalid_argument,
+              "unknown backend '" + asked + "' (valid: auto, cuda, cpu, reference)");
 }
 
 // The weakest layout of the problem's geometry that the variant still runs on: the alignment
@@ -63,8 +64,10 @@ void find_requirements(const Variant& v, const Problem& p, const Params& params,
   im.required_align = std::min(l.align_bytes(), kAlignBytes);
   im.required_tail = l.tail_bytes();
   im.required_head = l.head_bytes();
-  if (runs_on(im.required_align, 0, im.required_head)) im.required_tail = 0;
-  else if (im.required_tail > kTailSlackBytes && runs_on(im.required_align, kTailSlackBytes, im.required_head))
+  if (runs_on(im.required_align, 0, im.required_head))
+    im.required_tail = 0;
+  else if (im.required_tail > kTailSlackBytes &&
+           runs_on(im.required_align, kTailSlackBytes, im.required_head))
     im.required_tail = kTailSlackBytes;  // the most any kernel reads past the end (layout.hpp)
   if (runs_on(im.required_align, im.required_tail, 0)) im.required_head = 0;
   for (int64_t a = eb; a < im.required_align; a *= 2)
@@ -120,7 +123,8 @@ Plan::Plan(const Stencil& s, const Layout& layout, const PlanOptions& opt) {
   validate(s);
   if (layout.radius() != s.radius)
     throw Error(ErrorKind::invalid_argument, "the layout's halo is " + std::to_string(layout.radius()) +
-                                                 " points wide but the stencil has radius " + std::to_string(s.radius));
+                                                 " points wide but the stencil has radius " +
+                                                 std::to_string(s.radius));
   validate_extents(s, layout.interior());
   const Problem p{s, layout};
   const std::string backend = resolve_backend(opt.backend);
@@ -134,20 +138,23 @@ Plan::Plan(const Stencil& s, const Layout& layout, const PlanOptions& opt) {
     if (v == nullptr) {
       std::string names;
       for (const Variant* c : find_variants(s.op, backend)) names += (names.empty() ? "" : ", ") + c->name;
-      throw Error(ErrorKind::invalid_argument, "no variant '" + opt.variant + "' of " + std::string(op_name(s.op)) +
-                                                   " on backend " + backend + " (valid: " + names + ")");
+      throw Error(ErrorKind::invalid_argument, "no variant '" + opt.variant + "' of " +
+                                                   std::string(op_name(s.op)) + " on backend " + backend +
+                                                   " (valid: " + names + ")");
     }
     *this = plan_of_variant(*v, p, opt.params, "forced by the caller");
     return;
   }
   if (backend != "cuda") {  // a host backend is its own single variant
-    *this = plan_of_variant(*find_variant(s.op, backend, backend), p, Params::object(), "the " + backend + " backend");
+    *this = plan_of_variant(*find_variant(s.op, backend, backend), p, Params::object(),
+                            "the " + backend + " backend");
     return;
   }
 
   Params merged;
   if (opt.use_cache) {
-    const std::filesystem::path file = opt.cache_file.empty() ? default_cache_file() : std::filesystem::path(opt.cache_file);
+    const std::filesystem::path file =
+        opt.cache_file.empty() ? default_cache_file() : std::filesystem::path(opt.cache_file);
     const TuningCache cache = TuningCache::load(file, warn);
     const TuningKey key = current_key(s.op, s.radius, p.dtype(), layout.interior());
     const TuningEntry* e = cache.find(key);
@@ -157,14 +164,15 @@ Plan::Plan(const Stencil& s, const Layout& layout, const PlanOptions& opt) {
       const Variant* v = find_variant(s.op, "cuda", e->variant);
       const std::string why = try_candidate(v, e->params, p, merged);
       if (why.empty()) {
-        *this = plan_of_variant(*v, p, merged,
-                                "tuning cache " + file.string() +
-                                    (exact ? "" : " (nearest tuned size " + extents_text(e->key.interior) + ")"));
+        *this =
+            plan_of_variant(*v, p, merged,
+                            "tuning cache " + file.string() +
+                                (exact ? "" : " (nearest tuned size " + extents_text(e->key.interior) + ")"));
         return;
       }
       warn(file.string() + ": the tuned choice " + e->variant + " " + e->params.dump() + " for " +
-           std::string(op_name(s.op)) + " R=" + std::to_string(s.radius) + " " + extents_text(e->key.interior) +
-           " cannot be used (" + why + "); the built-in defaults are used");
+           std::string(op_name(s.op)) + " R=" + std::to_string(s.radius) + " " +
+           extents_text(e->key.interior) + " cannot be used (" + why + "); the built-in defaults are used");
     }
   }
   const std::string cls(size_class_name(size_class(layout.interior(), p.dtype())));
@@ -188,7 +196,8 @@ Plan::Plan(const Stencil& s, const Layout& layout, const PlanOptions& opt) {
     }
     reasons += "; " + v->name + ": " + why;
   }
-  throw Error(ErrorKind::unsupported, "no CUDA variant of " + std::string(op_name(s.op)) + " can run this problem" + reasons);
+  throw Error(ErrorKind::unsupported,
+              "no CUDA variant of " + std::string(op_name(s.op)) + " can run this problem" + reasons);
 }
 
 namespace {
@@ -201,30 +210,31 @@ void check_view(const Plan::Impl& im, const FieldView<T>& v, const char* which) 
     throw Error(ErrorKind::invalid_argument, std::string("plan apply: the ") + which + " " + what);
   };
   if (v.memory() != im.memory)
-    fail(v.memory() == Memory::device ? "is in device memory but the plan runs on the " + im.backend + " backend"
-                                      : "is in host memory but the plan runs on the GPU");
+    fail(v.memory() == Memory::device
+             ? "is in device memory but the plan runs on the " + im.backend + " backend"
+             : "is in host memory but the plan runs on the GPU");
   if (!same_geometry(want, have)) {
     const Extents a = want.interior(), b = have.interior();
     fail("has extents " + extents_text(b) + ", halo " + std::to_string(have.radius()) + ", strides " +
          std::to_string(have.line()) + "/" + std::to_string(have.slice()) + " and " +
-         std::to_string(have.elem_bytes()) + "-byte elements; the plan was built for " + extents_text(a) + ", halo " +
-         std::to_string(want.radius()) + ", strides " + std::to_string(want.line()) + "/" +
+         std::to_string(have.elem_bytes()) + "-byte elements; the plan was built for " + extents_text(a) +
+         ", halo " + std::to_string(want.radius()) + ", strides " + std::to_string(want.line()) + "/" +
          std::to_string(want.slice()) + " and " + std::to_string(want.elem_bytes()) + "-byte elements");
   }
   // The alignment the pointer and the strides actually keep, not only what the layout claims.
   const int64_t eb = have.elem_bytes();
-  const int64_t kept = std::min(have.align_bytes(), aligned_bytes_of({uint64_t(uintptr_t(v.origin())),
-                                                                      uint64_t(have.line() * eb),
-                                                                      uint64_t(have.slice() * eb)}));
+  const int64_t kept = std::min(have.align_bytes(),
+                                aligned_bytes_of({uint64_t(uintptr_t(v.origin())), uint64_t(have.line() * eb),
+                                                  uint64_t(have.slice() * eb)}));
   if (kept < im.required_align)
     fail("x-lines are " + std::to_string(kept) + "-byte aligned; variant " + im.variant + " needs " +
          std::to_string(im.required_align));
   if (have.tail_bytes() < im.required_tail)
-    fail("has " + std::to_string(have.tail_bytes()) + " readable bytes after its last point; variant " + im.variant +
-         " reads up to " + std::to_string(im.required_tail));
+    fail("has " + std::to_string(have.tail_bytes()) + " readable bytes after its last point; variant " +
+         im.variant + " reads up to " + std::to_string(im.required_tail));
   if (have.head_bytes() < im.required_head)
-    fail("has " + std::to_string(have.head_bytes()) + " readable bytes before its halo corner; variant " + im.variant +
-         " reads up to " + std::to_string(im.required_head));
+    fail("has " + std::to_string(have.head_bytes()) + " readable bytes before its halo corner; variant " +
+         im.variant + " reads up to " + std::to_string(im.required_head));
 }
 
 // The bytes a field's points span, from its halo corner to its far halo corner.
@@ -233,7 +243,9 @@ std::pair<uintptr_t, uintptr_t> span_of(const FieldView<T>& v) {
   const Layout& l = v.layout();
   const Extents n = l.interior();
   const int64_t R = l.radius();
-  const auto at = [&](int64_t i, int64_t j, int64_t k) { return uintptr_t(v.origin() + (i + j * l.line() + k * l.slice())); };
+  const auto at = [&](int64_t i, int64_t j, int64_t k) {
+    return uintptr_t(v.origin() + (i + j * l.line() + k * l.slice()));
+  };
   return {at(-R, -R, -R), at(n.nx + R - 1, n.ny + R - 1, n.nz + R - 1) + uintptr_t(l.elem_bytes())};
 }
 
@@ -241,14 +253,15 @@ template <class T>
 void apply_typed(const Plan::Impl& im, FieldView<const T> in, FieldView<T> out, Stream stream) {
   if (im.problem.dtype() != dtype_of<T>())
     throw Error(ErrorKind::invalid_argument, std::string("plan apply: the plan is for ") +
-                                                 std::string(dtype_name(im.problem.dtype())) + " fields, not " +
-                                                 std::string(dtype_name(dtype_of<T>())));
+                                                 std::string(dtype_name(im.problem.dtype())) +
+                                                 " fields, not " + std::string(dtype_name(dtype_of<T>())));
   check_view(im, in, "input");
   check_view(im, out, "output");
   const auto a = span_of(in), b = span_of(out);
   if (a.first < b.second && b.first < a.second)
-    throw Error(ErrorKind::invalid_argument,
-                "plan apply: input and output overlap (in-place is not supported: the output must not be read)");
+    throw Error(
+        ErrorKind::invalid_argument,
+        "plan apply: input and output overlap (in-place is not supported: the output must not be read)");
   im.launcher->run(in.origin(), out.origin(), stream);
 }
 

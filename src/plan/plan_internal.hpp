@@ -28,6 +28,7 @@ struct Plan::Impl {
 
 // The plan of `v` (in the registry or not) with `params` over its defaults, on `problem`.
 // Throws Error(invalid_argument) for bad parameters, Error(unsupported) when v cannot run.
-Plan plan_of_variant(const Variant& v, const Problem& problem, const Params& params, const std::string& source);
+Plan plan_of_variant(const Variant& v, const Problem& problem, const Params& params,
+                     const std::string& source);
 
 }  // namespace fdstencil

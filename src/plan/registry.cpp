@@ -37,15 +37,15 @@ const Variant* find_variant(Op op, const std::string& backend, const std::string
 
 Params merge_params(const Variant& v, const Params& overrides) {
   if (!overrides.is_object())
-    throw Error(ErrorKind::invalid_argument, "parameters of variant " + v.name + " must be a JSON object, not " +
-                                                 overrides.dump());
+    throw Error(ErrorKind::invalid_argument,
+                "parameters of variant " + v.name + " must be a JSON object, not " + overrides.dump());
   Params p = v.defaults;
   for (auto it = overrides.begin(); it != overrides.end(); ++it) {
     if (!p.contains(it.key()))
       throw Error(ErrorKind::invalid_argument,
-                  "variant " + v.name + " of " + std::string(op_name(v.op)) +
-                      " takes no parameter '" + it.key() + "' (it takes: " +
-                      (v.defaults.empty() ? std::string("none") : v.defaults.dump()) + ")");
+                  "variant " + v.name + " of " + std::string(op_name(v.op)) + " takes no parameter '" +
+                      it.key() +
+                      "' (it takes: " + (v.defaults.empty() ? std::string("none") : v.defaults.dump()) + ")");
     // Same JSON type as the default (a number for m, a string for block): the kernels read the
     // value as that type, and a mismatch must be a clear error, not a parse failure mid-sweep.
     const bool same = (p[it.key()].is_number_integer() && it.value().is_number_integer()) ||

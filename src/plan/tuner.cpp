@@ -50,7 +50,8 @@ constexpr int kFinalists = 3;
 void check_options(const TuneOptions& o) {
   if (!std::isfinite(o.budget_seconds) || o.budget_seconds <= 0) {
     char buf[128];
-    std::snprintf(buf, sizeof buf, "the tuning budget must be a positive number of seconds, not %g", o.budget_seconds);
+    std::snprintf(buf, sizeof buf, "the tuning budget must be a positive number of seconds, not %g",
+                  o.budget_seconds);
     throw Error(ErrorKind::invalid_argument, buf);
   }
   if (o.reps < 1 || o.final_reps < 1)
@@ -87,9 +88,10 @@ void probe_writable(const std::filesystem::path& file) {
   const bool ok = !ec && bool(f);
   f.close();
   std::filesystem::remove(probe, ec);
-  if (!ok) throw Error(ErrorKind::io, "the tuning cache " + file.string() + " cannot be written (its folder is not writable)");
+  if (!ok)
+    throw Error(ErrorKind::io,
+                "the tuning cache " + file.string() + " cannot be written (its folder is not writable)");
 }
-
 
 // The copy bandwidth of the current device, measured once per process, as bench does: a
 // measurement taken after a previous case freed its 1024^3 fields read 2596-2600 GB/s on the
@@ -107,15 +109,20 @@ template <class T>
 class Tuner {
  public:
   Tuner(const Problem& p, const TuneOptions& opt, TuneResult& result)
-      : p_(p), opt_(opt), result_(result), start_(Clock::now()),
+      : p_(p),
+        opt_(opt),
+        result_(result),
+        start_(Clock::now()),
         tolerance_(tolerance_for(p.dtype(), p.stencil)),
         bytes_(theoretical_bytes(p.stencil.op, p.interior(), p.stencil.radius, sizeof(T))) {}
 
   void say(const std::string& line) const {
     char head[32];
     std::snprintf(head, sizeof head, "[%6.1f s] ", seconds());
-    if (opt_.progress) opt_.progress(head + line);
-    else std::fprintf(stderr, "tune: %s%s\n", head, line.c_str());
+    if (opt_.progress)
+      opt_.progress(head + line);
+    else
+      std::fprintf(stderr, "tune: %s%s\n", head, line.c_str());
   }
 
   double seconds() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
@@ -123,8 +130,8 @@ class Tuner {
   void run() {
     const Layout& l = p_.layout;
     const Extents n = p_.interior();
-    const std::string what = std::string(op_name(p_.stencil.op)) + " R=" + std::to_string(p_.stencil.radius) + " " +
-                             std::string(dtype_name(p_.dtype())) + " " + extents_text(n);
+    const std::string what = std::string(op_name(p_.stencil.op)) + " R=" + std::to_string(p_.stencil.radius) +
+                             " " + std::string(dtype_name(p_.dtype())) + " " + extents_text(n);
     const TuningKey key = current_key(p_.stencil.op, p_.stencil.radius, p_.dtype(), n);
     say(what + " on " + key.device + ", budget " + std::to_string(int(opt_.budget_seconds)) + " s");
 
@@ -155,7 +162,8 @@ class Tuner {
     for (const Variant* v : families) evaluate(v, Params::object(), /*first_round=*/true);
     for (const auto& [name, params] : all_default_choices(p_.stencil.op))
       if (const Variant* v = find_variant(p_.stencil.op, "cuda", name)) evaluate(v, params, true);
-    if (best_.empty()) throw Error(ErrorKind::verification, "no candidate for " + what + " verified: " + failures_);
+    if (best_.empty())
+      throw Error(ErrorKind::verification, "no candidate for " + what + " verified: " + failures_);
 
     // 2. The families near the fastest, refined one parameter at a time.
     const double fastest = best_overall();
@@ -201,7 +209,8 @@ class Tuner {
     e.seconds = result_.seconds;
     say("best: " + e.variant + " " + e.params.dump() + ": " + figures(win.ms) + "; " +
         std::to_string(result_.timed) + " timed, " + std::to_string(result_.failed) + " failed, " +
-        std::to_string(result_.unsupported) + " not runnable" + (result_.budget_reached ? "; budget reached" : ""));
+        std::to_string(result_.unsupported) + " not runnable" +
+        (result_.budget_reached ? "; budget reached" : ""));
   }
 
  private:
@@ -214,7 +223,8 @@ class Tuner {
   std::string figures(double ms) const {
     char buf[96];
     const double gbps = double(bytes_.total()) / (ms * 1e-3) / 1e9;
-    std::snprintf(buf, sizeof buf, "%.4f ms, %.0f GB/s, %.1f %% of copy", ms, gbps, 100.0 * gbps / copy_gbps_);
+    std::snprintf(buf, sizeof buf, "%.4f ms, %.0f GB/s, %.1f %% of copy", ms, gbps,
+                  100.0 * gbps / copy_gbps_);
     return buf;
   }
 
@@ -230,7 +240,8 @@ class Tuner {
     return median_of(cuda::time_ms([&](Stream s) { launcher.run(in, out, s); }, opt_.warmup, reps));
   }
 
-  void record(const Variant* v, const Params& params, const std::string& status, const std::string& reason, double ms) {
+  void record(const Variant* v, const Params& params, const std::string& status, const std::string& reason,
+              double ms) {
     nlohmann::json c = {{"variant", v->name}, {"params", params}, {"status", status}};
     if (!reason.empty()) c["reason"] = reason;
     if (std::isfinite(ms)) {
@@ -281,7 +292,8 @@ class Tuner {
       if (d.nonfinite > 0) bad += std::to_string(d.nonfinite) + " interior points not written; ";
       if (d.halo_written > 0) bad += std::to_string(d.halo_written) + " halo points overwritten; ";
       if (d.zeros == p_.interior().points()) bad += "the output is all zero; ";
-      if (!(rel <= tolerance_)) bad += "max relative error " + std::to_string(rel) + " above " + std::to_string(tolerance_) + "; ";
+      if (!(rel <= tolerance_))
+        bad += "max relative error " + std::to_string(rel) + " above " + std::to_string(tolerance_) + "; ";
       if (!bad.empty()) {
         ++result_.failed;
         failures_ += v->name + " " + params.dump() + ": " + bad;
@@ -314,7 +326,7 @@ class Tuner {
   double tolerance_;
   TheoreticalBytes bytes_;
   double copy_gbps_ = 0;
-  std::optional<DeviceField<T>> d_in_, d_out_, d_ref_;
+  std::optional<DeviceField<T> > d_in_, d_out_, d_ref_;
   std::map<std::string, double> seen_;
   std::map<std::string, Timed> best_;  // per family
   std::vector<Timed> timed_;
@@ -329,16 +341,22 @@ TuneResult tune(Op op, int radius, DType dtype, Extents interior, const TuneOpti
   validate(s);
   validate_extents(s, interior);
   const Problem p = make_problem(s, interior, dtype);
-  if (gpu_count() == 0) throw Error(ErrorKind::unsupported, "tuning needs a GPU: " + gpu_unavailable_reason());
-  const std::filesystem::path file = opt.cache_file.empty() ? default_cache_file() : std::filesystem::path(opt.cache_file);
+  if (gpu_count() == 0)
+    throw Error(ErrorKind::unsupported, "tuning needs a GPU: " + gpu_unavailable_reason());
+  const std::filesystem::path file =
+      opt.cache_file.empty() ? default_cache_file() : std::filesystem::path(opt.cache_file);
   if (opt.store) probe_writable(file);  // before the search, not after it
   TuneResult result;
-  if (dtype == DType::f32) Tuner<float>(p, opt, result).run();
-  else Tuner<double>(p, opt, result).run();
+  if (dtype == DType::f32)
+    Tuner<float>(p, opt, result).run();
+  else
+    Tuner<double>(p, opt, result).run();
   if (opt.store) {
     TuningCache::store(file, result.best, [&](const std::string& w) {
-      if (opt.progress) opt.progress("warning: " + w);
-      else std::fprintf(stderr, "fdstencil: warning: %s\n", w.c_str());
+      if (opt.progress)
+        opt.progress("warning: " + w);
+      else
+        std::fprintf(stderr, "fdstencil: warning: %s\n", w.c_str());
     });
     result.cache_file = file.string();
   }

@@ -31,7 +31,8 @@ void fill_random(HostField<T>& f, uint64_t seed) {
 double tolerance_for(DType t, const Stencil& s) {
   const auto a = op_axes(s.op);
   const int taps = 1 + 2 * s.radius * (int(a[0]) + int(a[1]) + int(a[2]));
-  return 4.0 * taps * (t == DType::f32 ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon());
+  return 4.0 * taps *
+         (t == DType::f32 ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon());
 }
 
 template void fill_random(HostField<float>&, uint64_t);

@@ -30,9 +30,7 @@ void reference_apply(const Stencil& s, FieldView<const T> in, FieldView<T> out) 
 class ReferenceBackend final : public Backend {
  public:
   std::string_view name() const override { return "reference"; }
-  std::string_view description() const override {
-    return "plain loops accumulating in double: the oracle";
-  }
+  std::string_view description() const override { return "plain loops accumulating in double: the oracle"; }
   void apply(const Stencil& s, FieldView<const float> in, FieldView<float> out) const override {
     reference_apply(s, in, out);
   }

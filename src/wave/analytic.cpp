@@ -8,11 +8,14 @@
 
 namespace fdstencil::wave {
 
-std::vector<double> analytic_trace(int dim, double r, double v, const std::function<double(double)>& f, double dt,
-                                   int64_t nt) {
+std::vector<double> analytic_trace(int dim, double r, double v, const std::function<double(double)>& f,
+                                   double dt, int64_t nt) {
   if (dim != 2 && dim != 3) throw Error(ErrorKind::invalid_argument, "dim must be 2 or 3");
-  if (!(r > 0)) throw Error(ErrorKind::invalid_argument, "the analytic solution needs a distance r > 0, got " + std::to_string(r));
-  if (!(v > 0) || !(dt > 0) || nt < 0) throw Error(ErrorKind::invalid_argument, "analytic_trace needs v > 0, dt > 0, nt >= 0");
+  if (!(r > 0))
+    throw Error(ErrorKind::invalid_argument,
+                "the analytic solution needs a distance r > 0, got " + std::to_string(r));
+  if (!(v > 0) || !(dt > 0) || nt < 0)
+    throw Error(ErrorKind::invalid_argument, "analytic_trace needs v > 0, dt > 0, nt >= 0");
   std::vector<double> u(size_t(nt), 0.0);
   const double t0 = r / v;
   for (int64_t n = 0; n < nt; ++n) {

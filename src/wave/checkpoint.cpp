@@ -115,7 +115,8 @@ std::string header_text(const CheckpointHeader& c, size_t pad_to) {
   h["backend"] = c.backend;
   h["element_bytes"] = c.element_bytes;
   h["arrays"] = nlohmann::json::array();
-  for (const ArrayEntry& a : c.arrays) h["arrays"].push_back({{"name", a.name}, {"bytes", a.bytes}, {"crc32c", a.crc}});
+  for (const ArrayEntry& a : c.arrays)
+    h["arrays"].push_back({{"name", a.name}, {"bytes", a.bytes}, {"crc32c", a.crc}});
   std::string text = h.dump();
   if (text.size() < pad_to) text.append(pad_to - text.size(), ' ');
   return text;
@@ -139,8 +140,10 @@ std::string head_bytes(const std::string& text) {
 CheckpointHeader read_head(int fd, const std::filesystem::path& path) {
   char pre[kPreamble];
   pread_all(fd, pre, sizeof kMagic, 0, path, "the magic bytes");
-  if (std::memcmp(pre, kMagic, sizeof kMagic) != 0) checkpoint_fail(path, "not an fdstencil checkpoint (wrong magic bytes)");
-  pread_all(fd, pre + sizeof kMagic, kPreamble - int64_t(sizeof kMagic), sizeof kMagic, path, "the header's length");
+  if (std::memcmp(pre, kMagic, sizeof kMagic) != 0)
+    checkpoint_fail(path, "not an fdstencil checkpoint (wrong magic bytes)");
+  pread_all(fd, pre + sizeof kMagic, kPreamble - int64_t(sizeof kMagic), sizeof kMagic, path,
+            "the header's length");
   uint64_t header_len = 0;
   uint32_t header_crc = 0;
   std::memcpy(&header_len, pre + sizeof kMagic, sizeof header_len);
@@ -156,14 +159,16 @@ CheckpointHeader read_head(int fd, const std::filesystem::path& path) {
   try {
     const nlohmann::json h = nlohmann::json::parse(header);
     if (h.at("format").get<int>() != kFormat)
-      checkpoint_fail(path, "format " + h.at("format").dump() + ", this build reads format " + std::to_string(kFormat));
+      checkpoint_fail(
+          path, "format " + h.at("format").dump() + ", this build reads format " + std::to_string(kFormat));
     c.step = h.at("step").get<int64_t>();
     c.nt = h.at("nt").get<int64_t>();
     c.fingerprint = std::stoull(h.at("fingerprint").get<std::string>(), nullptr, 16);
     c.backend = h.at("backend").get<std::string>();
     c.element_bytes = h.at("element_bytes").get<int>();
     for (const auto& a : h.at("arrays"))
-      c.arrays.push_back({a.at("name").get<std::string>(), a.at("bytes").get<int64_t>(), a.at("crc32c").get<uint32_t>()});
+      c.arrays.push_back(
+          {a.at("name").get<std::string>(), a.at("bytes").get<int64_t>(), a.at("crc32c").get<uint32_t>()});
   } catch (const Error&) {
     throw;
   } catch (const std::exception& e) {
@@ -176,7 +181,8 @@ CheckpointHeader read_head(int fd, const std::filesystem::path& path) {
   const off_t size = ::lseek(fd, 0, SEEK_END);
   const int64_t expected = c.file_bytes();
   if (size != expected)
-    checkpoint_fail(path, std::to_string(size) + " bytes where its header describes " + std::to_string(expected) +
+    checkpoint_fail(path, std::to_string(size) + " bytes where its header describes " +
+                              std::to_string(expected) +
                               (size < expected ? " (truncated)" : " (trailing bytes)"));
   return c;
 }
@@ -205,7 +211,8 @@ uint64_t run_fingerprint(const Model& model, const Options& o) {
   j["boundary"] = {b.cpml_width, b.free_surface, b.reflection, b.cpml_frequency};
   j["interpolation"] = int(o.interpolation);
   for (const Source& s : o.sources)
-    j["sources"].push_back({s.at.z, s.at.y, s.at.x, crc32c(s.wavelet.data(), s.wavelet.size() * sizeof(double))});
+    j["sources"].push_back(
+        {s.at.z, s.at.y, s.at.x, crc32c(s.wavelet.data(), s.wavelet.size() * sizeof(double))});
   std::vector<double> r;
   for (const Point& p : o.receivers) r.insert(r.end(), {p.z, p.y, p.x});
   j["receivers"] = {o.receivers.size(), crc32c(r.data(), r.size() * sizeof(double))};
@@ -215,7 +222,8 @@ uint64_t run_fingerprint(const Model& model, const Options& o) {
 
 void save_checkpoint(const std::filesystem::path& path, const Checkpoint& c) {
   detail::CheckpointHeader h{c.step, c.nt, c.fingerprint, c.backend, c.element_bytes, {}, 0};
-  for (const auto& [name, data] : c.arrays) h.arrays.push_back({name, int64_t(data.size()), crc32c(data.data(), data.size())});
+  for (const auto& [name, data] : c.arrays)
+    h.arrays.push_back({name, int64_t(data.size()), crc32c(data.data(), data.size())});
   const std::string head = detail::head_bytes(detail::header_text(h));
 
   // pid and a counter keep concurrent writers (processes, a survey's threads)
@@ -253,7 +261,8 @@ void save_checkpoint(const std::filesystem::path& path, const Checkpoint& c) {
   }
   // The rename itself on the disk: the directory's entry.
   Fd dir;
-  dir.fd = ::open(path.has_parent_path() ? path.parent_path().c_str() : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  dir.fd =
+      ::open(path.has_parent_path() ? path.parent_path().c_str() : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir.fd >= 0) ::fsync(dir.fd);
 }
 

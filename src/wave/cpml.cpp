@@ -31,8 +31,8 @@ AB coef_at(double x, double L, double d0, double alpha0, double dt) {
 }  // namespace
 
 template <class T>
-std::vector<acoustic::PmlCoef<T>> cpml_coefficients(const acoustic::PmlAxis& axis, double h, double dt, double vmax,
-                                                    double reflection, double alpha0) {
+std::vector<acoustic::PmlCoef<T>> cpml_coefficients(const acoustic::PmlAxis& axis, double h, double dt,
+                                                    double vmax, double reflection, double alpha0) {
   std::vector<acoustic::PmlCoef<T>> c;
   for (int side = 0; side < 2; ++side) {
     const int w = side == 0 ? axis.lo : axis.hi;
@@ -54,9 +54,9 @@ std::vector<acoustic::PmlCoef<T>> cpml_coefficients(const acoustic::PmlAxis& axi
   return c;
 }
 
-template std::vector<acoustic::PmlCoef<float>> cpml_coefficients<float>(const acoustic::PmlAxis&, double, double,
-                                                                        double, double, double);
-template std::vector<acoustic::PmlCoef<double>> cpml_coefficients<double>(const acoustic::PmlAxis&, double, double,
-                                                                          double, double, double);
+template std::vector<acoustic::PmlCoef<float>> cpml_coefficients<float>(const acoustic::PmlAxis&, double,
+                                                                        double, double, double, double);
+template std::vector<acoustic::PmlCoef<double>> cpml_coefficients<double>(const acoustic::PmlAxis&, double,
+                                                                          double, double, double, double);
 
 }  // namespace fdstencil::wave::detail

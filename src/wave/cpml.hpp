@@ -18,7 +18,7 @@ double default_reflection(int width);
 // alpha0 / 4); b = exp(-(d + alpha) dt), a = d (b - 1) / (d + alpha), and their derivatives along the
 // axis.
 template <class T>
-std::vector<acoustic::PmlCoef<T>> cpml_coefficients(const acoustic::PmlAxis& axis, double h, double dt, double vmax,
-                                                    double reflection, double alpha0);
+std::vector<acoustic::PmlCoef<T>> cpml_coefficients(const acoustic::PmlAxis& axis, double h, double dt,
+                                                    double vmax, double reflection, double alpha0);
 
 }  // namespace fdstencil::wave::detail

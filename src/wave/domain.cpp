@@ -23,7 +23,8 @@ Domain Domain::make(int dim, int radius, int64_t nz, int64_t ny, int64_t nx, con
   if (radius < 1 || radius > 8)
     throw Error(ErrorKind::invalid_argument, "radius " + std::to_string(radius) + " is outside 1..8");
   if (b.cpml_width < 0 || b.cpml_width > 1000)
-    throw Error(ErrorKind::invalid_argument, "the CPML width must be 0..1000 points, got " + std::to_string(b.cpml_width));
+    throw Error(ErrorKind::invalid_argument,
+                "the CPML width must be 0..1000 points, got " + std::to_string(b.cpml_width));
   Domain d;
   d.dim = dim;
   d.radius = radius;
@@ -41,14 +42,16 @@ Domain Domain::make(int dim, int radius, int64_t nz, int64_t ny, int64_t nx, con
   // The step kernels and the taps index one axis in 32 bits, with room for the halo.
   constexpr int64_t kMaxExtent = int64_t(1) << 30;
   if (d.nx >= kMaxExtent || d.ny >= kMaxExtent || d.nz >= kMaxExtent)
-    throw Error(ErrorKind::invalid_argument, "a computational extent (model and absorbing layers) of 2^30 points or more");
+    throw Error(ErrorKind::invalid_argument,
+                "a computational extent (model and absorbing layers) of 2^30 points or more");
   const int64_t R = radius, halo_y = dim == 3 ? R : 0;
   const int64_t xpad = round_up(R, kAlignElems);  // the x halo, widened to keep lines aligned
   d.line = round_up(xpad + d.nx + R, kAlignElems);
   d.slice = dim == 3 ? d.line * (d.ny + 2 * halo_y) : d.line;
   d.origin = xpad + halo_y * d.line + R * d.slice;
   const double alloc = double(d.slice) * double(d.nz + 2 * R) + double(kTailElems);
-  if (alloc * sizeof(float) > 9e18) throw Error(ErrorKind::out_of_memory, "the domain's size overflows 64 bits");
+  if (alloc * sizeof(float) > 9e18)
+    throw Error(ErrorKind::out_of_memory, "the domain's size overflows 64 bits");
   d.alloc = d.slice * (d.nz + 2 * R) + kTailElems;
   return d;
 }
@@ -67,7 +70,8 @@ std::vector<Domain::Slab> Domain::split_z(int parts, double layer_cost) const {
                 "an absorbing-layer plane costs at least an inner plane, got " + std::to_string(layer_cost));
   if (nz / parts < radius)
     throw Error(ErrorKind::invalid_argument, std::to_string(parts) + " slabs of " + std::to_string(nz) +
-                                                 " planes are thinner than the radius " + std::to_string(radius) +
+                                                 " planes are thinner than the radius " +
+                                                 std::to_string(radius) +
                                                  ": a slab's halo would reach past its neighbour");
   std::vector<Slab> even;
   for (int p = 0; p < parts; ++p) even.push_back({nz * p / parts, nz * (p + 1) / parts});

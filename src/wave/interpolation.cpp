@@ -44,13 +44,16 @@ std::vector<Weight1> weights_1d(double pos, Interpolation kind) {
 std::vector<acoustic::Tap> taps_of(const Point& p, int id, const std::string& name, const Domain& d, double h,
                                    Interpolation kind, bool free_surface) {
   const double pz = p.z / h, py = d.dim == 3 ? p.y / h : 0.0, px = p.x / h;
-  const auto inside = [](double v, int64_t n) { return std::isfinite(v) && v >= -kOnGrid && v <= double(n - 1) + kOnGrid; };
+  const auto inside = [](double v, int64_t n) {
+    return std::isfinite(v) && v >= -kOnGrid && v <= double(n - 1) + kOnGrid;
+  };
   if (!inside(pz, d.model_nz) || !inside(py, d.model_ny) || !inside(px, d.model_nx))
-    throw Error(ErrorKind::invalid_argument,
-                name + " at " + where(p, d.dim) + " lies outside the model, which spans 0.." +
-                    std::to_string(double(d.model_nz - 1) * h) + " m in z" +
-                    (d.dim == 3 ? ", 0.." + std::to_string(double(d.model_ny - 1) * h) + " m in y" : std::string()) +
-                    " and 0.." + std::to_string(double(d.model_nx - 1) * h) + " m in x");
+    throw Error(
+        ErrorKind::invalid_argument,
+        name + " at " + where(p, d.dim) + " lies outside the model, which spans 0.." +
+            std::to_string(double(d.model_nz - 1) * h) + " m in z" +
+            (d.dim == 3 ? ", 0.." + std::to_string(double(d.model_ny - 1) * h) + " m in y" : std::string()) +
+            " and 0.." + std::to_string(double(d.model_nx - 1) * h) + " m in x");
   const auto wz = weights_1d(pz + d.lo[2], kind);
   const auto wy = d.dim == 3 ? weights_1d(py + d.lo[1], kind) : std::vector<Weight1>{{0, 1.0}};
   const auto wx = weights_1d(px + d.lo[0], kind);
@@ -66,11 +69,12 @@ std::vector<acoustic::Tap> taps_of(const Point& p, int id, const std::string& na
           w = -w;
         }
         if (k < 0 || k >= d.nz || y.index < 0 || y.index >= d.ny || x.index < 0 || x.index >= d.nx)
-          throw Error(ErrorKind::invalid_argument,
-                      name + " at " + where(p, d.dim) + " is too close to the grid's edge: " +
-                          (kind == Interpolation::hicks ? "Hicks interpolation spreads it over 4 points on each side"
-                                                        : "its interpolation") +
-                          " (widen the CPML, move it inwards, or use trilinear interpolation)");
+          throw Error(
+              ErrorKind::invalid_argument,
+              name + " at " + where(p, d.dim) + " is too close to the grid's edge: " +
+                  (kind == Interpolation::hicks ? "Hicks interpolation spreads it over 4 points on each side"
+                                                : "its interpolation") +
+                  " (widen the CPML, move it inwards, or use trilinear interpolation)");
         taps.push_back({int32_t(x.index), int32_t(y.index), int32_t(k), int32_t(id), float(w)});
       }
   return taps;

@@ -23,20 +23,23 @@ namespace {
 
 void check_shape(int dim, int64_t nz, int64_t ny, int64_t nx) {
   if (dim != 2 && dim != 3) bad("a model is 2D or 3D, not " + std::to_string(dim) + "D");
-  if (nz < 1 || nx < 1 || ny < 1) bad("model extents must be at least 1, got (nz, ny, nx) = (" + std::to_string(nz) +
-                                      ", " + std::to_string(ny) + ", " + std::to_string(nx) + ")");
+  if (nz < 1 || nx < 1 || ny < 1)
+    bad("model extents must be at least 1, got (nz, ny, nx) = (" + std::to_string(nz) + ", " +
+        std::to_string(ny) + ", " + std::to_string(nx) + ")");
   if (dim == 2 && ny != 1) bad("a 2D model has ny = 1, got " + std::to_string(ny));
   // 2^31 points per axis: the step kernels index one axis in 32 bits.
   if (nz >= (int64_t(1) << 31) || ny >= (int64_t(1) << 31) || nx >= (int64_t(1) << 31))
     bad("a model extent of 2^31 points or more");
   const double points = double(nz) * double(ny) * double(nx);
-  if (points * sizeof(float) > 9e18) throw Error(ErrorKind::out_of_memory, "the model's size overflows 64 bits");
+  if (points * sizeof(float) > 9e18)
+    throw Error(ErrorKind::out_of_memory, "the model's size overflows 64 bits");
 }
 
 // `planes`: how many planes of v to allocate (all of them by default).
 Model blank(int dim, int64_t nz, int64_t ny, int64_t nx, double h, float fill = 0.f, int64_t planes = -1) {
   check_shape(dim, nz, ny, nx);
-  if (!(std::isfinite(h) && h > 0)) bad("the grid spacing must be finite and positive, got " + std::to_string(h));
+  if (!(std::isfinite(h) && h > 0))
+    bad("the grid spacing must be finite and positive, got " + std::to_string(h));
   Model m;
   m.dim = dim;
   m.nz = nz;
@@ -77,7 +80,8 @@ void check_values(const Model& m, const float* v, int64_t n, int64_t p0) {
   const std::string at = m.dim == 3 ? "(z, y, x) = (" + std::to_string(k) + ", " + std::to_string(j) + ", " +
                                           std::to_string(i) + ")"
                                     : "(z, x) = (" + std::to_string(k) + ", " + std::to_string(i) + ")";
-  bad("velocity " + std::to_string(v[first]) + " at index " + at + ": velocities must be finite and positive (m/s)");
+  bad("velocity " + std::to_string(v[first]) + " at index " + at +
+      ": velocities must be finite and positive (m/s)");
 }
 
 // A model made plane by plane, `make(k, out)` writing plane k, keeping the planes of `keep`: every
@@ -87,8 +91,8 @@ template <class Make>
 Model by_planes(int dim, int64_t nz, int64_t ny, int64_t nx, double h, const Model::Window& keep, Make make) {
   Model m = blank(dim, nz, ny, nx, h, 0.f, 0);
   if (keep.k0 < 0 || keep.k1 > nz || keep.k0 >= keep.k1)
-    bad("model planes [" + std::to_string(keep.k0) + ", " + std::to_string(keep.k1) + ") are not inside the model's " +
-        std::to_string(nz));
+    bad("model planes [" + std::to_string(keep.k0) + ", " + std::to_string(keep.k1) +
+        ") are not inside the model's " + std::to_string(nz));
   const int64_t plane = ny * nx;
   ensure_host_memory((keep.k1 - keep.k0) * plane * int64_t(sizeof(float)), "the velocity model's planes");
   m.z0 = keep.k0;
@@ -126,34 +130,39 @@ uint32_t Model::checksum() const { return whole ? whole->crc : crc32c(v.data(), 
 
 void Model::validate() const {
   check_shape(dim, nz, ny, nx);
-  if (!(std::isfinite(h) && h > 0)) bad("the grid spacing must be finite and positive, got " + std::to_string(h));
+  if (!(std::isfinite(h) && h > 0))
+    bad("the grid spacing must be finite and positive, got " + std::to_string(h));
   if (!whole && int64_t(v.size()) != points())
-    bad("the model has " + std::to_string(v.size()) + " velocities for " + std::to_string(points()) + " points");
+    bad("the model has " + std::to_string(v.size()) + " velocities for " + std::to_string(points()) +
+        " points");
   if (whole && (int64_t(v.size()) % (ny * nx) != 0 || planes() < 1 || z0 < 0 || z0 + planes() > nz))
     bad("the model holds " + std::to_string(v.size()) + " velocities from plane " + std::to_string(z0) +
         ", not whole planes inside its " + std::to_string(nz));
   check_values(*this, v.data(), int64_t(v.size()), z0 * ny * nx);
 }
 
-Model Model::constant(int dim, int64_t nz, int64_t ny, int64_t nx, double h, float velocity, const Window* keep) {
+Model Model::constant(int dim, int64_t nz, int64_t ny, int64_t nx, double h, float velocity,
+                      const Window* keep) {
   if (!std::isfinite(velocity) || velocity <= 0.f)
     bad("the constant velocity must be finite and positive, got " + std::to_string(velocity));
   if (keep)
-    return by_planes(dim, nz, ny, nx, h, *keep, [&](int64_t, float* out) { std::fill(out, out + ny * nx, velocity); });
+    return by_planes(dim, nz, ny, nx, h, *keep,
+                     [&](int64_t, float* out) { std::fill(out, out + ny * nx, velocity); });
   return blank(dim, nz, ny, nx, h, velocity);
 }
 
 Model Model::layered(int dim, int64_t nz, int64_t ny, int64_t nx, double h,
                      const std::vector<std::pair<double, float>>& layers, const Window* keep) {
   if (layers.empty()) bad("a layered model needs at least one layer");
-  if (layers.front().first != 0.0) bad("the first layer must start at depth 0, got " + std::to_string(layers.front().first));
+  if (layers.front().first != 0.0)
+    bad("the first layer must start at depth 0, got " + std::to_string(layers.front().first));
   for (size_t l = 0; l < layers.size(); ++l) {
     if (!std::isfinite(layers[l].second) || layers[l].second <= 0.f)
       bad("layer " + std::to_string(l) + " has velocity " + std::to_string(layers[l].second) +
           ": velocities must be finite and positive");
     if (l > 0 && !(layers[l].first > layers[l - 1].first))
-      bad("layer depths must increase: layer " + std::to_string(l) + " starts at " + std::to_string(layers[l].first) +
-          " m, not below " + std::to_string(layers[l - 1].first) + " m");
+      bad("layer depths must increase: layer " + std::to_string(l) + " starts at " +
+          std::to_string(layers[l].first) + " m, not below " + std::to_string(layers[l - 1].first) + " m");
   }
   const auto velocity_at = [&](int64_t k) {
     const double z = double(k) * h;

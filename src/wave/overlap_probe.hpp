@@ -53,7 +53,8 @@ class OverlapProbe {
   double off_ms() const { return 1e3 * best_off_ / double(kBlock); }
 
  private:
-  static constexpr std::array<bool, kTimedBlocks> kOrder = {true, false, false, true, true, false, false, true};
+  static constexpr std::array<bool, kTimedBlocks> kOrder = {true, false, false, true,
+                                                            true, false, false, true};
   double best_on_ = std::numeric_limits<double>::infinity();
   double best_off_ = std::numeric_limits<double>::infinity();
 };

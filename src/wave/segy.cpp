@@ -55,7 +55,9 @@ std::string num(double v) {
   return buf;
 }
 
-bool agree(double a, double b) { return std::abs(a - b) <= kSpacingTolerance * std::max(std::abs(a), std::abs(b)); }
+bool agree(double a, double b) {
+  return std::abs(a - b) <= kSpacingTolerance * std::max(std::abs(a), std::abs(b));
+}
 
 // The whole number x is within kWholeTolerance of, or -1. Beyond 9e15 (~2^53) a double has no
 // fraction left to judge.
@@ -73,11 +75,12 @@ wave::Model to_model(Grid g) {
   if (g.dim != 2 && g.dim != 3) bad("a SEG-Y model is 2D or 3D, not " + std::to_string(g.dim) + "D");
   const bool same = g.dim == 2 ? agree(g.dz, g.dx) : agree(g.dz, g.dx) && agree(g.dz, g.dy);
   if (!(g.dz > 0) || !(g.dx > 0) || (g.dim == 3 && !(g.dy > 0)) || !same) {
-    const std::string spacings = g.dim == 3
-                                     ? "dz = " + num(g.dz) + " m, dy = " + num(g.dy) + " m, dx = " + num(g.dx) + " m"
-                                     : "dz = " + num(g.dz) + " m, dx = " + num(g.dx) + " m";
+    const std::string spacings =
+        g.dim == 3 ? "dz = " + num(g.dz) + " m, dy = " + num(g.dy) + " m, dx = " + num(g.dx) + " m"
+                   : "dz = " + num(g.dz) + " m, dx = " + num(g.dx) + " m";
     bad("the model's spacings are " + spacings +
-        "; the solver needs one spacing on every axis (resample the model, or check the z unit, --segy-z-unit)");
+        "; the solver needs one spacing on every axis (resample the model, or check the z unit, "
+        "--segy-z-unit)");
   }
   wave::Model m;
   m.dim = g.dim;
@@ -94,9 +97,9 @@ wave::Model to_model(Grid g) {
 Grid from_model(const wave::Model& m) {
   m.validate();
   if (m.z0 != 0 || m.planes() != m.nz)
-    throw Error(ErrorKind::invalid_argument, "a SEG-Y file holds a whole model, and this one holds planes " +
-                                                 std::to_string(m.z0) + ".." + std::to_string(m.z0 + m.planes() - 1) +
-                                                 " of " + std::to_string(m.nz));
+    throw Error(ErrorKind::invalid_argument,
+                "a SEG-Y file holds a whole model, and this one holds planes " + std::to_string(m.z0) + ".." +
+                    std::to_string(m.z0 + m.planes() - 1) + " of " + std::to_string(m.nz));
   Grid g;
   g.dim = m.dim;
   g.nz = m.nz;
@@ -111,13 +114,15 @@ Grid from_model(const wave::Model& m) {
 void check_record_timing(double dt, int64_t ns, const std::string& what) {
   const int64_t us = whole(dt * 1e6);
   if (us < 1)
-    bad(what + ": a SEG-Y sample interval is a whole number of microseconds (bytes 3217-3218 and 117-118), and " +
+    bad(what +
+        ": a SEG-Y sample interval is a whole number of microseconds (bytes 3217-3218 and 117-118), and " +
         num(dt) + " s is " + num(dt * 1e6) + " us");
   if (us > kMaxU16)
-    bad(what + ": a SEG-Y sample interval is at most 65535 microseconds (a 2-byte field), and " + num(dt) + " s is " +
-        std::to_string(us) + " us");
+    bad(what + ": a SEG-Y sample interval is at most 65535 microseconds (a 2-byte field), and " + num(dt) +
+        " s is " + std::to_string(us) + " us");
   if (ns < 1 || ns > kMaxU16)
-    bad(what + ": a SEG-Y trace holds 1 to 65535 samples (a 2-byte field), and the record has " + std::to_string(ns));
+    bad(what + ": a SEG-Y trace holds 1 to 65535 samples (a 2-byte field), and the record has " +
+        std::to_string(ns));
 }
 
 #if !FDSTENCIL_HAVE_SEGYIO
@@ -149,27 +154,21 @@ using File = std::unique_ptr<segy_file, Closer>;
 
 const char* format_name(int code) {
   switch (code) {
-    case SEGY_IBM_FLOAT_4_BYTE:
-      return "IBM float";
-    case SEGY_SIGNED_INTEGER_4_BYTE:
-      return "int32";
-    case SEGY_SIGNED_SHORT_2_BYTE:
-      return "int16";
-    case SEGY_FIXED_POINT_WITH_GAIN_4_BYTE:
-      return "fixed point with gain, obsolete";
-    case SEGY_IEEE_FLOAT_4_BYTE:
-      return "IEEE float";
-    case SEGY_SIGNED_CHAR_1_BYTE:
-      return "int8";
-    default:
-      return nullptr;
+    case SEGY_IBM_FLOAT_4_BYTE: return "IBM float";
+    case SEGY_SIGNED_INTEGER_4_BYTE: return "int32";
+    case SEGY_SIGNED_SHORT_2_BYTE: return "int16";
+    case SEGY_FIXED_POINT_WITH_GAIN_4_BYTE: return "fixed point with gain, obsolete";
+    case SEGY_IEEE_FLOAT_4_BYTE: return "IEEE float";
+    case SEGY_SIGNED_CHAR_1_BYTE: return "int8";
+    default: return nullptr;
   }
 }
 
 // The formats whose samples segy_to_native turns into native numbers.
 bool readable_format(int code) {
-  return code == SEGY_IBM_FLOAT_4_BYTE || code == SEGY_SIGNED_INTEGER_4_BYTE || code == SEGY_SIGNED_SHORT_2_BYTE ||
-         code == SEGY_IEEE_FLOAT_4_BYTE || code == SEGY_SIGNED_CHAR_1_BYTE;
+  return code == SEGY_IBM_FLOAT_4_BYTE || code == SEGY_SIGNED_INTEGER_4_BYTE ||
+         code == SEGY_SIGNED_SHORT_2_BYTE || code == SEGY_IEEE_FLOAT_4_BYTE ||
+         code == SEGY_SIGNED_CHAR_1_BYTE;
 }
 
 constexpr const char* kReadableFormats = "1 (IBM float), 2 (int32), 3 (int16), 5 (IEEE float) and 8 (int8)";
@@ -189,7 +188,9 @@ int32_t bfield(const char* bin, int which) {
 // A 2-byte field read unsigned (segyio 1.8 sign-extends them).
 int64_t u16(int32_t v) { return int64_t(v) & 0xFFFF; }
 
-std::string bytes_text(int first, int size) { return std::to_string(first) + "-" + std::to_string(first + size - 1); }
+std::string bytes_text(int first, int size) {
+  return std::to_string(first) + "-" + std::to_string(first + size - 1);
+}
 
 // What the headers of one trace say about where it belongs.
 struct TraceInfo {
@@ -209,8 +210,9 @@ std::vector<int> line_numbers(std::vector<int> all, const std::string& where, co
   for (size_t k = 2; k < all.size(); ++k)
     if (all[k] - all[k - 1] != all[1] - all[0])
       bad(where + std::string(which) + " numbers (bytes " + bytes_text(byte, 4) +
-          ") are not evenly stepped: " + std::to_string(all[k - 1]) + " is followed by " + std::to_string(all[k]) +
-          " where the step is " + std::to_string(all[1] - all[0]) + " (a missing " + which + "?)");
+          ") are not evenly stepped: " + std::to_string(all[k - 1]) + " is followed by " +
+          std::to_string(all[k]) + " where the step is " + std::to_string(all[1] - all[0]) + " (a missing " +
+          which + "?)");
   return all;
 }
 
@@ -231,7 +233,8 @@ struct Placement {
 Placement place(const std::vector<TraceInfo>& tr, const std::string& where, const ReadOptions& o) {
   Placement p;
   const int64_t n = int64_t(tr.size());
-  const bool numbered = std::any_of(tr.begin(), tr.end(), [](const TraceInfo& t) { return t.il != 0 || t.xl != 0; });
+  const bool numbered =
+      std::any_of(tr.begin(), tr.end(), [](const TraceInfo& t) { return t.il != 0 || t.xl != 0; });
   if (!numbered) {  // a 2D line without line numbers: its traces in file order
     p.nx = n;
     for (int64_t t = 0; t < n; ++t) p.cell.push_back(t);
@@ -259,19 +262,25 @@ Placement place(const std::vector<TraceInfo>& tr, const std::string& where, cons
                                         : rank(p.xls, tr[size_t(t)].xl);
     const int64_t c = j * p.nx + i;
     if (owner[size_t(c)] >= 0)
-      bad(where + "traces " + std::to_string(owner[size_t(c)]) + " and " + std::to_string(t) + " both have inline " +
-          std::to_string(tr[size_t(t)].il) + ", crossline " + std::to_string(tr[size_t(t)].xl) + " (bytes " +
-          bytes_text(o.iline_byte, 4) + " and " + bytes_text(o.xline_byte, 4) + "): a trace is duplicated");
+      bad(where + "traces " + std::to_string(owner[size_t(c)]) + " and " + std::to_string(t) +
+          " both have inline " + std::to_string(tr[size_t(t)].il) + ", crossline " +
+          std::to_string(tr[size_t(t)].xl) + " (bytes " + bytes_text(o.iline_byte, 4) + " and " +
+          bytes_text(o.xline_byte, 4) + "): a trace is duplicated");
     owner[size_t(c)] = t;
     p.cell.push_back(c);
   }
   for (int64_t c = 0; c < p.ny * p.nx; ++c)
     if (owner[size_t(c)] < 0) {
-      const int il_missing = p.dim == 3 ? p.ils[size_t(c / p.nx)] : p.along_inlines ? p.ils[size_t(c)] : p.ils[0];
-      const int xl_missing = p.dim == 3 ? p.xls[size_t(c % p.nx)] : p.along_inlines ? p.xls[0] : p.xls[size_t(c)];
-      bad(where + "no trace has inline " + std::to_string(il_missing) + ", crossline " + std::to_string(xl_missing) +
-          ": " + std::to_string(nil) + " inlines x " + std::to_string(nxl) + " crosslines need " +
-          std::to_string(nil * nxl) + " traces, the file has " + std::to_string(n) + " (a missing trace?)");
+      const int il_missing = p.dim == 3        ? p.ils[size_t(c / p.nx)]
+                             : p.along_inlines ? p.ils[size_t(c)]
+                                               : p.ils[0];
+      const int xl_missing = p.dim == 3        ? p.xls[size_t(c % p.nx)]
+                             : p.along_inlines ? p.xls[0]
+                                               : p.xls[size_t(c)];
+      bad(where + "no trace has inline " + std::to_string(il_missing) + ", crossline " +
+          std::to_string(xl_missing) + ": " + std::to_string(nil) + " inlines x " + std::to_string(nxl) +
+          " crosslines need " + std::to_string(nil * nxl) + " traces, the file has " + std::to_string(n) +
+          " (a missing trace?)");
     }
   bool in_order = true, transposed = p.dim == 3;
   for (int64_t t = 0; t < n; ++t) {
@@ -288,20 +297,23 @@ Placement place(const std::vector<TraceInfo>& tr, const std::string& where, cons
 // The mean distance between neighbours along one axis of the grid (step = 1 along x, nx along y),
 // measured end to end on each line so rounded coordinates average out; every neighbour distance
 // must agree with it. 0 when the axis has a single point.
-double axis_spacing(const std::vector<const TraceInfo*>& at, int64_t lines, int64_t points, int64_t line_stride,
-                    int64_t step, const char* neighbours, const std::string& where) {
+double axis_spacing(const std::vector<const TraceInfo*>& at, int64_t lines, int64_t points,
+                    int64_t line_stride, int64_t step, const char* neighbours, const std::string& where) {
   if (points < 2) return 0;
   double sum = 0;
   for (int64_t l = 0; l < lines; ++l) {
-    const TraceInfo &a = *at[size_t(l * line_stride)], &b = *at[size_t(l * line_stride + (points - 1) * step)];
+    const TraceInfo &a = *at[size_t(l * line_stride)],
+                    &b = *at[size_t(l * line_stride + (points - 1) * step)];
     sum += std::hypot(b.x - a.x, b.y - a.y) / double(points - 1);
   }
   const double h = sum / double(lines);
   if (!(h > 0))
-    bad(where + "neighbouring " + std::string(neighbours) + " share the same CDP coordinates (bytes 181-188)");
+    bad(where + "neighbouring " + std::string(neighbours) +
+        " share the same CDP coordinates (bytes 181-188)");
   for (int64_t l = 0; l < lines; ++l)
     for (int64_t k = 0; k + 1 < points; ++k) {
-      const TraceInfo &a = *at[size_t(l * line_stride + k * step)], &b = *at[size_t(l * line_stride + (k + 1) * step)];
+      const TraceInfo &a = *at[size_t(l * line_stride + k * step)],
+                      &b = *at[size_t(l * line_stride + (k + 1) * step)];
       const double d = std::hypot(b.x - a.x, b.y - a.y);
       // A coordinate rounded to its unit moves a distance by up to sqrt(2) units.
       const double tol = std::max(kSpacingTolerance * h, std::sqrt(2.0) * std::max(a.unit, b.unit));
@@ -314,8 +326,9 @@ double axis_spacing(const std::vector<const TraceInfo*>& at, int64_t lines, int6
             std::snprintf(text, sizeof text, "the trace at (%.6g, %.6g)", t.x, t.y);
           return std::string(text);
         };
-        bad(where + "irregular CDP coordinates (bytes 181-188, scaled by byte 71): " + name(a) + " and " + name(b) +
-            " are " + num(d) + " m apart, neighbouring " + neighbours + " " + num(h) + " m on average");
+        bad(where + "irregular CDP coordinates (bytes 181-188, scaled by byte 71): " + name(a) + " and " +
+            name(b) + " are " + num(d) + " m apart, neighbouring " + neighbours + " " + num(h) +
+            " m on average");
       }
     }
   return h;
@@ -323,26 +336,25 @@ double axis_spacing(const std::vector<const TraceInfo*>& at, int64_t lines, int6
 
 // The file's spacing on one axis reconciled with the user's: the header's value, checked against
 // ReadOptions::spacing when both are known; the user's where the header has none.
-double settle(double from_header, const std::string& axis, const std::string& source, const std::string& why_unknown,
-              const std::string& where, const ReadOptions& o) {
+double settle(double from_header, const std::string& axis, const std::string& source,
+              const std::string& why_unknown, const std::string& where, const ReadOptions& o) {
   if (o.spacing > 0) {
     if (from_header > 0 && !agree(from_header, o.spacing))
-      bad(where + "--spacing " + num(o.spacing) + " m contradicts the file: its " + source + " gives d" + axis + " = " +
-          num(from_header) + " m");
+      bad(where + "--spacing " + num(o.spacing) + " m contradicts the file: its " + source + " gives d" +
+          axis + " = " + num(from_header) + " m");
     return o.spacing;
   }
   if (from_header > 0) return from_header;
   if (o.need_spacing)
-    bad(where + "the " + axis + " spacing (d" + axis + ") is unknown: " + why_unknown + "; give it with --spacing H");
+    bad(where + "the " + axis + " spacing (d" + axis + ") is unknown: " + why_unknown +
+        "; give it with --spacing H");
   return 0;
 }
 
 void to_floats(int format, const char* raw, int64_t ns, float* out) {
   for (int64_t k = 0; k < ns; ++k) switch (format) {
       case SEGY_IBM_FLOAT_4_BYTE:
-      case SEGY_IEEE_FLOAT_4_BYTE:
-        std::memcpy(&out[k], raw + 4 * k, 4);
-        break;
+      case SEGY_IEEE_FLOAT_4_BYTE: std::memcpy(&out[k], raw + 4 * k, 4); break;
       case SEGY_SIGNED_INTEGER_4_BYTE: {
         int32_t v;
         std::memcpy(&v, raw + 4 * k, 4);
@@ -355,8 +367,7 @@ void to_floats(int format, const char* raw, int64_t ns, float* out) {
         out[k] = float(v);
         break;
       }
-      default:
-        out[k] = float(static_cast<signed char>(raw[k]));
+      default: out[k] = float(static_cast<signed char>(raw[k]));
     }
 }
 
@@ -392,7 +403,8 @@ class TempFile {
 // A SEG-Y file written to a temporary name beside its target and renamed over it by commit().
 class Writer {
  public:
-  Writer(const fs::path& path, const std::string& text, const char* bin, int64_t ns) : path_(path), temp_(path) {
+  Writer(const fs::path& path, const std::string& text, const char* bin, int64_t ns)
+      : path_(path), temp_(path) {
     // "x" refuses an existing file, so we never write through someone else's temporary; segyio
     // then opens the empty file for update.
     FILE* f = std::fopen(temp_.path().c_str(), "wbx");
@@ -414,7 +426,8 @@ class Writer {
           "trace " + std::to_string(t) + "'s header");
     std::memcpy(buffer_.data(), samples, size_t(ns_) * sizeof(float));
     segy_from_native(SEGY_IEEE_FLOAT_4_BYTE, ns_, buffer_.data());
-    check(segy_writetrace(file_.get(), int(t), buffer_.data(), trace0, trsize_), "trace " + std::to_string(t));
+    check(segy_writetrace(file_.get(), int(t), buffer_.data(), trace0, trsize_),
+          "trace " + std::to_string(t));
   }
 
   void commit() {
@@ -429,7 +442,9 @@ class Writer {
   }
 
  private:
-  [[noreturn]] void fail(const std::string& what) const { throw Error(ErrorKind::io, path_.string() + ": " + what); }
+  [[noreturn]] void fail(const std::string& what) const {
+    throw Error(ErrorKind::io, path_.string() + ": " + what);
+  }
   void check(int rc, const std::string& what) const {
     if (rc != SEGY_OK)
       fail("writing " + what + " failed (segyio error " + std::to_string(rc) + "): " + std::strerror(errno));
@@ -509,8 +524,9 @@ Grid read_model(const fs::path& path, const ReadOptions& o) {
   if (ec) throw Error(ErrorKind::io, where + "cannot read: " + ec.message());
   const int64_t headers = SEGY_TEXT_HEADER_SIZE + SEGY_BINARY_HEADER_SIZE;
   if (size < headers)
-    throw Error(ErrorKind::io, where + std::to_string(size) + " bytes, fewer than the " + std::to_string(headers) +
-                                   " of a SEG-Y file's textual and binary headers: not a SEG-Y file, or truncated");
+    throw Error(ErrorKind::io,
+                where + std::to_string(size) + " bytes, fewer than the " + std::to_string(headers) +
+                    " of a SEG-Y file's textual and binary headers: not a SEG-Y file, or truncated");
   File file(segy_open(path.c_str(), "rb"));
   if (!file) throw Error(ErrorKind::io, where + "cannot open: " + std::strerror(errno));
   segy_file* fp = file.get();
@@ -522,16 +538,18 @@ Grid read_model(const fs::path& path, const ReadOptions& o) {
   if (!readable_format(g.format)) {
     const int swapped = ((g.format & 0xFF) << 8) | ((g.format >> 8) & 0xFF);
     if (readable_format(swapped))
-      bad(where + "the sample format code (bytes 3225-3226) reads " + std::to_string(g.format) + ", which is " +
-          std::to_string(swapped) + " byte-swapped: a little-endian file, and only big-endian SEG-Y is read");
+      bad(where + "the sample format code (bytes 3225-3226) reads " + std::to_string(g.format) +
+          ", which is " + std::to_string(swapped) +
+          " byte-swapped: a little-endian file, and only big-endian SEG-Y is read");
     const char* name = format_name(g.format);
-    bad(where + "sample format code " + std::to_string(g.format) + (name ? std::string(" (") + name + ")" : "") +
+    bad(where + "sample format code " + std::to_string(g.format) +
+        (name ? std::string(" (") + name + ")" : "") +
         " in the binary header (bytes 3225-3226) is not supported; supported: " + kReadableFormats);
   }
   const int32_t extended = bfield(bin, SEGY_BIN_EXT_HEADERS);
   if (extended < 0)
-    bad(where + "a variable number of extended textual headers (bytes 3505-3506 = " + std::to_string(extended) +
-        ") is not supported: only a count of them is");
+    bad(where + "a variable number of extended textual headers (bytes 3505-3506 = " +
+        std::to_string(extended) + ") is not supported: only a count of them is");
   const int64_t trace0 = headers + int64_t(extended) * SEGY_TEXT_HEADER_SIZE;
   const std::string after = extended ? " and " + std::to_string(extended) + " extended textual headers" : "";
   if (size < trace0)
@@ -547,9 +565,10 @@ Grid read_model(const fs::path& path, const ReadOptions& o) {
   if (left != 0)
     throw Error(ErrorKind::io, where + "truncated, or not fixed-length: after the " + std::to_string(trace0) +
                                    "-byte headers" + after + ", " + std::to_string(data) + " bytes hold " +
-                                   std::to_string(n) + " whole traces of 240 + " + std::to_string(trsize) + " bytes (" +
-                                   std::to_string(ns) + " samples of format " + std::to_string(g.format) + ") and " +
-                                   std::to_string(left) + " bytes are left over");
+                                   std::to_string(n) + " whole traces of 240 + " + std::to_string(trsize) +
+                                   " bytes (" + std::to_string(ns) + " samples of format " +
+                                   std::to_string(g.format) + ") and " + std::to_string(left) +
+                                   " bytes are left over");
   if (n == 0) bad(where + "the file holds no traces");
   if (n > INT_MAX) bad(where + std::to_string(n) + " traces, more than segyio numbers (2^31 - 1)");
 
@@ -567,8 +586,9 @@ Grid read_model(const fs::path& path, const ReadOptions& o) {
     const int64_t tr_dt = u16(field(header, SEGY_TR_SAMPLE_INTER));
     if (tr_dt != 0) {
       if (interval_trace >= 0 && tr_dt != trace_interval)
-        bad(where + "trace " + std::to_string(t) + "'s sample interval is " + std::to_string(tr_dt) + ", trace " +
-            std::to_string(interval_trace) + "'s " + std::to_string(trace_interval) + " (bytes 117-118)");
+        bad(where + "trace " + std::to_string(t) + "'s sample interval is " + std::to_string(tr_dt) +
+            ", trace " + std::to_string(interval_trace) + "'s " + std::to_string(trace_interval) +
+            " (bytes 117-118)");
       if (interval_trace < 0) trace_interval = tr_dt, interval_trace = t;
     }
     TraceInfo& info = traces[size_t(t)];
@@ -596,8 +616,10 @@ Grid read_model(const fs::path& path, const ReadOptions& o) {
   g.traces = n;
   g.order = p.order;
   if (!p.ils.empty()) {
-    g.il_first = p.ils.front(), g.il_last = p.ils.back(), g.il_step = p.ils.size() > 1 ? p.ils[1] - p.ils[0] : 0;
-    g.xl_first = p.xls.front(), g.xl_last = p.xls.back(), g.xl_step = p.xls.size() > 1 ? p.xls[1] - p.xls[0] : 0;
+    g.il_first = p.ils.front(), g.il_last = p.ils.back(),
+    g.il_step = p.ils.size() > 1 ? p.ils[1] - p.ils[0] : 0;
+    g.xl_first = p.xls.front(), g.xl_last = p.xls.back(),
+    g.xl_step = p.xls.size() > 1 ? p.xls[1] - p.xls[0] : 0;
   }
   std::vector<const TraceInfo*> at(static_cast<size_t>(g.ny * g.nx));
   for (int64_t t = 0; t < n; ++t) at[size_t(p.cell[size_t(t)])] = &traces[size_t(t)];
@@ -606,21 +628,24 @@ Grid read_model(const fs::path& path, const ReadOptions& o) {
   g.y0 = at[0]->y;
   const std::string z_source = "sample interval " + std::to_string(g.sample_interval) +
                                " (bytes 3217-3218, 117-118) x z unit " + num(o.z_unit) + " m";
-  g.dz = settle(double(g.sample_interval) * o.z_unit, "z", z_source,
-                "the sample interval is 0 in the binary header (bytes 3217-3218) and the trace headers (bytes 117-118)",
-                where, o);
+  g.dz = settle(
+      double(g.sample_interval) * o.z_unit, "z", z_source,
+      "the sample interval is 0 in the binary header (bytes 3217-3218) and the trace headers (bytes 117-118)",
+      where, o);
   const char* x_neighbours = p.dim == 3 || !p.along_inlines ? "crosslines" : "inlines";
   const double hx = g.coordinates ? axis_spacing(at, g.ny, g.nx, g.nx, 1, x_neighbours, where) : 0;
   const double hy = g.coordinates && g.dim == 3 ? axis_spacing(at, g.nx, g.ny, 1, g.nx, "inlines", where) : 0;
-  const std::string no_xy = g.coordinates ? "" : "the CDP coordinates (bytes 181-188) are zero in every trace";
+  const std::string no_xy =
+      g.coordinates ? "" : "the CDP coordinates (bytes 181-188) are zero in every trace";
   if (g.nx == 1) {  // a single trace: no neighbour to measure, and no horizontal extent to need one
     g.dx = o.spacing > 0 ? o.spacing : g.dz;
   } else {
-    g.dx = settle(hx, "x", std::string("CDP coordinates (bytes 181-188) of neighbouring ") + x_neighbours, no_xy, where,
-                  o);
+    g.dx = settle(hx, "x", std::string("CDP coordinates (bytes 181-188) of neighbouring ") + x_neighbours,
+                  no_xy, where, o);
   }
-  g.dy =
-      g.dim == 3 ? settle(hy, "y", "CDP coordinates (bytes 181-188) of neighbouring inlines", no_xy, where, o) : g.dx;
+  g.dy = g.dim == 3
+             ? settle(hy, "y", "CDP coordinates (bytes 181-188) of neighbouring inlines", no_xy, where, o)
+             : g.dx;
 
   // The samples.
   ensure_host_memory(g.nz * g.ny * g.nx * int64_t(sizeof(float)), "the SEG-Y model");
@@ -642,22 +667,26 @@ void write_model(const fs::path& path, const Grid& g, double z_unit) {
   const std::string where = path.string() + ": ";
   if (g.dim != 2 && g.dim != 3) bad(where + "a model is 2D or 3D, not " + std::to_string(g.dim) + "D");
   if (g.nz < 1 || g.nx < 1 || g.ny < 1 || (g.dim == 2 && g.ny != 1))
-    bad(where + "bad model extents (nz, ny, nx) = (" + std::to_string(g.nz) + ", " + std::to_string(g.ny) + ", " +
-        std::to_string(g.nx) + ")");
+    bad(where + "bad model extents (nz, ny, nx) = (" + std::to_string(g.nz) + ", " + std::to_string(g.ny) +
+        ", " + std::to_string(g.nx) + ")");
   if (int64_t(g.v.size()) != g.nz * g.ny * g.nx)
-    bad(where + "the grid has " + std::to_string(g.v.size()) + " values for " + std::to_string(g.nz * g.ny * g.nx) +
-        " points");
-  for (const auto& [h, axis] : {std::pair{g.dz, "dz"}, std::pair{g.dx, "dx"}, std::pair{g.dim == 3 ? g.dy : 1.0, "dy"}})
+    bad(where + "the grid has " + std::to_string(g.v.size()) + " values for " +
+        std::to_string(g.nz * g.ny * g.nx) + " points");
+  for (const auto& [h, axis] :
+       {std::pair{g.dz, "dz"}, std::pair{g.dx, "dx"}, std::pair{g.dim == 3 ? g.dy : 1.0, "dy"}})
     if (!(std::isfinite(h) && h > 0))
       bad(where + std::string(axis) + " = " + num(h) + " m: spacings must be finite and positive");
-  if (!(std::isfinite(z_unit) && z_unit > 0)) bad(where + "the z unit must be finite and positive, got " + num(z_unit));
+  if (!(std::isfinite(z_unit) && z_unit > 0))
+    bad(where + "the z unit must be finite and positive, got " + num(z_unit));
   const int64_t interval = whole(g.dz / z_unit);
   if (interval < 1 || interval > kMaxU16)
     bad(where + "dz = " + num(g.dz) + " m is " + num(g.dz / z_unit) + " units of " + num(z_unit) +
         " m, and the SEG-Y sample interval holds a whole number 1..65535 of them (choose another z unit, "
         "--segy-z-unit)");
-  if (g.nz > kMaxU16) bad(where + "nz = " + std::to_string(g.nz) + ", and a SEG-Y trace holds at most 65535 samples");
-  if (g.ny * g.nx > INT_MAX) bad(where + std::to_string(g.ny * g.nx) + " traces, more than segyio numbers (2^31 - 1)");
+  if (g.nz > kMaxU16)
+    bad(where + "nz = " + std::to_string(g.nz) + ", and a SEG-Y trace holds at most 65535 samples");
+  if (g.ny * g.nx > INT_MAX)
+    bad(where + std::to_string(g.ny * g.nx) + " traces, more than segyio numbers (2^31 - 1)");
 
   // Coordinates in the finest of metres, decimetres, ... 0.1 mm that holds both spacings exactly
   // (12.5 m needs decimetres) and the far corner within 32 bits.
@@ -668,7 +697,8 @@ void write_model(const fs::path& path, const Grid& g, double z_unit) {
     scale = s;
     if (whole(g.dx * double(s)) >= 0 && (g.dim == 2 || whole(g.dy * double(s)) >= 0)) break;
   }
-  if (scale == 0) bad(where + "the model spans " + num(extent) + " m, beyond what SEG-Y's 32-bit coordinates hold");
+  if (scale == 0)
+    bad(where + "the model spans " + num(extent) + " m, beyond what SEG-Y's 32-bit coordinates hold");
   const int64_t scalar = scale == 1 ? 1 : -scale;
 
   char buf[128];
@@ -680,11 +710,11 @@ void write_model(const fs::path& path, const Grid& g, double z_unit) {
   std::snprintf(buf, sizeof buf, "Z: DEPTH, DZ = %g M = SAMPLE INTERVAL %lld X %g M", g.dz,
                 static_cast<long long>(interval), z_unit);
   lines.push_back(buf);
-  std::snprintf(buf, sizeof buf, "Y: INLINES 1..%lld (BYTES 189-192), DY = %g M", static_cast<long long>(g.ny),
-                g.dim == 3 ? g.dy : 0.0);
+  std::snprintf(buf, sizeof buf, "Y: INLINES 1..%lld (BYTES 189-192), DY = %g M",
+                static_cast<long long>(g.ny), g.dim == 3 ? g.dy : 0.0);
   lines.push_back(buf);
-  std::snprintf(buf, sizeof buf, "X: CROSSLINES 1..%lld (BYTES 193-196), DX = %g M", static_cast<long long>(g.nx),
-                g.dx);
+  std::snprintf(buf, sizeof buf, "X: CROSSLINES 1..%lld (BYTES 193-196), DX = %g M",
+                static_cast<long long>(g.nx), g.dx);
   lines.push_back(buf);
   std::snprintf(buf, sizeof buf, "CDP X, Y (BYTES 181-188) = (I DX, J DY) M, SCALAR %lld (BYTES 71-72)",
                 static_cast<long long>(scalar));
@@ -740,8 +770,8 @@ void write_shot(const fs::path& path, const ShotRecord& r) {
   for (int64_t k = 0; k < nrec; ++k) {
     const wave::Point& p = r.receivers[size_t(k)];
     const std::string what = where + "receiver " + std::to_string(k) + "'s ";
-    at.push_back({centimetres(p.x, what + "x"), centimetres(y_of(p), what + "y"), centimetres(p.z, what + "depth"),
-                  centimetres((p.x + r.source.x) / 2, what + "midpoint x"),
+    at.push_back({centimetres(p.x, what + "x"), centimetres(y_of(p), what + "y"),
+                  centimetres(p.z, what + "depth"), centimetres((p.x + r.source.x) / 2, what + "midpoint x"),
                   centimetres((y_of(p) + y_of(r.source)) / 2, what + "midpoint y")});
   }
 
@@ -749,10 +779,12 @@ void write_shot(const fs::path& path, const ShotRecord& r) {
   std::vector<std::string> lines;
   lines.push_back(std::string("SHOT RECORD WRITTEN BY FDSTENCIL ") + FDSTENCIL_VERSION +
                   " (ACOUSTIC FINITE DIFFERENCES)");
-  std::snprintf(buf, sizeof buf, "FIELD RECORD %d: %lld TRACES, %lld SAMPLES AT %lld US, IEEE FLOAT", r.field_record,
-                static_cast<long long>(nrec), static_cast<long long>(r.ns), static_cast<long long>(us));
+  std::snprintf(buf, sizeof buf, "FIELD RECORD %d: %lld TRACES, %lld SAMPLES AT %lld US, IEEE FLOAT",
+                r.field_record, static_cast<long long>(nrec), static_cast<long long>(r.ns),
+                static_cast<long long>(us));
   lines.push_back(buf);
-  std::snprintf(buf, sizeof buf, "%dD. SOURCE AT Z %g, Y %g, X %g M", r.dim, r.source.z, y_of(r.source), r.source.x);
+  std::snprintf(buf, sizeof buf, "%dD. SOURCE AT Z %g, Y %g, X %g M", r.dim, r.source.z, y_of(r.source),
+                r.source.x);
   lines.push_back(buf);
   lines.push_back("POSITIONS: METRES FROM THE MODEL'S FIRST GRID POINT, Z DOWN");
   lines.push_back("SOURCE X,Y BYTES 73,77; GROUP X,Y 81,85; MIDPOINT CDP X,Y 181,185");

@@ -41,7 +41,9 @@ SharedFile::SharedFile(Comm& comm, std::filesystem::path path, int64_t bytes, st
     agree("could not create its temporary");
     if (comm_.rank() != 0) {
       fd_ = ::open(temp_.c_str(), O_WRONLY | O_CLOEXEC);
-      if (fd_ < 0) error_ = what("cannot open " + temp_.string() + " (the ranks must share its folder): " + errno_text());
+      if (fd_ < 0)
+        error_ =
+            what("cannot open " + temp_.string() + " (the ranks must share its folder): " + errno_text());
     }
     agree("could not open its temporary");
   } catch (...) {
@@ -61,17 +63,21 @@ void SharedFile::discard() {
 
 SharedFile::~SharedFile() { discard(); }
 
-std::string SharedFile::what(const std::string& text) const { return kind_ + " " + path_.string() + ": " + text; }
+std::string SharedFile::what(const std::string& text) const {
+  return kind_ + " " + path_.string() + ": " + text;
+}
 
 // Every rank's verdict; on a failure every rank throws: its own error, or that of another rank.
 void SharedFile::agree(const std::string& failed) {
   if (comm_.all(error_.empty())) return;
-  throw Error(ErrorKind::io, !error_.empty() ? error_ : what("another rank " + failed + " (its own error says why)"));
+  throw Error(ErrorKind::io,
+              !error_.empty() ? error_ : what("another rank " + failed + " (its own error says why)"));
 }
 
 void SharedFile::write(const void* data, int64_t bytes, int64_t offset) {
   if (!error_.empty()) return;
-  if (const int e = pwrite_all(fd_, data, bytes, offset); e != 0) error_ = what(std::string("write failed: ") + std::strerror(e));
+  if (const int e = pwrite_all(fd_, data, bytes, offset); e != 0)
+    error_ = what(std::string("write failed: ") + std::strerror(e));
 }
 
 void SharedFile::commit() {
@@ -89,7 +95,8 @@ void SharedFile::commit() {
     } else {
       committed_ = true;
       // The rename itself on the disk: the directory's entry.
-      const int dir = ::open(path_.has_parent_path() ? path_.parent_path().c_str() : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      const int dir = ::open(path_.has_parent_path() ? path_.parent_path().c_str() : ".",
+                             O_RDONLY | O_DIRECTORY | O_CLOEXEC);
       if (dir >= 0) {
         ::fsync(dir);
         ::close(dir);

@@ -34,7 +34,7 @@ class SharedFile {
   std::filesystem::path path_, temp_;
   std::string kind_;
   int fd_ = -1;
-  std::string error_;  // this rank's first failure
+  std::string error_;     // this rank's first failure
   bool created_ = false;  // rank 0 made the temporary
   bool committed_ = false;
   std::string what(const std::string& text) const;  // the message naming the file

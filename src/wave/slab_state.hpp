@@ -26,18 +26,19 @@ namespace fdstencil::wave::detail {
 // What places one slab's state arrays in the whole domain's.
 struct SlabShape {
   int64_t radius = 0, nx = 0, ny = 0, slice = 0;
-  int64_t base = 0;                    // plane 0's block: origin - origin % slice, in both
-  int64_t k0 = 0, k1 = 0;              // the slab's planes of the whole's nz
+  int64_t base = 0;        // plane 0's block: origin - origin % slice, in both
+  int64_t k0 = 0, k1 = 0;  // the slab's planes of the whole's nz
   int64_t whole_nz = 0, whole_alloc = 0, slab_alloc = 0;
-  int64_t slots[3] = {0, 0, 0};        // each axis's memory-variable slots
-  int64_t z_lo = 0, z_hi = 0;          // the z axis's layers at its start and end
+  int64_t slots[3] = {0, 0, 0};  // each axis's memory-variable slots
+  int64_t z_lo = 0, z_hi = 0;    // the z axis's layers at its start and end
   int64_t nrec = 0, nt = 0;
-  bool first = false, last = false;    // rank 0, rank P - 1: they hold the domain's own z halos
+  bool first = false, last = false;  // rank 0, rank P - 1: they hold the domain's own z halos
   int64_t nz() const { return k1 - k0; }
 };
 
 template <class T>
-SlabShape slab_shape(const acoustic::Setup<T>& slab, const Domain& d, const Domain::Slab& s, int rank, int ranks) {
+SlabShape slab_shape(const acoustic::Setup<T>& slab, const Domain& d, const Domain::Slab& s, int rank,
+                     int ranks) {
   SlabShape g;
   g.radius = slab.radius;
   g.nx = slab.nx;
@@ -98,7 +99,8 @@ inline std::vector<Segment> gather_segments(const SlabShape& g, int i) {
   const int64_t top = g.whole_nz - g.z_hi, hi_from = std::max(g.k0, top), hi_to = std::max(g.k1, top);
   // (every slab holds all the z slots in the whole's order: local and whole places agree)
   return {{lo_from * per, (lo_end - lo_from) * per, 0, lo_from * per},
-          {(g.z_lo + hi_from - top) * per, (hi_to - hi_from) * per, g.z_lo * per, (g.z_lo + hi_from - top) * per}};
+          {(g.z_lo + hi_from - top) * per, (hi_to - hi_from) * per, g.z_lo * per,
+           (g.z_lo + hi_from - top) * per}};
 }
 
 // Where slab array i comes from in the whole's (what a slab needs to resume), in elements: u and

@@ -74,7 +74,8 @@ double layer_plane_cost(const Options& o) {
 
 // The computational planes this rank steps: all of them, or its slab of a split run.
 Domain::Slab planes_of(const Options& o, const Domain& d) {
-  return split(o) ? d.split_z(o.comm->size(), layer_plane_cost(o))[size_t(o.comm->rank())] : Domain::Slab{0, d.nz};
+  return split(o) ? d.split_z(o.comm->size(), layer_plane_cost(o))[size_t(o.comm->rank())]
+                  : Domain::Slab{0, d.nz};
 }
 
 #if FDSTENCIL_HAVE_CUDA
@@ -89,15 +90,18 @@ bool use_gpu(const Options& o) {
   // takes them as a one-rank run does, and the cpu over a transport of host memory (MPI alone).
   if (split(o) && !o.comm->carries_device_memory()) {
     if (o.backend == "cuda")
-      throw Error(ErrorKind::unsupported, "a run split across ranks on the GPUs needs the NCCL transport; this one "
-                                          "carries host memory only (MPI without NCCL): use the cpu backend");
+      throw Error(ErrorKind::unsupported,
+                  "a run split across ranks on the GPUs needs the NCCL transport; this one "
+                  "carries host memory only (MPI without NCCL): use the cpu backend");
     if (o.backend != "auto") bad("unknown backend '" + o.backend + "' (valid: auto, cuda, cpu)");
     return false;
   }
   if (o.backend == "cuda") {
-    if (gpu_count() == 0) throw Error(ErrorKind::unsupported, "--backend cuda: no GPU: " + gpu_unavailable_reason());
+    if (gpu_count() == 0)
+      throw Error(ErrorKind::unsupported, "--backend cuda: no GPU: " + gpu_unavailable_reason());
     if (o.double_precision)
-      throw Error(ErrorKind::unsupported, "the cuda backend runs in float; double precision needs the cpu backend");
+      throw Error(ErrorKind::unsupported,
+                  "the cuda backend runs in float; double precision needs the cpu backend");
     return true;
   }
   if (o.backend != "auto") bad("unknown backend '" + o.backend + "' (valid: auto, cuda, cpu)");
@@ -137,7 +141,8 @@ double m_at(const Model& model, const Domain& d, double dt, int64_t i, int64_t j
 // The computational planes [k0, k1) of m, as local planes 0..k1-k0-1 of a slab's storage (the
 // whole domain's line and plane strides, R halo planes on each side, zero there).
 template <class T>
-void fill_m(acoustic::Setup<T>& s, const Model& model, const Domain& d, double dt, const Domain::Slab& planes) {
+void fill_m(acoustic::Setup<T>& s, const Model& model, const Domain& d, double dt,
+            const Domain::Slab& planes) {
   s.m.assign(size_t(s.alloc), T(0));
   // The model holds the planes the slab reads (throws here, not inside the parallel loop).
   const Model::Window need = d.model_planes(planes);
@@ -163,9 +168,9 @@ void fill_m(acoustic::Setup<T>& s, const Model& model, const Domain& d, double d
 // m, its taps, the z CPML seen from its planes (PmlAxis::offset, the slab's first plane), and the
 // free surface only where the slab holds z = 0.
 template <class T>
-acoustic::Setup<T> build_setup(const Model& model, const Options& o, const Domain& d, double dt, double reflection,
-                               double vmax, std::vector<acoustic::Tap>&& src_taps, std::vector<acoustic::Tap>&& rec_taps,
-                               const Domain::Slab& planes) {
+acoustic::Setup<T> build_setup(const Model& model, const Options& o, const Domain& d, double dt,
+                               double reflection, double vmax, std::vector<acoustic::Tap>&& src_taps,
+                               std::vector<acoustic::Tap>&& rec_taps, const Domain::Slab& planes) {
   acoustic::Setup<T> s;
   s.dim = d.dim;
   s.radius = d.radius;
@@ -296,8 +301,8 @@ Checkpoint checkpoint_frame(int64_t done, const Options& o, uint64_t fingerprint
 
 // A backend's state after `done` steps as a checkpoint, its arrays copied straight into the frame.
 template <class Backend>
-Checkpoint make_checkpoint(Backend& b, int64_t done, const Options& o, uint64_t fingerprint, const char* backend,
-                           int element_bytes) {
+Checkpoint make_checkpoint(Backend& b, int64_t done, const Options& o, uint64_t fingerprint,
+                           const char* backend, int element_bytes) {
   Checkpoint c = checkpoint_frame(done, o, fingerprint, backend, element_bytes);
   for (int i = 0; i < acoustic::kStateArrays; ++i) {
     std::vector<char>& v = c.arrays[size_t(i)].second;
@@ -423,7 +428,8 @@ struct SplitShare {
   bool hands_out() const { return comm.rank() == 0 && !o.split_snapshot_file; }
   std::vector<float> snapshot_of(const T* u, int64_t step) {
     std::vector<float> mine = part.model_nz > 0 ? model_points(u, part) : std::vector<float>{};
-    if (!o.split_snapshot_file && o.split_snapshot_cut) return gather_to_root(comm, o.split_snapshot_cut(mine, first_plane));
+    if (!o.split_snapshot_file && o.split_snapshot_cut)
+      return gather_to_root(comm, o.split_snapshot_cut(mine, first_plane));
     if (!o.split_snapshot_file) return gather_to_root(comm, mine);
     detail::write_field_file(comm, o.split_snapshot_file(step), whole, first_plane, mine, "snapshot");
     return {};
@@ -490,19 +496,23 @@ struct CpuStepper {
 struct GpuSlabStepper {
   cuda::wave::AcousticGpu& s;
   SplitShare<float> share;
-  int64_t first;               // the loop's first step (a resume's step)
-  bool probing, overlap;       // probing: the path still being chosen; overlap: the path chosen
-  bool decided = false;        // the probe timed both paths
+  int64_t first;                 // the loop's first step (a resume's step)
+  bool probing, overlap;         // probing: the path still being chosen; overlap: the path chosen
+  bool decided = false;          // the probe timed both paths
   double on_ms = 0, off_ms = 0;  // rank 0's fastest block per step of each path, ms
-  int64_t alloc;               // the slab's storage in elements
-  std::vector<float> scratch;  // a host copy of it, made at the first snapshot or final field
+  int64_t alloc;                 // the slab's storage in elements
+  std::vector<float> scratch;    // a host copy of it, made at the first snapshot or final field
   detail::OverlapProbe probe{};
   std::chrono::steady_clock::time_point block_start{};
 
   GpuSlabStepper(cuda::wave::AcousticGpu& state, SplitShare<float> sh, int64_t first_step, int64_t slab_alloc)
-      : s(state), share(sh), first(first_step),
-        probing(sh.o.overlap == Options::Overlap::automatic && detail::OverlapProbe::probes(sh.o.nt - first_step)),
-        overlap(sh.o.overlap != Options::Overlap::off), alloc(slab_alloc) {}
+      : s(state),
+        share(sh),
+        first(first_step),
+        probing(sh.o.overlap == Options::Overlap::automatic &&
+                detail::OverlapProbe::probes(sh.o.nt - first_step)),
+        overlap(sh.o.overlap != Options::Overlap::off),
+        alloc(slab_alloc) {}
 
   void step(int64_t n) {
     const int64_t i = n - first;
@@ -591,28 +601,36 @@ void check_resume(const C& c, uint64_t fingerprint, const std::string& backend, 
     bad("the checkpoint was written by the " + c.backend + " backend and this run is on " + backend +
         ": a run resumes bit for bit only on the backend that wrote it (pass --backend " + c.backend + ")");
   if (c.element_bytes != (double_precision ? 8 : 4))
-    bad(std::string("the checkpoint is in ") + (c.element_bytes == 8 ? "double" : "float") + " precision, this run in " +
-        (double_precision ? "double" : "float"));
-  if (c.step < 0 || c.step > c.nt) bad("the checkpoint's step " + std::to_string(c.step) + " is outside 0..nt");
+    bad(std::string("the checkpoint is in ") + (c.element_bytes == 8 ? "double" : "float") +
+        " precision, this run in " + (double_precision ? "double" : "float"));
+  if (c.step < 0 || c.step > c.nt)
+    bad("the checkpoint's step " + std::to_string(c.step) + " is outside 0..nt");
 }
 
 void check_options(const Model& model, const Options& o) {
   model.validate();
   if (o.radius < 1 || o.radius > 8) bad("radius " + std::to_string(o.radius) + " is outside 1..8");
   if (o.nt < 1) bad("a run needs at least 1 time step, got " + std::to_string(o.nt));
-  if (o.checkpoint_every < 0) bad("checkpoint_every must be 0 (none) or positive, got " + std::to_string(o.checkpoint_every));
+  if (o.checkpoint_every < 0)
+    bad("checkpoint_every must be 0 (none) or positive, got " + std::to_string(o.checkpoint_every));
   if (!(o.layer_plane_cost == 0 || o.layer_plane_cost >= 1))
-    bad("layer_plane_cost must be 0 (the radius's default) or at least 1, got " + fmt("%g", o.layer_plane_cost));
+    bad("layer_plane_cost must be 0 (the radius's default) or at least 1, got " +
+        fmt("%g", o.layer_plane_cost));
   if (o.sources.empty()) bad("a run needs at least one source");
-  if (!(o.cfl_safety > 0 && o.cfl_safety <= 1)) bad("the CFL safety factor must be in (0, 1], got " + fmt("%g", o.cfl_safety));
-  if (!std::isfinite(o.dt) || o.dt < 0) bad("dt must be positive (or 0 for the default), got " + fmt("%g", o.dt));
+  if (!(o.cfl_safety > 0 && o.cfl_safety <= 1))
+    bad("the CFL safety factor must be in (0, 1], got " + fmt("%g", o.cfl_safety));
+  if (!std::isfinite(o.dt) || o.dt < 0)
+    bad("dt must be positive (or 0 for the default), got " + fmt("%g", o.dt));
   if (o.boundary.reflection < 0 || o.boundary.reflection >= 1)
-    bad("the CPML reflection must be in (0, 1) (or 0 for the default), got " + fmt("%g", o.boundary.reflection));
+    bad("the CPML reflection must be in (0, 1) (or 0 for the default), got " +
+        fmt("%g", o.boundary.reflection));
   if (!o.split_resume_file.empty() && !split(o))
     bad("split_resume_file resumes a run split across ranks: one rank takes Options::resume");
-  if (!o.split_resume_file.empty() && o.resume) bad("resume and split_resume_file both name a state to resume from");
+  if (!o.split_resume_file.empty() && o.resume)
+    bad("resume and split_resume_file both name a state to resume from");
   for (int64_t s : o.snapshot_steps)
-    if (s < 0 || s > o.nt) bad("snapshot step " + std::to_string(s) + " is outside 0.." + std::to_string(o.nt));
+    if (s < 0 || s > o.nt)
+      bad("snapshot step " + std::to_string(s) + " is outside 0.." + std::to_string(o.nt));
   for (size_t i = 0; i < o.sources.size(); ++i)
     for (double v : o.sources[i].wavelet)
       if (!std::isfinite(v)) bad("source " + std::to_string(i) + "'s wavelet has a non-finite sample");
@@ -650,11 +668,12 @@ std::string sampling_warning_at(double vmin, const Model& model, const Options& 
   const double ppw = vmin / fmax / model.h, needed = points_per_wavelength_needed(o.radius);
   if (ppw >= needed) return "";
   char buf[400];
-  std::snprintf(buf, sizeof buf,
-                "the model is under-sampled for the source: %.2f points per shortest wavelength (vmin %.0f m/s at "
-                "%.1f Hz, the wavelet's highest significant frequency, h = %g m) where order %d needs %.2f for a "
-                "phase-velocity error within 1 %%",
-                ppw, vmin, fmax, model.h, 2 * o.radius, needed);
+  std::snprintf(
+      buf, sizeof buf,
+      "the model is under-sampled for the source: %.2f points per shortest wavelength (vmin %.0f m/s at "
+      "%.1f Hz, the wavelet's highest significant frequency, h = %g m) where order %d needs %.2f for a "
+      "phase-velocity error within 1 %%",
+      ppw, vmin, fmax, model.h, 2 * o.radius, needed);
   return buf;
 }
 
@@ -693,16 +712,17 @@ Checked checked(const Model& model, const Options& o) {
     bad(std::to_string(o.sources.size()) + " sources and " + std::to_string(o.receivers.size()) +
         " receivers: at most " + std::to_string(INT32_MAX / kMaxTapsPerPoint) + " together");
   for (size_t i = 0; i < o.sources.size(); ++i) {
-    auto t = detail::taps_of(o.sources[i].at, int(i), "source " + std::to_string(i), c.d, model.h, o.interpolation,
-                             o.boundary.free_surface);
+    auto t = detail::taps_of(o.sources[i].at, int(i), "source " + std::to_string(i), c.d, model.h,
+                             o.interpolation, o.boundary.free_surface);
     if (t.empty())
-      bad("source " + std::to_string(i) + " lies on the free surface, where u = 0: it would inject nothing "
+      bad("source " + std::to_string(i) +
+          " lies on the free surface, where u = 0: it would inject nothing "
           "(place it below z = 0)");
     c.src_taps.insert(c.src_taps.end(), t.begin(), t.end());
   }
   for (size_t i = 0; i < o.receivers.size(); ++i) {
-    auto t = detail::taps_of(o.receivers[i], int(i), "receiver " + std::to_string(i), c.d, model.h, o.interpolation,
-                             o.boundary.free_surface);
+    auto t = detail::taps_of(o.receivers[i], int(i), "receiver " + std::to_string(i), c.d, model.h,
+                             o.interpolation, o.boundary.free_surface);
     if (t.empty()) c.on_surface.push_back(i);
     c.rec_taps.insert(c.rec_taps.end(), t.begin(), t.end());
   }
@@ -720,12 +740,14 @@ void check_split_folders(const Options& o, int rank) {
   if (!o.split_checkpoint_file.empty() && (o.checkpoint_every > 0 || o.stop_requested))
     files.push_back(o.split_checkpoint_file);
   if (!o.split_final_file.empty() && o.final_field) files.push_back(o.split_final_file);
-  if (o.split_snapshot_file && !o.snapshot_steps.empty()) files.push_back(o.split_snapshot_file(o.snapshot_steps[0]));
+  if (o.split_snapshot_file && !o.snapshot_steps.empty())
+    files.push_back(o.split_snapshot_file(o.snapshot_steps[0]));
   for (const std::filesystem::path& f : files) {
     const std::filesystem::path dir = f.has_parent_path() ? f.parent_path() : std::filesystem::path(".");
     if (::access(dir.c_str(), W_OK | X_OK) != 0)
-      throw Error(ErrorKind::io, "rank " + std::to_string(rank) + " cannot write into " + dir.string() + " (" +
-                                     std::strerror(errno) + "): the ranks of a split run write their parts of " +
+      throw Error(ErrorKind::io, "rank " + std::to_string(rank) + " cannot write into " + dir.string() +
+                                     " (" + std::strerror(errno) +
+                                     "): the ranks of a split run write their parts of " +
                                      f.filename().string() + " there, and must share the folder");
   }
 }
@@ -743,9 +765,9 @@ struct SplitVote {
 // Options::resume, checked against the whole domain before the vote, is cut into every slab
 // after it.
 template <class T>
-void run_slab(acoustic::Setup<T>& built, const Options& o, const Domain& d, Result& res, SplitVote& vote, bool gpu,
-              uint64_t split_fingerprint, uint64_t fingerprint, const detail::CheckpointHeader* resume_head,
-              std::chrono::steady_clock::time_point started) {
+void run_slab(acoustic::Setup<T>& built, const Options& o, const Domain& d, Result& res, SplitVote& vote,
+              bool gpu, uint64_t split_fingerprint, uint64_t fingerprint,
+              const detail::CheckpointHeader* resume_head, std::chrono::steady_clock::time_point started) {
   Comm& comm = *o.comm;
   const Domain::Slab mine = planes_of(o, d);
   std::optional<acoustic::State<T>> resumed;
@@ -759,7 +781,8 @@ void run_slab(acoustic::Setup<T>& built, const Options& o, const Domain& d, Resu
   const acoustic::Setup<T> shape = geometry_of(setup, setup.nz, setup.alloc);
   // The slab's model planes, model points only: its planes minus the absorbing layers.
   Domain part = d;
-  const int64_t lo = std::max<int64_t>(mine.k0, d.lo[2]), hi = std::min<int64_t>(mine.k1, d.lo[2] + d.model_nz);
+  const int64_t lo = std::max<int64_t>(mine.k0, d.lo[2]),
+                hi = std::min<int64_t>(mine.k1, d.lo[2] + d.model_nz);
   part.model_nz = std::max<int64_t>(0, hi - lo);
   part.lo[2] = int(lo - mine.k0);
   // Every rank has its slab: the vote (see run()), then the same run on every rank: whether any
@@ -767,9 +790,11 @@ void run_slab(acoustic::Setup<T>& built, const Options& o, const Domain& d, Resu
   bool poll = false;
   const auto vote_then_resume = [&](auto& state) {
     check_split_folders(o, comm.rank());
-    if (resume_head) file_cut = detail::read_checkpoint_cut<T>(o.split_resume_file, *resume_head, g, state_array_names());
+    if (resume_head)
+      file_cut = detail::read_checkpoint_cut<T>(o.split_resume_file, *resume_head, g, state_array_names());
     vote.cast = true;
-    if (!comm.all(true)) throw Error(ErrorKind::io, "another rank failed before the run started (its own error says why)");
+    if (!comm.all(true))
+      throw Error(ErrorKind::io, "another rank failed before the run started (its own error says why)");
     if (!comm.same(split_fingerprint))
       bad("the ranks were given different runs: the model, the options or the backend differ between ranks");
     // A damaged file stops every rank together, with the same error.
@@ -777,7 +802,8 @@ void run_slab(acoustic::Setup<T>& built, const Options& o, const Domain& d, Resu
     vote.passed = true;
     poll = !comm.all(!o.stop_requested);
     std::optional<acoustic::State<T>> from =
-        file_cut ? std::optional(std::move(file_cut->state)) : detail::scatter_state(comm, g, resumed ? &*resumed : nullptr);
+        file_cut ? std::optional(std::move(file_cut->state))
+                 : detail::scatter_state(comm, g, resumed ? &*resumed : nullptr);
     file_cut.reset();
     resumed.reset();
     if (from) state.restore(*from);
@@ -785,7 +811,9 @@ void run_slab(acoustic::Setup<T>& built, const Options& o, const Domain& d, Resu
   };
   const char* backend = gpu ? "cuda" : "cpu";
   const int64_t first_plane = lo - d.lo[2];
-  const auto share = [&] { return SplitShare<T>{comm, o, g, part, fingerprint, backend, poll, d, first_plane}; };
+  const auto share = [&] {
+    return SplitShare<T>{comm, o, g, part, fingerprint, backend, poll, d, first_plane};
+  };
   std::vector<T> traces;
   std::vector<float> field;
   bool ran = false;
@@ -793,8 +821,8 @@ void run_slab(acoustic::Setup<T>& built, const Options& o, const Domain& d, Resu
   if constexpr (std::is_same_v<T, float>) {
     if (gpu) {
       // (run_on_this_rank measured the copy bandwidth before the setup was built)
-      const auto config =
-          cuda::wave::parse_config(o.kernel_params, d.dim, d.radius, d.nx * d.ny, has_layers(d), /*slabs=*/true);
+      const auto config = cuda::wave::parse_config(o.kernel_params, d.dim, d.radius, d.nx * d.ny,
+                                                   has_layers(d), /*slabs=*/true);
       cuda::wave::AcousticGpu state(setup, config);
       setup = acoustic::Setup<T>{};
       res.kernel = state.describe();
@@ -839,7 +867,8 @@ void run_slab(acoustic::Setup<T>& built, const Options& o, const Domain& d, Resu
   comm.sum_to_root(traces.data(), int64_t(traces.size()));
   const bool to_file = o.final_field && !o.split_final_file.empty();
   if (to_file) detail::write_field_file(comm, o.split_final_file, d, first_plane, field, "final field");
-  std::vector<float> whole_field = o.final_field && !to_file ? gather_to_root(comm, field) : std::vector<float>{};
+  std::vector<float> whole_field =
+      o.final_field && !to_file ? gather_to_root(comm, field) : std::vector<float>{};
   if (comm.rank() == 0) {
     res.traces.assign(traces.begin(), traces.end());
     res.final_field = std::move(whole_field);
@@ -881,7 +910,8 @@ namespace {
 // copy bandwidth, each rank's taken as this one's.
 Result finish(Result& res, const Domain& d, std::chrono::steady_clock::time_point start) {
   res.interrupted = res.steps_done < res.nt;
-  res.timing.gpts = double(d.points()) * double(res.steps_done - res.first_step) / std::max(res.timing.loop_s, 1e-12) / 1e9;
+  res.timing.gpts =
+      double(d.points()) * double(res.steps_done - res.first_step) / std::max(res.timing.loop_s, 1e-12) / 1e9;
   if (res.timing.copy_gbps > 0) {
     res.timing.bound_gpts = res.ranks * res.timing.copy_gbps / res.timing.bytes_per_point;
     res.timing.percent_of_bound = 100.0 * res.timing.gpts / res.timing.bound_gpts;
@@ -908,9 +938,11 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
   // A slab of a split run: its share of the state, its planes of the host arrays.
   const Domain::Slab planes = planes_of(o, d);
   // A model held in part (a split run's rank) must hold the planes this slab reads.
-  if (const Model::Window need = d.model_planes(planes); need.k0 < model.z0 || need.k1 > model.z0 + model.planes())
-    bad("the model holds planes " + std::to_string(model.z0) + ".." + std::to_string(model.z0 + model.planes() - 1) +
-        " and this rank's slab reads " + std::to_string(need.k0) + ".." + std::to_string(need.k1 - 1));
+  if (const Model::Window need = d.model_planes(planes);
+      need.k0 < model.z0 || need.k1 > model.z0 + model.planes())
+    bad("the model holds planes " + std::to_string(model.z0) + ".." +
+        std::to_string(model.z0 + model.planes() - 1) + " and this rank's slab reads " +
+        std::to_string(need.k0) + ".." + std::to_string(need.k1 - 1));
   const double share = double(planes.k1 - planes.k0) / double(d.nz);
   const int64_t state = int64_t(double(state_bytes(d, o, gpu)) * share);
   const int64_t host_elem = o.double_precision ? 8 : 4;
@@ -921,12 +953,15 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
   // A split run's slab checks its own share when its state is made (AcousticGpu).
   if (gpu && !split(o)) cuda::ensure_device_memory(state, "the wave solver's state");
 #endif
-  if (const std::string w = sampling_warning_at(c.vmin, model, o, res.dt); !w.empty()) res.warnings.push_back(w);
+  if (const std::string w = sampling_warning_at(c.vmin, model, o, res.dt); !w.empty())
+    res.warnings.push_back(w);
   if (!on_surface.empty())
-    res.warnings.push_back(std::to_string(on_surface.size()) + " receiver(s), the first receiver " +
-                           std::to_string(on_surface.front()) +
-                           ", lie on the free surface, where u = 0: their traces are zero (place them below z = 0)");
-  res.reflection = o.boundary.reflection > 0 ? o.boundary.reflection : detail::default_reflection(o.boundary.cpml_width);
+    res.warnings.push_back(
+        std::to_string(on_surface.size()) + " receiver(s), the first receiver " +
+        std::to_string(on_surface.front()) +
+        ", lie on the free surface, where u = 0: their traces are zero (place them below z = 0)");
+  res.reflection =
+      o.boundary.reflection > 0 ? o.boundary.reflection : detail::default_reflection(o.boundary.cpml_width);
   res.timing.bytes_per_point = kInteriorBytesPerPoint;
 
   // The fingerprint reads the whole model: only a run that checkpoints or resumes pays for it (and
@@ -960,8 +995,9 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
     gathers += ' ';
     gathers += std::to_string(n);
   }
-  const std::string build = std::string(kVersion) + (kBuiltWithCuda ? " cuda" : " cpu-only") +
-                            (split(o) && o.comm->carries_device_memory() ? " device-transport" : " host-transport");
+  const std::string build =
+      std::string(kVersion) + (kBuiltWithCuda ? " cuda" : " cpu-only") +
+      (split(o) && o.comm->carries_device_memory() ? " device-transport" : " host-transport");
   const uint64_t split_fingerprint =
       split(o) ? fingerprint ^ std::hash<std::string>{}(build + " " + res.backend +
                                                         (o.double_precision ? " double " : " float ") +
@@ -971,14 +1007,16 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
 
   if (gpu) {
 #if FDSTENCIL_HAVE_CUDA
-    const auto config = cuda::wave::parse_config(o.kernel_params, d.dim, d.radius, d.nx * d.ny, has_layers(d));
+    const auto config =
+        cuda::wave::parse_config(o.kernel_params, d.dim, d.radius, d.nx * d.ny, has_layers(d));
     // The copy bandwidth of this run, before the state takes the memory: 1 GiB buffers, 20x the L2.
-    if (o.measure_bandwidth) res.timing.copy_gbps = cuda::measure_copy_bandwidth(int64_t(1) << 30, 10).memcpy_gbps;
-    auto setup = build_setup<float>(model, o, d, res.dt, res.reflection, c.vmax, std::move(src_taps), std::move(rec_taps),
-                                    planes_of(o, d));
+    if (o.measure_bandwidth)
+      res.timing.copy_gbps = cuda::measure_copy_bandwidth(int64_t(1) << 30, 10).memcpy_gbps;
+    auto setup = build_setup<float>(model, o, d, res.dt, res.reflection, c.vmax, std::move(src_taps),
+                                    std::move(rec_taps), planes_of(o, d));
     if (split(o)) {
-      run_slab(setup, o, d, res, *vote, true, split_fingerprint, fingerprint, resume_head ? &*resume_head : nullptr,
-               start);
+      run_slab(setup, o, d, res, *vote, true, split_fingerprint, fingerprint,
+               resume_head ? &*resume_head : nullptr, start);
       return finish(res, d, start);
     }
     cuda::wave::AcousticGpu gpu_state(setup, config);
@@ -1003,8 +1041,8 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
     }
     const auto cpu_run = [&](auto zero) {
       using T = decltype(zero);
-      auto setup = build_setup<T>(model, o, d, res.dt, res.reflection, c.vmax, std::move(src_taps), std::move(rec_taps),
-                                  planes_of(o, d));
+      auto setup = build_setup<T>(model, o, d, res.dt, res.reflection, c.vmax, std::move(src_taps),
+                                  std::move(rec_taps), planes_of(o, d));
       if (split(o))
         return run_slab(setup, o, d, res, *vote, false, split_fingerprint, fingerprint,
                         resume_head ? &*resume_head : nullptr, start);

@@ -131,8 +131,8 @@ struct FileCut {
 // This rank's cut of the checkpoint at `path` (its header `h`, already read and checked against the
 // run), without communicating: before the vote, so a file that does not fit stops every rank.
 template <class T>
-FileCut<T> read_checkpoint_cut(const std::filesystem::path& path, const CheckpointHeader& h, const SlabShape& g,
-                               const std::vector<std::string>& names) {
+FileCut<T> read_checkpoint_cut(const std::filesystem::path& path, const CheckpointHeader& h,
+                               const SlabShape& g, const std::vector<std::string>& names) {
   CheckpointHeader want;
   size_arrays<T>(want, g, names);
   if (h.arrays.size() != want.arrays.size()) checkpoint_fail(path, "it does not hold this run's arrays");
@@ -161,7 +161,8 @@ FileCut<T> read_checkpoint_cut(const std::filesystem::path& path, const Checkpoi
     a.assign(size_t(c.local_size), T(0));
     pread_all(f.fd, a.data() + c.local, c.count * z, start + c.whole * z, path, what);
     for (const Segment& s : gather_segments(g, i))
-      if (s.count > 0) out.parts.push_back({i, s.at * z, s.count * z, crc32c(a.data() + s.local, size_t(s.count * z)), 0});
+      if (s.count > 0)
+        out.parts.push_back({i, s.at * z, s.count * z, crc32c(a.data() + s.local, size_t(s.count * z)), 0});
   }
   return out;
 }
@@ -195,7 +196,8 @@ inline void verify_checkpoint_cut(Comm& comm, const std::filesystem::path& path,
   }
   comm.broadcast(&bad, sizeof bad);
   if (bad == -2) checkpoint_fail(path, "rank 0 could not read it again to check its checksums");
-  if (bad >= 0) checkpoint_fail(path, "array " + h.arrays[size_t(bad)].name + " does not match its checksum (corrupt)");
+  if (bad >= 0)
+    checkpoint_fail(path, "array " + h.arrays[size_t(bad)].name + " does not match its checksum (corrupt)");
 }
 
 }  // namespace fdstencil::wave::detail

@@ -17,11 +17,11 @@ namespace fdstencil::wave::detail {
 
 // `mine`: this slab's model points (model_points of its part), whose first plane is the model's
 // plane `first_plane`; `whole`: the whole domain, for the file's shape. Collective.
-inline void write_field_file(Comm& comm, const std::filesystem::path& path, const Domain& whole, int64_t first_plane,
-                             const std::vector<float>& mine, const char* kind) {
-  const std::vector<int64_t> shape = whole.dim == 3
-                                         ? std::vector<int64_t>{whole.model_nz, whole.model_ny, whole.model_nx}
-                                         : std::vector<int64_t>{whole.model_nz, whole.model_nx};
+inline void write_field_file(Comm& comm, const std::filesystem::path& path, const Domain& whole,
+                             int64_t first_plane, const std::vector<float>& mine, const char* kind) {
+  const std::vector<int64_t> shape =
+      whole.dim == 3 ? std::vector<int64_t>{whole.model_nz, whole.model_ny, whole.model_nx}
+                     : std::vector<int64_t>{whole.model_nz, whole.model_nx};
   const std::string header = npy_header(DType::f32, shape);
   const int64_t plane = whole.model_ny * whole.model_nx * int64_t(sizeof(float));
   SharedFile f(comm, path, int64_t(header.size()) + whole.model_nz * plane, kind);

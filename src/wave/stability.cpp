@@ -19,7 +19,8 @@ double minus_symbol(const std::vector<double>& c, int R, double theta) {
 
 double max_stable_dt(int dim, int radius, double h, double vmax) {
   if (dim != 2 && dim != 3) throw Error(ErrorKind::invalid_argument, "dim must be 2 or 3");
-  if (!(vmax > 0) || !(h > 0)) throw Error(ErrorKind::invalid_argument, "velocity and spacing must be positive");
+  if (!(vmax > 0) || !(h > 0))
+    throw Error(ErrorKind::invalid_argument, "velocity and spacing must be positive");
   const auto c = central_weights(2, radius);
   // Von Neumann: the leapfrog is stable while (v dt / h)^2 times the largest eigenvalue of -lap
   // (dim times the 1D symbol's largest magnitude, at theta = pi) is at most 4.

@@ -11,7 +11,9 @@
 namespace fdstencil::wave {
 
 std::vector<double> ricker(double f0, double delay, double dt, int64_t nt) {
-  if (!(f0 > 0) || !std::isfinite(f0)) throw Error(ErrorKind::invalid_argument, "the Ricker peak frequency must be positive, got " + std::to_string(f0));
+  if (!(f0 > 0) || !std::isfinite(f0))
+    throw Error(ErrorKind::invalid_argument,
+                "the Ricker peak frequency must be positive, got " + std::to_string(f0));
   if (!(dt > 0) || nt < 0) throw Error(ErrorKind::invalid_argument, "a wavelet needs dt > 0 and nt >= 0");
   std::vector<double> w(static_cast<size_t>(nt));
   for (int64_t n = 0; n < nt; ++n) {

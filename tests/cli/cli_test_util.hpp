@@ -33,7 +33,9 @@ inline Result run_cli(const std::string& args, const std::string& env = "") {
   return r;
 }
 
-inline bool gpu_present() { return run_cli("info --json").out.find("\"gpus\": [\n    {") != std::string::npos; }
+inline bool gpu_present() {
+  return run_cli("info --json").out.find("\"gpus\": [\n    {") != std::string::npos;
+}
 
 // A test with its own empty directory, <temp>/<prefix><pid>_<test name>, removed afterwards.
 class ScratchDirTest : public ::testing::Test {

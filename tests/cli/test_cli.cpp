@@ -103,8 +103,10 @@ TEST_F(Cli, BadInputExitsTwoWithAMessage) {
       {"apply --op d2x --radius 2 --spacing 0,1,1 --input " + in + " --output " + path("o.npy"), "hx"},
       {"apply --op d2x --radius 2 --spacing nan --input " + in + " --output " + path("o.npy"), "spacing"},
       {"apply --op d2x --radius 2 --spacing 1,inf,1 --input " + in + " --output " + path("o.npy"), "hy"},
-      {"apply --op d2x --radius 2 --backend gpu9 --input " + in + " --output " + path("o.npy"), "unknown backend"},
-      {"apply --op d2x --radius 2 --input " + path("missing.npy") + " --output " + path("o.npy"), "missing.npy"},
+      {"apply --op d2x --radius 2 --backend gpu9 --input " + in + " --output " + path("o.npy"),
+       "unknown backend"},
+      {"apply --op d2x --radius 2 --input " + path("missing.npy") + " --output " + path("o.npy"),
+       "missing.npy"},
       {"bench --op d2x --radius 9 --size 16,16,16", "radius 9"},
       {"bench --op d2x --size 16,0,16", "at least 1"},
       {"bench --op d2x --size 16,16", "three integers"},
@@ -119,7 +121,8 @@ TEST_F(Cli, BadInputExitsTwoWithAMessage) {
       {"coeffs --radius 4 --spacing 1e200", "range"},
       {"apply --op d2x --radius 2 --spacing 1e-200 --input " + in + " --output " + path("o.npy"), "hx"},
       {"apply --op d2x --radius 2 --spacing 1,1e200,1 --input " + in + " --output " + path("o.npy"), "hy"},
-      {"apply --op d2z --radius 2 --spacing 1,1,1e-20 --input " + in + " --output " + path("o.npy"), "float range"},
+      {"apply --op d2z --radius 2 --spacing 1,1,1e-20 --input " + in + " --output " + path("o.npy"),
+       "float range"},
       {"bench --backend cpu --op d2x --size 8,8,8 --json " + path("missing-dir/r.json"), "cannot write"},
       {"bench --backend cpu --op d2x --size 8,8,8 --profile", "needs --backend cuda"},
       {"bench --backend cpu --op d2x --size 8,8,8 --profile-child", "needs --backend cuda"},
@@ -199,15 +202,18 @@ TEST_F(Cli, ApplyMatchesTheReferenceAndCopiesTheHalo) {
         for (int64_t i = 0; i < nx; ++i) {
           const size_t n = size_t((k * ny + j) * nx + i);
           const bool halo = i < R || i >= nx - R || j < R || j >= ny - R || k < R || k >= nz - R;
-          if (halo) ASSERT_EQ(o[n], in[n]) << i << "," << j << "," << k;
-          else ASSERT_NEAR(o[n], g.at(i - R, j - R, k - R), 1e-12 * 400) << i << "," << j << "," << k;
+          if (halo)
+            ASSERT_EQ(o[n], in[n]) << i << "," << j << "," << k;
+          else
+            ASSERT_NEAR(o[n], g.at(i - R, j - R, k - R), 1e-12 * 400) << i << "," << j << "," << k;
         }
   }
 }
 
 TEST_F(Cli, BenchWritesTheResultsFile) {
   Result r;
-  const auto doc = bench_json("--backend cpu --op laplacian7,d2z --size 20,18,16 --dtype float,double --reps 3", &r);
+  const auto doc =
+      bench_json("--backend cpu --op laplacian7,d2z --size 20,18,16 --dtype float,double --reps 3", &r);
   ASSERT_FALSE(doc.is_null());
   EXPECT_TRUE(doc.contains("device"));
   EXPECT_GT(doc["copy_gbps"].get<double>(), 0.0);
@@ -308,7 +314,8 @@ TEST_F(Cli, BenchSameSizeCopyOnTheGpu) {
   if (!gpu_present()) GTEST_SKIP() << "no GPU";
   Result r;
   const auto doc = bench_json(
-      "--op d2x,laplacian7 --radius 1 --size 70,50,40 --dtype float --variant plan --reps 3 --same-size-copy", &r);
+      "--op d2x,laplacian7 --radius 1 --size 70,50,40 --dtype float --variant plan --reps 3 --same-size-copy",
+      &r);
   ASSERT_FALSE(doc.is_null());
   EXPECT_NE(r.out.find("same-size copy"), std::string::npos) << r.out;  // the table says it too
   const Result overhead = run("bench --op d2x --radius 1 --size 16,16,16 --overhead --same-size-copy");
@@ -322,7 +329,8 @@ TEST_F(Cli, BenchSameSizeCopyOnTheGpu) {
     EXPECT_EQ(rec["copy_same_size_bytes"].get<int64_t>(), out_points * 4) << rec.dump();
     const double copy = rec["copy_same_size_gbps"].get<double>();
     EXPECT_GT(copy, 0) << rec.dump();
-    EXPECT_NEAR(rec["pct_of_same_size_copy"].get<double>(), 100 * rec["effective_gbps"].get<double>() / copy, 1e-9);
+    EXPECT_NEAR(rec["pct_of_same_size_copy"].get<double>(), 100 * rec["effective_gbps"].get<double>() / copy,
+                1e-9);
   }
 }
 

@@ -58,7 +58,8 @@ class SegyCli : public test::ScratchDirTest {
     const Result r = run("segy from-npy " + path("m.npy") + " " + path("m.sgy") + " --spacing 12.5");
     ASSERT_EQ(r.code, 0) << r.out;
   }
-  void expect_refused(const std::string& args, const std::vector<std::string>& words, const std::string& not_written) {
+  void expect_refused(const std::string& args, const std::vector<std::string>& words,
+                      const std::string& not_written) {
     const Result r = run(args);
     EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
     for (const std::string& w : words) EXPECT_NE(r.out.find(w), std::string::npos) << w << " in: " << r.out;
@@ -75,12 +76,13 @@ const std::string kSmall2D =
 TEST(SegyCliBuild, HelpListsTheSegyCommandAndFlags) {
   const Result wave = run("wave --help");
   ASSERT_EQ(wave.code, 0) << wave.out;
-  for (const char* flag : {"--segy", "--shot-id", "--segy-z-unit", "--segy-inline-byte", "--segy-crossline-byte",
-                           ".sgy", "default 0.001", "default 189", "default 193"})
+  for (const char* flag : {"--segy", "--shot-id", "--segy-z-unit", "--segy-inline-byte",
+                           "--segy-crossline-byte", ".sgy", "default 0.001", "default 189", "default 193"})
     EXPECT_NE(wave.out.find(flag), std::string::npos) << flag;
   const Result segy = run("segy --help");
   ASSERT_EQ(segy.code, 0) << segy.out;
-  for (const char* sub : {"info", "to-npy", "from-npy"}) EXPECT_NE(segy.out.find(sub), std::string::npos) << sub;
+  for (const char* sub : {"info", "to-npy", "from-npy"})
+    EXPECT_NE(segy.out.find(sub), std::string::npos) << sub;
   for (const char* sub : {"info", "to-npy", "from-npy"}) {
     const Result r = run(std::string("segy ") + sub + " --help");
     EXPECT_EQ(r.code, 0) << sub;
@@ -94,7 +96,8 @@ TEST(SegyCliBuild, InfoSaysWhetherTheBuildHasLibsegyio) {
   ASSERT_EQ(j.code, 0) << j.out;
   EXPECT_EQ(json::parse(j.out)["build"]["segy"].get<bool>(), segy::available());
   const Result t = run("info");
-  EXPECT_NE(t.out.find(segy::available() ? "SEG-Y (libsegyio): on" : "SEG-Y (libsegyio): off"), std::string::npos)
+  EXPECT_NE(t.out.find(segy::available() ? "SEG-Y (libsegyio): on" : "SEG-Y (libsegyio): off"),
+            std::string::npos)
       << t.out;
 }
 
@@ -108,7 +111,8 @@ TEST_F(SegyCliWithout, ABuildWithoutLibsegyioRefusesSegyAtParseTime) {
   for (const std::string& args :
        {kSmall2D + "--receiver-line 100,100:100,500:3 --segy -o " + path("out"),
         "wave --backend cpu --model " + path("m.sgy") + " --steps 5 --source 10,10 -o " + path("out"),
-        "segy info " + path("m.sgy"), "segy from-npy " + path("m.npy") + " " + path("out") + " --spacing 10"}) {
+        "segy info " + path("m.sgy"),
+        "segy from-npy " + path("m.npy") + " " + path("out") + " --spacing 10"}) {
     const Result r = run(args);
     EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
     EXPECT_NE(r.out.find("libsegyio-dev"), std::string::npos) << r.out;
@@ -120,8 +124,8 @@ TEST_F(SegyCli, FromNpyInfoAndToNpyRoundTrip) {
   make_model();
   const Result info = run("segy info " + path("m.sgy"));
   ASSERT_EQ(info.code, 0) << info.out;
-  for (const char* words : {"3D SEG-Y model", "18 traces", "inline-sorted", "IEEE float", "dz 12.5 m", "3 inlines 1..3",
-                            "6 crosslines 1..6", "values 1500..2375"})
+  for (const char* words : {"3D SEG-Y model", "18 traces", "inline-sorted", "IEEE float", "dz 12.5 m",
+                            "3 inlines 1..3", "6 crosslines 1..6", "values 1500..2375"})
     EXPECT_NE(info.out.find(words), std::string::npos) << words << " in:\n" << info.out;
   const Result j = run("segy info --json " + path("m.sgy"));
   ASSERT_EQ(j.code, 0) << j.out;
@@ -136,16 +140,20 @@ TEST_F(SegyCli, FromNpyInfoAndToNpyRoundTrip) {
   EXPECT_EQ(a.shape, (std::vector<int64_t>{7, 3, 6}));
   EXPECT_EQ(floats(a), model_);
   // A z unit of 0.1 m stores 12.5 m as 125; reading it as millimetres gives dz 0.125 m.
-  ASSERT_EQ(run("segy from-npy " + path("m.npy") + " " + path("dm.sgy") + " --spacing 12.5 --segy-z-unit 0.1").code, 0);
+  ASSERT_EQ(
+      run("segy from-npy " + path("m.npy") + " " + path("dm.sgy") + " --spacing 12.5 --segy-z-unit 0.1").code,
+      0);
   const json dm = json::parse(run("segy info --json " + path("dm.sgy")).out);
   EXPECT_EQ(dm["sample_interval"], 125);
   EXPECT_EQ(dm["spacing"]["z"], 0.125);
-  EXPECT_EQ(json::parse(run("segy info --json --segy-z-unit 0.1 " + path("dm.sgy")).out)["spacing"]["z"], 12.5);
+  EXPECT_EQ(json::parse(run("segy info --json --segy-z-unit 0.1 " + path("dm.sgy")).out)["spacing"]["z"],
+            12.5);
 }
 
 TEST_F(SegyCli, WaveReadsASegyModelAndChecksTheSpacing) {
   make_model();
-  const std::string base = "wave --backend cpu --quiet --steps 5 --source 40,12,30 --no-final --model " + path("m.sgy");
+  const std::string base =
+      "wave --backend cpu --quiet --steps 5 --source 40,12,30 --no-final --model " + path("m.sgy");
   const Result r = run(base + " -o " + path("out"));
   ASSERT_EQ(r.code, 0) << r.out;
   const json model = read_json(dir_ / "out" / "summary.json")["model"];
@@ -154,16 +162,19 @@ TEST_F(SegyCli, WaveReadsASegyModelAndChecksTheSpacing) {
   EXPECT_EQ(model["spacing"], 12.5);
   EXPECT_EQ(model["segy"]["order"], "inline-sorted");
   EXPECT_EQ(run(base + " --spacing 12.5 -o " + path("agree")).code, 0);
-  expect_refused(base + " --spacing 10 -o " + path("bad"), {"--spacing 10", "contradicts", "dz = 12.5"}, path("bad"));
-  expect_refused(base + " --segy-z-unit 0.002 -o " + path("bad"), {"dz = 25 m", "dx = 12.5 m", "--segy-z-unit"},
+  expect_refused(base + " --spacing 10 -o " + path("bad"), {"--spacing 10", "contradicts", "dz = 12.5"},
                  path("bad"));
+  expect_refused(base + " --segy-z-unit 0.002 -o " + path("bad"),
+                 {"dz = 25 m", "dx = 12.5 m", "--segy-z-unit"}, path("bad"));
   expect_refused(base + " --segy-inline-byte 190 -o " + path("bad"), {"190", "inline"}, path("bad"));
   expect_refused(base + " --segy-inline-byte 193 -o " + path("bad"), {"both 193"}, path("bad"));
-  expect_refused(kSmall2D + "--segy-z-unit 0.01 -o " + path("bad"), {"--segy-z-unit", "SEG-Y --model"}, path("bad"));
+  expect_refused(kSmall2D + "--segy-z-unit 0.01 -o " + path("bad"), {"--segy-z-unit", "SEG-Y --model"},
+                 path("bad"));
 }
 
 TEST_F(SegyCli, WaveWritesShotSgyWithTheSamplesOfShotNpy) {
-  const Result r = run(kSmall2D + "--dt 0.001 --receiver-line 100,100:100,500:5 --segy --shot-id 9 -o " + path("out"));
+  const Result r =
+      run(kSmall2D + "--dt 0.001 --receiver-line 100,100:100,500:5 --segy --shot-id 9 -o " + path("out"));
   ASSERT_EQ(r.code, 0) << r.out;
   const fs::path out = dir_ / "out";
   const json sum = read_json(out / "summary.json");
@@ -203,29 +214,38 @@ TEST_F(SegyCli, WhatShotSgyCannotHoldIsRefusedBeforeTheRun) {
   const std::string rec = "--receiver-line 100,100:100,500:3 ";
   expect_refused(kSmall2D + rec + "--segy --record-dt 0.0012345 -o " + path("o"),
                  {"--record-dt 0.0012345", "whole number of microseconds"}, path("o"));
-  expect_refused(kSmall2D + rec + "--segy --record-dt 0.1 -o " + path("o"), {"--record-dt 0.1", "65535"}, path("o"));
-  expect_refused("wave --backend cpu --constant 2000 --shape 11,11 --spacing 10 --source 50,50 --steps 70000 " + rec +
-                     "--segy -o " + path("o"),
-                 {"--segy", "65535", "--record-dt"}, path("o"));
+  expect_refused(kSmall2D + rec + "--segy --record-dt 0.1 -o " + path("o"), {"--record-dt 0.1", "65535"},
+                 path("o"));
+  expect_refused(
+      "wave --backend cpu --constant 2000 --shape 11,11 --spacing 10 --source 50,50 --steps 70000 " + rec +
+          "--segy -o " + path("o"),
+      {"--segy", "65535", "--record-dt"}, path("o"));
   expect_refused(kSmall2D + "--segy -o " + path("o"), {"--segy", "no receivers"}, path("o"));
-  expect_refused(kSmall2D + rec + "--source 200,200 --segy -o " + path("o"), {"--segy", "2 sources"}, path("o"));
+  expect_refused(kSmall2D + rec + "--source 200,200 --segy -o " + path("o"), {"--segy", "2 sources"},
+                 path("o"));
   expect_refused(kSmall2D + rec + "--shot-id 0 -o " + path("o"), {"--shot-id", "at least 1"}, path("o"));
-  expect_refused(kSmall2D + rec + "--shot-id 3000000000 -o " + path("o"), {"--shot-id", "2147483647"}, path("o"));
+  expect_refused(kSmall2D + rec + "--shot-id 3000000000 -o " + path("o"), {"--shot-id", "2147483647"},
+                 path("o"));
 }
 
 TEST_F(SegyCli, BadSegyInputExits2AndWritesNothing) {
   make_model();
   std::ofstream(path("junk.sgy")) << "not a SEG-Y file";
-  expect_refused("segy to-npy " + path("junk.sgy") + " " + path("o.npy"), {"junk.sgy", "3600"}, path("o.npy"));
-  expect_refused("segy to-npy " + path("none.sgy") + " " + path("o.npy"), {"none.sgy", "no such file"}, path("o.npy"));
+  expect_refused("segy to-npy " + path("junk.sgy") + " " + path("o.npy"), {"junk.sgy", "3600"},
+                 path("o.npy"));
+  expect_refused("segy to-npy " + path("none.sgy") + " " + path("o.npy"), {"none.sgy", "no such file"},
+                 path("o.npy"));
   fs::copy_file(path("m.sgy"), path("cut.sgy"));
   fs::resize_file(path("cut.sgy"), fs::file_size(path("cut.sgy")) - 1);
   expect_refused("segy info " + path("cut.sgy"), {"truncated", "267 bytes are left over"}, path("o.npy"));
-  expect_refused("wave --backend cpu --model " + path("cut.sgy") + " --steps 5 --source 40,12,30 -o " + path("o"),
-                 {"truncated"}, path("o"));
-  expect_refused("segy from-npy " + path("m.npy") + " " + path("o.sgy"), {"--spacing is required"}, path("o.sgy"));
+  expect_refused(
+      "wave --backend cpu --model " + path("cut.sgy") + " --steps 5 --source 40,12,30 -o " + path("o"),
+      {"truncated"}, path("o"));
+  expect_refused("segy from-npy " + path("m.npy") + " " + path("o.sgy"), {"--spacing is required"},
+                 path("o.sgy"));
   expect_refused("segy from-npy " + path("m.npy") + " " + path("o.sgy") + " --spacing 0.0000001",
                  {"whole number", "--segy-z-unit"}, path("o.sgy"));
-  expect_refused("segy from-npy " + path("m.sgy") + " " + path("o.sgy") + " --spacing 10", {"m.sgy"}, path("o.sgy"));
+  expect_refused("segy from-npy " + path("m.sgy") + " " + path("o.sgy") + " --spacing 10", {"m.sgy"},
+                 path("o.sgy"));
   expect_refused("segy", {"needs a command", "info FILE", "to-npy", "from-npy"}, path("o.sgy"));
 }

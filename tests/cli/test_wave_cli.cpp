@@ -29,7 +29,9 @@ namespace {
 // OpenMP threads that spin while they wait turn a 0.6 s run into 7 s when another process holds one
 // of two cores (measured on the build machine); sleeping waiters keep the tests quick under load.
 // A policy the caller chose is kept.
-Result run(const std::string& args) { return test::run_cli(args, "OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive} "); }
+Result run(const std::string& args) {
+  return test::run_cli(args, "OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive} ");
+}
 
 json read_json(const fs::path& p) {
   std::ifstream f(p);
@@ -60,15 +62,47 @@ const std::string kSmall2D =
 TEST_F(WaveCli, HelpListsEveryOption) {
   const Result r = run("wave --help");
   ASSERT_EQ(r.code, 0) << r.out;
-  for (const char* option :
-       {"--model", "--constant", "--layered", "--shape", "--spacing", "--steps", "--time", "--dt", "--cfl-safety",
-        "--radius", "--cpml", "--free-surface", "--cpml-reflection", "--interpolation", "--source", "--sources",
-        "--ricker", "--delay", "--wavelet", "--wavelet-dt", "--receivers", "--receiver-line", "--receiver-grid",
-        "--record-dt", "--output", "--no-final", "--snapshot-every", "--snapshot-steps", "--snapshot-slice",
-        "--compare-analytic", "--backend", "--double", "--kernel-params", "--quiet", "--overlap", "--no-overlap", "mpirun"})
+  for (const char* option : {"--model",
+                             "--constant",
+                             "--layered",
+                             "--shape",
+                             "--spacing",
+                             "--steps",
+                             "--time",
+                             "--dt",
+                             "--cfl-safety",
+                             "--radius",
+                             "--cpml",
+                             "--free-surface",
+                             "--cpml-reflection",
+                             "--interpolation",
+                             "--source",
+                             "--sources",
+                             "--ricker",
+                             "--delay",
+                             "--wavelet",
+                             "--wavelet-dt",
+                             "--receivers",
+                             "--receiver-line",
+                             "--receiver-grid",
+                             "--record-dt",
+                             "--output",
+                             "--no-final",
+                             "--snapshot-every",
+                             "--snapshot-steps",
+                             "--snapshot-slice",
+                             "--compare-analytic",
+                             "--backend",
+                             "--double",
+                             "--kernel-params",
+                             "--quiet",
+                             "--overlap",
+                             "--no-overlap",
+                             "mpirun"})
     EXPECT_NE(r.out.find(option), std::string::npos) << option;
   // Units and defaults are part of the documentation.
-  for (const char* text : {"m/s", "metres", "seconds", "Hz", "default 4", "default 20", "default 0.8", "default 10"})
+  for (const char* text :
+       {"m/s", "metres", "seconds", "Hz", "default 4", "default 20", "default 0.8", "default 10"})
     EXPECT_NE(r.out.find(text), std::string::npos) << text;
   EXPECT_NE(run("--help").out.find("wave"), std::string::npos);
 }
@@ -130,8 +164,10 @@ TEST_F(WaveCli, Small2DRunWritesTheRecordTheSidecarTheFinalFieldAndTheSummary) {
 }
 
 TEST_F(WaveCli, ProgressAndSummaryOnStderrUnlessQuiet) {
-  const std::string args = "wave --backend cpu --constant 2000 --shape 41,61 --spacing 10 --steps 50 "
-                           "--source 200,300 --no-final -o " + out().string();
+  const std::string args =
+      "wave --backend cpu --constant 2000 --shape 41,61 --spacing 10 --steps 50 "
+      "--source 200,300 --no-final -o " +
+      out().string();
   const Result r = run(args);
   ASSERT_EQ(r.code, 0) << r.out;
   // Not a terminal: a line every 10 %, no carriage returns.
@@ -153,17 +189,18 @@ TEST_F(WaveCli, A3DRunWithAReceiverGridAndPositionFiles) {
   }
   const std::vector<double> rec = {50, 60, 70, 60, 70, 80};
   write_npy(path("receivers.npy"), DType::f64, {2, 3}, rec.data(), int64_t(rec.size() * 8));
-  const Result r = run("wave --backend cpu --quiet --constant 1500 --shape 24,25,26 --spacing 10 --cpml 8 --steps 12 "
-                       "--sources " + path("sources.csv") + " --receivers " + path("receivers.npy") +
-                       " --receiver-grid 40:50,150,3:60,200,2 --interpolation trilinear --radius 2 -o " +
-                       out().string());
+  const Result r =
+      run("wave --backend cpu --quiet --constant 1500 --shape 24,25,26 --spacing 10 --cpml 8 --steps 12 "
+          "--sources " +
+          path("sources.csv") + " --receivers " + path("receivers.npy") +
+          " --receiver-grid 40:50,150,3:60,200,2 --interpolation trilinear --radius 2 -o " + out().string());
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_EQ(read_npy(out("shot.npy")).shape, (std::vector<int64_t>{2 + 6, 12}));
   EXPECT_EQ(read_npy(out("final.npy")).shape, (std::vector<int64_t>{24, 25, 26}));
   const json side = read_json(out("shot.json"));
   EXPECT_EQ(side["sources"][0]["position"], json({100.0, 110.0, 120.0}));
   EXPECT_EQ(side["receivers"][1], json({60.0, 70.0, 80.0}));
-  EXPECT_EQ(side["receivers"][2], json({40.0, 50.0, 60.0}));   // the grid, y slow, x fast
+  EXPECT_EQ(side["receivers"][2], json({40.0, 50.0, 60.0}));  // the grid, y slow, x fast
   EXPECT_EQ(side["receivers"][3], json({40.0, 50.0, 200.0}));
   EXPECT_EQ(side["receivers"][7], json({40.0, 150.0, 200.0}));
   EXPECT_EQ(side["interpolation"], "trilinear");
@@ -178,8 +215,10 @@ TEST_F(WaveCli, A3DRunWithAReceiverGridAndPositionFiles) {
 // under-sampling check sees 10 Hz (5.4 points per wavelength at 1500 m/s) rather than the cut's
 // spread spectrum (282 Hz when only the run's samples were passed).
 TEST_F(WaveCli, LayeredUnderAFreeSurfaceAndAModelFile) {
-  Result r = run("wave --backend cpu --quiet --layered 0:1500,200:2500 --shape 41,61 --spacing 10 --free-surface "
-                 "--steps 50 --source 20,300 --receiver-line 10,100:10,500:3 -o " + out().string());
+  Result r =
+      run("wave --backend cpu --quiet --layered 0:1500,200:2500 --shape 41,61 --spacing 10 --free-surface "
+          "--steps 50 --source 20,300 --receiver-line 10,100:10,500:3 -o " +
+          out().string());
   ASSERT_EQ(r.code, 0) << r.out;
   json side = read_json(out("shot.json"));
   EXPECT_EQ(side["free_surface"], true);
@@ -194,8 +233,10 @@ TEST_F(WaveCli, LayeredUnderAFreeSurfaceAndAModelFile) {
 
   std::vector<float> v(size_t(12 * 13 * 14), 1800.f);
   write_npy(path("model.npy"), DType::f32, {12, 13, 14}, v.data(), int64_t(v.size() * 4));
-  r = run("wave --backend cpu --quiet --model " + path("model.npy") + " --spacing 10 --cpml 6 --radius 2 --steps 5 "
-          "--source 50,60,70 -o " + path("file"));
+  r = run("wave --backend cpu --quiet --model " + path("model.npy") +
+          " --spacing 10 --cpml 6 --radius 2 --steps 5 "
+          "--source 50,60,70 -o " +
+          path("file"));
   ASSERT_EQ(r.code, 0) << r.out;
   sum = read_json(path("file/summary.json"));
   EXPECT_EQ(sum["model"]["kind"], "file");
@@ -219,7 +260,7 @@ TEST_F(WaveCli, RecordDtSetsTheSampleCount) {
   fs::remove_all(out());
   r = run(kSmall2D + " --dt 0.001 --time 0.1 --record-dt 0.0003 --no-final -o " + out().string());
   ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_EQ(read_json(out("summary.json"))["steps"], 100);  // ceil(0.1 / 0.001), not 101
+  EXPECT_EQ(read_json(out("summary.json"))["steps"], 100);                     // ceil(0.1 / 0.001), not 101
   EXPECT_EQ(read_npy(out("shot.npy")).shape, (std::vector<int64_t>{5, 331}));  // floor(99 / 0.3) + 1
 }
 
@@ -245,10 +286,13 @@ TEST_F(WaveCli, ACoarserRecordMatchesTheRunsOwnSamples) {
 }
 
 TEST_F(WaveCli, SnapshotsAndTheirSlices) {
-  Result r = run(kSmall2D + " --steps 40 --snapshot-every 20 --snapshot-steps 0,10 --snapshot-slice z=20 --no-final -o " +
-                 out().string());
+  Result r =
+      run(kSmall2D +
+          " --steps 40 --snapshot-every 20 --snapshot-steps 0,10 --snapshot-slice z=20 --no-final -o " +
+          out().string());
   ASSERT_EQ(r.code, 0) << r.out;
-  for (const char* name : {"snapshot_000000.npy", "snapshot_000010.npy", "snapshot_000020.npy", "snapshot_000040.npy"})
+  for (const char* name :
+       {"snapshot_000000.npy", "snapshot_000010.npy", "snapshot_000020.npy", "snapshot_000040.npy"})
     EXPECT_EQ(read_npy(out(name)).shape, (std::vector<int64_t>{61})) << name;  // a 2D slice is a line
   EXPECT_FALSE(fs::exists(out("snapshot_000030.npy")));
   const json sum = read_json(out("summary.json"));
@@ -271,8 +315,11 @@ TEST_F(WaveCli, SnapshotsAndTheirSlices) {
   } cases3d[] = {{"--snapshot-slice y=4", {20, 22}}, {"--no-final", {20, 21, 22}}};
   for (const auto& c : cases3d) {
     fs::remove_all(out());
-    r = run("wave --backend cpu --quiet --constant 1500 --shape 20,21,22 --spacing 10 --cpml 6 --radius 2 --steps 6 "
-            "--source 100,100,100 --snapshot-steps 3 " + c.args + " -o " + out().string());
+    r =
+        run("wave --backend cpu --quiet --constant 1500 --shape 20,21,22 --spacing 10 --cpml 6 --radius 2 "
+            "--steps 6 "
+            "--source 100,100,100 --snapshot-steps 3 " +
+            c.args + " -o " + out().string());
     ASSERT_EQ(r.code, 0) << r.out;
     EXPECT_EQ(read_npy(out("snapshot_000003.npy")).shape, c.shape) << c.args;
   }
@@ -285,9 +332,11 @@ TEST_F(WaveCli, SnapshotsAndTheirSlices) {
 // time dispersion at 0.8 of the stability limit: at 0.2 it falls to 0.0020, and at h = 2.5 m to
 // 0.0005. The bound is 2x the measurement; a trace one step late would miss it by 3x (~0.17).
 TEST_F(WaveCli, CompareAnalyticIn2D) {
-  const Result r = run("wave --backend cpu --quiet --constant 2000 --shape 201,201 --spacing 5 --radius 4 "
-                       "--ricker 25 --source 500,500 --receiver-line 500,650:650,650:2 --time 0.5 --no-final "
-                       "--compare-analytic -o " + out().string());
+  const Result r =
+      run("wave --backend cpu --quiet --constant 2000 --shape 201,201 --spacing 5 --radius 4 "
+          "--ricker 25 --source 500,500 --receiver-line 500,650:650,650:2 --time 0.5 --no-final "
+          "--compare-analytic -o " +
+          out().string());
   ASSERT_EQ(r.code, 0) << r.out;
   const json a = read_json(out("summary.json"))["analytic"];
   ASSERT_TRUE(a.is_object()) << r.out;
@@ -305,12 +354,15 @@ TEST_F(WaveCli, CompareAnalyticIn2D) {
 // shortest wavelength), receivers 80 m and 113 m away; the first echo could come off x = 380 m at
 // 0.19 s. Measured misfit 0.027 (0.023 and 0.035 per receiver), the bound 2x.
 TEST_F(WaveCli, CompareAnalyticIn3D) {
-  const Result r = run("wave --backend cpu --quiet --constant 2000 --shape 31,31,31 --spacing 10 --cpml 8 "
-                       "--ricker 20 --source 150,150,150 --receiver-line 150,150,230:150,230,230:2 --time 0.15 "
-                       "--no-final --compare-analytic -o " + out().string());
+  const Result r =
+      run("wave --backend cpu --quiet --constant 2000 --shape 31,31,31 --spacing 10 --cpml 8 "
+          "--ricker 20 --source 150,150,150 --receiver-line 150,150,230:150,230,230:2 --time 0.15 "
+          "--no-final --compare-analytic -o " +
+          out().string());
   ASSERT_EQ(r.code, 0) << r.out;
   const json a = read_json(out("summary.json"))["analytic"];
-  std::printf("3D misfit %.4g, per receiver %s\n", a["misfit"].get<double>(), a["per_receiver"].dump().c_str());
+  std::printf("3D misfit %.4g, per receiver %s\n", a["misfit"].get<double>(),
+              a["per_receiver"].dump().c_str());
   EXPECT_LT(a["misfit"].get<double>(), 0.055);
   EXPECT_NEAR(a["window_end_s"].get<double>(), 380.0 / 2000.0, 1e-9);
   EXPECT_EQ(a["per_receiver"].size(), 2u);
@@ -329,8 +381,10 @@ TEST_F(WaveCli, AFileWaveletIsResampledToTheRunsStep) {
   }
   write_npy(path("w.npy"), DType::f32, {int64_t(w.size())}, w.data(), int64_t(w.size() * 4));
   const Result r = run("wave --backend cpu --quiet --constant 2000 --shape 121,121 --spacing 5 --wavelet " +
-                       path("w.npy") + " --wavelet-dt 0.0002 --source 301.3,298.7 --receiver-line 300,420:300,420:1 "
-                       "--cfl-safety 0.25 --time 0.2 --no-final --compare-analytic -o " + out().string());
+                       path("w.npy") +
+                       " --wavelet-dt 0.0002 --source 301.3,298.7 --receiver-line 300,420:300,420:1 "
+                       "--cfl-safety 0.25 --time 0.2 --no-final --compare-analytic -o " +
+                       out().string());
   ASSERT_EQ(r.code, 0) << r.out;
   const json sum = read_json(out("summary.json"));
   std::printf("file wavelet misfit %.4g\n", sum["analytic"]["misfit"].get<double>());
@@ -406,8 +460,8 @@ TEST_F(WaveCli, RefusesBadInputAndWritesNothing) {
       {M + S + "--receiver-line 100,100:100,500:0", "N: 0 must be at least 1"},
       {M + S + "--receiver-line 100,100:100,500", "Z,X:Z,X:N"},
       {M + S + "--receiver-grid 40:0,100,2:0,100,2", "needs a 3D model"},
-      {M + "--steps 10 --source 9000,300", "source 0 at"},                 // the library: outside the model
-      {M + S + "--receiver-line 100,100:100,5000:3", "receiver 1 at"},   // likewise
+      {M + "--steps 10 --source 9000,300", "source 0 at"},              // the library: outside the model
+      {M + S + "--receiver-line 100,100:100,5000:3", "receiver 1 at"},  // likewise
       // the wavelet
       {M + S + "--ricker 0", "--ricker: 0 must be positive"},
       {M + S + "--ricker 10 --wavelet " + path("w2d.npy") + " --wavelet-dt 0.001", "one of them"},
@@ -425,7 +479,8 @@ TEST_F(WaveCli, RefusesBadInputAndWritesNothing) {
       {M + S + "--snapshot-steps 5 --snapshot-slice q=1", "z=K, y=J or x=I"},
       {M + S + "--snapshot-slice z=1", "none were asked for"},
       // the analytic comparison
-      {"--layered 0:1500,100:2000 --shape 41,61 --spacing 10" + S + "--receiver-line 100,100:100,500:3 --compare-analytic",
+      {"--layered 0:1500,100:2000 --shape 41,61 --spacing 10" + S +
+           "--receiver-line 100,100:100,500:3 --compare-analytic",
        "homogeneous"},
       {M + S + "--receiver-line 100,100:100,500:3 --free-surface --compare-analytic", "--free-surface"},
       {M + S + "--compare-analytic", "no receivers"},
@@ -462,8 +517,10 @@ TEST_F(WaveCli, RefusesBadInputAndWritesNothing) {
 
 TEST_F(WaveCli, CudaWithoutAGpuIsAnInputError) {
   if (gpu_present()) GTEST_SKIP() << "a GPU is present";
-  const Result r = run("wave --quiet --backend cuda --constant 2000 --shape 41,61 --spacing 10 --steps 10 "
-                       "--source 200,300 -o " + out().string());
+  const Result r =
+      run("wave --quiet --backend cuda --constant 2000 --shape 41,61 --spacing 10 --steps 10 "
+          "--source 200,300 -o " +
+          out().string());
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("--backend cuda"), std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists(out()));

@@ -45,7 +45,8 @@ json read_json(const fs::path& p) {
 // The tool started in the background, its output into `log`: the pid, for kill
 // and wait.
 pid_t start(const std::string& args, const fs::path& log) {
-  const std::string cmd = kEnv + "exec " + std::string(FDSTENCIL_CLI_PATH) + " " + args + " >" + log.string() + " 2>&1";
+  const std::string cmd =
+      kEnv + "exec " + std::string(FDSTENCIL_CLI_PATH) + " " + args + " >" + log.string() + " 2>&1";
   const pid_t pid = fork();
   if (pid == 0) {
     execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
@@ -110,7 +111,8 @@ void interrupted_then_resumed(const fs::path& dir, int sig) {
   EXPECT_GT(summary["checkpoint"]["resumed_from_step"].get<int64_t>(), 0) << summary.dump();
   EXPECT_TRUE(fs::exists(cut / "snapshot_000010.npy"));
   const auto& outputs = summary["outputs"];
-  EXPECT_NE(std::find(outputs.begin(), outputs.end(), "snapshot_000010.npy"), outputs.end()) << summary.dump();
+  EXPECT_NE(std::find(outputs.begin(), outputs.end(), "snapshot_000010.npy"), outputs.end())
+      << summary.dump();
   EXPECT_FALSE(fs::exists(cut / "checkpoint.ckpt")) << "a finished run leaves no checkpoint to resume";
 }
 
@@ -242,7 +244,8 @@ TEST_F(WaveSurveyCli, AnInterruptedSurveyResumesToTheSameRecords) {
   const fs::path survey = write("survey.json", kThreeShots), whole = dir_ / "whole", cut = dir_ / "cut";
   // Longer shots (~1 s each on one thread), so the signal finds the survey
   // running.
-  const std::string base = kSurveyModel + " --ricker 15 --steps 1500 --checkpoint-every 20 --survey " + survey.string();
+  const std::string base =
+      kSurveyModel + " --ricker 15 --steps 1500 --checkpoint-every 20 --survey " + survey.string();
   ASSERT_EQ(run(base + " -o " + whole.string()).code, 0);
   const pid_t pid = start(base + " -o " + cut.string(), dir_ / "log.txt");
   ASSERT_TRUE(wait_for(cut / "shot_000011" / "done.json", pid)) << bytes_of(dir_ / "log.txt");
@@ -278,8 +281,8 @@ TEST_F(WaveSurveyCli, BadSurveysAreRefusedBeforeAnyShotRuns) {
   const Result r = run(kSurveyBase + " --survey " + (dir_ / "missing.json").string() + " -o " + out.string());
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("cannot open"), std::string::npos) << r.out;
-  const Result b =
-      run(kSurveyBase + " --survey " + write("ok.json", kThreeShots).string() + " --batch 2 -o " + out.string());
+  const Result b = run(kSurveyBase + " --survey " + write("ok.json", kThreeShots).string() +
+                       " --batch 2 -o " + out.string());
   EXPECT_EQ(b.code, 2) << b.out;
   EXPECT_NE(b.out.find("--batch"), std::string::npos) << b.out;
 }

@@ -55,11 +55,8 @@ TEST(BytesModel, SeismicNonCubicHandComputed) {
     Op op;
     int64_t fetch_float;
   };
-  const Row rows[] = {{Op::d2x, 78'660},
-                      {Op::d2y, 87'172},
-                      {Op::d2z, 91'908},
-                      {Op::d2xy, 101'156},
-                      {Op::d2xyz, 128'388}};
+  const Row rows[] = {
+      {Op::d2x, 78'660}, {Op::d2y, 87'172}, {Op::d2z, 91'908}, {Op::d2xy, 101'156}, {Op::d2xyz, 128'388}};
   for (const Row& row : rows) {
     const TheoreticalBytes f = theoretical_bytes(row.op, n, 4, 4);
     EXPECT_EQ(f.fetch, row.fetch_float) << op_name(row.op);

@@ -182,12 +182,11 @@ TEST(CentralWeights, RejectsBadInput) {
   const double inf = std::numeric_limits<double>::infinity();
   const double nan = std::numeric_limits<double>::quiet_NaN();
   for (int r : {0, 9, -1})
-    EXPECT_TRUE(throws_error([&] { central_weights(2, r); }, ErrorKind::invalid_argument,
-                             {"radius"}))
+    EXPECT_TRUE(throws_error([&] { central_weights(2, r); }, ErrorKind::invalid_argument, {"radius"}))
         << "R=" << r;
   for (int d : {0, 3, -1})
-    EXPECT_TRUE(throws_error([&] { central_weights(d, 2); }, ErrorKind::invalid_argument,
-                             {"derivative", "order"}))
+    EXPECT_TRUE(
+        throws_error([&] { central_weights(d, 2); }, ErrorKind::invalid_argument, {"derivative", "order"}))
         << "derivative " << d;
   for (double h : {0.0, -0.0, -1.0, nan, inf, -inf})
     EXPECT_TRUE(throws_error([&] { central_weights(2, 2, h); }, ErrorKind::invalid_argument,

@@ -53,9 +53,8 @@ TEST(Layout, FirstInteriorPointOfEveryLineIsAligned) {
       for (int r = 1; r <= kMaxRadius; ++r)
         for (int64_t nx : kNxs) {
           const Extents n{nx, 3, 2};
-          SCOPED_TRACE("elem_bytes=" + std::to_string(elem_bytes) +
-                       " align=" + std::to_string(align) + " R=" + std::to_string(r) +
-                       " nx=" + std::to_string(nx));
+          SCOPED_TRACE("elem_bytes=" + std::to_string(elem_bytes) + " align=" + std::to_string(align) +
+                       " R=" + std::to_string(r) + " nx=" + std::to_string(nx));
           const Layout l = Layout::make(n, r, elem_bytes, align);
           check_common(l, n, r, elem_bytes);
           EXPECT_EQ(l.align_bytes(), align);
@@ -64,9 +63,9 @@ TEST(Layout, FirstInteriorPointOfEveryLineIsAligned) {
           for (int64_t k = -r; k < n.nz + r; ++k)
             for (int64_t j = -r; j < n.ny + r; ++j)
               if ((l.index(0, j, k) * elem_bytes) % align != 0 && bad++ < 3)
-                ADD_FAILURE() << "line (j=" << j << ", k=" << k << ") starts at element "
-                              << l.index(0, j, k) << ", byte " << l.index(0, j, k) * elem_bytes
-                              << ", not a multiple of " << align;
+                ADD_FAILURE() << "line (j=" << j << ", k=" << k << ") starts at element " << l.index(0, j, k)
+                              << ", byte " << l.index(0, j, k) * elem_bytes << ", not a multiple of "
+                              << align;
         }
 }
 
@@ -93,9 +92,7 @@ void check_host_field_addresses() {
               << "line j=" << j << " k=" << k;
       // Every interior and halo element is writable without touching another point.
       f.fill(T(0));
-      test::for_each_point(f.layout(), r, [&](int64_t i, int64_t j, int64_t k) {
-        f.at(i, j, k) += T(1);
-      });
+      test::for_each_point(f.layout(), r, [&](int64_t i, int64_t j, int64_t k) { f.at(i, j, k) += T(1); });
       int64_t ones = 0;
       for (int64_t e = 0; e < f.layout().alloc_elems(); ++e) ones += f.data()[e] == T(1);
       EXPECT_EQ(ones, (nx + 2 * r) * (4 + 2 * r) * (3 + 2 * r));
@@ -122,8 +119,11 @@ TEST(Layout, UnalignedLayoutIsUnpadded) {
 
 TEST(Layout, RejectsBadRadius) {
   for (int r : {0, 9, -1, 100})
-    EXPECT_TRUE(throws_error([&] { Layout::make({8, 8, 8}, r, 4); }, ErrorKind::invalid_argument,
-                             {"radius"}))
+    EXPECT_TRUE(throws_error(
+        [&] {
+          Layout::make({8, 8, 8}, r, 4);
+        },
+        ErrorKind::invalid_argument, {"radius"}))
         << "R=" << r;
 }
 
@@ -140,17 +140,16 @@ TEST(Layout, RejectsEmptyOrNegativeExtents) {
 TEST(Layout, OverflowingSizesThrowOutOfMemory) {
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   const Extents element_overflow[] = {
-      {3'000'000, 3'000'000, 3'000'000},   // 2.7e19 points > 9.2e18
+      {3'000'000, 3'000'000, 3'000'000},                       // 2.7e19 points > 9.2e18
       {int64_t{1} << 21, int64_t{1} << 21, int64_t{1} << 21},  // 2^63 points
       {int64_t{1} << 40, int64_t{1} << 40, 1},
-      {kMax, 1, 1},      // nx + 2R itself overflows
+      {kMax, 1, 1},  // nx + 2R itself overflows
       {1, kMax - 1, 1},
       {1, 1, kMax / 2},  // times the slice
   };
   for (const Extents& n : element_overflow)
     for (int64_t elem_bytes : {int64_t{4}, int64_t{8}})
-      EXPECT_TRUE(throws_error([&] { Layout::make(n, 4, elem_bytes); }, ErrorKind::out_of_memory,
-                               {}))
+      EXPECT_TRUE(throws_error([&] { Layout::make(n, 4, elem_bytes); }, ErrorKind::out_of_memory, {}))
           << n.nx << "x" << n.ny << "x" << n.nz << " elem_bytes " << elem_bytes;
 
   // 2^20 cubed: about 2^60 elements fit in int64, but 8-byte elements make more than 2^63 bytes.
@@ -165,10 +164,8 @@ TEST(Layout, OverflowingSizesThrowOutOfMemory) {
 TEST(HostField, SizeBeyondHostMemoryThrowsOutOfMemory) {
   const Extents n{20'000, 20'000, 20'000};
   ASSERT_NO_THROW(Layout::make(n, 4, 4));
-  EXPECT_TRUE(throws_error([&] { HostField<float> f(n, 4); }, ErrorKind::out_of_memory,
-                           {"host field"}));
-  EXPECT_TRUE(throws_error([&] { HostField<double> f(n, 8, 1); }, ErrorKind::out_of_memory,
-                           {"host field"}));
+  EXPECT_TRUE(throws_error([&] { HostField<float> f(n, 4); }, ErrorKind::out_of_memory, {"host field"}));
+  EXPECT_TRUE(throws_error([&] { HostField<double> f(n, 8, 1); }, ErrorKind::out_of_memory, {"host field"}));
 }
 
 }  // namespace

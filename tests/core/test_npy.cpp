@@ -224,9 +224,7 @@ TEST_F(NpyTest, AcceptsOtherHeaderSpellings) {
 
 // --- rejections -------------------------------------------------------------------------------
 
-TEST_F(NpyTest, RejectsMissingFile) {
-  expect_io_error(path("nope.npy"), {"cannot open", "No such file"});
-}
+TEST_F(NpyTest, RejectsMissingFile) { expect_io_error(path("nope.npy"), {"cannot open", "No such file"}); }
 
 TEST_F(NpyTest, RejectsDirectory) { expect_io_error(dir_, {"directory"}); }
 
@@ -293,8 +291,7 @@ TEST_F(NpyTest, RejectsNegativeDimension) {
 
 TEST_F(NpyTest, RejectsShapeOverflow) {
   // 2^32 * 2^32 elements overflows int64 already.
-  expect_io_error(write_raw("count.npy",
-                            npy_v1(dict_for("<f4", "(4294967296, 4294967296)"), "")),
+  expect_io_error(write_raw("count.npy", npy_v1(dict_for("<f4", "(4294967296, 4294967296)"), "")),
                   {"element count", "overflows"});
   // 2^61 elements fit, but 2^64 bytes of float64 do not.
   expect_io_error(write_raw("bytes.npy", npy_v1(dict_for("<f8", "(2305843009213693952,)"), "")),

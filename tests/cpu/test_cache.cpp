@@ -27,8 +27,10 @@ class Cache : public ::testing::Test {
  protected:
   void SetUp() override {
     for (const char* name : {"FDSTENCIL_TUNING_CACHE", "XDG_CACHE_HOME", "HOME"})
-      if (const char* v = std::getenv(name)) saved_.emplace_back(name, v);
-      else saved_.emplace_back(name, std::nullopt);
+      if (const char* v = std::getenv(name))
+        saved_.emplace_back(name, v);
+      else
+        saved_.emplace_back(name, std::nullopt);
     dir_ = fs::temp_directory_path() / ("fds-cache-" + std::to_string(getpid()) + "-" +
                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
@@ -37,8 +39,10 @@ class Cache : public ::testing::Test {
   void TearDown() override {
     fs::remove_all(dir_);
     for (const auto& [name, value] : saved_)  // the environment as the test found it
-      if (value) ::setenv(name.c_str(), value->c_str(), 1);
-      else ::unsetenv(name.c_str());
+      if (value)
+        ::setenv(name.c_str(), value->c_str(), 1);
+      else
+        ::unsetenv(name.c_str());
   }
   fs::path file() const { return dir_ / "tuning.json"; }
   void write(const std::string& text) const { std::ofstream(file()) << text; }
@@ -150,11 +154,12 @@ TEST_F(Cache, AFileThatIsNotACacheWarns) {
 
 // The right shape with the wrong types: still a warning naming the file, never an exception.
 TEST_F(Cache, HeaderFieldsOfTheWrongTypeWarn) {
-  for (const std::string text :
-       {R"({"format": 1, "entries": []})",
-        R"({"format": "fdstencil-tuning-cache", "format_version": "1", "library_version": "x", "entries": []})",
-        R"({"format": "fdstencil-tuning-cache", "format_version": 1, "library_version": 2, "entries": []})",
-        R"({"format": "fdstencil-tuning-cache", "format_version": 1, "library_version": "0.2.0", "entries": {}})"}) {
+  for (
+      const std::string text :
+      {R"({"format": 1, "entries": []})",
+       R"({"format": "fdstencil-tuning-cache", "format_version": "1", "library_version": "x", "entries": []})",
+       R"({"format": "fdstencil-tuning-cache", "format_version": 1, "library_version": 2, "entries": []})",
+       R"({"format": "fdstencil-tuning-cache", "format_version": 1, "library_version": "0.2.0", "entries": {}})"}) {
     write(text);
     Warnings w;
     TuningCache c;
@@ -234,7 +239,9 @@ TEST_F(Cache, AnUnwritableCacheIsAnIoError) {
   write("x");
   // A regular file where the cache's folder should be.
   EXPECT_TRUE(test::throws_error(
-      [&] { TuningCache::store(file() / "sub" / "tuning.json", entry(Op::d2x, 1, {8, 8, 8}, "vec4", {}), nullptr); },
+      [&] {
+        TuningCache::store(file() / "sub" / "tuning.json", entry(Op::d2x, 1, {8, 8, 8}, "vec4", {}), nullptr);
+      },
       ErrorKind::io, {"tuning cache"}));
 }
 
@@ -250,7 +257,8 @@ TEST_F(Cache, TwoConcurrentWritersKeepEveryEntry) {
       int rc = 0;
       try {
         for (int i = 0; i < kPerWriter; ++i)
-          TuningCache::store(file(), entry(Op::d2xyz, 1 + w, {64 + i, 64, 64}, "l1march", {{"nw", 16}}), nullptr);
+          TuningCache::store(file(), entry(Op::d2xyz, 1 + w, {64 + i, 64, 64}, "l1march", {{"nw", 16}}),
+                             nullptr);
       } catch (...) {
         rc = 3;
       }

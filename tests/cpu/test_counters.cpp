@@ -95,7 +95,7 @@ TEST(Counters, MissingHeaderOrColumnIsAnError) {
 TEST(Counters, DerivedFiguresByHand) {
   const nlohmann::json c = derive_counters(parse_ncu_csv(sample_csv()), sample_record());
   EXPECT_EQ(c["status"], "ok");
-  EXPECT_DOUBLE_EQ(c["achieved_gbps"].get<double>(), 5e6 / 1e6);     // 5 MB in 1 ms
+  EXPECT_DOUBLE_EQ(c["achieved_gbps"].get<double>(), 5e6 / 1e6);       // 5 MB in 1 ms
   EXPECT_DOUBLE_EQ(c["fetch_efficiency"].get<double>(), 1.2e6 / 4e6);  // model / measured
   EXPECT_DOUBLE_EQ(c["write_efficiency"].get<double>(), 1.0);
   EXPECT_DOUBLE_EQ(c["read_write_ratio"].get<double>(), 4.0);
@@ -121,7 +121,8 @@ TEST(Counters, ProfileJobAgainstAStandInNcu) {
   const std::string ncu = fake_ncu(dir, sample_csv(), 0);
   const auto scratch = dir / "scratch";
   std::filesystem::create_directories(scratch);
-  const nlohmann::json c = profile_job(ncu, {"/bin/fdstencil", "bench", "--op", "d2xyz"}, sample_record(), scratch);
+  const nlohmann::json c =
+      profile_job(ncu, {"/bin/fdstencil", "bench", "--op", "d2xyz"}, sample_record(), scratch);
   EXPECT_EQ(c["status"], "ok") << c.dump();
   EXPECT_EQ(c["kernels"], 2);
   EXPECT_EQ(ncu_leftovers(scratch), 0);
@@ -140,8 +141,10 @@ TEST(Counters, ProfileJobAgainstAStandInNcu) {
 TEST(Counters, NoPermissionOrNoNcuSaysWhy) {
   const auto dir = std::filesystem::temp_directory_path() / ("fds-counters-perm-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
-  const std::string ncu = fake_ncu(
-      dir, "==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance Counters\n", 1);
+  const std::string ncu = fake_ncu(dir,
+                                   "==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access "
+                                   "NVIDIA GPU Performance Counters\n",
+                                   1);
   nlohmann::json c = profile_job(ncu, {"/bin/true"}, sample_record());
   EXPECT_EQ(c["status"], "unavailable");
   EXPECT_NE(c["reason"].get<std::string>().find("permission"), std::string::npos);

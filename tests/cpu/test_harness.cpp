@@ -52,10 +52,11 @@ TEST(Harness, EveryHostVariantVerifiesAndIsTimed) {
 TEST(Harness, RecordCarriesTheDocumentedFields) {
   const auto vs = find_variants(Op::d2xyz, "cpu");
   ASSERT_EQ(vs.size(), 1u);
-  const auto rec = run_variant(*vs[0], small_problem(Op::d2xyz, 2, DType::f32), Params::object(), quick(), 10.0);
-  for (const char* key : {"op", "variant", "backend", "dtype", "radius", "nx", "ny", "nz", "params",
-                          "verified", "max_rel_err", "median_ms", "min_ms", "max_ms",
-                          "effective_gbps", "pct_of_copy", "gpts"})
+  const auto rec =
+      run_variant(*vs[0], small_problem(Op::d2xyz, 2, DType::f32), Params::object(), quick(), 10.0);
+  for (const char* key :
+       {"op", "variant", "backend", "dtype", "radius", "nx", "ny", "nz", "params", "verified", "max_rel_err",
+        "median_ms", "min_ms", "max_ms", "effective_gbps", "pct_of_copy", "gpts"})
     EXPECT_TRUE(rec.contains(key)) << key;
   EXPECT_NEAR(rec["pct_of_copy"].get<double>(), 100.0 * rec["effective_gbps"].get<double>() / 10.0, 1e-9);
   EXPECT_LE(rec["min_ms"].get<double>(), rec["median_ms"].get<double>());
@@ -80,7 +81,8 @@ class BrokenLauncher final : public Launcher {
     if (fault_ == Fault::wrong_weight) s.h.hx *= 1.001;
     cpu_backend().apply(s, in, out);
     const Extents n = p_.interior();
-    if (fault_ == Fault::skip_point) out.at(n.nx / 2, n.ny / 2, n.nz / 2) = std::numeric_limits<T>::quiet_NaN();
+    if (fault_ == Fault::skip_point)
+      out.at(n.nx / 2, n.ny / 2, n.nz / 2) = std::numeric_limits<T>::quiet_NaN();
     if (fault_ == Fault::write_halo) out.at(-1, 0, 0) = T(0);
     if (fault_ == Fault::nan_out) out.at(0, 0, 0) = std::numeric_limits<T>::infinity();
     // Right on random input, off by 1 at one point on the posts' i + j + k field (whose (0,0,0) is
@@ -113,10 +115,11 @@ Variant broken(Fault f) {
 }  // namespace
 
 TEST(Harness, BrokenVariantsAreFailedAndNotTimed) {
-  for (Fault f : {Fault::analytic_only, Fault::skip_point, Fault::write_halo, Fault::wrong_weight, Fault::nan_out,
-                  Fault::off_by_one_x})
+  for (Fault f : {Fault::analytic_only, Fault::skip_point, Fault::write_halo, Fault::wrong_weight,
+                  Fault::nan_out, Fault::off_by_one_x})
     for (DType t : {DType::f32, DType::f64}) {
-      const auto rec = run_variant(broken(f), small_problem(Op::d2xyz, 4, t), Params::object(), quick(), 10.0);
+      const auto rec =
+          run_variant(broken(f), small_problem(Op::d2xyz, 4, t), Params::object(), quick(), 10.0);
       SCOPED_TRACE(rec.dump());
       EXPECT_EQ(rec["status"], "FAILED");
       EXPECT_FALSE(rec["verified"].get<bool>());
@@ -126,13 +129,15 @@ TEST(Harness, BrokenVariantsAreFailedAndNotTimed) {
 }
 
 TEST(Harness, ResourcesAndVerifyOnlyReachTheRecord) {
-  const auto rec = run_variant(broken(Fault::none), small_problem(Op::d2xyz, 2, DType::f32), Params::object(), quick(), 10.0);
+  const auto rec = run_variant(broken(Fault::none), small_problem(Op::d2xyz, 2, DType::f32), Params::object(),
+                               quick(), 10.0);
   EXPECT_EQ(rec["status"], "ok") << rec.dump();
   EXPECT_EQ(rec["regs"], 42);
   EXPECT_EQ(rec["occupancy"], 0.5);
   BenchOptions verify = quick();
   verify.reps = 0;
-  const auto v = run_variant(broken(Fault::none), small_problem(Op::d2xyz, 2, DType::f64), Params::object(), verify, 10.0);
+  const auto v = run_variant(broken(Fault::none), small_problem(Op::d2xyz, 2, DType::f64), Params::object(),
+                             verify, 10.0);
   EXPECT_EQ(v["status"], "verified");
   EXPECT_TRUE(v["verified"].get<bool>());
   EXPECT_TRUE(v["median_ms"].is_null());
@@ -142,8 +147,8 @@ TEST(Harness, ProfileChildTimesWithoutVerifyingAndSaysSo) {
   // Only bench --profile's child turns verification off; its record must never claim it.
   BenchOptions child = quick();
   child.verify = false;
-  const auto rec = run_variant(broken(Fault::wrong_weight), small_problem(Op::d2xyz, 2, DType::f32), Params::object(),
-                               child, 10.0);
+  const auto rec = run_variant(broken(Fault::wrong_weight), small_problem(Op::d2xyz, 2, DType::f32),
+                               Params::object(), child, 10.0);
   EXPECT_EQ(rec["status"], "ok") << rec.dump();
   EXPECT_FALSE(rec["verified"].get<bool>());
   EXPECT_NE(rec["verification"].get<std::string>().find("skipped"), std::string::npos);

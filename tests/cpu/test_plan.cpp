@@ -57,7 +57,8 @@ TEST(Plan, AutoIsTheGpuWhenThereIsOneElseTheCpu) {
   EXPECT_EQ(p.backend(), gpu_count() > 0 ? "cuda" : "cpu") << p.describe().dump();
   EXPECT_FALSE(p.source().empty());
   const nlohmann::json d = p.describe();
-  for (const char* key : {"op", "radius", "dtype", "interior", "backend", "variant", "params", "source", "resources"})
+  for (const char* key :
+       {"op", "radius", "dtype", "interior", "backend", "variant", "params", "source", "resources"})
     EXPECT_TRUE(d.contains(key)) << key;
 }
 
@@ -65,9 +66,16 @@ TEST(Plan, CudaWithoutAGpuSaysWhy) {
   if (gpu_count() > 0) GTEST_SKIP() << "a GPU is present";
   PlanOptions o;
   o.backend = "cuda";
-  EXPECT_TRUE(throws_error([&] { Plan({Op::d2z, 4, {}}, Layout::make({16, 16, 16}, 4, 4), o); },
-                           ErrorKind::unsupported, {"cuda", "gpu", "driver"}));
-  EXPECT_TRUE(throws_error([] { DeviceField<float> f({8, 8, 8}, 1); }, ErrorKind::unsupported, {"device", "gpu", "cuda"}));
+  EXPECT_TRUE(throws_error(
+      [&] {
+        Plan({Op::d2z, 4, {}}, Layout::make({16, 16, 16}, 4, 4), o);
+      },
+      ErrorKind::unsupported, {"cuda", "gpu", "driver"}));
+  EXPECT_TRUE(throws_error(
+      [] {
+        DeviceField<float> f({8, 8, 8}, 1);
+      },
+      ErrorKind::unsupported, {"device", "gpu", "cuda"}));
 }
 
 // The public device header (fdstencil/device.hpp) links in every build: without a GPU it says why
@@ -81,15 +89,31 @@ TEST(Plan, DeviceQueriesWithoutAGpuSayWhy) {
 
 TEST(Plan, BadPlansAreRefusedWithTheReason) {
   const Layout l4 = Layout::make({16, 16, 16}, 4, 4);
-  EXPECT_TRUE(throws_error([&] { Plan({Op::d2z, 3, {}}, l4); }, ErrorKind::invalid_argument, {"halo", "radius"}));
-  EXPECT_TRUE(throws_error([&] { Plan({Op::d2z, 4, {0, 1, 1}}, l4); }, ErrorKind::invalid_argument, {"spacing"}));
-  EXPECT_TRUE(throws_error([&] { Plan({Op::laplacian7, 4, {}}, l4); }, ErrorKind::invalid_argument, {"laplacian7"}));
+  EXPECT_TRUE(throws_error(
+      [&] {
+        Plan({Op::d2z, 3, {}}, l4);
+      },
+      ErrorKind::invalid_argument, {"halo", "radius"}));
+  EXPECT_TRUE(throws_error(
+      [&] {
+        Plan({Op::d2z, 4, {0, 1, 1}}, l4);
+      },
+      ErrorKind::invalid_argument, {"spacing"}));
+  EXPECT_TRUE(throws_error(
+      [&] {
+        Plan({Op::laplacian7, 4, {}}, l4);
+      },
+      ErrorKind::invalid_argument, {"laplacian7"}));
   PlanOptions o;
   o.backend = "fpga";
   EXPECT_TRUE(throws_error([&] { Plan({Op::d2z, 4, {}}, l4, o); }, ErrorKind::invalid_argument, {"fpga"}));
   o.backend = "cpu";
   o.variant = "window_vec";  // a cuda variant, not the cpu backend's
-  EXPECT_TRUE(throws_error([&] { Plan({Op::d2z, 4, {}}, l4, o); }, ErrorKind::invalid_argument, {"window_vec"}));
+  EXPECT_TRUE(throws_error(
+      [&] {
+        Plan({Op::d2z, 4, {}}, l4, o);
+      },
+      ErrorKind::invalid_argument, {"window_vec"}));
   o.variant = "cpu";
   o.params = {{"nw", 8}};  // the cpu backend takes no parameters
   EXPECT_TRUE(throws_error([&] { Plan({Op::d2z, 4, {}}, l4, o); }, ErrorKind::invalid_argument, {"nw"}));
@@ -151,7 +175,8 @@ TEST(Plan, HostViewsOverACallersArraysWithUnusualStrides) {
             scale = std::max(scale, std::abs(double(ref.at(i, j, k))));
           }
       EXPECT_GT(scale, 0.0);
-      EXPECT_LE(worst, tolerance_for(DType::f32, s) * scale) << "R=" << R << " line " << line << " slice " << slice;
+      EXPECT_LE(worst, tolerance_for(DType::f32, s) * scale)
+          << "R=" << R << " line " << line << " slice " << slice;
       // Nothing outside the interior was written.
       int64_t touched = 0;
       for (int64_t e = 0; e < total; ++e) {
@@ -166,15 +191,27 @@ TEST(Plan, HostViewsOverACallersArraysWithUnusualStrides) {
 
 TEST(Plan, ViewsRefuseBadPointersAndStrides) {
   std::vector<float> a(4096, 1.0f);
-  EXPECT_TRUE(throws_error([] { view_of<float>(nullptr, Memory::host, {4, 4, 4}, 1, 6, 36); },
-                           ErrorKind::invalid_argument, {"null"}));
+  EXPECT_TRUE(throws_error(
+      [] {
+        view_of<float>(nullptr, Memory::host, {4, 4, 4}, 1, 6, 36);
+      },
+      ErrorKind::invalid_argument, {"null"}));
   float* odd = reinterpret_cast<float*>(reinterpret_cast<char*>(a.data() + 64) + 2);
-  EXPECT_TRUE(throws_error([&] { view_of<float>(odd, Memory::host, {4, 4, 4}, 1, 6, 36); },
-                           ErrorKind::invalid_argument, {"aligned"}));
-  EXPECT_TRUE(throws_error([&] { view_of<float>(a.data() + 64, Memory::host, {4, 4, 4}, 1, 5, 36); },
-                           ErrorKind::invalid_argument, {"line stride"}));
-  EXPECT_TRUE(throws_error([&] { view_of<float>(a.data() + 64, Memory::host, {4, 4, 4}, 1, 6, 35); },
-                           ErrorKind::invalid_argument, {"plane stride"}));
+  EXPECT_TRUE(throws_error(
+      [&] {
+        view_of<float>(odd, Memory::host, {4, 4, 4}, 1, 6, 36);
+      },
+      ErrorKind::invalid_argument, {"aligned"}));
+  EXPECT_TRUE(throws_error(
+      [&] {
+        view_of<float>(a.data() + 64, Memory::host, {4, 4, 4}, 1, 5, 36);
+      },
+      ErrorKind::invalid_argument, {"line stride"}));
+  EXPECT_TRUE(throws_error(
+      [&] {
+        view_of<float>(a.data() + 64, Memory::host, {4, 4, 4}, 1, 6, 35);
+      },
+      ErrorKind::invalid_argument, {"plane stride"}));
   // The alignment a view keeps is what its pointer and strides allow.
   const auto v = view_of<float>(a.data() + 64, Memory::host, {4, 4, 4}, 1, 7, 49);
   EXPECT_EQ(v.layout().align_bytes() % 4, 0);
@@ -197,7 +234,8 @@ TEST(Plan, ViewsWithTheSameStridesButAnotherOffset) {
   const int64_t corner = R + R * l.line() + R * l.slice();
   for (int64_t k = -R; k < n.nz + R; ++k)
     for (int64_t j = -R; j < n.ny + R; ++j)
-      for (int64_t i = -R; i < n.nx + R; ++i) a[size_t(corner + i + j * l.line() + k * l.slice())] = in.at(i, j, k);
+      for (int64_t i = -R; i < n.nx + R; ++i)
+        a[size_t(corner + i + j * l.line() + k * l.slice())] = in.at(i, j, k);
   const auto vin = view_of<const float>(a.data() + corner, Memory::host, n, R, l.line(), l.slice());
   const auto vout = view_of<float>(b.data() + corner, Memory::host, n, R, l.line(), l.slice());
   ASSERT_EQ(vin.layout().offset(), 0);
@@ -225,13 +263,19 @@ TEST(Plan, ParametersWithoutAVariantAreRefused) {
   PlanOptions o;
   o.backend = "cpu";
   o.params = {{"nw", 8}};
-  EXPECT_TRUE(throws_error([&] { Plan({Op::d2z, 4, {}}, Layout::make({16, 16, 16}, 4, 4), o); },
-                           ErrorKind::invalid_argument, {"without a variant"}));
+  EXPECT_TRUE(throws_error(
+      [&] {
+        Plan({Op::d2z, 4, {}}, Layout::make({16, 16, 16}, 4, 4), o);
+      },
+      ErrorKind::invalid_argument, {"without a variant"}));
 }
 
 TEST(Plan, AViewThatClaimsMoreAlignmentThanItsStridesKeepIsRefused) {
   // A layout must not claim an alignment its strides cannot keep.
-  EXPECT_TRUE(throws_error([] { Layout::strided({8, 8, 8}, 1, 4, 11, 110, 16); }, ErrorKind::invalid_argument,
-                           {"aligned"}));
+  EXPECT_TRUE(throws_error(
+      [] {
+        Layout::strided({8, 8, 8}, 1, 4, 11, 110, 16);
+      },
+      ErrorKind::invalid_argument, {"aligned"}));
   EXPECT_NO_THROW(Layout::strided({8, 8, 8}, 1, 4, 12, 120, 16));
 }

@@ -15,28 +15,43 @@ using fdstencil::test::throws_error;
 
 TEST(TuneArgs, NonsenseIsRefusedWithTheReason) {
   const Extents n{64, 64, 64};
-  for (double budget : {0.0, -5.0, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
+  for (double budget :
+       {0.0, -5.0, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
     TuneOptions o;
     o.budget_seconds = budget;
-    EXPECT_TRUE(throws_error([&] { tune(Op::d2z, 4, DType::f32, n, o); }, ErrorKind::invalid_argument, {"budget"}))
+    EXPECT_TRUE(
+        throws_error([&] { tune(Op::d2z, 4, DType::f32, n, o); }, ErrorKind::invalid_argument, {"budget"}))
         << budget;
   }
   TuneOptions o;
   o.reps = 0;
-  EXPECT_TRUE(throws_error([&] { tune(Op::d2z, 4, DType::f32, n, o); }, ErrorKind::invalid_argument, {"timed"}));
+  EXPECT_TRUE(
+      throws_error([&] { tune(Op::d2z, 4, DType::f32, n, o); }, ErrorKind::invalid_argument, {"timed"}));
   o = {};
   o.store = false;
-  EXPECT_TRUE(throws_error([&] { tune(Op::d2z, 9, DType::f32, n, o); }, ErrorKind::invalid_argument, {"radius"}));
-  EXPECT_TRUE(throws_error([&] { tune(Op::laplacian7, 2, DType::f32, n, o); }, ErrorKind::invalid_argument, {"laplacian7"}));
-  EXPECT_TRUE(throws_error([&] { tune(Op::d2z, 4, DType::f32, {64, 0, 64}, o); }, ErrorKind::invalid_argument, {"0"}));
-  EXPECT_TRUE(throws_error([&] { tune(Op::d2z, 4, DType::f32, {int64_t(1) << 40, int64_t(1) << 40, 1 << 20}, o); },
-                           ErrorKind::out_of_memory, {"overflow"}));
+  EXPECT_TRUE(
+      throws_error([&] { tune(Op::d2z, 9, DType::f32, n, o); }, ErrorKind::invalid_argument, {"radius"}));
+  EXPECT_TRUE(throws_error([&] { tune(Op::laplacian7, 2, DType::f32, n, o); }, ErrorKind::invalid_argument,
+                           {"laplacian7"}));
+  EXPECT_TRUE(throws_error(
+      [&] {
+        tune(Op::d2z, 4, DType::f32, {64, 0, 64}, o);
+      },
+      ErrorKind::invalid_argument, {"0"}));
+  EXPECT_TRUE(throws_error(
+      [&] {
+        tune(Op::d2z, 4, DType::f32, {int64_t(1) << 40, int64_t(1) << 40, 1 << 20}, o);
+      },
+      ErrorKind::out_of_memory, {"overflow"}));
 }
 
 TEST(TuneArgs, WithoutAGpuItSaysSo) {
   if (gpu_count() > 0) GTEST_SKIP() << "a GPU is present";
   TuneOptions o;
   o.store = false;
-  EXPECT_TRUE(throws_error([&] { tune(Op::d2z, 4, DType::f32, {64, 64, 64}, o); }, ErrorKind::unsupported,
-                           {"gpu", "cuda"}));
+  EXPECT_TRUE(throws_error(
+      [&] {
+        tune(Op::d2z, 4, DType::f32, {64, 64, 64}, o);
+      },
+      ErrorKind::unsupported, {"gpu", "cuda"}));
 }

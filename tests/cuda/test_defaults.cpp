@@ -54,7 +54,9 @@ TEST(Defaults, EveryChoiceIsARegisteredVariantThatCanRun) {
             const Problem q = make_problem({op, r, {}}, {257, 131, 67}, t, align);
             bool any = false;
             for (const auto& [name, params] : default_choices(q))
-              any = any || find_variant(op, "cuda", name)->cannot_run(q, merge_params(*find_variant(op, "cuda", name), params)).empty();
+              any = any || find_variant(op, "cuda", name)
+                               ->cannot_run(q, merge_params(*find_variant(op, "cuda", name), params))
+                               .empty();
             EXPECT_TRUE(any) << op_name(op) << " R=" << r << " " << dtype_name(t) << " align " << align;
           }
         }

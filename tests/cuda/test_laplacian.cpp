@@ -19,7 +19,8 @@ namespace {
   if (cuda::device_count() == 0) GTEST_SKIP() << "no GPU: " << cuda::no_device_reason()
 
 Problem grid_problem(Extents size, DType t, int64_t align = kAlignBytes) {
-  return make_problem({Op::laplacian7, 1, {0.5, 0.25, 2.0}}, interior_from_size(Op::laplacian7, size), t, align);
+  return make_problem({Op::laplacian7, 1, {0.5, 0.25, 2.0}}, interior_from_size(Op::laplacian7, size), t,
+                      align);
 }
 
 BenchOptions verify_only() {
@@ -48,14 +49,16 @@ void expect_ok(const std::string& name, Extents size, const Params& params) {
 TEST(CudaLaplacian, RegistryHoldsTheSeries) {
   std::vector<std::string> names;
   for (const Variant* v : find_variants(Op::laplacian7, "cuda")) names.push_back(v->name);
-  EXPECT_EQ(names, (std::vector<std::string>{"k1", "k2", "k3", "k4", "k5", "k6_block", "k6", "k7", "k8_shfl", "k8", "k9"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"k1", "k2", "k3", "k4", "k5", "k6_block", "k6", "k7", "k8_shfl",
+                                             "k8", "k9"}));
 }
 
 TEST(CudaLaplacian, EveryVariantDefaultsOnOddSizes) {
   REQUIRE_GPU();
   // ny + 2 = 48 takes every tiling factor; nx and nz are odd and the lines padded.
   for (const Variant* v : find_variants(Op::laplacian7, "cuda"))
-    for (Extents size : {Extents{37, 48, 19}, Extents{131, 16, 7}}) expect_ok(v->name, size, Params::object());
+    for (Extents size : {Extents{37, 48, 19}, Extents{131, 16, 7}})
+      expect_ok(v->name, size, Params::object());
 }
 
 TEST(CudaLaplacian, EveryTilingFactorAndLaunchBound) {
@@ -94,7 +97,8 @@ TEST(CudaLaplacian, PipelinedTileShapesAndWindows) {
   for (const char* block : {"16x16x1", "32x8x1", "1x1x1", "3x5x1", "64x8x1"})
     for (int nw : {1, 2, 4, 7, 300})
       for (Extents size : {Extents{37, 48, 19}, Extents{3, 3, 3}, Extents{258, 21, 9}, Extents{67, 70, 33}})
-        for (const char* order : {"xyz", "zxy"}) expect_ok("k9", size, {{"block", block}, {"nw", nw}, {"order", order}});
+        for (const char* order : {"xyz", "zxy"})
+          expect_ok("k9", size, {{"block", block}, {"nw", nw}, {"order", order}});
 }
 
 // k9 in strips along y, launched in turn: strips of whole tiles and a short last one, more
@@ -113,7 +117,8 @@ TEST(CudaLaplacian, PipelinedTileInStrips) {
 // k9 with two rows a thread (my 2): odd row counts leave threads whose second row is outside,
 // with strips and both orders; 1 x 1 blocks make tiles of two rows.
 TEST(CudaLaplacian, PipelinedTileTwoRowsAThread) {
-  const auto bad = run_variant(variant("k9"), grid_problem({37, 48, 19}, DType::f32), {{"my", 3}}, verify_only(), 1.0);
+  const auto bad =
+      run_variant(variant("k9"), grid_problem({37, 48, 19}, DType::f32), {{"my", 3}}, verify_only(), 1.0);
   EXPECT_EQ(bad["status"], "unsupported");
   EXPECT_NE(bad["reason"].get<std::string>().find("my 3"), std::string::npos) << bad.dump();
   REQUIRE_GPU();
@@ -122,7 +127,8 @@ TEST(CudaLaplacian, PipelinedTileTwoRowsAThread) {
       for (int strips : {1, 3})
         for (Extents size : {Extents{37, 49, 19}, Extents{3, 3, 3}, Extents{67, 70, 33}})
           for (const char* order : {"xyz", "zxy"})
-            expect_ok("k9", size, {{"block", block}, {"nw", nw}, {"order", order}, {"strips", strips}, {"my", 2}});
+            expect_ok("k9", size,
+                      {{"block", block}, {"nw", nw}, {"order", order}, {"strips", strips}, {"my", 2}});
 }
 
 // The launches k9 makes, as the record reports them: one grid per strip, chunk-first under zxy.
@@ -131,7 +137,8 @@ TEST(CudaLaplacian, PipelinedTileLaunchesOneGridPerStrip) {
   REQUIRE_GPU();
   // Interior 65 x 68 x 31; 32 x 4 blocks of 4-float vectors: 1 x tile, 17 tile rows, nw 4: 8 chunks.
   const auto grids = [](const Params& params) {
-    const auto rec = run_variant(variant("k9"), grid_problem({67, 70, 33}, DType::f32), params, verify_only(), 1.0);
+    const auto rec =
+        run_variant(variant("k9"), grid_problem({67, 70, 33}, DType::f32), params, verify_only(), 1.0);
     EXPECT_EQ(rec["status"], "verified") << rec.dump();
     const nlohmann::json g = rec.value("grid", nlohmann::json());
     return g.is_array() ? g : nlohmann::json::array({g});
@@ -166,10 +173,12 @@ TEST(CudaLaplacian, PipelinedTileNamesABadOrderOrStripCount) {
 
 TEST(CudaLaplacian, UnsupportedShapesSayWhy) {
   // No GPU needed: can_run is a host-side check.
-  const auto rec = run_variant(variant("k5"), grid_problem({37, 47, 19}, DType::f32), {{"m", 8}}, verify_only(), 1.0);
+  const auto rec =
+      run_variant(variant("k5"), grid_problem({37, 47, 19}, DType::f32), {{"m", 8}}, verify_only(), 1.0);
   EXPECT_EQ(rec["status"], "unsupported");
   EXPECT_NE(rec["reason"].get<std::string>().find("multiple of m"), std::string::npos);
-  const auto rec2 = run_variant(variant("k4"), grid_problem({37, 48, 19}, DType::f32), {{"lb", 128}, {"block", "256x1x1"}}, verify_only(), 1.0);
+  const auto rec2 = run_variant(variant("k4"), grid_problem({37, 48, 19}, DType::f32),
+                                {{"lb", 128}, {"block", "256x1x1"}}, verify_only(), 1.0);
   EXPECT_EQ(rec2["status"], "unsupported");
   EXPECT_NE(rec2["reason"].get<std::string>().find("launch bound"), std::string::npos);
 }

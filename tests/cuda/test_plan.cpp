@@ -78,8 +78,8 @@ TEST(CudaPlan, EveryOperatorRadiusAndTypeOnOddSizes) {
           const Stencil s{op, r, {0.5, 0.25, 2.0}};
           const Plan plan(s, Layout::make(n, r, dtype_bytes(t)), no_cache());
           const bench::Check c = t == DType::f32 ? run_and_check<float>(plan) : run_and_check<double>(plan);
-          EXPECT_TRUE(c.ok) << op_name(op) << " R=" << r << " " << dtype_name(t) << " " << n.nx << "x" << n.ny << "x"
-                            << n.nz << " " << plan.describe().dump() << ": " << c.message;
+          EXPECT_TRUE(c.ok) << op_name(op) << " R=" << r << " " << dtype_name(t) << " " << n.nx << "x" << n.ny
+                            << "x" << n.nz << " " << plan.describe().dump() << ": " << c.message;
           EXPECT_NE(plan.source().find("defaults"), std::string::npos) << plan.source();
         }
     }
@@ -118,7 +118,8 @@ TEST(CudaPlan, DeviceViewsWithUnusualStrides) {
         std::vector<float> host_a(static_cast<size_t>(total), 0.5f), host_b(static_cast<size_t>(total));
         for (int64_t k = -R; k < n.nz + R; ++k)
           for (int64_t j = -R; j < n.ny + R; ++j)
-            for (int64_t i = -R; i < n.nx + R; ++i) host_a[size_t(vin.layout().index(i, j, k))] = in.at(i, j, k);
+            for (int64_t i = -R; i < n.nx + R; ++i)
+              host_a[size_t(vin.layout().index(i, j, k))] = in.at(i, j, k);
         ASSERT_EQ(cudaMemcpy(a, host_a.data(), size_t(total) * 4, cudaMemcpyHostToDevice), cudaSuccess);
         ASSERT_EQ(cudaMemset(b, 0xff, size_t(total) * 4), cudaSuccess);  // NaN everywhere
         const Stencil s{op, R, {1.0, 0.5, 2.0}};
@@ -137,8 +138,10 @@ TEST(CudaPlan, DeviceViewsWithUnusualStrides) {
             stray += !std::isnan(got);
             continue;
           }
-          if (!std::isfinite(got)) ++unwritten;
-          else worst = std::max(worst, std::abs(double(got) - double(ref.at(i, j, k))));
+          if (!std::isfinite(got))
+            ++unwritten;
+          else
+            worst = std::max(worst, std::abs(double(got) - double(ref.at(i, j, k))));
           scale = std::max(scale, std::abs(double(ref.at(i, j, k))));
         }
         const std::string what = std::string(op_name(op)) + " R=" + std::to_string(R) + " line " +
@@ -147,7 +150,8 @@ TEST(CudaPlan, DeviceViewsWithUnusualStrides) {
         EXPECT_EQ(stray, 0) << what;
         EXPECT_LE(worst, tolerance_for(DType::f32, s) * scale) << what;
         // What the plan relies on is what the view gives.
-        EXPECT_LE(plan.describe()["requires"]["align_bytes"].get<int64_t>(), vin.layout().align_bytes()) << what;
+        EXPECT_LE(plan.describe()["requires"]["align_bytes"].get<int64_t>(), vin.layout().align_bytes())
+            << what;
         EXPECT_EQ(plan.describe()["requires"]["tail_bytes"].get<int64_t>(), 0) << what;
         cudaFree(a);
         cudaFree(b);
@@ -167,7 +171,8 @@ TEST(CudaPlan, APlanForOwnedFieldsServesViewsWithTheSameStrides) {
       // origin is on 128 bytes as in the owned layout, and room behind the far corner.
       const int64_t corner = R + R * owned.line() + R * owned.slice();
       const int64_t pad = (32 - corner % 32) % 32;
-      const int64_t total = pad + corner + (n.nx + R) + (n.ny + R) * owned.line() + (n.nz + R) * owned.slice() + 1024;
+      const int64_t total =
+          pad + corner + (n.nx + R) + (n.ny + R) * owned.line() + (n.nz + R) * owned.slice() + 1024;
       float *base_a = nullptr, *base_b = nullptr;
       ASSERT_EQ(cudaMalloc(&base_a, size_t(total) * 4), cudaSuccess);
       ASSERT_EQ(cudaMalloc(&base_b, size_t(total) * 4), cudaSuccess);
@@ -179,11 +184,12 @@ TEST(CudaPlan, APlanForOwnedFieldsServesViewsWithTheSameStrides) {
       fill_random(in, kDefaultSeed + R);
       reference_backend().apply(plan.stencil(), in, ref);
       // Upload the field's points from its origin onwards, then run.
-      ASSERT_EQ(cudaMemcpy(a, in.data() + owned.origin() - corner, size_t(owned.alloc_elems() - owned.origin() + corner) * 4,
-                           cudaMemcpyHostToDevice),
+      ASSERT_EQ(cudaMemcpy(a, in.data() + owned.origin() - corner,
+                           size_t(owned.alloc_elems() - owned.origin() + corner) * 4, cudaMemcpyHostToDevice),
                 cudaSuccess);
       ASSERT_EQ(cudaMemset(base_b, 0xff, size_t(total) * 4), cudaSuccess);
-      const std::string what = std::string(op_name(op)) + " R=" + std::to_string(R) + " " + plan.describe().dump();
+      const std::string what =
+          std::string(op_name(op)) + " R=" + std::to_string(R) + " " + plan.describe().dump();
       if (plan.describe()["requires"]["head_bytes"].get<int64_t>() > 0 ||
           plan.describe()["requires"]["tail_bytes"].get<int64_t>() > 0) {
         EXPECT_THROW(plan.apply(vin, vout), Error) << what;  // a view has no head or tail to give
@@ -191,9 +197,10 @@ TEST(CudaPlan, APlanForOwnedFieldsServesViewsWithTheSameStrides) {
         plan.apply(vin, vout);
         cuda::synchronize();
         got.fill(std::numeric_limits<float>::quiet_NaN());
-        ASSERT_EQ(cudaMemcpy(got.data() + owned.origin() - corner, b, size_t(owned.alloc_elems() - owned.origin() + corner) * 4,
-                             cudaMemcpyDeviceToHost),
-                  cudaSuccess);
+        ASSERT_EQ(
+            cudaMemcpy(got.data() + owned.origin() - corner, b,
+                       size_t(owned.alloc_elems() - owned.origin() + corner) * 4, cudaMemcpyDeviceToHost),
+            cudaSuccess);
         const bench::Check c = bench::compare_to_reference(got, ref, DType::f32, plan.stencil());
         EXPECT_TRUE(c.ok) << what << ": " << c.message;
       }
@@ -215,10 +222,11 @@ TEST(CudaPlan, ApplyRefusesAViewTooWeaklyAligned) {
   // The same storage seen one float later: every x-line 4 bytes off its 16-byte boundary.
   const Layout& l = in.layout();
   const FieldView<const float> shifted(in.data() + 1, l, Memory::device);
-  EXPECT_TRUE(test::throws_error([&] { plan.apply(shifted, out.view()); }, ErrorKind::invalid_argument, {"aligned"}));
+  EXPECT_TRUE(
+      test::throws_error([&] { plan.apply(shifted, out.view()); }, ErrorKind::invalid_argument, {"aligned"}));
   HostField<float> h(n, R);
-  EXPECT_TRUE(test::throws_error([&] { plan.apply(std::as_const(h).view(), out.view()); }, ErrorKind::invalid_argument,
-                                 {"host memory"}));
+  EXPECT_TRUE(test::throws_error([&] { plan.apply(std::as_const(h).view(), out.view()); },
+                                 ErrorKind::invalid_argument, {"host memory"}));
   cuda::synchronize();
 }
 
@@ -289,7 +297,8 @@ TEST(CudaPlan, TheTuningCacheSteersThePlanAndABadOneFallsBack) {
   EXPECT_NE(Plan(s, l, o).source().find("built-in defaults"), std::string::npos);
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find(file.string()), std::string::npos);
-  std::ofstream(file) << R"({"format": "fdstencil-tuning-cache", "format_version": 1, "library_version": "0.0.1", "entries": []})";
+  std::ofstream(file)
+      << R"({"format": "fdstencil-tuning-cache", "format_version": 1, "library_version": "0.0.1", "entries": []})";
   warnings.clear();
   EXPECT_NE(Plan(s, l, o).source().find("built-in defaults"), std::string::npos);
   ASSERT_EQ(warnings.size(), 1u);
@@ -336,7 +345,8 @@ TEST(CudaPlan, TheDeviceComparisonSeesEveryFault) {
   const int R = 3;
   HostField<float> ref(n, R), out(n, R);
   fill_random(ref, 5);
-  for (int64_t e = 0; e < ref.layout().alloc_elems(); ++e) out.data()[e] = std::numeric_limits<float>::quiet_NaN();
+  for (int64_t e = 0; e < ref.layout().alloc_elems(); ++e)
+    out.data()[e] = std::numeric_limits<float>::quiet_NaN();
   for (int64_t k = 0; k < n.nz; ++k)
     for (int64_t j = 0; j < n.ny; ++j)
       for (int64_t i = 0; i < n.nx; ++i) out.at(i, j, k) = ref.at(i, j, k);

@@ -29,7 +29,8 @@ namespace {
 
 constexpr Op kSeismicOps[] = {Op::d2x, Op::d2y, Op::d2z, Op::d2xy, Op::d2xyz};
 
-nlohmann::json expect_verified(const Variant& v, Extents n, int radius, DType t, int64_t align, const Params& params) {
+nlohmann::json expect_verified(const Variant& v, Extents n, int radius, DType t, int64_t align,
+                               const Params& params) {
   const Problem p = make_problem({v.op, radius, {0.5, 0.25, 2.0}}, n, t, align);
   BenchOptions o;
   o.warmup = 0;
@@ -156,7 +157,8 @@ TEST(CudaSeismic, WindowLengths) {
           for (DType t : {DType::f32, DType::f64}) {
             const auto rec = expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes, {{"nw", nw}});
             EXPECT_EQ(rec.value("nw_used", 0), nw) << v->name;
-            EXPECT_EQ(grid_of(rec)[2], ceil_div(29, nw)) << v->name << " " << rec.value("grid", nlohmann::json()).dump();
+            EXPECT_EQ(grid_of(rec)[2], ceil_div(29, nw))
+                << v->name << " " << rec.value("grid", nlohmann::json()).dump();
           }
     }
 }
@@ -190,7 +192,8 @@ TEST(CudaSeismic, VectorWidthsAndLineBlocking) {
             // Default blocks 32x4x1: V = vec_bytes / element points per thread along x, my lines
             // per thread along y.
             const long vec = c.params["vec_bytes"].get<int>() / long(dtype_bytes(t));
-            EXPECT_EQ(grid_of(rec)[0], ceil_div(67, 32 * vec)) << c.variant << " " << rec.value("grid", nlohmann::json()).dump();
+            EXPECT_EQ(grid_of(rec)[0], ceil_div(67, 32 * vec))
+                << c.variant << " " << rec.value("grid", nlohmann::json()).dump();
             EXPECT_EQ(grid_of(rec)[1], ceil_div(35, 4 * c.params.value("my", 1))) << c.variant;
           }
         }
@@ -208,7 +211,8 @@ TEST(CudaSeismic, ZWindowChunkFirstOrder) {
     for (int nw : {1, 7, 300})
       for (int r : {1, 4, 8})
         for (DType t : {DType::f32, DType::f64}) {
-          const auto rec = expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes, {{"order", "zxy"}, {"nw", nw}});
+          const auto rec =
+              expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes, {{"order", "zxy"}, {"nw", nw}});
           const long vec = 16 / dtype_bytes(t);  // default block 32x4x1, 16-byte vectors
           const std::array<long, 3> want{ceil_div(29, nw), ceil_div(67, 32 * vec), ceil_div(35, 4)};
           EXPECT_EQ(grid_of(rec), want) << rec.value("grid", nlohmann::json()).dump();
@@ -263,11 +267,13 @@ TEST(CudaSeismic, PipelinedUnderARegisterCap) {
     for (const char* block : {"16x8x1", "3x5x1", "32x16x1"})
       for (int strips : {1, 3})
         for (const char* order : {"xyz", "zxy"}) {
-          const auto rec = expect_verified(*v, {67, 35, 29}, 3, t, kAlignBytes,
-                                           {{"block", block}, {"nw", 6}, {"strips", strips}, {"order", order}, {"regs", 64}});
+          const auto rec = expect_verified(
+              *v, {67, 35, 29}, 3, t, kAlignBytes,
+              {{"block", block}, {"nw", 6}, {"strips", strips}, {"order", order}, {"regs", 64}});
           EXPECT_LE(rec.value("regs", 1000), 64) << rec.dump();
         }
-  const auto free = expect_verified(*v, {67, 35, 29}, 3, DType::f32, kAlignBytes, {{"block", "16x8x1"}, {"regs", 0}});
+  const auto free =
+      expect_verified(*v, {67, 35, 29}, 3, DType::f32, kAlignBytes, {{"block", "16x8x1"}, {"regs", 0}});
   EXPECT_GT(free.value("regs", 0), 64) << free.dump();
 }
 
@@ -279,11 +285,14 @@ TEST(CudaSeismic, PipelinedUnderARegisterCap) {
 TEST(CudaSeismic, PipelinedWithTheQueueInSharedMemory) {
   const Variant* v = pipelined_variant();
   ASSERT_NE(v, nullptr);
-  const auto problem = [](int r) { return make_problem({Op::d2xyz, r, {}}, Extents{67, 35, 29}, DType::f32, kAlignBytes); };
+  const auto problem = [](int r) {
+    return make_problem({Op::d2xyz, r, {}}, Extents{67, 35, 29}, DType::f32, kAlignBytes);
+  };
   EXPECT_NE(v->cannot_run(problem(4), merge_params(*v, {{"zq", 3}})).find("zq 3"), std::string::npos);
   EXPECT_NE(v->cannot_run(problem(1), merge_params(*v, {{"zq", 1}})).find("from R = 2"), std::string::npos);
   EXPECT_NE(v->cannot_run(problem(3), merge_params(*v, {{"zq", 2}})).find("from R = 4"), std::string::npos);
-  EXPECT_NE(v->cannot_run(problem(4), merge_params(*v, {{"regs", 64}})).find("R = 3 only"), std::string::npos);
+  EXPECT_NE(v->cannot_run(problem(4), merge_params(*v, {{"regs", 64}})).find("R = 3 only"),
+            std::string::npos);
   EXPECT_EQ(v->cannot_run(problem(4), merge_params(*v, {{"regs", 64}, {"zq", 1}})), "");
   // The ring counts against the 227 KB: 256 x 2 threads at R = 8 in float take two tiles of
   // 1040 x 18 floats (150 KB) and fit alone, but not with a 16-plane ring of 512 vectors (128 KB).
@@ -296,18 +305,21 @@ TEST(CudaSeismic, PipelinedWithTheQueueInSharedMemory) {
       for (int zq : {1, 2}) {
         if (zq == 2 && r < 4) continue;
         for (int regs : {0, 64}) {
-          const auto rec = expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes,
-                                           {{"block", "16x8x1"}, {"nw", 6}, {"strips", 3}, {"order", "zxy"},
-                                            {"regs", regs}, {"zq", zq}});
+          const auto rec = expect_verified(
+              *v, {67, 35, 29}, r, t, kAlignBytes,
+              {{"block", "16x8x1"}, {"nw", 6}, {"strips", 3}, {"order", "zxy"}, {"regs", regs}, {"zq", zq}});
           if (regs == 64) {
             EXPECT_LE(rec.value("regs", 1000), 64) << rec.dump();
           }
-          expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes, {{"block", "3x5x1"}, {"nw", 1}, {"regs", regs}, {"zq", zq}});
+          expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes,
+                          {{"block", "3x5x1"}, {"nw", 1}, {"regs", regs}, {"zq", zq}});
         }
       }
   // The ring's whole point: at R = 8 the queue leaves the registers (128 in float without it).
-  const auto all = expect_verified(*v, {67, 35, 29}, 8, DType::f32, kAlignBytes, {{"block", "16x8x1"}, {"zq", 2}});
-  const auto none = expect_verified(*v, {67, 35, 29}, 8, DType::f32, kAlignBytes, {{"block", "16x8x1"}, {"zq", 0}});
+  const auto all =
+      expect_verified(*v, {67, 35, 29}, 8, DType::f32, kAlignBytes, {{"block", "16x8x1"}, {"zq", 2}});
+  const auto none =
+      expect_verified(*v, {67, 35, 29}, 8, DType::f32, kAlignBytes, {{"block", "16x8x1"}, {"zq", 0}});
   EXPECT_LT(all.value("regs", 1000), none.value("regs", 0)) << all.dump() << none.dump();
 }
 
@@ -318,10 +330,13 @@ TEST(CudaSeismic, PipelinedWithTheQueueInSharedMemory) {
 TEST(CudaSeismic, PipelinedTwoRowsAThread) {
   const Variant* v = pipelined_variant();
   ASSERT_NE(v, nullptr);
-  const auto problem = [](int r) { return make_problem({Op::d2xyz, r, {}}, Extents{67, 35, 29}, DType::f32, kAlignBytes); };
+  const auto problem = [](int r) {
+    return make_problem({Op::d2xyz, r, {}}, Extents{67, 35, 29}, DType::f32, kAlignBytes);
+  };
   EXPECT_NE(v->cannot_run(problem(4), merge_params(*v, {{"my", 3}})).find("my 3"), std::string::npos);
   EXPECT_NE(v->cannot_run(problem(5), merge_params(*v, {{"my", 2}})).find("up to R = 4"), std::string::npos);
-  EXPECT_NE(v->cannot_run(problem(4), merge_params(*v, {{"my", 2}, {"zq", 2}})).find("zq 0 or 1"), std::string::npos);
+  EXPECT_NE(v->cannot_run(problem(4), merge_params(*v, {{"my", 2}, {"zq", 2}})).find("zq 0 or 1"),
+            std::string::npos);
   EXPECT_NE(v->cannot_run(problem(3), merge_params(*v, {{"my", 2}, {"regs", 64}})).find("register cap"),
             std::string::npos);
   EXPECT_EQ(v->cannot_run(problem(4), merge_params(*v, {{"my", 2}, {"zq", 1}})), "");
@@ -330,18 +345,26 @@ TEST(CudaSeismic, PipelinedTwoRowsAThread) {
     for (DType t : {DType::f32, DType::f64})
       for (int zq : {0, 1}) {
         if (zq == 1 && r < 2) continue;
-        const auto two = expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes,
-                                         {{"block", "16x8x1"}, {"nw", 6}, {"strips", 3}, {"order", "zxy"}, {"my", 2}, {"zq", zq}});
+        const auto two = expect_verified(
+            *v, {67, 35, 29}, r, t, kAlignBytes,
+            {{"block", "16x8x1"}, {"nw", 6}, {"strips", 3}, {"order", "zxy"}, {"my", 2}, {"zq", zq}});
         // The launch covers 16 rows a block: a tile of 2 x 8 + 2R rows, twice (the double buffer).
-        const int vec = t == DType::f32 ? 4 : 2, pad = (r + vec - 1) / vec * vec, elem = t == DType::f32 ? 4 : 8;
-        EXPECT_EQ(two.value("dynamic_smem_bytes", 0), 2 * (16 * vec + 2 * pad) * (16 + 2 * r) * elem + zq * r * 128 * 2 * 16)
+        const int vec = t == DType::f32 ? 4 : 2, pad = (r + vec - 1) / vec * vec,
+                  elem = t == DType::f32 ? 4 : 8;
+        EXPECT_EQ(two.value("dynamic_smem_bytes", 0),
+                  2 * (16 * vec + 2 * pad) * (16 + 2 * r) * elem + zq * r * 128 * 2 * 16)
             << two.dump();
-        expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes, {{"block", "3x5x1"}, {"nw", 1}, {"my", 2}, {"zq", zq}});
-        expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes, {{"block", "1x1x1"}, {"nw", 5}, {"my", 2}, {"zq", zq}});
-        expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes, {{"block", "8x1x1"}, {"nw", 4}, {"my", 2}, {"zq", zq}});
+        expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes,
+                        {{"block", "3x5x1"}, {"nw", 1}, {"my", 2}, {"zq", zq}});
+        expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes,
+                        {{"block", "1x1x1"}, {"nw", 5}, {"my", 2}, {"zq", zq}});
+        expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes,
+                        {{"block", "8x1x1"}, {"nw", 4}, {"my", 2}, {"zq", zq}});
         // 32 rows a block: 35 rows take two tile rows.
-        const auto tall = expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes, {{"block", "8x16x1"}, {"nw", 8}, {"my", 2}, {"zq", zq}});
-        EXPECT_EQ(grid_of(tall), (std::array<long, 3>{ceil_div(67, 8 * vec), 2, ceil_div(29, 8)})) << tall.dump();
+        const auto tall = expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes,
+                                          {{"block", "8x16x1"}, {"nw", 8}, {"my", 2}, {"zq", zq}});
+        EXPECT_EQ(grid_of(tall), (std::array<long, 3>{ceil_div(67, 8 * vec), 2, ceil_div(29, 8)}))
+            << tall.dump();
       }
 }
 
@@ -373,7 +396,8 @@ long differing_points(const HostField<T>& a, const HostField<T>& b, Extents n) {
 
 template <class T>
 void expect_my_changes_no_bit(const Variant& v, int r, int zq) {
-  const Problem p = make_problem({Op::d2xyz, r, {0.5, 0.25, 2.0}}, Extents{67, 35, 29}, dtype_of<T>(), kAlignBytes);
+  const Problem p =
+      make_problem({Op::d2xyz, r, {0.5, 0.25, 2.0}}, Extents{67, 35, 29}, dtype_of<T>(), kAlignBytes);
   const Params one = {{"block", "16x8x1"}, {"nw", 6}, {"zq", zq}, {"my", 1}};
   Params two = one;
   two["my"] = 2;
@@ -411,7 +435,8 @@ TEST(CudaSeismic, BlockShapes) {
           if (v->name == "ring" && (ring_too_many || ring_smem(*v, block, r, DType::f32) > 227 * 1024)) {
             const Problem p = make_problem({op, r, {}}, Extents{37, 23, 19}, DType::f32, kAlignBytes);
             const std::string why = v->cannot_run(p, merge_params(*v, {{"block", block}}));
-            EXPECT_NE(why.find(ring_too_many ? "at most 256" : "227 KB"), std::string::npos) << block << ": " << why;
+            EXPECT_NE(why.find(ring_too_many ? "at most 256" : "227 KB"), std::string::npos)
+                << block << ": " << why;
             continue;
           }
           // tma: one box a tile, at most 256 elements a side (64 x 4 floats and the halo are 264).
@@ -435,10 +460,12 @@ TEST(CudaSeismic, DeepBlocks) {
       if (!v->defaults.contains("block")) continue;  // the pass pipelines fix their blocks
       const Problem p = make_problem({op, 3, {}}, {37, 23, 19}, DType::f32);
       const std::string why = v->cannot_run(p, merge_params(*v, {{"block", "32x4x2"}}));
-      const bool pointwise = v->name == "baseline" || v->name == "vec2" || v->name == "vec4" || v->name == "vec";
+      const bool pointwise =
+          v->name == "baseline" || v->name == "vec2" || v->name == "vec4" || v->name == "vec";
       if (pointwise) {
         EXPECT_EQ(why, "") << v->name;
-        if (cuda::device_count() > 0) expect_verified(*v, p.interior(), 3, DType::f32, kAlignBytes, {{"block", "32x4x2"}});
+        if (cuda::device_count() > 0)
+          expect_verified(*v, p.interior(), 3, DType::f32, kAlignBytes, {{"block", "32x4x2"}});
       } else {
         EXPECT_NE(why.find("BZ must be 1"), std::string::npos) << v->name << ": " << why;
       }
@@ -471,7 +498,8 @@ TEST(CudaSeismic, MarchingBlocksAtMost512) {
       const Problem p = make_problem({op, 8, {}}, Extents{64, 64, 64}, DType::f32, kAlignBytes);
       const std::string why = v->cannot_run(p, merge_params(*v, {{"block", "256x4x1"}}));
       // The ring marches hold at most 256, so that nvcc keeps their registers to a floor of blocks.
-      EXPECT_NE(why.find(v->name == "ring" ? "at most 256" : "at most 512"), std::string::npos) << v->name << ": " << why;
+      EXPECT_NE(why.find(v->name == "ring" ? "at most 256" : "at most 512"), std::string::npos)
+          << v->name << ": " << why;
     }
 }
 
@@ -502,9 +530,10 @@ TEST(CudaSeismic, BadVectorWidthOrLineBlockingSaysWhy) {
 
 // Above 227 KB of shared memory a tile cannot be launched: refused with the size, not a launch error.
 TEST(CudaSeismic, OversizedTileSaysWhy) {
-  const std::vector<std::tuple<Op, std::string, std::string>> cases = {
-      {Op::d2y, "vec_smem", "1024x1x1"}, {Op::d2xy, "fused", "1024x1x1"}, {Op::d2xyz, "pipelined", "512x1x1"},
-      {Op::d2xyz, "ring", "256x1x1"}};
+  const std::vector<std::tuple<Op, std::string, std::string>> cases = {{Op::d2y, "vec_smem", "1024x1x1"},
+                                                                       {Op::d2xy, "fused", "1024x1x1"},
+                                                                       {Op::d2xyz, "pipelined", "512x1x1"},
+                                                                       {Op::d2xyz, "ring", "256x1x1"}};
   for (const auto& [op, name, block] : cases)
     for (const Variant* v : find_variants(op, "cuda")) {
       if (v->name != name) continue;
@@ -588,7 +617,8 @@ TEST(CudaSeismic, RingWithAndWithoutTheRegisterFloor) {
               more_registers += regs[0] > regs[1];
             }
     }
-  EXPECT_GT(more_registers, cases / 4) << "of " << cases << " instances, those with more registers without the floor";
+  EXPECT_GT(more_registers, cases / 4)
+      << "of " << cases << " instances, those with more registers without the floor";
 }
 
 // The ring copies 16-byte granules: the last one of the far halo corner's row may reach 16 - e
@@ -632,24 +662,35 @@ const Variant* tma_variant() {
 TEST(CudaSeismic, TmaTileRing) {
   const Variant* v = tma_variant();
   ASSERT_NE(v, nullptr);
-  const auto problem = [](int r, DType t) { return make_problem({Op::d2xyz, r, {}}, Extents{67, 35, 29}, t, kAlignBytes); };
-  EXPECT_NE(v->cannot_run(problem(4, DType::f32), merge_params(*v, {{"ahead", 9}})).find("ahead 9"), std::string::npos);
-  EXPECT_NE(v->cannot_run(problem(4, DType::f32), merge_params(*v, {{"ahead", -1}})).find("ahead -1"), std::string::npos);
+  const auto problem = [](int r, DType t) {
+    return make_problem({Op::d2xyz, r, {}}, Extents{67, 35, 29}, t, kAlignBytes);
+  };
+  EXPECT_NE(v->cannot_run(problem(4, DType::f32), merge_params(*v, {{"ahead", 9}})).find("ahead 9"),
+            std::string::npos);
+  EXPECT_NE(v->cannot_run(problem(4, DType::f32), merge_params(*v, {{"ahead", -1}})).find("ahead -1"),
+            std::string::npos);
   // 62 x 4 floats and 4 + 4 of halo: 256, the largest box; 63 x 4 + 8 is 260.
   EXPECT_EQ(v->cannot_run(problem(4, DType::f32), merge_params(*v, {{"block", "62x2x1"}})), "");
   EXPECT_NE(v->cannot_run(problem(4, DType::f32), merge_params(*v, {{"block", "63x2x1"}})).find("256 a side"),
             std::string::npos);
-  EXPECT_NE(v->cannot_run(problem(8, DType::f32), merge_params(*v, {{"block", "1x241x1"}})).find("256 a side"),
-            std::string::npos);
+  EXPECT_NE(
+      v->cannot_run(problem(8, DType::f32), merge_params(*v, {{"block", "1x241x1"}})).find("256 a side"),
+      std::string::npos);
   // R = 8, ahead 8: 17 tiles of (32 x 4 + 16) x (16 + 16) floats, 18 KB each.
-  EXPECT_NE(v->cannot_run(problem(8, DType::f32), merge_params(*v, {{"block", "32x16x1"}, {"ahead", 8}})).find("227 KB"),
+  EXPECT_NE(v->cannot_run(problem(8, DType::f32), merge_params(*v, {{"block", "32x16x1"}, {"ahead", 8}}))
+                .find("227 KB"),
             std::string::npos);
-  EXPECT_NE(v->cannot_run(problem(4, DType::f32), merge_params(*v, {{"order", "yxz"}})).find("order"), std::string::npos);
-  EXPECT_NE(v->cannot_run(problem(4, DType::f32), merge_params(*v, {{"regs", 32}})).find("regs 32"), std::string::npos);
+  EXPECT_NE(v->cannot_run(problem(4, DType::f32), merge_params(*v, {{"order", "yxz"}})).find("order"),
+            std::string::npos);
+  EXPECT_NE(v->cannot_run(problem(4, DType::f32), merge_params(*v, {{"regs", 32}})).find("regs 32"),
+            std::string::npos);
   for (int r : {1, 2, 3, 5, 8})
-    EXPECT_NE(v->cannot_run(problem(r, DType::f32), merge_params(*v, {{"regs", 64}})).find("at R = 4 only"), std::string::npos);
-  EXPECT_NE(v->cannot_run(problem(6, DType::f32), merge_params(*v, {{"regs", 80}})).find("R = 4 and 5"), std::string::npos);
-  EXPECT_NE(v->cannot_run(problem(8, DType::f32), merge_params(*v, {{"regs", 96}})).find("R = 6 and 7"), std::string::npos);
+    EXPECT_NE(v->cannot_run(problem(r, DType::f32), merge_params(*v, {{"regs", 64}})).find("at R = 4 only"),
+              std::string::npos);
+  EXPECT_NE(v->cannot_run(problem(6, DType::f32), merge_params(*v, {{"regs", 80}})).find("R = 4 and 5"),
+            std::string::npos);
+  EXPECT_NE(v->cannot_run(problem(8, DType::f32), merge_params(*v, {{"regs", 96}})).find("R = 6 and 7"),
+            std::string::npos);
   // A view with nothing readable before its halo corner or after its far corner runs: a box starts
   // 3 floats left of the x halo at R = 1, but in plane 0, R planes past the corner.
   for (int r : {1, 5}) {
@@ -661,15 +702,18 @@ TEST(CudaSeismic, TmaTileRing) {
   for (int r = 1; r <= kMaxRadius; ++r)
     for (DType t : {DType::f32, DType::f64}) {
       const int e = int(dtype_bytes(t)), vec = 16 / e, pad = (r + vec - 1) / vec * vec;
-      const auto rec = expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes,
-                                       {{"block", "16x8x1"}, {"nw", 6}, {"strips", 3}, {"order", "zxy"}, {"ahead", 1}});
+      const auto rec =
+          expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes,
+                          {{"block", "16x8x1"}, {"nw", 6}, {"strips", 3}, {"order", "zxy"}, {"ahead", 1}});
       // The ring: R + 1 + ahead tiles of (16 V + 2 pad) x (8 + 2R), each on 128 bytes, and two
       // 8-byte barriers a tile.
       const long tiles = r + 1 + 1, tile = (16L * vec + 2 * pad) * (8 + 2 * r) * e;
-      EXPECT_EQ(rec.value("dynamic_smem_bytes", 0L), tiles * ((tile + 127) / 128 * 128) + 16 * tiles) << rec.dump();
+      EXPECT_EQ(rec.value("dynamic_smem_bytes", 0L), tiles * ((tile + 127) / 128 * 128) + 16 * tiles)
+          << rec.dump();
       expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes, {{"block", "3x5x1"}, {"nw", 1}, {"ahead", 0}});
       expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes, {{"block", "1x1x1"}, {"nw", 5}, {"ahead", 3}});
-      const auto one = expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes, {{"block", "8x16x1"}, {"nw", 300}, {"ahead", 2}});
+      const auto one = expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes,
+                                       {{"block", "8x16x1"}, {"nw", 300}, {"ahead", 2}});
       EXPECT_EQ(grid_of(one), (std::array<long, 3>{ceil_div(67, 8 * vec), 3, 1})) << one.dump();
       expect_verified(*v, {30, 9, 7}, r, t, kAlignBytes, {{"block", "4x4x1"}, {"nw", 3}, {"ahead", 2}});
     }
@@ -678,8 +722,9 @@ TEST(CudaSeismic, TmaTileRing) {
     for (int r = r_lo; r <= r_hi; ++r)
       for (DType t : {DType::f32, DType::f64})
         for (const char* block : {"16x16x1", "3x5x1", "16x32x1"}) {
-          const auto rec = expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes,
-                                           {{"block", block}, {"nw", 6}, {"strips", 2}, {"ahead", 2}, {"regs", cap}});
+          const auto rec =
+              expect_verified(*v, {67, 35, 29}, r, t, kAlignBytes,
+                              {{"block", block}, {"nw", 6}, {"strips", 2}, {"ahead", 2}, {"regs", cap}});
           EXPECT_LE(rec.value("regs", 1000), cap) << rec.dump();
         }
 }

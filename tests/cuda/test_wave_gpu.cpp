@@ -136,8 +136,8 @@ wave::Model model_for(int dim) {
 // would be orders of magnitude above it.
 TEST(WaveGpu, MatchesTheCpuWithinFloatRoundOff) {
   REQUIRE_GPU();
-  for (const Case c : {Case{3, 1, false}, Case{3, 4, false}, Case{3, 8, true}, Case{2, 1, true}, Case{2, 4, false},
-                       Case{2, 8, false}}) {
+  for (const Case c : {Case{3, 1, false}, Case{3, 4, false}, Case{3, 8, true}, Case{2, 1, true},
+                       Case{2, 4, false}, Case{2, 8, false}}) {
     const std::string t = name_of(c);
     const wave::Model m = model_for(c.dim);
     const Runs r = run_three(c, m);
@@ -192,21 +192,27 @@ TEST(WaveGpu, KernelParametersGiveTheSameAnswer) {
       {3, false, R"({"design": "l1", "block": "64x2", "vec": 4, "nw": 4})", "block=64x2"},
       {3, false, R"({"design": "tile", "block": "32x4", "nw": 8})", "vec=4 nw=8 design=tile"},
       {3, true, R"({"design": "tile", "block": "16x8", "nw": 5})", "block=16x8 vec=4 nw=5 design=tile"},
-      {3, true, R"({"design": "tile", "block": "64x4", "vec": 4, "nw": 16})", "block=64x4 vec=4 nw=16 design=tile"},
+      {3, true, R"({"design": "tile", "block": "64x4", "vec": 4, "nw": 16})",
+       "block=64x4 vec=4 nw=16 design=tile"},
       {3, true, R"({"design": "tile", "block": "16x8", "nw": 5, "zq": 1})", "nw=5 design=tile zq=1"},
       // Blocks narrow enough for an interior box, one kernel and two (split): the interior kernel
       // is the boundary kernel's CPML-free path compiled alone, the same arithmetic.
-      {3, false, R"({"design": "l1", "block": "8x4", "vec": 2, "nw": 8, "split": 1})", "nw=8 design=l1 split=1"},
-      {3, true, R"({"design": "l1", "block": "8x4", "vec": 2, "nw": 8, "split": 0})", "nw=8 design=l1 split=0"},
-      {3, true, R"({"design": "tile", "block": "8x8", "nw": 8, "zq": 1, "split": 1})", "design=tile zq=1 split=1"},
+      {3, false, R"({"design": "l1", "block": "8x4", "vec": 2, "nw": 8, "split": 1})",
+       "nw=8 design=l1 split=1"},
+      {3, true, R"({"design": "l1", "block": "8x4", "vec": 2, "nw": 8, "split": 0})",
+       "nw=8 design=l1 split=0"},
+      {3, true, R"({"design": "tile", "block": "8x8", "nw": 8, "zq": 1, "split": 1})",
+       "design=tile zq=1 split=1"},
       {3, false, R"({"design": "tile", "block": "8x8", "nw": 8, "split": 0})", "design=tile split=0"},
       {3, true, R"({"design": "l1", "block": "32x4", "vec": 4, "nw": 7})", "nw=7 design=l1"},
       // The tma design: its ring runs the interior box (narrow blocks, so there is one; ahead 0
       // to 3 and chunks shorter than R), the l1 march or the tile's the rest; and the design's
       // defaults (the table's row where it names tma), whose box is empty here (every block runs
       // the tile's boundary march).
-      {3, false, R"({"design": "tma", "block": "2x16", "nw": 5, "ahead": 0})", "nw=5 design=tma split=1 ahead=0"},
-      {3, true, R"({"design": "tma", "block": "4x8", "nw": 3, "ahead": 3})", "nw=3 design=tma split=1 ahead=3"},
+      {3, false, R"({"design": "tma", "block": "2x16", "nw": 5, "ahead": 0})",
+       "nw=5 design=tma split=1 ahead=0"},
+      {3, true, R"({"design": "tma", "block": "4x8", "nw": 3, "ahead": 3})",
+       "nw=3 design=tma split=1 ahead=3"},
       {3, true, R"({"design": "tma"})", "vec=4 nw=16 design=tma split=1 ahead=2 boundary=tile"},
       {3, true, R"({"design": "tma", "block": "4x8", "nw": 5, "boundary": "l1"})", "ahead=2 boundary=l1"},
       {2, true, R"({"block": "128x1", "vec": 2, "nw": 8})", "nw=8"},
@@ -267,7 +273,8 @@ TEST(WaveGpu, TileAndL1DesignsAgreeOnASmallGrid) {
       EXPECT_EQ(ff.rel, 0.0) << "R = " << radius << " " << params << " at element " << ff.at;
       const std::string p = params, key = R"("design": ")";
       const size_t at = p.find(key) + key.size();
-      EXPECT_NE(other.kernel.find("design=" + p.substr(at, p.find('"', at) - at)), std::string::npos) << other.kernel;
+      EXPECT_NE(other.kernel.find("design=" + p.substr(at, p.find('"', at) - at)), std::string::npos)
+          << other.kernel;
     }
   }
 }
@@ -282,12 +289,12 @@ TEST(WaveGpu, InteriorAndBoundaryKernelsTogetherMatchTheCpu) {
   REQUIRE_GPU();
   const wave::Model m = heterogeneous(3, 64, 60, 72, 10.0, 4245);
   const std::string sets[] = {R"({"design": "l1", "block": "8x4", "vec": 2, "nw": 8, "split": 1})",
-                               R"({"design": "l1", "block": "8x8", "vec": 4, "nw": 6, "split": 1})",
-                               R"({"design": "tile", "block": "8x8", "nw": 6, "split": 1})",
-                               R"({"design": "tile", "block": "8x8", "nw": 7, "zq": 1, "split": 1})",
-                               R"({"design": "tma", "block": "8x8", "nw": 6, "ahead": 1})",
-                               R"({"design": "tma", "block": "4x16", "nw": 9, "ahead": 4})",
-                               R"({"design": "tma", "block": "8x8", "nw": 6, "boundary": "l1"})"};
+                              R"({"design": "l1", "block": "8x8", "vec": 4, "nw": 6, "split": 1})",
+                              R"({"design": "tile", "block": "8x8", "nw": 6, "split": 1})",
+                              R"({"design": "tile", "block": "8x8", "nw": 7, "zq": 1, "split": 1})",
+                              R"({"design": "tma", "block": "8x8", "nw": 6, "ahead": 1})",
+                              R"({"design": "tma", "block": "4x16", "nw": 9, "ahead": 4})",
+                              R"({"design": "tma", "block": "8x8", "nw": 6, "boundary": "l1"})"};
   for (int radius : {1, 4, 8})
     for (size_t i = 0; i < std::size(sets); ++i) {
       const std::string& params = sets[i];
@@ -311,8 +318,8 @@ TEST(WaveGpu, InteriorAndBoundaryKernelsTogetherMatchTheCpu) {
 
 namespace {
 // A config's design, block, chunk and split against the expected ones (`what` names the case).
-void expect_shape(const cuda::wave::KernelConfig& c, cuda::wave::StepDesign design, int bx, int by, int nw, int split,
-                  const std::string& what) {
+void expect_shape(const cuda::wave::KernelConfig& c, cuda::wave::StepDesign design, int bx, int by, int nw,
+                  int split, const std::string& what) {
   EXPECT_EQ(c.design, design) << what;
   EXPECT_EQ(c.bx, bx) << what;
   EXPECT_EQ(c.by, by) << what;
@@ -330,7 +337,8 @@ TEST(WaveGpu, DefaultsFollowTheRadiusAndThePlaneSize) {
   using cuda::wave::StepDesign;
   const int64_t small = 512 * 512, large = 1024 * 1024;
   for (int r : {1, 2}) {
-    const auto s = cuda::wave::default_config(3, r, small, false), l = cuda::wave::default_config(3, r, large, false);
+    const auto s = cuda::wave::default_config(3, r, small, false),
+               l = cuda::wave::default_config(3, r, large, false);
     EXPECT_EQ(s.design, StepDesign::tile) << r;
     EXPECT_EQ(s.split, 1) << r;
     EXPECT_EQ(s.zq, r == 2 ? 1 : 0) << r;
@@ -362,7 +370,10 @@ TEST(WaveGpu, DefaultsFollowTheRadiusAndThePlaneSize) {
       EXPECT_EQ(tma.split, 1) << r;
       EXPECT_EQ(tma.ahead, 2) << r;
       EXPECT_EQ(tma.boundary, StepDesign::tile) << r;
-      EXPECT_EQ(cuda::wave::parse_config(R"({"design": "tma", "ahead": 5, "block": "8x16"})", 3, r, plane, false).ahead, 5);
+      EXPECT_EQ(
+          cuda::wave::parse_config(R"({"design": "tma", "ahead": 5, "block": "8x16"})", 3, r, plane, false)
+              .ahead,
+          5);
     }
   // R = 3: the l1 march in one kernel, R = 4's l1 shape.
   for (int64_t plane : {small, large}) {
@@ -412,7 +423,8 @@ TEST(WaveGpu, DefaultsFollowTheRadiusAndThePlaneSize) {
   // of 8, R = 6 the tile 8x16 in chunks of 8 (split), R = 7 and 8 tma 16x16 in chunks of 16; with
   // layers tma 8x16 in chunks of 16, as on larger planes.
   const int64_t tiny = 256 * 256;
-  const auto t4 = cuda::wave::default_config(3, 4, tiny, false), t5 = cuda::wave::default_config(3, 5, tiny, false);
+  const auto t4 = cuda::wave::default_config(3, 4, tiny, false),
+             t5 = cuda::wave::default_config(3, 5, tiny, false);
   expect_shape(t4, StepDesign::l1, 32, 4, 32, 0, "tiny R = 4");
   EXPECT_EQ(t4.vec, 4);
   expect_shape(t5, StepDesign::tma, 8, 16, 8, 1, "tiny R = 5");
@@ -438,7 +450,8 @@ TEST(WaveGpu, DefaultsFollowTheRadiusAndThePlaneSize) {
   // Below R = 4 the layers change nothing.
   for (int r = 1; r <= 3; ++r)
     for (int64_t plane : {small, large}) {
-      const auto a = cuda::wave::default_config(3, r, plane, false), b = cuda::wave::default_config(3, r, plane, true);
+      const auto a = cuda::wave::default_config(3, r, plane, false),
+                 b = cuda::wave::default_config(3, r, plane, true);
       EXPECT_EQ(a.design, b.design) << r;
       EXPECT_EQ(a.bx, b.bx) << r;
       EXPECT_EQ(a.nw, b.nw) << r;
@@ -453,7 +466,8 @@ TEST(WaveGpu, DefaultsFollowTheRadiusAndThePlaneSize) {
   EXPECT_EQ(l1r8.vec, 2);
   const auto tile8 = cuda::wave::parse_config(R"({"design": "tile"})", 3, 8, large, false);
   expect_shape(tile8, StepDesign::tile, 8, 16, 16, 1, "tile by hand, R = 8");
-  for (int64_t plane : {small, large}) EXPECT_EQ(cuda::wave::default_config(2, 2, plane, false).design, StepDesign::l1);
+  for (int64_t plane : {small, large})
+    EXPECT_EQ(cuda::wave::default_config(2, 2, plane, false).design, StepDesign::l1);
 }
 
 // The new keys' bad values, refused on the host by parse_config with the key named (CI runs it;
@@ -507,7 +521,8 @@ TEST(WaveGpu, AHandBuiltConfigsAheadIsChecked) {
       ADD_FAILURE() << "ahead " << ahead << " was accepted";
     } catch (const Error& e) {
       EXPECT_EQ(e.kind(), ErrorKind::invalid_argument) << e.what();
-      EXPECT_NE(std::string(e.what()).find("ahead must be 0..8, got " + std::to_string(ahead)), std::string::npos)
+      EXPECT_NE(std::string(e.what()).find("ahead must be 0..8, got " + std::to_string(ahead)),
+                std::string::npos)
           << e.what();
     }
   }
@@ -518,7 +533,8 @@ TEST(WaveGpu, BadKernelParametersAreRefused) {
   const wave::Model m3 = model_for(3), m2 = model_for(2);
   for (const char* bad : {R"({"vec": 3})", R"({"block": "32by4"})", R"({"blocks": "32x4"})", R"({"nw": 0})",
                           R"({"block": "33x1"})", "not json", R"({"design": "ring"})", R"({"design": 1})",
-                          R"({"design": "tile", "vec": 2})", R"({"zq": 1})", R"({"design": "tile", "zq": 2})", R"({"split": 2})",
+                          R"({"design": "tile", "vec": 2})", R"({"zq": 1})", R"({"design": "tile", "zq": 2})",
+                          R"({"split": 2})",
                           // A box edge of 64 x 4 + 2 x 4 = 264 points, past the copy engine's 256.
                           R"({"design": "tma", "block": "64x4"})", R"({"design": "tma", "split": 0})"}) {
     wave::Options o = shot({3, 4, false}, m3);
@@ -589,10 +605,12 @@ TEST(WaveGpu, Homogeneous3DMatchesTheAnalyticSolutionAtR4) {
   const wave::Result res = wave::run(wave::Model::constant(3, nz, ny, nx, h, float(v)), o);
   ASSERT_EQ(res.traces.size(), recs.size() * size_t(nt));
   for (size_t i = 0; i < recs.size(); ++i) {
-    const double r = std::sqrt((recs[i].x - src.x) * (recs[i].x - src.x) + (recs[i].y - src.y) * (recs[i].y - src.y) +
-                               (recs[i].z - src.z) * (recs[i].z - src.z));
+    const double r =
+        std::sqrt((recs[i].x - src.x) * (recs[i].x - src.x) + (recs[i].y - src.y) * (recs[i].y - src.y) +
+                  (recs[i].z - src.z) * (recs[i].z - src.z));
     EXPECT_GT(double(window[i]) * dt, r / v + 2.3 / f0) << "receiver " << i << ": the window is too short";
-    const auto want = wave::analytic_trace(3, r, v, [&](double t) { return ricker_at(f0, delay, t); }, dt, window[i]);
+    const auto want = wave::analytic_trace(
+        3, r, v, [&](double t) { return ricker_at(f0, delay, t); }, dt, window[i]);
     const double misfit = relative_l2(res.traces.data() + i * size_t(nt), want);
     report("gpu_3d_r4_analytic_misfit_rec" + std::to_string(i), misfit);
     EXPECT_LE(misfit, 0.01) << "receiver " << i;
@@ -625,7 +643,8 @@ TEST(WaveGpu, ResumesFromACheckpointBitForBit) {
       r.resume = &k;
       const wave::Result resumed = wave::run(c.model, r);
       EXPECT_TRUE(test::same_bits(resumed.traces, whole.traces))
-          << "from step " << k.step << ": first difference at " << test::first_difference(resumed.traces, whole.traces);
+          << "from step " << k.step << ": first difference at "
+          << test::first_difference(resumed.traces, whole.traces);
       EXPECT_TRUE(test::same_bits(resumed.final_field, whole.final_field)) << "from step " << k.step;
     }
     // The cpu refuses a GPU checkpoint, naming the backend to use.

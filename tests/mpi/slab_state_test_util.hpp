@@ -55,8 +55,8 @@ inline double trace_sample(const Checkpoint& k, int64_t at) {
 // A split run's checkpoint against one rank's of the same step: the same header, every state
 // array the same to the byte (u and u_prev in the whole domain's storage, the CPML's memory
 // variables in their one-rank layout), and the traces as expect_same_run has them.
-inline void expect_same_checkpoint(const Checkpoint& one, const Checkpoint& many, const Case& c, const Domain& d,
-                                   int ranks, int reach, bool exact_traces) {
+inline void expect_same_checkpoint(const Checkpoint& one, const Checkpoint& many, const Case& c,
+                                   const Domain& d, int ranks, int reach, bool exact_traces) {
   EXPECT_EQ(many.step, one.step);
   EXPECT_EQ(many.nt, one.nt);
   EXPECT_EQ(many.fingerprint, one.fingerprint);
@@ -70,20 +70,24 @@ inline void expect_same_checkpoint(const Checkpoint& one, const Checkpoint& many
     ASSERT_EQ(b.size(), a.size()) << name;
     int64_t differ = 0;
     for (size_t e = 0; e < a.size(); ++e) differ += a[e] != b[e];
-    EXPECT_EQ(differ, 0) << "bytes of '" << name << "' that differ from the one-rank checkpoint at step " << one.step;
+    EXPECT_EQ(differ, 0) << "bytes of '" << name << "' that differ from the one-rank checkpoint at step "
+                         << one.step;
   }
 
   ASSERT_EQ(many.arrays.back().second.size(), one.arrays.back().second.size());
-  const auto slabs = d.split_z(ranks, c.options.layer_plane_cost > 0 ? c.options.layer_plane_cost
-                                                                   : default_layer_plane_cost(c.options.radius));
+  const auto slabs =
+      d.split_z(ranks, c.options.layer_plane_cost > 0 ? c.options.layer_plane_cost
+                                                      : default_layer_plane_cost(c.options.radius));
   const int64_t nt = c.options.nt;
   for (size_t r = 0; r < c.options.receivers.size(); ++r) {
     double scale = 0;
-    for (int64_t n = 0; n < nt; ++n) scale = std::max(scale, std::abs(trace_sample(one, int64_t(r) * nt + n)));
+    for (int64_t n = 0; n < nt; ++n)
+      scale = std::max(scale, std::abs(trace_sample(one, int64_t(r) * nt + n)));
     const bool one_slab = inside_one_slab(c.options.receivers[r].z, c.model.h, d, slabs, reach);
     const double tol = one_slab && exact_traces ? 0 : (one_slab ? 5e-6 : 1e-5) * scale;
     for (int64_t n = 0; n < nt; ++n)
-      ASSERT_LE(std::abs(trace_sample(one, int64_t(r) * nt + n) - trace_sample(many, int64_t(r) * nt + n)), tol)
+      ASSERT_LE(std::abs(trace_sample(one, int64_t(r) * nt + n) - trace_sample(many, int64_t(r) * nt + n)),
+                tol)
           << "receiver " << r << ", step " << n << " of the checkpoint at step " << one.step;
   }
 }
@@ -146,7 +150,8 @@ inline void expect_split_snapshots_match(Comm& comm, const Case& c) {
 
 // A stop requested at step `at` (stop_requested is asked once per step, from the first), with
 // the checkpoint it hands out there.
-inline std::optional<Checkpoint> stopped_at(const Case& c, Comm* comm, int64_t at, bool asks, Result* result) {
+inline std::optional<Checkpoint> stopped_at(const Case& c, Comm* comm, int64_t at, bool asks,
+                                            Result* result) {
   std::optional<Checkpoint> out;
   Options o = c.options;
   o.comm = comm;
@@ -160,7 +165,8 @@ inline std::optional<Checkpoint> stopped_at(const Case& c, Comm* comm, int64_t a
 // Across rank counts both ways: a split run resumes one rank's checkpoint (rank 0 alone holds it),
 // and one rank resumes the checkpoint of a split run stopped by its last rank alone. Both end
 // with the uninterrupted one-rank run's field and traces (expect_same_run).
-inline void expect_resumes_across_rank_counts(Comm& comm, const Case& c, int reach, bool exact_traces = true) {
+inline void expect_resumes_across_rank_counts(Comm& comm, const Case& c, int reach,
+                                              bool exact_traces = true) {
   const Result whole = run(c.model, c.options);
   Result r;
   std::optional<Checkpoint> at70 = stopped_at(c, nullptr, 70, true, &r);
@@ -217,7 +223,8 @@ class SharedDir {
   // The names in the folder (a temporary left behind would show here).
   std::vector<std::string> names() const {
     std::vector<std::string> out;
-    for (const auto& e : std::filesystem::directory_iterator(path_)) out.push_back(e.path().filename().string());
+    for (const auto& e : std::filesystem::directory_iterator(path_))
+      out.push_back(e.path().filename().string());
     std::sort(out.begin(), out.end());
     return out;
   }
@@ -330,9 +337,11 @@ inline void expect_bad_files_refused_on_every_rank(Comm& comm, const Case& c) {
     return std::string("(no error)");
   };
   const std::string corrupt = refusal(damaged);
-  EXPECT_NE(corrupt.find("array u does not match its checksum"), std::string::npos) << "rank " << comm.rank() << ": " << corrupt;
+  EXPECT_NE(corrupt.find("array u does not match its checksum"), std::string::npos)
+      << "rank " << comm.rank() << ": " << corrupt;
   const std::string foreign = refusal(other);
-  EXPECT_NE(foreign.find("belongs to a different run"), std::string::npos) << "rank " << comm.rank() << ": " << foreign;
+  EXPECT_NE(foreign.find("belongs to a different run"), std::string::npos)
+      << "rank " << comm.rank() << ": " << foreign;
   EXPECT_TRUE(comm.all(true)) << "the ranks are still together";
 }
 
@@ -348,7 +357,9 @@ inline void expect_field_files_match(Comm& comm, const Case& c) {
   int handed = 0;
   o.on_snapshot = [&handed](const Snapshot&) { ++handed; };
   o.comm = &comm;
-  o.split_snapshot_file = [&dir](int64_t step) { return dir.path() / ("snap_" + std::to_string(step) + ".npy"); };
+  o.split_snapshot_file = [&dir](int64_t step) {
+    return dir.path() / ("snap_" + std::to_string(step) + ".npy");
+  };
   o.split_final_file = dir.path() / "final.npy";
   const Result split = run(c.model, o);
   EXPECT_EQ(handed, 0) << "rank " << comm.rank();
@@ -358,13 +369,16 @@ inline void expect_field_files_match(Comm& comm, const Case& c) {
   ASSERT_EQ(one.size(), 4u);
   const auto expect_file = [&](const std::filesystem::path& file, const std::vector<float>& want) {
     const NpyArray a = read_npy(file);
-    const std::vector<int64_t> shape = c.model.dim == 3 ? std::vector<int64_t>{c.model.nz, c.model.ny, c.model.nx}
-                                                        : std::vector<int64_t>{c.model.nz, c.model.nx};
+    const std::vector<int64_t> shape = c.model.dim == 3
+                                           ? std::vector<int64_t>{c.model.nz, c.model.ny, c.model.nx}
+                                           : std::vector<int64_t>{c.model.nz, c.model.nx};
     EXPECT_EQ(a.shape, shape) << file;
     ASSERT_EQ(a.bytes.size(), want.size() * sizeof(float)) << file;
-    EXPECT_EQ(std::memcmp(a.bytes.data(), want.data(), a.bytes.size()), 0) << file << " differs from one rank's";
+    EXPECT_EQ(std::memcmp(a.bytes.data(), want.data(), a.bytes.size()), 0)
+        << file << " differs from one rank's";
   };
-  for (const Snapshot& s : one) expect_file(dir.path() / ("snap_" + std::to_string(s.step) + ".npy"), s.field);
+  for (const Snapshot& s : one)
+    expect_file(dir.path() / ("snap_" + std::to_string(s.step) + ".npy"), s.field);
   expect_file(o.split_final_file, alone.final_field);
   EXPECT_EQ(dir.names().size(), 5u) << "four snapshots and the final field, no temporaries";
 }

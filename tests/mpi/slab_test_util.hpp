@@ -25,7 +25,8 @@ inline Case make_case(int dim, int radius, bool free_surface, Interpolation inte
   Case c;
   const double h = 10;
   const int64_t nx = 26, ny = dim == 3 ? 22 : 1;
-  c.model = Model::layered(dim, nz, ny, nx, h, {{0.0, 1500.f}, {h * nz / 3, 2000.f}, {h * nz * 2 / 3, 2600.f}});
+  c.model =
+      Model::layered(dim, nz, ny, nx, h, {{0.0, 1500.f}, {h * nz / 3, 2000.f}, {h * nz * 2 / 3, 2600.f}});
   Options& o = c.options;
   o.radius = radius;
   o.nt = 160;
@@ -39,7 +40,8 @@ inline Case make_case(int dim, int radius, bool free_surface, Interpolation inte
   s.wavelet = ricker(25.0, 0.045, dt, o.nt);
   o.sources.push_back(s);
   for (int64_t k = 1; k + 1 < nz; ++k)
-    for (double x : {h * 12.2, h * 17.5}) o.receivers.push_back({h * double(k) + 0.37 * h, dim == 3 ? h * 9.0 : 0.0, x});
+    for (double x : {h * 12.2, h * 17.5})
+      o.receivers.push_back({h * double(k) + 0.37 * h, dim == 3 ? h * 9.0 : 0.0, x});
   return c;
 }
 
@@ -56,7 +58,8 @@ inline Case layer_cut_case(int dim) {
 
 // Whether receiver depth z (metres) has every tap inside one slab: its interpolation reaches
 // `reach` points above and below the grid point under it.
-inline bool inside_one_slab(double z, double h, const Domain& d, const std::vector<Domain::Slab>& slabs, int reach) {
+inline bool inside_one_slab(double z, double h, const Domain& d, const std::vector<Domain::Slab>& slabs,
+                            int reach) {
   const int64_t k = int64_t(std::floor(z / h)) + d.lo[2];
   for (const Domain::Slab& s : slabs)
     if (k - reach >= s.k0 && k + reach + 1 < s.k1) return true;
@@ -79,8 +82,9 @@ inline void expect_same_run(const Result& one, const Result& many, const Case& c
   EXPECT_GT(peak, 0.f);
 
   const Domain d = one.domain;
-  const auto slabs = d.split_z(ranks, c.options.layer_plane_cost > 0 ? c.options.layer_plane_cost
-                                                                   : default_layer_plane_cost(c.options.radius));
+  const auto slabs =
+      d.split_z(ranks, c.options.layer_plane_cost > 0 ? c.options.layer_plane_cost
+                                                      : default_layer_plane_cost(c.options.radius));
   ASSERT_EQ(many.traces.size(), one.traces.size());
   const int64_t nt = c.options.nt;
   int exact = 0, straddling = 0;
@@ -137,8 +141,8 @@ inline bool run_all_tests_on_every_rank(Comm& comm, const char* program) {
   }
   const int failed = RUN_ALL_TESTS();
   if (failed != 0 && comm.rank() != 0)
-    std::fprintf(stderr, "%s: rank %d of %d: a test failed (rerun it alone for the details)\n", program, comm.rank(),
-                 comm.size());
+    std::fprintf(stderr, "%s: rank %d of %d: a test failed (rerun it alone for the details)\n", program,
+                 comm.rank(), comm.size());
   return comm.all(failed == 0);
 }
 

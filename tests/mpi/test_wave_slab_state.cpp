@@ -91,7 +91,7 @@ TEST(WaveSlabState, ScatterGivesEachRankItsOwnRange) {
   if (r == 0)
     for (int64_t i = 0; i < 100 * P + 200; ++i) whole.push_back(byte_at(i));
   const int64_t offset = 100 * r, bytes = r == P - 1 ? 0 : 150 + r;  // the last rank asks for nothing
-  std::vector<char> mine(size_t(bytes + 2), 'x');                     // a guard byte at each end
+  std::vector<char> mine(size_t(bytes + 2), 'x');                    // a guard byte at each end
   comm.scatter_bytes(r == 0 ? whole.data() : nullptr, offset, mine.data() + 1, bytes);
   bool ok = mine.front() == 'x' && mine.back() == 'x';
   for (int64_t k = 0; k < bytes; ++k) ok = ok && mine[size_t(k + 1)] == byte_at(offset + k);

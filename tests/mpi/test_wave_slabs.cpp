@@ -86,7 +86,8 @@ TEST(WaveSlabs, AFailureOnOneRankStopsEveryRank) {
     run(c.model, c.options);
     ADD_FAILURE() << "rank " << test_comm()->rank() << " was not stopped";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find(failing ? "at least 1 time step" : "another rank failed"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find(failing ? "at least 1 time step" : "another rank failed"),
+              std::string::npos)
         << e.what();
   }
   EXPECT_TRUE(test_comm()->all(true));

@@ -42,7 +42,8 @@ Case on_gpus(Case c) {
 TEST(WaveSlabsGpu, ThreeDMatchesOneGpu) {
   REQUIRE_GPUS();
   // R = 4, Hicks taps (4 points each way), the defaults' launch.
-  expect_split_matches_one_rank(*g_gpus, on_gpus(make_case(3, 4, false, Interpolation::hicks, 30)), 4, true, false);
+  expect_split_matches_one_rank(*g_gpus, on_gpus(make_case(3, 4, false, Interpolation::hicks, 30)), 4, true,
+                                false);
 }
 
 // The tile design at R = 8 with chunks of 3 planes (the face chunks are then 3 at each end, and
@@ -104,7 +105,8 @@ TEST(WaveSlabsGpu, CpmlLayerSplitBetweenSlabsMatchesOneGpu) {
 // (tests/mpi/slab_state_test_util.hpp): the state arrays to the byte, snapshots to the bit.
 TEST(WaveSlabsGpu, CheckpointsAreOneGpus) {
   REQUIRE_GPUS();
-  expect_split_checkpoints_match(*g_gpus, on_gpus(make_case(3, 4, false, Interpolation::trilinear, 30)), 1, false);
+  expect_split_checkpoints_match(*g_gpus, on_gpus(make_case(3, 4, false, Interpolation::trilinear, 30)), 1,
+                                 false);
 }
 
 TEST(WaveSlabsGpu, SnapshotsAreOneGpus) {
@@ -124,7 +126,8 @@ TEST(WaveSlabsGpu, CheckpointsResumeAcrossGpuCounts) {
 // Every GPU's rank writing and reading its own part of one checkpoint file.
 TEST(WaveSlabsGpu, CheckpointFilesAreOneGpus) {
   REQUIRE_GPUS();
-  expect_checkpoint_files_match(*g_gpus, on_gpus(make_case(3, 4, false, Interpolation::trilinear, 30)), 1, false);
+  expect_checkpoint_files_match(*g_gpus, on_gpus(make_case(3, 4, false, Interpolation::trilinear, 30)), 1,
+                                false);
 }
 
 TEST(WaveSlabsGpu, SnapshotAndFinalFilesAreOneGpus) {
@@ -159,7 +162,8 @@ TEST(WaveSlabsGpuRefusals, RanksWithoutAGpuOfTheirOwnAreRefused) {
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::unsupported);
     const std::string w = e.what();
-    EXPECT_TRUE(w.find("has no GPU") != std::string::npos || w.find("one GPU per rank") != std::string::npos ||
+    EXPECT_TRUE(w.find("has no GPU") != std::string::npos ||
+                w.find("one GPU per rank") != std::string::npos ||
                 w.find("another rank") != std::string::npos)
         << w;
   }

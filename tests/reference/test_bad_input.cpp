@@ -27,8 +27,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Words a message about a spacing might use to name it.
-const std::initializer_list<std::string_view> kSpacingWords = {"spacing", "hx", "hy", "hz",
-                                                               "step"};
+const std::initializer_list<std::string_view> kSpacingWords = {"spacing", "hx", "hy", "hz", "step"};
 const std::initializer_list<std::string_view> kShapeWords = {
     "layout", "shape", "mismatch", "extent", "differ", "same", "align", "halo", "radius"};
 
@@ -76,10 +75,16 @@ TEST(BadInput, RadiusOutsideOneToEight) {
             << b->name() << " double";
       }
     }
-    EXPECT_TRUE(throws_error([&] { Layout::make({6, 5, 4}, r, 8); }, ErrorKind::invalid_argument,
-                             {"radius"}));
-    EXPECT_TRUE(throws_error([&] { HostField<float> f(Extents{6, 5, 4}, r); },
-                             ErrorKind::invalid_argument, {"radius"}));
+    EXPECT_TRUE(throws_error(
+        [&] {
+          Layout::make({6, 5, 4}, r, 8);
+        },
+        ErrorKind::invalid_argument, {"radius"}));
+    EXPECT_TRUE(throws_error(
+        [&] {
+          HostField<float> f(Extents{6, 5, 4}, r);
+        },
+        ErrorKind::invalid_argument, {"radius"}));
   }
 }
 
@@ -88,13 +93,11 @@ TEST(BadInput, Laplacian7OnlyAtRadiusOne) {
   for (int r : {2, 4, 8}) {
     const Stencil s{Op::laplacian7, r, {}};
     SCOPED_TRACE("R=" + std::to_string(r));
-    EXPECT_TRUE(throws_error([&] { validate(s); }, ErrorKind::invalid_argument,
-                             {"radius", "laplacian7"}));
+    EXPECT_TRUE(throws_error([&] { validate(s); }, ErrorKind::invalid_argument, {"radius", "laplacian7"}));
     HostField<double> in(Extents{6, 5, 4}, r), out(Extents{6, 5, 4}, r);
     test::fill_random(in, 3);
     for (const Backend* b : test::backends_under_test())
-      EXPECT_TRUE(apply_rejected(*b, s, in, out, ErrorKind::invalid_argument,
-                                 {"radius", "laplacian7"}))
+      EXPECT_TRUE(apply_rejected(*b, s, in, out, ErrorKind::invalid_argument, {"radius", "laplacian7"}))
           << b->name();
   }
 }
@@ -104,8 +107,8 @@ TEST(BadInput, ExtentsTooSmall) {
   for (const test::OpCase c : test::all_op_cases()) {
     const Stencil s{c.op, c.radius, {}};
     EXPECT_NO_THROW(validate_extents(s, {1, 1, 1})) << test::describe(s);
-    for (const Extents n : {Extents{0, 4, 4}, Extents{4, 0, 4}, Extents{4, 4, 0},
-                            Extents{-1, 4, 4}, Extents{4, -7, 4}, Extents{4, 4, -2}})
+    for (const Extents n : {Extents{0, 4, 4}, Extents{4, 0, 4}, Extents{4, 4, 0}, Extents{-1, 4, 4},
+                            Extents{4, -7, 4}, Extents{4, 4, -2}})
       EXPECT_TRUE(throws_error([&] { validate_extents(s, n); }, ErrorKind::invalid_argument,
                                {"extent", "size", "dimension", "interior", "nx", "ny", "nz"}))
           << test::describe(s) << " interior " << n.nx << "x" << n.ny << "x" << n.nz;
@@ -132,14 +135,22 @@ TEST(BadInput, SpacingNotFiniteAndPositive) {
 // Element or byte counts beyond int64 (Layout) and allocations beyond the host's memory
 // (HostField) are out_of_memory, never a wrapped-around small allocation or std::bad_alloc.
 TEST(BadInput, SizesThatOverflowOrExceedMemory) {
-  EXPECT_TRUE(throws_error([] { Layout::make({3'000'000, 3'000'000, 3'000'000}, 4, 4); },
-                           ErrorKind::out_of_memory, {}));
   EXPECT_TRUE(throws_error(
-      [] { Layout::make({int64_t{1} << 20, int64_t{1} << 20, int64_t{1} << 20}, 1, 8); },
+      [] {
+        Layout::make({3'000'000, 3'000'000, 3'000'000}, 4, 4);
+      },
+      ErrorKind::out_of_memory, {}));
+  EXPECT_TRUE(throws_error(
+      [] {
+        Layout::make({int64_t{1} << 20, int64_t{1} << 20, int64_t{1} << 20}, 1, 8);
+      },
       ErrorKind::out_of_memory, {}));
   // 20000^3 floats = 32 TB: representable, far beyond any host.
-  EXPECT_TRUE(throws_error([] { HostField<float> f(Extents{20'000, 20'000, 20'000}, 1); },
-                           ErrorKind::out_of_memory, {"host field"}));
+  EXPECT_TRUE(throws_error(
+      [] {
+        HostField<float> f(Extents{20'000, 20'000, 20'000}, 1);
+      },
+      ErrorKind::out_of_memory, {"host field"}));
   EXPECT_TRUE(throws_error([] { ensure_host_memory(int64_t{1} << 62, "test buffer"); },
                            ErrorKind::out_of_memory, {"test buffer"}));
   EXPECT_NO_THROW(ensure_host_memory(4096, "small test buffer"));
@@ -195,8 +206,7 @@ TEST(BadInput, UnknownBackendName) {
   EXPECT_EQ(cpu_backend().name(), "cpu");
   EXPECT_TRUE(throws_error([] { find_backend("no-such-backend"); }, ErrorKind::invalid_argument,
                            {"no-such-backend"}));
-  EXPECT_TRUE(throws_error([] { find_backend(""); }, ErrorKind::invalid_argument,
-                           {"backend"}));
+  EXPECT_TRUE(throws_error([] { find_backend(""); }, ErrorKind::invalid_argument, {"backend"}));
 }
 
 }  // namespace

@@ -38,9 +38,9 @@ void check_laplacian_quadratic(const Backend& backend) {
   const Spacing h{0.11, 0.07, 0.13};
   const Stencil s{Op::laplacian7, 1, h};
   for (const Extents n : {Extents{12, 10, 9}, Extents{37, 5, 3}}) {
-    SCOPED_TRACE(std::string(backend.name()) + " " + test::type_name<T>() + " " +
-                 test::describe(s) + " interior " + std::to_string(n.nx) + "x" +
-                 std::to_string(n.ny) + "x" + std::to_string(n.nz));
+    SCOPED_TRACE(std::string(backend.name()) + " " + test::type_name<T>() + " " + test::describe(s) +
+                 " interior " + std::to_string(n.nx) + "x" + std::to_string(n.ny) + "x" +
+                 std::to_string(n.nz));
     HostField<T> in(n, 1), out(n, 1);
     test::fill_input(in, [&](int64_t i, int64_t j, int64_t k) {
       const long double x = i * static_cast<long double>(h.hx);
@@ -52,7 +52,8 @@ void check_laplacian_quadratic(const Backend& backend) {
     const std::vector<T> before = test::snapshot(out);
     backend.apply(s, in, out);
     const double tol = kRoundoffC * kEps<T> * test::weight_norm(s) * test::max_abs_read(in);
-    EXPECT_TRUE(test::interior_matches(out, [](int64_t, int64_t, int64_t) { return 3.0; }, tol));
+    EXPECT_TRUE(test::interior_matches(
+        out, [](int64_t, int64_t, int64_t) { return 3.0; }, tol));
     EXPECT_TRUE(test::outside_interior_unchanged(out, before));
   }
 }
@@ -87,8 +88,7 @@ struct AxisPolynomial {
   }
 };
 
-AxisPolynomial random_polynomial(std::mt19937_64& gen, int degree, int64_t n, int radius,
-                                 double h) {
+AxisPolynomial random_polynomial(std::mt19937_64& gen, int degree, int64_t n, int radius, double h) {
   std::uniform_real_distribution<double> coef(-1.0, 1.0), lead(0.5, 1.0);
   AxisPolynomial p;
   p.c.resize(static_cast<size_t>(degree) + 1);
@@ -109,8 +109,8 @@ void check_polynomial(const Backend& backend, const test::OpCase c, uint64_t see
   const Spacing h{0.7, 1.3, 0.45};
   const Stencil s{c.op, c.radius, h};
   const Extents n{9, 8, 7};
-  SCOPED_TRACE(std::string(backend.name()) + " " + test::type_name<T>() + " " +
-               test::describe(s) + " seed " + std::to_string(seed));
+  SCOPED_TRACE(std::string(backend.name()) + " " + test::type_name<T>() + " " + test::describe(s) + " seed " +
+               std::to_string(seed));
   std::mt19937_64 gen(seed);
   const int degree = 2 * c.radius;
   const AxisPolynomial px = random_polynomial(gen, degree, n.nx, c.radius, h.hx);
@@ -118,9 +118,8 @@ void check_polynomial(const Backend& backend, const test::OpCase c, uint64_t see
   const AxisPolynomial pz = random_polynomial(gen, degree, n.nz, c.radius, h.hz);
 
   HostField<T> in(n, c.radius), out(n, c.radius);
-  test::fill_input(in, [&](int64_t i, int64_t j, int64_t k) {
-    return px.value(i) * py.value(j) * pz.value(k);
-  });
+  test::fill_input(in,
+                   [&](int64_t i, int64_t j, int64_t k) { return px.value(i) * py.value(j) * pz.value(k); });
   test::poison_output(out);
   const std::vector<T> before = test::snapshot(out);
   backend.apply(s, in, out);
@@ -165,7 +164,8 @@ TEST(Exactness, LinearFieldHasZeroSecondDerivative) {
       test::poison_output(out);
       b->apply(s, in, out);
       const double tol = kRoundoffC * kEps<float> * test::weight_norm(s) * test::max_abs_read(in);
-      EXPECT_TRUE(test::interior_matches(out, [](int64_t, int64_t, int64_t) { return 0.0; }, tol));
+      EXPECT_TRUE(test::interior_matches(
+          out, [](int64_t, int64_t, int64_t) { return 0.0; }, tol));
     }
 }
 

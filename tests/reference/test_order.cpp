@@ -57,8 +57,7 @@ double relative_error(const HostField<T>& out, Op op, double theta) {
   long double max_err = 0, max_exact = 0;
   bool finite = true;
   test::for_each_point(out.layout(), 0, [&](int64_t i, int64_t j, int64_t k) {
-    const long double exact =
-        -k2 * std::sin(static_cast<long double>(theta) * (i + j + k) + kPhase);
+    const long double exact = -k2 * std::sin(static_cast<long double>(theta) * (i + j + k) + kPhase);
     const long double got = out.at(i, j, k);
     if (!std::isfinite(static_cast<double>(got))) finite = false;
     max_err = std::max(max_err, std::abs(got - exact));
@@ -68,17 +67,16 @@ double relative_error(const HostField<T>& out, Op op, double theta) {
 }
 
 template <class T>
-void check_observed_order(const Backend& backend, Op op, int radius, double theta1,
-                          double theta2) {
+void check_observed_order(const Backend& backend, Op op, int radius, double theta1, double theta2) {
   const Stencil s1 = plane_wave_stencil(op, radius, theta1);
   const Stencil s2 = plane_wave_stencil(op, radius, theta2);
   const double e1 = relative_error(apply_to_plane_wave<T>(backend, s1, theta1), op, theta1);
   const double e2 = relative_error(apply_to_plane_wave<T>(backend, s2, theta2), op, theta2);
   const double order = std::log(e1 / e2) / std::log(theta1 / theta2);
-  EXPECT_GE(order, 2 * radius - 0.5)
-      << backend.name() << " " << test::type_name<T>() << " " << test::name_of(op)
-      << " R=" << radius << ": relative errors " << e1 << " at theta=" << theta1 << ", " << e2
-      << " at theta=" << theta2 << ", observed order " << order;
+  EXPECT_GE(order, 2 * radius - 0.5) << backend.name() << " " << test::type_name<T>() << " "
+                                     << test::name_of(op) << " R=" << radius << ": relative errors " << e1
+                                     << " at theta=" << theta1 << ", " << e2 << " at theta=" << theta2
+                                     << ", observed order " << order;
 }
 
 struct ThetaPair {

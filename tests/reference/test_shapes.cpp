@@ -31,8 +31,7 @@ std::string shape_name(Extents n) {
 // Runs `backend` on a poisoned output and checks what every backend owes: a finite value at
 // every interior point, not all zero, and untouched halo and padding bits.
 template <class T>
-void apply_poisoned(const Backend& backend, const Stencil& s, const HostField<T>& in,
-                    HostField<T>& out) {
+void apply_poisoned(const Backend& backend, const Stencil& s, const HostField<T>& in, HostField<T>& out) {
   test::poison_output(out);
   const std::vector<T> before = test::snapshot(out);
   backend.apply(s, in, out);
@@ -69,8 +68,7 @@ TEST(Shapes, CpuMatchesReferenceFloat) {
 }
 
 TEST(Shapes, CpuMatchesReferenceDouble) {
-  check_shapes<double>(
-      test::announce_seed(9'000, "Shapes double inputs (seed per case = base + n)"));
+  check_shapes<double>(test::announce_seed(9'000, "Shapes double inputs (seed per case = base + n)"));
 }
 
 // The reference against an independent computation on the same awkward shapes: the weights
@@ -105,8 +103,7 @@ void check_reference_against_direct_sum(uint64_t base_seed) {
       };
       // The reference accumulates in double (a few eps_double of the sum of |w| |u|) and rounds
       // once to T (eps_T / 2 of |result| <= sum of |w| |u|); kEps<T> allows for float weights too.
-      const double tol = (64.0 * kEps<double> + kEps<T>) * test::weight_norm(s) *
-                         test::max_abs_read(in);
+      const double tol = (64.0 * kEps<double> + kEps<T>)*test::weight_norm(s) * test::max_abs_read(in);
       EXPECT_TRUE(test::interior_matches(out, direct, tol));
     }
 }

@@ -39,7 +39,8 @@ inline CheckpointCase checkpoint_case(int dim, bool free_surface, const std::str
 }
 
 inline bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
 }
 
 // The index of the first element whose bits differ, for the failure message

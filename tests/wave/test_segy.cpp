@@ -49,7 +49,8 @@ Thrown thrown(const std::function<void()>& f) {
 }
 
 // Asserts `f` throws Error(kind) whose message holds every one of `words`.
-::testing::AssertionResult refuses(const std::function<void()>& f, ErrorKind kind, std::vector<std::string> words) {
+::testing::AssertionResult refuses(const std::function<void()>& f, ErrorKind kind,
+                                   std::vector<std::string> words) {
   const Thrown t = thrown(f);
   if (!t.threw) return ::testing::AssertionFailure() << "did not throw";
   if (t.kind != kind) return ::testing::AssertionFailure() << "threw the wrong kind: \"" << t.message << "\"";
@@ -218,7 +219,8 @@ std::string first_mismatch(const std::vector<float>& got, const std::vector<floa
     return std::to_string(got.size()) + " values instead of " + std::to_string(want.size());
   for (size_t p = 0; p < got.size(); ++p)
     if (std::memcmp(&got[p], &want[p], 4) != 0)
-      return "index " + std::to_string(p) + ": " + std::to_string(got[p]) + " instead of " + std::to_string(want[p]);
+      return "index " + std::to_string(p) + ": " + std::to_string(got[p]) + " instead of " +
+             std::to_string(want[p]);
   return "";
 }
 
@@ -314,8 +316,9 @@ TEST_F(Segy, ModelRoundTrip3DIsExactAndSegyioSeesTheGeometry) {
   EXPECT_EQ(r.binary(SEGY_BIN_TRACE_FLAG), 1);
   EXPECT_EQ(r.binary(SEGY_BIN_MEASUREMENT_SYSTEM), 1);
   int sorting = -1;
-  EXPECT_EQ(segy_sorting(r.fp, SEGY_TR_INLINE, SEGY_TR_CROSSLINE, SEGY_TR_OFFSET, &sorting, r.trace0, r.trsize),
-            SEGY_OK);
+  EXPECT_EQ(
+      segy_sorting(r.fp, SEGY_TR_INLINE, SEGY_TR_CROSSLINE, SEGY_TR_OFFSET, &sorting, r.trace0, r.trsize),
+      SEGY_OK);
   EXPECT_EQ(sorting, SEGY_INLINE_SORTING);
   const int t = 2 * 6 + 3;  // inline 3, crossline 4
   EXPECT_EQ(r.field(t, SEGY_TR_INLINE), 3);
@@ -453,7 +456,8 @@ TEST_F(Segy, IbmFloatAndInt16SamplesAndOtherLineBytesAndExtendedHeaders) {
     write_raw(path("bytes.sgy"), f);
     // At the standard bytes the line numbers are all zero: a 2D line in file order of 20 traces,
     // whose neighbours' coordinates then jump between inlines.
-    EXPECT_TRUE(refuses([&] { segy::read_model(path("bytes.sgy")); }, ErrorKind::invalid_argument, {"irregular"}));
+    EXPECT_TRUE(
+        refuses([&] { segy::read_model(path("bytes.sgy")); }, ErrorKind::invalid_argument, {"irregular"}));
     segy::ReadOptions o;
     o.iline_byte = 9;
     o.xline_byte = 21;
@@ -530,15 +534,17 @@ TEST_F(Segy, ASpacingThatContradictsTheHeadersIsRefusedNamingBoth) {
 // --- malformed files -----------------------------------------------------------------------------
 
 TEST_F(Segy, MissingShortAndTruncatedFilesAreIoErrorsSayingWhatIsWrong) {
-  EXPECT_TRUE(refuses([&] { segy::read_model(path("none.sgy")); }, ErrorKind::io, {"none.sgy", "no such file"}));
+  EXPECT_TRUE(
+      refuses([&] { segy::read_model(path("none.sgy")); }, ErrorKind::io, {"none.sgy", "no such file"}));
   std::ofstream(path("short.sgy")) << "hello";
   EXPECT_TRUE(refuses([&] { segy::read_model(path("short.sgy")); }, ErrorKind::io, {"5 bytes", "3600"}));
   const Grid3 grid;
   write_raw(path("cut.sgy"), grid.file());
   const int64_t trace_bytes = 240 + 4 * grid.nz;
   fs::resize_file(path("cut.sgy"), fs::file_size(path("cut.sgy")) - 100);
-  EXPECT_TRUE(refuses([&] { segy::read_model(path("cut.sgy")); }, ErrorKind::io,
-                      {"truncated", std::to_string(trace_bytes - 100) + " bytes are left over", "19 whole traces"}));
+  EXPECT_TRUE(
+      refuses([&] { segy::read_model(path("cut.sgy")); }, ErrorKind::io,
+              {"truncated", std::to_string(trace_bytes - 100) + " bytes are left over", "19 whole traces"}));
 }
 
 TEST_F(Segy, UnsupportedSampleFormatsAreNamedWithTheSupportedOnes) {
@@ -550,7 +556,8 @@ TEST_F(Segy, UnsupportedSampleFormatsAreNamedWithTheSupportedOnes) {
            {0x0500, {"little-endian"}}}) {
     write_raw(path("f.sgy"), grid.file());
     patch(path("f.sgy"), 3224, code, 2);
-    EXPECT_TRUE(refuses([&] { segy::read_model(path("f.sgy")); }, ErrorKind::invalid_argument, words)) << code;
+    EXPECT_TRUE(refuses([&] { segy::read_model(path("f.sgy")); }, ErrorKind::invalid_argument, words))
+        << code;
   }
 }
 
@@ -623,8 +630,8 @@ TEST_F(Segy, WriteModelRefusesWhatSegyCannotHoldAndLeavesNothing) {
   const segy::Grid g = segy::from_model(wave::Model::constant(2, 4, 1, 5, 2.5, 2000.f));
   EXPECT_TRUE(refuses([&] { segy::write_model(path("a.sgy"), g, 1.0); }, ErrorKind::invalid_argument,
                       {"dz = 2.5 m", "whole number", "--segy-z-unit"}));
-  EXPECT_TRUE(
-      refuses([&] { segy::write_model(path("a.sgy"), g, 1e-6); }, ErrorKind::invalid_argument, {"2.5e+06", "65535"}));
+  EXPECT_TRUE(refuses([&] { segy::write_model(path("a.sgy"), g, 1e-6); }, ErrorKind::invalid_argument,
+                      {"2.5e+06", "65535"}));
   segy::Grid deep = segy::from_model(wave::Model::constant(2, 65536, 1, 1, 1.0, 2000.f));
   EXPECT_TRUE(refuses([&] { segy::write_model(path("a.sgy"), deep); }, ErrorKind::invalid_argument,
                       {"65536", "65535 samples"}));
@@ -661,7 +668,8 @@ TEST_F(Segy, ShotRecordHeadersReadBackThroughSegyio) {
   ASSERT_EQ(segy_traces(rd.fp, &traces, rd.trace0, rd.trsize), SEGY_OK);
   ASSERT_EQ(traces, 3);
   const std::string text = rd.text();
-  for (const char* words : {"FDSTENCIL", "FIELD RECORD 42", "3 TRACES", "37 SAMPLES AT 500 US", "SCALAR -100"})
+  for (const char* words :
+       {"FDSTENCIL", "FIELD RECORD 42", "3 TRACES", "37 SAMPLES AT 500 US", "SCALAR -100"})
     EXPECT_NE(text.find(words), std::string::npos) << words << " in\n" << text;
 
   for (int t = 0; t < 3; ++t) {
@@ -723,11 +731,13 @@ TEST_F(Segy, ShotRecordsSegyCannotHoldAreRefusedBeforeAnythingIsWritten) {
                       {"whole number of microseconds", "1234.5 us"}));
   b = r;
   b.dt = 0.07;
-  EXPECT_TRUE(refuses([&] { segy::write_shot(path("b.sgy"), b); }, ErrorKind::invalid_argument, {"70000 us", "65535"}));
+  EXPECT_TRUE(refuses([&] { segy::write_shot(path("b.sgy"), b); }, ErrorKind::invalid_argument,
+                      {"70000 us", "65535"}));
   b = r;
   b.ns = 65536;
   b.traces.assign(65536, 0.f);
-  EXPECT_TRUE(refuses([&] { segy::write_shot(path("b.sgy"), b); }, ErrorKind::invalid_argument, {"65536", "65535"}));
+  EXPECT_TRUE(
+      refuses([&] { segy::write_shot(path("b.sgy"), b); }, ErrorKind::invalid_argument, {"65536", "65535"}));
   b = r;
   b.receivers[0].x = 3e7;
   EXPECT_TRUE(refuses([&] { segy::write_shot(path("b.sgy"), b); }, ErrorKind::invalid_argument,
@@ -739,8 +749,8 @@ TEST_F(Segy, ShotRecordsSegyCannotHoldAreRefusedBeforeAnythingIsWritten) {
   b = r;
   b.receivers.clear();
   b.traces.clear();
-  EXPECT_TRUE(
-      refuses([&] { segy::write_shot(path("b.sgy"), b); }, ErrorKind::invalid_argument, {"at least one receiver"}));
+  EXPECT_TRUE(refuses([&] { segy::write_shot(path("b.sgy"), b); }, ErrorKind::invalid_argument,
+                      {"at least one receiver"}));
   EXPECT_TRUE(files().empty()) << files().front();
 }
 

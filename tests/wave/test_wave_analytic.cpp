@@ -43,7 +43,8 @@ void set_coord(wave::Point& p, int axis, double v) { (axis == 0 ? p.x : axis == 
 // `s` mirrored across each face, the nearest image's distance over v. The face is taken R points
 // inside the outermost computational point (axis a runs from -lo[a] to model_n - 1 + hi[a]),
 // because the stencil starts reading the zero halo there.
-double reflection_time(const wave::Domain& d, double h, const wave::Point& s, const wave::Point& r, double v) {
+double reflection_time(const wave::Domain& d, double h, const wave::Point& s, const wave::Point& r,
+                       double v) {
   const int64_t model_n[3] = {d.model_nx, d.model_ny, d.model_nz};
   double nearest = 1e300;
   for (int axis = 0; axis < 3; ++axis) {
@@ -63,8 +64,8 @@ double reflection_time(const wave::Domain& d, double h, const wave::Point& s, co
 // f0 dt <= 0.004) and subsampled: its quadrature errs by ~7e-4 (relative L2) at f0 dt = 0.026
 // and ~2.5e-4 at the 0.013 of the tests at 0.4 of the limit, a tenth of the misfits measured
 // here; at 0.004 it is ~3e-5. (3D is a closed form.)
-std::vector<double> reference_trace(int dim, double r, double v, double f0, const std::function<double(double)>& f,
-                                    double dt, int64_t n) {
+std::vector<double> reference_trace(int dim, double r, double v, double f0,
+                                    const std::function<double(double)>& f, double dt, int64_t n) {
   if (dim == 3) return wave::analytic_trace(3, r, v, f, dt, n);
   int64_t refine = 1;
   while (f0 * dt / double(refine) > 0.004) refine *= 2;
@@ -149,8 +150,8 @@ Outcome measure(const Shot& s) {
   }
   for (size_t i = 0; i < s.recs.size(); ++i) {
     const double r = distance(s.dim, s.src, s.recs[i]);
-    const auto want = reference_trace(s.dim, r, s.v, s.f0, [&](double t) { return ricker_at(s.f0, delay, t); },
-                                      out.dt, out.window[i]);
+    const auto want = reference_trace(
+        s.dim, r, s.v, s.f0, [&](double t) { return ricker_at(s.f0, delay, t); }, out.dt, out.window[i]);
     const float* got = res.traces.data() + i * size_t(nt);
     bool finite = true;
     for (int64_t n = 0; n < out.window[i]; ++n) finite = finite && std::isfinite(got[n]);
@@ -164,7 +165,8 @@ Outcome measure(const Shot& s) {
 void expect_window_holds_direct_wave(const Shot& s, const Outcome& o) {
   for (size_t i = 0; i < s.recs.size(); ++i) {
     const double end = distance(s.dim, s.src, s.recs[i]) / s.v + wavelet_length(s.f0);
-    EXPECT_GT(double(o.window[i]) * o.dt, end) << "receiver " << i << ": the geometry leaves too short a window";
+    EXPECT_GT(double(o.window[i]) * o.dt, end)
+        << "receiver " << i << ": the geometry leaves too short a window";
   }
 }
 

@@ -83,7 +83,8 @@ TEST(Checksum, Crc32cMatchesThePublishedCheckValue) {
   for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<unsigned char>(37 * i + 11);
   for (size_t n = 0; n <= b.size(); ++n)
     for (size_t cut = 0; cut <= n; ++cut)
-      EXPECT_EQ(crc32c(b.data() + cut, n - cut, crc32c(b.data(), cut)), crc32c(b.data(), n)) << n << " " << cut;
+      EXPECT_EQ(crc32c(b.data() + cut, n - cut, crc32c(b.data(), cut)), crc32c(b.data(), n))
+          << n << " " << cut;
 }
 
 // The checksum of a whole from its two parts' checksums, at lengths that take every bit of the
@@ -92,7 +93,8 @@ TEST(Checksum, Crc32cCombinesTwoPartsChecksums) {
   std::vector<unsigned char> b(3 * 1024 * 1024 + 7);
   uint32_t x = 12345;
   for (auto& v : b) v = static_cast<unsigned char>((x = x * 1103515245u + 12345u) >> 24);
-  for (size_t cut : {size_t(0), size_t(1), size_t(9), size_t(4096), size_t(1) << 20, b.size() - 1, b.size()}) {
+  for (size_t cut :
+       {size_t(0), size_t(1), size_t(9), size_t(4096), size_t(1) << 20, b.size() - 1, b.size()}) {
     const uint32_t a = crc32c(b.data(), cut), c = crc32c(b.data() + cut, b.size() - cut);
     EXPECT_EQ(crc32c_combine(a, c, b.size() - cut), crc32c(b.data(), b.size())) << cut;
   }

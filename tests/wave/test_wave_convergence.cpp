@@ -22,7 +22,7 @@ using test::report;
 namespace {
 
 constexpr double kV = 2000, kF0 = 10, kDelay = 1.5 / kF0;  // f0 = 10 Hz: 200 m dominant wavelength
-constexpr double kSide = 900;                               // the model is kSide x kSide metres
+constexpr double kSide = 900;                              // the model is kSide x kSide metres
 const wave::Point kSrc{450, 0, 300}, kRec{450, 0, 600};
 
 double source_wavelet(double t) { return test::ricker_at(kF0, kDelay, t); }

@@ -133,7 +133,8 @@ TEST(WaveCpml, FreeSurfaceReflectsTheGhostWithTheOppositeSign2D) {
                bottom = double(nz - 1 + cpml - R) * h;
   const double t_back = std::min({std::hypot(src.z - rec.z, 2 * left - src.x - rec.x),
                                   std::hypot(src.z - rec.z, 2 * right - src.x - rec.x),
-                                  std::hypot(2 * bottom - src.z - rec.z, src.x - rec.x)}) / v;
+                                  std::hypot(2 * bottom - src.z - rec.z, src.x - rec.x)}) /
+                        v;
   const int64_t nt = int64_t(std::floor(t_back / dt));
   const double r_direct = std::hypot(src.z - rec.z, src.x - rec.x);
   const double r_ghost = std::hypot(src.z + rec.z, src.x - rec.x);

@@ -76,12 +76,13 @@ TEST(WaveInputs, ValidateRefusesSizeMismatchBadSpacingAndBadShape) {
   wave::Model m = wave::Model::constant(3, 6, 7, 8, 10.0, 2000.f);
   m.v.pop_back();
   EXPECT_TRUE(throws_error([&] { m.validate(); }, ErrorKind::invalid_argument, {"335", "336"}));
-  for (double h : {0.0, -10.0, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
+  for (double h :
+       {0.0, -10.0, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
     wave::Model s = wave::Model::constant(2, 6, 1, 8, 10.0, 2000.f);
     s.h = h;
     EXPECT_TRUE(throws_error([&] { s.validate(); }, ErrorKind::invalid_argument, {"spacing"})) << h;
-    EXPECT_TRUE(throws_error([&] { wave::Model::constant(2, 6, 1, 8, h, 2000.f); }, ErrorKind::invalid_argument,
-                             {"spacing"}))
+    EXPECT_TRUE(throws_error([&] { wave::Model::constant(2, 6, 1, 8, h, 2000.f); },
+                             ErrorKind::invalid_argument, {"spacing"}))
         << h;
   }
   wave::Model d = wave::Model::constant(2, 6, 1, 8, 10.0, 2000.f);
@@ -91,14 +92,15 @@ TEST(WaveInputs, ValidateRefusesSizeMismatchBadSpacingAndBadShape) {
   y.ny = 2;
   y.v.resize(size_t(y.points()), 2000.f);
   EXPECT_TRUE(throws_error([&] { y.validate(); }, ErrorKind::invalid_argument, {"ny"}));
-  EXPECT_TRUE(throws_error([] { wave::Model::constant(3, 0, 4, 4, 10.0, 2000.f); }, ErrorKind::invalid_argument,
-                           {"extent"}));
+  EXPECT_TRUE(throws_error([] { wave::Model::constant(3, 0, 4, 4, 10.0, 2000.f); },
+                           ErrorKind::invalid_argument, {"extent"}));
   EXPECT_TRUE(throws_error([] { wave::Model::constant(3, 4, 4, 4, 10.0, -1.f); }, ErrorKind::invalid_argument,
                            {"velocity"}));
 }
 
 TEST(WaveInputs, LayeredPlacesLayersByDepthAndRefusesBadLayers) {
-  const wave::Model m = wave::Model::layered(2, 10, 1, 3, 10.0, {{0.0, 1500.f}, {35.0, 2000.f}, {60.0, 3000.f}});
+  const wave::Model m =
+      wave::Model::layered(2, 10, 1, 3, 10.0, {{0.0, 1500.f}, {35.0, 2000.f}, {60.0, 3000.f}});
   // z = 10 k: k <= 3 is above 35 m, 4..5 above 60 m, 6.. below.
   for (int64_t k = 0; k < 10; ++k) {
     const float want = k * 10 < 35 ? 1500.f : k * 10 < 60 ? 2000.f : 3000.f;
@@ -109,11 +111,12 @@ TEST(WaveInputs, LayeredPlacesLayersByDepthAndRefusesBadLayers) {
   const auto layered = [](std::vector<std::pair<double, float>> l) {
     return [l] { wave::Model::layered(2, 10, 1, 3, 10.0, l); };
   };
-  EXPECT_TRUE(throws_error(layered({{0.0, 1500.f}, {40.0, 2000.f}, {40.0, 2500.f}}), ErrorKind::invalid_argument,
-                           {"increase"}));
-  EXPECT_TRUE(throws_error(layered({{0.0, 1500.f}, {40.0, 2000.f}, {30.0, 2500.f}}), ErrorKind::invalid_argument,
-                           {"increase"}));
-  EXPECT_TRUE(throws_error(layered({{10.0, 1500.f}, {40.0, 2000.f}}), ErrorKind::invalid_argument, {"depth 0"}));
+  EXPECT_TRUE(throws_error(layered({{0.0, 1500.f}, {40.0, 2000.f}, {40.0, 2500.f}}),
+                           ErrorKind::invalid_argument, {"increase"}));
+  EXPECT_TRUE(throws_error(layered({{0.0, 1500.f}, {40.0, 2000.f}, {30.0, 2500.f}}),
+                           ErrorKind::invalid_argument, {"increase"}));
+  EXPECT_TRUE(
+      throws_error(layered({{10.0, 1500.f}, {40.0, 2000.f}}), ErrorKind::invalid_argument, {"depth 0"}));
   EXPECT_TRUE(throws_error(layered({}), ErrorKind::invalid_argument, {"layer"}));
   EXPECT_TRUE(throws_error(layered({{0.0, 1500.f}, {40.0, 0.f}}), ErrorKind::invalid_argument, {"velocit"}));
 }
@@ -164,22 +167,32 @@ TEST_F(WaveNpy, LoadsTwoAndThreeDimensionalFloat32) {
 
 TEST_F(WaveNpy, RefusesWrongDtypeShapeMissingFileAndBadValues) {
   const std::vector<double> f64(5 * 7, 2000.0);
-  EXPECT_TRUE(throws_error([&] { wave::Model::from_npy(write("f64.npy", {5, 7}, f64), 10.0); }, ErrorKind::io,
-                           {"float32"}));
+  EXPECT_TRUE(throws_error(
+      [&] {
+        wave::Model::from_npy(write("f64.npy", {5, 7}, f64), 10.0);
+      },
+      ErrorKind::io, {"float32"}));
   const std::vector<float> flat(35, 2000.f);
   EXPECT_TRUE(throws_error([&] { wave::Model::from_npy(write("1d.npy", {35}, flat), 10.0); }, ErrorKind::io,
                            {"shape"}));
-  EXPECT_TRUE(throws_error([&] { wave::Model::from_npy(write("4d.npy", {5, 7, 1, 1}, flat), 10.0); },
-                           ErrorKind::io, {"shape"}));
+  EXPECT_TRUE(throws_error(
+      [&] {
+        wave::Model::from_npy(write("4d.npy", {5, 7, 1, 1}, flat), 10.0);
+      },
+      ErrorKind::io, {"shape"}));
   EXPECT_TRUE(throws_error([&] { wave::Model::from_npy(dir_ / "missing.npy", 10.0); }, ErrorKind::io,
                            {"missing.npy"}));
   std::vector<float> with_nan(35, 2000.f);
   with_nan[17] = std::numeric_limits<float>::quiet_NaN();
   const fs::path p = write("nan.npy", {5, 7}, with_nan);
   // The file is well formed but a value is not: the model's refusal, naming the file.
-  EXPECT_TRUE(throws_error([&] { wave::Model::from_npy(p, 10.0); }, ErrorKind::invalid_argument, {"nan.npy"}));
-  EXPECT_TRUE(throws_error([&] { wave::Model::from_npy(write("ok.npy", {5, 7}, flat), 0.0); },
-                           ErrorKind::invalid_argument, {"spacing"}));
+  EXPECT_TRUE(
+      throws_error([&] { wave::Model::from_npy(p, 10.0); }, ErrorKind::invalid_argument, {"nan.npy"}));
+  EXPECT_TRUE(throws_error(
+      [&] {
+        wave::Model::from_npy(write("ok.npy", {5, 7}, flat), 0.0);
+      },
+      ErrorKind::invalid_argument, {"spacing"}));
 }
 
 // A model held in part (a split run's rank, Model::Window): its planes are the whole's, and the
@@ -194,7 +207,8 @@ TEST_F(WaveNpy, ModelPlanesKeepTheWholesFigures) {
   EXPECT_EQ(part.z0, 3);
   EXPECT_EQ(part.planes(), 3);
   EXPECT_EQ(part.v.size(), size_t(3 * 12));
-  EXPECT_EQ(std::vector<float>(part.plane(3), part.plane(3) + 36), std::vector<float>(whole.plane(3), whole.plane(3) + 36));
+  EXPECT_EQ(std::vector<float>(part.plane(3), part.plane(3) + 36),
+            std::vector<float>(whole.plane(3), whole.plane(3) + 36));
   EXPECT_EQ(part.vmin(), whole.vmin());
   EXPECT_EQ(part.vmax(), whole.vmax());
   EXPECT_EQ(part.checksum(), whole.checksum());
@@ -247,7 +261,10 @@ TEST(WaveInputs, TheValidRunRuns) {
 
 TEST(WaveInputs, RunRefusesPositionsOutsideTheModel) {
   // The 2D model spans 0..290 m in z and 0..390 m in x.
-  const wave::Point outside[] = {{291.0, 0, 100.0}, {-0.5, 0, 100.0}, {100.0, 0, 390.5}, {100.0, 0, -10.0},
+  const wave::Point outside[] = {{291.0, 0, 100.0},
+                                 {-0.5, 0, 100.0},
+                                 {100.0, 0, 390.5},
+                                 {100.0, 0, -10.0},
                                  {std::numeric_limits<double>::quiet_NaN(), 0, 100.0}};
   for (const wave::Point& p : outside) {
     Valid s;
@@ -256,7 +273,8 @@ TEST(WaveInputs, RunRefusesPositionsOutsideTheModel) {
         << p.z << ", " << p.x;
     Valid r;
     r.options.receivers[0] = p;
-    EXPECT_TRUE(throws_error([&] { wave::run(r.model, r.options); }, ErrorKind::invalid_argument, {"receiver"}))
+    EXPECT_TRUE(
+        throws_error([&] { wave::run(r.model, r.options); }, ErrorKind::invalid_argument, {"receiver"}))
         << p.z << ", " << p.x;
   }
   // The model's own edges are inside.
@@ -276,13 +294,14 @@ TEST(WaveInputs, RunRefusesBadStepCountsSnapshotsBackendsAndPrecision) {
   for (int64_t nt : {0, -3}) {
     Valid s;
     s.options.nt = nt;
-    EXPECT_TRUE(throws_error([&] { wave::run(s.model, s.options); }, ErrorKind::invalid_argument, {"step"})) << nt;
+    EXPECT_TRUE(throws_error([&] { wave::run(s.model, s.options); }, ErrorKind::invalid_argument, {"step"}))
+        << nt;
   }
   for (int64_t step : {int64_t(-1), int64_t(9)}) {  // nt = 8: 0..8 are valid
     Valid s;
     s.options.snapshot_steps = {0, step};
-    EXPECT_TRUE(throws_error([&] { wave::run(s.model, s.options); }, ErrorKind::invalid_argument,
-                             {"snapshot"}))
+    EXPECT_TRUE(
+        throws_error([&] { wave::run(s.model, s.options); }, ErrorKind::invalid_argument, {"snapshot"}))
         << step;
   }
   {
@@ -317,17 +336,20 @@ TEST(WaveInputs, RunRefusesBadStepCountsSnapshotsBackendsAndPrecision) {
   {
     Valid s;
     s.options.sources.clear();
-    EXPECT_TRUE(throws_error([&] { wave::run(s.model, s.options); }, ErrorKind::invalid_argument, {"source"}));
+    EXPECT_TRUE(
+        throws_error([&] { wave::run(s.model, s.options); }, ErrorKind::invalid_argument, {"source"}));
   }
   {
     Valid s;
     s.options.radius = 9;
-    EXPECT_TRUE(throws_error([&] { wave::run(s.model, s.options); }, ErrorKind::invalid_argument, {"radius"}));
+    EXPECT_TRUE(
+        throws_error([&] { wave::run(s.model, s.options); }, ErrorKind::invalid_argument, {"radius"}));
   }
   {
     Valid s;
     s.model.v[3] = -1.f;  // run validates the model itself
-    EXPECT_TRUE(throws_error([&] { wave::run(s.model, s.options); }, ErrorKind::invalid_argument, {"velocit"}));
+    EXPECT_TRUE(
+        throws_error([&] { wave::run(s.model, s.options); }, ErrorKind::invalid_argument, {"velocit"}));
   }
 }
 
@@ -344,18 +366,20 @@ TEST(WaveInputs, RunRefusesAStateTooLargeForTheHostBeforeAllocating) {
   o.sources = {{{35.0, 35.0, 35.0}, std::vector<double>(10, 0.0)}};
   o.receivers = {{35.0, 35.0, 35.0}};
   const auto t0 = std::chrono::steady_clock::now();
-  EXPECT_TRUE(throws_error([&] { wave::run(m, o); }, ErrorKind::out_of_memory, {"memory", "bytes", "GB", "GiB"}));
+  EXPECT_TRUE(
+      throws_error([&] { wave::run(m, o); }, ErrorKind::out_of_memory, {"memory", "bytes", "GB", "GiB"}));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   report("oom_refusal_seconds", seconds);
   EXPECT_LT(seconds, 2.0) << "the refusal took long enough to have tried allocating";
   const wave::Domain d = wave::Domain::make(3, 4, 8, 8, 8, o.boundary);
   EXPECT_GT(wave::state_bytes(d, o, false), 3 * int64_t(4) * d.points()) << "u, u_prev and m at least";
   // Extents whose size does not even fit 64 bits.
-  EXPECT_TRUE(throws_error([] { wave::Domain::make(3, 4, int64_t(1) << 29, int64_t(1) << 29, int64_t(1) << 29, {}); },
-                           ErrorKind::out_of_memory, {"64 bits", "overflow"}));
+  EXPECT_TRUE(
+      throws_error([] { wave::Domain::make(3, 4, int64_t(1) << 29, int64_t(1) << 29, int64_t(1) << 29, {}); },
+                   ErrorKind::out_of_memory, {"64 bits", "overflow"}));
   // An extent past the kernels' 32-bit indexing, whatever the memory.
-  EXPECT_TRUE(throws_error([] { wave::Domain::make(3, 4, 8, 8, int64_t(1) << 30, {}); }, ErrorKind::invalid_argument,
-                           {"2^30"}));
+  EXPECT_TRUE(throws_error([] { wave::Domain::make(3, 4, 8, 8, int64_t(1) << 30, {}); },
+                           ErrorKind::invalid_argument, {"2^30"}));
 }
 
 // --- the domain ----------------------------------------------------------------------------------
@@ -391,11 +415,12 @@ TEST(WaveInputs, DomainExtentsHaloAndStrides) {
         EXPECT_EQ(d.index(1, 0, 0) - d.index(0, 0, 0), 1) << t;
         EXPECT_EQ(d.index(0, 0, 1) - d.index(0, 0, 0), d.slice) << t;
       }
-  EXPECT_TRUE(throws_error([] { wave::Domain::make(3, 9, 10, 10, 10, {}); }, ErrorKind::invalid_argument, {"radius"}));
+  EXPECT_TRUE(throws_error([] { wave::Domain::make(3, 9, 10, 10, 10, {}); }, ErrorKind::invalid_argument,
+                           {"radius"}));
   wave::Boundary negative;
   negative.cpml_width = -1;
-  EXPECT_TRUE(throws_error([&] { wave::Domain::make(2, 4, 10, 1, 10, negative); }, ErrorKind::invalid_argument,
-                           {"CPML"}));
+  EXPECT_TRUE(throws_error([&] { wave::Domain::make(2, 4, 10, 1, 10, negative); },
+                           ErrorKind::invalid_argument, {"CPML"}));
 }
 
 TEST(WaveInputs, SplitZCoversThePlanesAndRefusesSlabsThinnerThanR) {
@@ -514,7 +539,9 @@ namespace {
 
 // A 30 Hz sine under a wide Gaussian envelope centred in a 1 s record: zero at the ends (so the
 // zero padding beyond them is exact) and band-limited to 30 +- ~5 Hz.
-double tone(double f, double t) { return std::sin(2 * kPi * f * t) * std::exp(-std::pow((t - 0.5) / 0.12, 2)); }
+double tone(double f, double t) {
+  return std::sin(2 * kPi * f * t) * std::exp(-std::pow((t - 0.5) / 0.12, 2));
+}
 
 std::vector<double> sampled(double f, double dt, int64_t n) {
   std::vector<double> x(static_cast<size_t>(n));
@@ -540,7 +567,8 @@ TEST(WaveInputs, ResampleMatchesABandLimitedSignalAndSuppressesAliases) {
     const auto y = wave::resample(x, dt_in, dt_out, n_out);
     ASSERT_EQ(y.size(), size_t(n_out));
     double worst = 0;
-    for (int64_t i = 0; i < n_out; ++i) worst = std::max(worst, std::abs(y[size_t(i)] - tone(30, double(i) * dt_out)));
+    for (int64_t i = 0; i < n_out; ++i)
+      worst = std::max(worst, std::abs(y[size_t(i)] - tone(30, double(i) * dt_out)));
     report("resample_30hz_max_error_to_" + std::to_string(int(std::lround(dt_out * 1e4))) + "e-4s", worst);
     // Measured 1.6e-5 (0.7 ms) and 8.1e-6 (5 ms) of the unit amplitude.
     EXPECT_LT(worst, 5e-5) << "dt_out " << dt_out;
@@ -551,11 +579,12 @@ TEST(WaveInputs, ResampleMatchesABandLimitedSignalAndSuppressesAliases) {
   const auto high = wave::resample(sampled(160, dt_in, n_in), dt_in, 5e-3, 201);
   const auto low = wave::resample(sampled(40, dt_in, n_in), dt_in, 5e-3, 201);
   double low_error = 0;
-  for (size_t i = 0; i < low.size(); ++i) low_error = std::max(low_error, std::abs(low[i] - tone(40, double(i) * 5e-3)));
+  for (size_t i = 0; i < low.size(); ++i)
+    low_error = std::max(low_error, std::abs(low[i] - tone(40, double(i) * 5e-3)));
   report("resample_160hz_to_5ms_peak", max_abs(high));
   report("resample_40hz_to_5ms_max_error", low_error);
   EXPECT_LT(max_abs(high), 3e-5);  // measured 8.2e-6
-  EXPECT_LT(low_error, 3e-5);  // measured 8.8e-6
+  EXPECT_LT(low_error, 3e-5);      // measured 8.8e-6
   EXPECT_GT(max_abs(low), 0.9);
 }
 
@@ -564,7 +593,8 @@ TEST(WaveInputs, ResampleMatchesABandLimitedSignalAndSuppressesAliases) {
 TEST(WaveInputs, InterpolationNamesAndTheSamplingWarning) {
   EXPECT_EQ(wave::parse_interpolation("hicks"), wave::Interpolation::hicks);
   EXPECT_EQ(wave::parse_interpolation("trilinear"), wave::Interpolation::trilinear);
-  EXPECT_TRUE(throws_error([] { wave::parse_interpolation("cubic"); }, ErrorKind::invalid_argument, {"cubic"}));
+  EXPECT_TRUE(
+      throws_error([] { wave::parse_interpolation("cubic"); }, ErrorKind::invalid_argument, {"cubic"}));
   // 2000 m/s at h = 10 m: a 30 Hz Ricker reaches 83 Hz, 2.4 points per wavelength, under any
   // order's need; a 5 Hz one reaches 14 Hz, 14.5 points, enough for any.
   const wave::Model m = wave::Model::constant(2, 20, 1, 20, 10.0, 2000.f);

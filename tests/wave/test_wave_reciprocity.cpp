@@ -27,8 +27,8 @@ namespace {
 
 // Layers from the top plus Gaussian blobs of +-12 % at random places and widths (seeded).
 wave::Model layered_blobs(int dim, int64_t nz, int64_t ny, int64_t nx, double h, uint64_t seed) {
-  wave::Model m = wave::Model::layered(dim, nz, ny, nx, h,
-                                       {{0.0, 1800.f}, {0.35 * double(nz) * h, 2300.f}, {0.7 * double(nz) * h, 2900.f}});
+  wave::Model m = wave::Model::layered(
+      dim, nz, ny, nx, h, {{0.0, 1800.f}, {0.35 * double(nz) * h, 2300.f}, {0.7 * double(nz) * h, 2900.f}});
   std::mt19937_64 gen(test::announce_seed(seed, "reciprocity model blobs"));
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   struct Blob {
@@ -36,8 +36,8 @@ wave::Model layered_blobs(int dim, int64_t nz, int64_t ny, int64_t nx, double h,
   };
   std::vector<Blob> blobs;
   for (int b = 0; b < 6; ++b)
-    blobs.push_back({unit(gen) * double(nz), unit(gen) * double(ny), unit(gen) * double(nx), 4 + 8 * unit(gen),
-                     (unit(gen) < 0.5 ? -0.12 : 0.12) * (0.5 + 0.5 * unit(gen))});
+    blobs.push_back({unit(gen) * double(nz), unit(gen) * double(ny), unit(gen) * double(nx),
+                     4 + 8 * unit(gen), (unit(gen) < 0.5 ? -0.12 : 0.12) * (0.5 + 0.5 * unit(gen))});
   for (int64_t k = 0; k < nz; ++k)
     for (int64_t j = 0; j < ny; ++j)
       for (int64_t i = 0; i < nx; ++i) {
@@ -58,8 +58,8 @@ struct Pair {
 };
 
 // Runs A -> B and B -> A with the same wavelet and compares the two traces.
-Pair swap_and_compare(const wave::Model& model, const wave::Point& a, const wave::Point& b, double f0, int64_t nt,
-                      int radius, int cpml, bool double_precision) {
+Pair swap_and_compare(const wave::Model& model, const wave::Point& a, const wave::Point& b, double f0,
+                      int64_t nt, int radius, int cpml, bool double_precision) {
   wave::Options o;
   o.backend = "cpu";
   o.radius = radius;

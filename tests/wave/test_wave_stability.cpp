@@ -64,7 +64,8 @@ TEST(WaveStability, MaxStableDtMatchesVonNeumann) {
       EXPECT_NEAR(got / want, 1.0, 1e-12) << "dim " << dim << " R " << R;
     }
     // dt scales as 1 / sqrt(dim): the 3D limit is sqrt(2/3) of the 2D one.
-    EXPECT_NEAR(wave::max_stable_dt(3, R, h, v) / wave::max_stable_dt(2, R, h, v), std::sqrt(2.0 / 3.0), 1e-12);
+    EXPECT_NEAR(wave::max_stable_dt(3, R, h, v) / wave::max_stable_dt(2, R, h, v), std::sqrt(2.0 / 3.0),
+                1e-12);
     // and as h / v.
     EXPECT_NEAR(wave::max_stable_dt(2, R, 2 * h, v) / wave::max_stable_dt(2, R, h, 2 * v), 4.0, 1e-12);
     if (R == 1) {
@@ -99,8 +100,8 @@ TEST(WaveStability, DtAboveTheLimitIsRefusedWithTheLimitInTheMessage) {
     for (int R : {1, 4, 8}) {
       // Layered, so the limit must come from the fastest layer, not the first.
       const int64_t n = 12;
-      const wave::Model m =
-          wave::Model::layered(dim, n, dim == 3 ? n : 1, n, h, {{0.0, 1500.f}, {50.0, 3200.f}, {90.0, 2500.f}});
+      const wave::Model m = wave::Model::layered(dim, n, dim == 3 ? n : 1, n, h,
+                                                 {{0.0, 1500.f}, {50.0, 3200.f}, {90.0, 2500.f}});
       const double limit = wave::max_stable_dt(dim, R, h, 3200);
       wave::Options o = point_shot(dim, n, h, 2);
       o.radius = R;
@@ -157,7 +158,8 @@ Bounded long_run(int radius, bool free_surface, double cfl_safety, int64_t nt) {
     return m;
   };
   o.on_snapshot = [&](const wave::Snapshot& s) {
-    (s.step == nt / 2 ? b.half : b.early) = std::max(s.step == nt / 2 ? b.half : b.early, max_abs(s.field, b.finite));
+    (s.step == nt / 2 ? b.half : b.early) =
+        std::max(s.step == nt / 2 ? b.half : b.early, max_abs(s.field, b.finite));
   };
   const wave::Result r = wave::run(wave::Model::constant(2, n, 1, n, h, float(v)), o);
   EXPECT_NEAR(r.dt / r.dt_limit, cfl_safety, 1e-12);

@@ -10,7 +10,8 @@ namespace fdstencil::cuda::ptx {
 
 // .cg: cache in L2 only; the tile is read once from shared memory, so L1 would hold it in vain.
 __device__ __forceinline__ void copy_async16(void* dst_smem, const void* src_global) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem_addr(dst_smem)), "l"(src_global) : "memory");
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem_addr(dst_smem)), "l"(src_global)
+               : "memory");
 }
 
 __device__ __forceinline__ void copy_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }

@@ -19,4 +19,5 @@ inline void check(cudaError_t err, const char* call, const char* file, int line)
 
 #define FDS_CUDA_CHECK(call) ::fdstencil::cuda::check((call), #call, __FILE__, __LINE__)
 // After every launch: configuration errors surface here, not at the next unrelated call.
-#define FDS_CUDA_CHECK_LAUNCH() ::fdstencil::cuda::check(cudaGetLastError(), "kernel launch", __FILE__, __LINE__)
+#define FDS_CUDA_CHECK_LAUNCH() \
+  ::fdstencil::cuda::check(cudaGetLastError(), "kernel launch", __FILE__, __LINE__)

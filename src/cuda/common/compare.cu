@@ -20,15 +20,19 @@ struct CompareArgs {
   int64_t offset, line, slice;
 };
 
-__device__ unsigned long long bits_of(double v) { return static_cast<unsigned long long>(__double_as_longlong(v)); }
+__device__ unsigned long long bits_of(double v) {
+  return static_cast<unsigned long long>(__double_as_longlong(v));
+}
 
 template <class T>
-__global__ void compare_kernel(const T* __restrict__ out, const T* __restrict__ ref, CompareArgs a, DiffBits* r) {
+__global__ void compare_kernel(const T* __restrict__ out, const T* __restrict__ ref, CompareArgs a,
+                               DiffBits* r) {
   const int64_t tx = a.n.nx + 2 * a.R, ty = a.n.ny + 2 * a.R, tz = a.n.nz + 2 * a.R;
   const int64_t total = tx * ty * tz;
   double diff = 0, refmax = 0;
   unsigned long long nonfinite = 0, zeros = 0, halo = 0;
-  for (int64_t p = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; p < total; p += int64_t(gridDim.x) * blockDim.x) {
+  for (int64_t p = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; p < total;
+       p += int64_t(gridDim.x) * blockDim.x) {
     const int64_t i = p % tx - a.R, j = (p / tx) % ty - a.R, k = p / (tx * ty) - a.R;
     const int64_t at = a.offset + (i + a.R) + (j + a.R) * a.line + (k + a.R) * a.slice;
     const double o = double(out[at]);
@@ -39,8 +43,10 @@ __global__ void compare_kernel(const T* __restrict__ out, const T* __restrict__ 
     }
     const double e = double(ref[at]);
     refmax = fmax(refmax, fabs(e));
-    if (!isfinite(o)) ++nonfinite;
-    else diff = fmax(diff, fabs(o - e));
+    if (!isfinite(o))
+      ++nonfinite;
+    else
+      diff = fmax(diff, fabs(o - e));
     zeros += o == 0.0;
   }
   for (int s = 16; s > 0; s /= 2) {
@@ -58,7 +64,6 @@ __global__ void compare_kernel(const T* __restrict__ out, const T* __restrict__ 
     atomicAdd(&r->halo_written, halo);
   }
 }
-
 
 // The result block on the device, freed however the comparison ends.
 struct DeviceResult {

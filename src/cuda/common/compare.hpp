@@ -10,11 +10,11 @@
 namespace fdstencil::cuda {
 
 struct FieldDiff {
-  double max_abs_diff = 0;    // over the interior points where out is finite
-  double max_abs_ref = 0;     // over the interior
-  int64_t nonfinite = 0;      // interior points of out that are NaN or inf (not written)
-  int64_t zeros = 0;          // interior points of out that are exactly 0
-  int64_t halo_written = 0;   // halo points of out that are no longer NaN (out was poisoned)
+  double max_abs_diff = 0;   // over the interior points where out is finite
+  double max_abs_ref = 0;    // over the interior
+  int64_t nonfinite = 0;     // interior points of out that are NaN or inf (not written)
+  int64_t zeros = 0;         // interior points of out that are exactly 0
+  int64_t halo_written = 0;  // halo points of out that are no longer NaN (out was poisoned)
 };
 
 // `out` and `ref` are element 0 of device fields with layout `l`. Synchronizes the device.

@@ -12,8 +12,7 @@ namespace fdstencil::cuda {
 
 void throw_cuda_error(cudaError_t err, const char* call, const char* file, int line) {
   const std::string msg = std::string("CUDA error '") + cudaGetErrorString(err) + "' (" +
-                          cudaGetErrorName(err) + ") in " + call + " at " + file + ":" +
-                          std::to_string(line);
+                          cudaGetErrorName(err) + ") in " + call + " at " + file + ":" + std::to_string(line);
   cudaGetLastError();  // clear a sticky launch error so the next query reports its own
   throw Error(err == cudaErrorMemoryAllocation ? ErrorKind::out_of_memory : ErrorKind::device, msg);
 }
@@ -93,9 +92,8 @@ void ensure_device_memory(int64_t bytes, const char* what) {
   FDS_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
   if (bytes < 0 || uint64_t(bytes) > free_b) {
     char buf[256];
-    std::snprintf(buf, sizeof buf, "%s needs %.2f GiB but the GPU has %.2f GiB free of %.2f GiB",
-                  what, double(bytes) / (1 << 30), double(free_b) / (1 << 30),
-                  double(total_b) / (1 << 30));
+    std::snprintf(buf, sizeof buf, "%s needs %.2f GiB but the GPU has %.2f GiB free of %.2f GiB", what,
+                  double(bytes) / (1 << 30), double(free_b) / (1 << 30), double(total_b) / (1 << 30));
     throw Error(ErrorKind::out_of_memory, buf);
   }
 }
@@ -138,7 +136,8 @@ CopyBandwidth measure_copy_bandwidth(int64_t bytes, int reps) {
   };
   CopyBandwidth cb;
   cb.bytes = bytes;
-  cb.memcpy_gbps = time([&] { FDS_CUDA_CHECK(cudaMemcpyAsync(b, a, size_t(bytes), cudaMemcpyDeviceToDevice)); });
+  cb.memcpy_gbps =
+      time([&] { FDS_CUDA_CHECK(cudaMemcpyAsync(b, a, size_t(bytes), cudaMemcpyDeviceToDevice)); });
   const int64_t n = bytes / 16;
   cb.kernel_gbps = time([&] {
     // 8 resident blocks of 256 threads per SM, grid-stride over the rest.

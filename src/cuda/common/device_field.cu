@@ -11,7 +11,8 @@ namespace fdstencil {
 namespace {
 void check_same(const Layout& device, const Layout& host) {
   if (!(device == host))
-    throw Error(ErrorKind::invalid_argument, "device field: the host field's layout differs from the device field's");
+    throw Error(ErrorKind::invalid_argument,
+                "device field: the host field's layout differs from the device field's");
 }
 }  // namespace
 
@@ -67,8 +68,8 @@ std::string gpu_unavailable_reason() { return cuda::no_device_reason(); }
 void select_gpu(int index) {
   const int n = gpu_count();
   if (index < 0 || index >= n)
-    throw Error(ErrorKind::unsupported, "GPU " + std::to_string(index) + " does not exist (this machine has " +
-                                            std::to_string(n) + ")");
+    throw Error(ErrorKind::unsupported, "GPU " + std::to_string(index) +
+                                            " does not exist (this machine has " + std::to_string(n) + ")");
   FDS_CUDA_CHECK(cudaSetDevice(index));
 }
 

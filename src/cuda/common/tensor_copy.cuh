@@ -16,10 +16,11 @@ namespace fdstencil::cuda::ptx {
 // The box of `map` whose first element has tensor coordinates (x, y, z) into `dst` (128-byte
 // aligned), completing on `bar`. `map` must be a __grid_constant__ kernel parameter (or in global
 // memory): the copy engine reads it by its generic address.
-__device__ __forceinline__ void tensor_copy_3d_to_shared(void* dst, const CUtensorMap* map, int x, int y, int z,
-                                                         uint64_t* bar) {
+__device__ __forceinline__ void tensor_copy_3d_to_shared(void* dst, const CUtensorMap* map, int x, int y,
+                                                         int z, uint64_t* bar) {
   asm volatile(
-      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], "
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, "
+      "%4}], "
       "[%5];" ::"r"(smem_addr(dst)),
       "l"(reinterpret_cast<uint64_t>(map)), "r"(x), "r"(y), "r"(z), "r"(smem_addr(bar))
       : "memory");

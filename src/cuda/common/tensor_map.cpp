@@ -14,8 +14,9 @@ namespace fdstencil::cuda {
 namespace {
 
 using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
-                                 const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
-                                 CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+                                 const cuuint64_t*, const cuuint32_t*, const cuuint32_t*,
+                                 CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,
+                                 CUtensorMapFloatOOBfill);
 
 // The ABI version the function pointer is asked for: cuTensorMapEncodeTiled as CUDA 12.0 shipped it.
 constexpr unsigned kEncodeAbi = 12000;
@@ -27,8 +28,8 @@ EncodeTiled encoder() {
   std::call_once(once, [] {
     void* p = nullptr;
     cudaDriverEntryPointQueryResult found{};
-    const cudaError_t err = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, kEncodeAbi,
-                                                             cudaEnableDefault, &found);
+    const cudaError_t err =
+        cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, kEncodeAbi, cudaEnableDefault, &found);
     if (err != cudaSuccess || found != cudaDriverEntryPointSuccess || p == nullptr) {
       cudaGetLastError();
       why = std::string("the driver offers no cuTensorMapEncodeTiled (") + cudaGetErrorString(err) + ")";
@@ -43,7 +44,8 @@ EncodeTiled encoder() {
 }  // namespace
 
 CUtensorMap encode_tiled_map(const TiledMap3d& m) {
-  const CUtensorMapDataType type = m.elem_bytes == 8 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT64 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  const CUtensorMapDataType type =
+      m.elem_bytes == 8 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT64 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
   const cuuint64_t dims[3] = {m.extent[0], m.extent[1], m.extent[2]};
   const cuuint64_t strides[2] = {m.stride[0], m.stride[1]};
   const cuuint32_t box[3] = {m.box[0], m.box[1], m.box[2]};

@@ -12,11 +12,11 @@
 namespace fdstencil::cuda {
 
 struct TiledMap3d {
-  const void* origin = nullptr;        // element (0, 0, 0): 16-byte aligned
-  int elem_bytes = 4;                  // 4 (float) or 8 (double)
-  std::array<uint64_t, 3> extent{};    // elements along x, y, z; boxes read zeros beyond
-  std::array<uint64_t, 2> stride{};    // bytes from one x-line to the next, and one plane to the next
-  std::array<uint32_t, 3> box{};       // elements a copy moves along x, y, z (each <= 256)
+  const void* origin = nullptr;      // element (0, 0, 0): 16-byte aligned
+  int elem_bytes = 4;                // 4 (float) or 8 (double)
+  std::array<uint64_t, 3> extent{};  // elements along x, y, z; boxes read zeros beyond
+  std::array<uint64_t, 2> stride{};  // bytes from one x-line to the next, and one plane to the next
+  std::array<uint32_t, 3> box{};     // elements a copy moves along x, y, z (each <= 256)
 };
 
 // The encoded map, by value (a kernel takes it as a __grid_constant__ parameter). Throws

@@ -30,7 +30,9 @@ class ThreadRing {
   __device__ __forceinline__ void fill(int r, const Vec<T, V>& v, int l = 0) { store_vec(slot(r, l), v); }
 
   // Lane l's oldest entry is done with: `v` takes its slot, to become the newest at advance().
-  __device__ __forceinline__ void replace_oldest(const Vec<T, V>& v, int l = 0) { store_vec(slot(head_, l), v); }
+  __device__ __forceinline__ void replace_oldest(const Vec<T, V>& v, int l = 0) {
+    store_vec(slot(head_, l), v);
+  }
   __device__ __forceinline__ void advance() { head_ = head_ + 1 < N ? head_ + 1 : 0; }
 
   // One lane: retire the oldest entry and append `v` as the newest.

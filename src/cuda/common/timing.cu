@@ -62,7 +62,8 @@ void flush_l2() {
   FDS_CUDA_CHECK_LAUNCH();
 }
 
-std::vector<double> time_ms(const std::function<void(Stream)>& work, int warmup, int reps, const char* nvtx_range) {
+std::vector<double> time_ms(const std::function<void(Stream)>& work, int warmup, int reps,
+                            const char* nvtx_range) {
   for (int r = 0; r < warmup; ++r) work(nullptr);
   FDS_CUDA_CHECK(cudaDeviceSynchronize());
   EventPair ev;

@@ -10,11 +10,14 @@ namespace fdstencil::cuda {
 
 template <class T, int V>
 struct NativeVec;
+// One line each: a table of the native types, which the formatter would spread over 20 lines.
+// clang-format off
 template <> struct NativeVec<float, 1> { using type = float; };
 template <> struct NativeVec<float, 2> { using type = float2; };
 template <> struct NativeVec<float, 4> { using type = float4; };
 template <> struct NativeVec<double, 1> { using type = double; };
 template <> struct NativeVec<double, 2> { using type = double2; };
+// clang-format on
 
 // The widest vector of T that one access moves: 16 bytes.
 template <class T>

@@ -12,8 +12,8 @@ namespace fdstencil::cuda::laplacian {
 
 template <class T>
 struct Args {
-  T* f;        // output, at the grid corner
-  const T* u;  // input, at the grid corner
+  T* f;            // output, at the grid corner
+  const T* u;      // input, at the grid corner
   int nx, ny, nz;  // the full grid, boundary included (the posts' nx, ny, nz)
   int64_t line, slice;
   T invhx2, invhy2, invhz2, invhxyz2;  // 1/h^2 per axis and the centre weight -2 sum 1/h^2

@@ -21,8 +21,8 @@ __global__ void k2_tiling(Args<T> a) {
   for (int n = 0; n < M; ++n) {
     const int64_t p = pos + n * a.line;
     const T centre = u[p];
-    lu[n] += centre * a.invhxyz2 + (u[p - 1] + u[p + 1]) * a.invhx2 +
-             (u[p - a.slice] + u[p + a.slice]) * a.invhz2;
+    lu[n] +=
+        centre * a.invhxyz2 + (u[p - 1] + u[p + 1]) * a.invhx2 + (u[p - a.slice] + u[p + a.slice]) * a.invhz2;
     if (n > 0) lu[n - 1] += centre * a.invhy2;
     if (n < M - 1) lu[n + 1] += centre * a.invhy2;
   }

@@ -96,7 +96,8 @@ __global__ void __launch_bounds__(32 * TY) k8_bulk(ZmarchArgs<T> a) {
       const T xp = e == W - 1 ? r[0] : c[e + 1];
       o[e] = a.cc * c[e] + a.cx * (xm + xp) + a.cy * (s[e] + n[e]) + a.cz * (b[e] + t[e]);
     }
-    if (writes) store_streaming<T, Vec, W>(a.f + i0 + int64_t(j) * a.line + int64_t(k) * a.slice, o, a.nx - i0);
+    if (writes)
+      store_streaming<T, Vec, W>(a.f + i0 + int64_t(j) * a.line + int64_t(k) * a.slice, o, a.nx - i0);
     __syncthreads();  // every thread is done with plane k-1: its stage takes plane k-1+S
     if (ty == 0 && k - 1 + S <= last) issue(k - 1 + S);
   }

@@ -29,7 +29,9 @@ struct Vec16<double> {
 
 // Vectors to register arrays and back by constant indices, so nothing lands in local memory
 // (taking a vector's address would put it there).
-__device__ __forceinline__ void unpack(const float4& v, float (&o)[4]) { o[0] = v.x, o[1] = v.y, o[2] = v.z, o[3] = v.w; }
+__device__ __forceinline__ void unpack(const float4& v, float (&o)[4]) {
+  o[0] = v.x, o[1] = v.y, o[2] = v.z, o[3] = v.w;
+}
 __device__ __forceinline__ void unpack(const double2& v, double (&o)[2]) { o[0] = v.x, o[1] = v.y; }
 __device__ __forceinline__ float4 pack(const float (&o)[4]) { return make_float4(o[0], o[1], o[2], o[3]); }
 __device__ __forceinline__ double2 pack(const double (&o)[2]) { return make_double2(o[0], o[1]); }
@@ -48,15 +50,15 @@ __device__ __forceinline__ void store_streaming(T* dst, const T (&o)[W], int val
 
 template <class T>
 struct ZmarchArgs {
-  T* f;        // output at interior point (0, 0, 0)
-  const T* u;  // input at interior point (0, 0, 0)
+  T* f;            // output at interior point (0, 0, 0)
+  const T* u;      // input at interior point (0, 0, 0)
   int nx, ny, nz;  // interior
   int64_t line, slice;
   T cx, cy, cz, cc;  // 1/h^2 per axis and the centre weight
-  int nzc;          // planes per block
-  int chunks;       // ceil(nz / nzc)
-  int tiles_x;      // ceil(nx / (32 W))
-  int tiles_y;      // ceil(ny / TY)
+  int nzc;           // planes per block
+  int chunks;        // ceil(nz / nzc)
+  int tiles_x;       // ceil(nx / (32 W))
+  int tiles_y;       // ceil(ny / TY)
 };
 
 template <class T, int TY>
@@ -81,7 +83,7 @@ __global__ void __launch_bounds__(32 * TY) k8_zmarch(ZmarchArgs<T> a) {
   // Row j = ny and the vector holding i = nx are halo the last valid points need; beyond them
   // nothing is loaded. The padded layout makes every such 16-byte read lie inside the allocation.
   const bool loads = j <= a.ny && i0 <= a.nx;
-  const bool top_halo = ty == 0;                        // row j0 - 1
+  const bool top_halo = ty == 0;                             // row j0 - 1
   const bool bottom_halo = ty == TY - 1 && j0 + TY <= a.ny;  // row j0 + TY
   const bool left_halo = lane == 0 && j <= a.ny;
   const bool right_halo = lane == 31 && x0 + TXP <= a.nx && j <= a.ny;

@@ -13,8 +13,10 @@ namespace fdstencil::cuda::laplacian {
 // are reused up to six times stay cached.
 template <bool kStreaming, class T>
 __device__ __forceinline__ void store(T* p, T v) {
-  if constexpr (kStreaming) __stcs(p, v);
-  else *p = v;
+  if constexpr (kStreaming)
+    __stcs(p, v);
+  else
+    *p = v;
 }
 
 template <class T, int M, bool kStreaming>

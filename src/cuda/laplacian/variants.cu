@@ -24,7 +24,6 @@ namespace {
 
 using namespace laplacian;
 
-
 Block block_of(const Params& p) {
   Block b;
   const std::string why = parse_block(p, b);
@@ -123,7 +122,8 @@ class SeedLauncher final : public Launcher {
               gz = ceil_div(a.nz, block_.z);
     if (name_ == "k1") {
       void* args[] = {&a};
-      FDS_CUDA_CHECK(cudaLaunchKernel(kernel_, dim3(gx, ceil_div(a.ny, block_.y), gz), block, args, 0, stream));
+      FDS_CUDA_CHECK(
+          cudaLaunchKernel(kernel_, dim3(gx, ceil_div(a.ny, block_.y), gz), block, args, 0, stream));
     } else if (name_ == "k6") {
       void* args[] = {&a};
       FDS_CUDA_CHECK(cudaLaunchKernel(kernel_, dim3(gy, gz, gx), block, args, 0, stream));
@@ -163,15 +163,18 @@ std::string seed_cannot_run(const std::string& name, const Problem& p, const Par
   const int64_t ny = p.interior().ny + 2, nx = p.interior().nx + 2, nz = p.interior().nz + 2;
   if (name != "k1") {
     const int m = params.value("m", 1);
-    if (m != 1 && m != 2 && m != 4 && m != 8 && m != 16) return "m = " + std::to_string(m) + " is not one of 1, 2, 4, 8, 16";
+    if (m != 1 && m != 2 && m != 4 && m != 8 && m != 16)
+      return "m = " + std::to_string(m) + " is not one of 1, 2, 4, 8, 16";
     if (ny % m != 0)
       return "the grid's ny = " + std::to_string(ny) + " is not a multiple of m = " + std::to_string(m) +
              " (the tiled kernels load whole tiles, as in the posts)";
     if (params.contains("lb")) {
       const int lb = params["lb"].get<int>();
-      if (lb != 128 && lb != 256 && lb != 512 && lb != 1024) return "lb = " + std::to_string(lb) + " is not one of 128, 256, 512, 1024";
+      if (lb != 128 && lb != 256 && lb != 512 && lb != 1024)
+        return "lb = " + std::to_string(lb) + " is not one of 128, 256, 512, 1024";
       if (b.threads() > lb)
-        return "block of " + std::to_string(b.threads()) + " threads exceeds the launch bound " + std::to_string(lb);
+        return "block of " + std::to_string(b.threads()) + " threads exceeds the launch bound " +
+               std::to_string(lb);
     }
     const int64_t gy = (ny + int64_t(b.y) * m - 1) / (int64_t(b.y) * m), gz = (nz + b.z - 1) / b.z;
     if (name == "k6" ? (gz > 65535 || (nx + b.x - 1) / b.x > 65535) : (gy > 65535 || gz > 65535))
@@ -200,7 +203,9 @@ const void* zmarch_kernel(bool bulk, int ty, int stages) {
     return ty == 4   ? reinterpret_cast<const void*>(k8_zmarch<T, 4>)
            : ty == 8 ? reinterpret_cast<const void*>(k8_zmarch<T, 8>)
                      : reinterpret_cast<const void*>(k8_zmarch<T, 16>);
-  return ty == 4 ? bulk_kernel<T, 4>(stages) : ty == 8 ? bulk_kernel<T, 8>(stages) : bulk_kernel<T, 16>(stages);
+  return ty == 4   ? bulk_kernel<T, 4>(stages)
+         : ty == 8 ? bulk_kernel<T, 8>(stages)
+                   : bulk_kernel<T, 16>(stages);
 }
 
 template <class T>
@@ -280,16 +285,19 @@ std::string zmarch_cannot_run(const Problem& p, const Params& params, bool bulk)
   const int ty = params.value("ty", 8);
   if (ty != 4 && ty != 8 && ty != 16) return "ty = " + std::to_string(ty) + " is not one of 4, 8, 16";
   const int stages = params.value("stages", 6);
-  if (stages != 4 && stages != 6 && stages != 8) return "stages = " + std::to_string(stages) + " is not one of 4, 6, 8";
+  if (stages != 4 && stages != 6 && stages != 8)
+    return "stages = " + std::to_string(stages) + " is not one of 4, 6, 8";
   if (p.interior().nx > (1 << 30) || p.interior().ny > (1 << 30) || p.interior().nz > (1 << 30))
     return "extents above 2^30";
   // 16-byte vector loads and stores, and cp.async.bulk rows, need every x-line 16-byte aligned.
   if (p.layout.align_bytes() < 16)
-    return "needs the aligned layout (16-byte vectors and bulk copies); run with --align 128, or give a view whose "
+    return "needs the aligned layout (16-byte vectors and bulk copies); run with --align 128, or give a view "
+           "whose "
            "pointer and strides are multiples of 16 bytes";
   // The last staged row of the last line runs up to a whole tile row (34 vectors) past it.
   if (p.layout.tail_bytes() < kTailSlackBytes)
-    return "reads up to " + std::to_string(kTailSlackBytes) + " bytes past the field's last point, and this layout has " +
+    return "reads up to " + std::to_string(kTailSlackBytes) +
+           " bytes past the field's last point, and this layout has " +
            std::to_string(p.layout.tail_bytes()) + " readable there";
   // k8's staged rows start one vector left of the tile: the first reaches 16 - sizeof(T) bytes
   // before the halo corner.
@@ -359,7 +367,8 @@ Variant make(const std::string& name, const std::string& summary, Params default
   if (name == "k9") {
     v.cannot_run = k9_cannot_run;
     v.prepare = [](const Problem& p, const Params& q) -> std::unique_ptr<Launcher> {
-      if (p.dtype() == DType::f32) return std::make_unique<seismic::SeismicLauncher<float>>(p, q, plan_k9<float>);
+      if (p.dtype() == DType::f32)
+        return std::make_unique<seismic::SeismicLauncher<float>>(p, q, plan_k9<float>);
       return std::make_unique<seismic::SeismicLauncher<double>>(p, q, plan_k9<double>);
     };
     return v;
@@ -383,8 +392,8 @@ std::vector<Variant> laplacian_variants() {
   const Params tiled = {{"block", blocks}, {"m", ms}, {"lb", {256, 512, 1024}}};
   // The posts' best MI250X configuration (part 4 table): 256 x 1 x 1, launch bound 256, m = 8.
   return {
-      make("k1", "part 1 baseline: a point per thread, early exit on the boundary",
-           {{"block", "256x1x1"}}, {{"block", blocks}}),
+      make("k1", "part 1 baseline: a point per thread, early exit on the boundary", {{"block", "256x1x1"}},
+           {{"block", blocks}}),
       make("k2", "part 2 loop tiling: m outputs along y per thread, centre reused for y+-1",
            {{"block", "256x1x1"}, {"m", 8}}, {{"block", blocks}, {"m", ms}}),
       make("k3", "part 2 k2 with the loads reordered to ascending addresses",

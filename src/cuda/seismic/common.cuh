@@ -44,6 +44,6 @@ inline constexpr int kMarchPrefetch = 2;
 // The x-halo width of a shared-memory tile: R rounded up to whole vectors of V, so every row of
 // the tile, and its source in global memory, starts on a vector boundary.
 template <int R, int V>
-inline constexpr int kPad = (R + V - 1) / V * V;
+inline constexpr int kPad = (R + V - 1) / V* V;
 
 }  // namespace fdstencil::cuda::seismic

@@ -23,7 +23,7 @@ struct Launch {
   const void* kernel = nullptr;
   dim3 grid, block;
   size_t smem = 0;
-  int nw = 0;  // planes per block along z, 0 when the kernel does not march
+  int nw = 0;            // planes per block along z, 0 when the kernel does not march
   bool z_first = false;  // see Args::z_first
   int ahead = 0;         // see Args::ahead
   // A launch over interior rows y_begin .. y_begin + y_count - 1 only (0: every row): the
@@ -76,20 +76,22 @@ inline dim3 march_grid(const Problem& p, const Block& b, int vec, int nw) {
 
 // The checks of every seismic family: a valid block ("BXxBYx1" for the tiled kernels), vectors
 // need x-lines aligned to their width, grid limits, and extents that fit the kernels' int indices.
-inline std::string common_cannot_run(const Problem& p, const Params& params, bool tiled, int vec,
-                                     Block& b, int max_threads = 1024) {
+inline std::string common_cannot_run(const Problem& p, const Params& params, bool tiled, int vec, Block& b,
+                                     int max_threads = 1024) {
   std::string why = parse_block(params, b);
   if (!why.empty()) return why;
   if (b.threads() > max_threads)
     return "block " + params.value("block", std::string()) + " has " + std::to_string(b.threads()) +
            " threads; this kernel's z queue allows at most " + std::to_string(max_threads) + " (registers)";
-  if (tiled && b.z != 1) return "block " + params.value("block", std::string()) + ": this kernel tiles the xy-plane, so BZ must be 1";
+  if (tiled && b.z != 1)
+    return "block " + params.value("block", std::string()) +
+           ": this kernel tiles the xy-plane, so BZ must be 1";
   const int64_t vec_bytes = vec * p.layout.elem_bytes();
   if (vec > 1 && p.layout.align_bytes() < vec_bytes)
     return "needs the aligned layout (--align 128, or a view whose pointer and strides are multiples of " +
-           std::to_string(vec_bytes) + " bytes): its " + std::to_string(vec) + "-wide vector accesses need every x-line " +
-           std::to_string(vec_bytes) + "-byte aligned, and this layout guarantees " +
-           std::to_string(p.layout.align_bytes());
+           std::to_string(vec_bytes) + " bytes): its " + std::to_string(vec) +
+           "-wide vector accesses need every x-line " + std::to_string(vec_bytes) +
+           "-byte aligned, and this layout guarantees " + std::to_string(p.layout.align_bytes());
   const Extents n = p.interior();
   if (n.nx > (1 << 30) || n.ny > (1 << 30) || n.nz > (1 << 30)) return "extents above 2^30";
   return "";
@@ -134,9 +136,11 @@ class SeismicLauncher final : public Launcher {
       a.ny = l.y_count > 0 ? l.y_count : int(n.ny);
       args_.push_back(a);
       if (l.smem > 48 * 1024)  // above the default limit a kernel must opt in
-        FDS_CUDA_CHECK(cudaFuncSetAttribute(l.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(l.smem)));
+        FDS_CUDA_CHECK(
+            cudaFuncSetAttribute(l.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(l.smem)));
       if (l.nw > 0) extra_["nw_used"] = l.nw;
-      grids.push_back(std::to_string(l.grid.x) + "x" + std::to_string(l.grid.y) + "x" + std::to_string(l.grid.z));
+      grids.push_back(std::to_string(l.grid.x) + "x" + std::to_string(l.grid.y) + "x" +
+                      std::to_string(l.grid.z));
     }
     extra_["grid"] = launches_.size() == 1 ? grids[0] : grids;
   }

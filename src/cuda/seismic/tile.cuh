@@ -106,7 +106,8 @@ __device__ __forceinline__ Vec<T, V> x_from_tile_row(const T* window, const Args
 // d2x + d2y at the thread's V points (tx, ty) from the tile: the x window of the centre row, the
 // y taps as 2R + 1 vectors of the thread's column.
 template <class T, int R, int V>
-__device__ __forceinline__ Vec<T, V> xy_from_tile(const T* tile, TileShape<R, V> s, int tx, int ty, const Args<T>& a) {
+__device__ __forceinline__ Vec<T, V> xy_from_tile(const T* tile, TileShape<R, V> s, int tx, int ty,
+                                                  const Args<T>& a) {
   constexpr int P = TileShape<R, V>::P;
   const int pitch = s.pitch();
   // The window starts P left of the centre.
@@ -127,8 +128,8 @@ __device__ __forceinline__ Vec<T, V> xy_from_tile(const T* tile, TileShape<R, V>
 // xy_from_tile's, so the sums are the same to the bit. At MY = 2 a thread loads 2R + 2 + 2 (2P / V)
 // vectors for 2V points where xy_from_tile's two calls load 2(2R + 1 + 2P / V).
 template <class T, int R, int V, int MY>
-__device__ __forceinline__ void xy_rows_from_tile(const T* tile, TileShape<R, V> s, int tx, int row0, const Args<T>& a,
-                                                  Vec<T, V> (&o)[MY]) {
+__device__ __forceinline__ void xy_rows_from_tile(const T* tile, TileShape<R, V> s, int tx, int row0,
+                                                  const Args<T>& a, Vec<T, V> (&o)[MY]) {
   constexpr int P = TileShape<R, V>::P;
   const int pitch = s.pitch();
 #pragma unroll
@@ -158,12 +159,13 @@ __device__ __forceinline__ bool tile_vector_exists(const Args<T>& a, int x0, int
 // Starts the cp.async copies of plane k's halo into `tile` (the block's tile origin x0, j0; this
 // thread's share, `rank` of `threads`): the vectors tile_vector_exists keeps, committed as one group.
 template <class T, int R, int V>
-__device__ __forceinline__ void start_halo_copies(const Args<T>& a, TileShape<R, V> s, int x0, int j0, int rank,
-                                                  int threads, int k, T* tile) {
+__device__ __forceinline__ void start_halo_copies(const Args<T>& a, TileShape<R, V> s, int x0, int j0,
+                                                  int rank, int threads, int k, T* tile) {
   const T* plane = a.u + a.slice * k;
   for_each_halo_vector(s, rank, threads, [&](int row, int col) {
     if (tile_vector_exists<T, R, V>(a, x0, j0, row, col))
-      ptx::copy_async16(tile + row * s.pitch() + col, plane + (x0 - s.P + col) + int64_t(j0 - R + row) * a.line);
+      ptx::copy_async16(tile + row * s.pitch() + col,
+                        plane + (x0 - s.P + col) + int64_t(j0 - R + row) * a.line);
   });
   ptx::copy_async_commit();
 }

@@ -55,8 +55,8 @@ class TmaTileRing {
  public:
   // elems: a tile's elements (TileShape::elems); depth: tma_ring_tiles; lead: R, the steps from
   // the oldest tile a step reads to the newest; (x0, j0, k0): the block's first point.
-  __device__ __forceinline__ TmaTileRing(unsigned char* smem, int elems, int depth, int lead, const CUtensorMap* map,
-                                         int x0, int j0, int k0, int total)
+  __device__ __forceinline__ TmaTileRing(unsigned char* smem, int elems, int depth, int lead,
+                                         const CUtensorMap* map, int x0, int j0, int k0, int total)
       : depth_(depth), total_(total), x0_(x0), j0_(j0), z0_(k0 + lead), b_new_(lead), map_(map) {
     constexpr int kAlignElems = kTmaTileAlign / int(sizeof(T));
     stride_ = (elems + kAlignElems - 1) / kAlignElems * kAlignElems;  // as tma_tile_stride

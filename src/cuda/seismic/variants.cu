@@ -7,8 +7,6 @@ namespace fdstencil::cuda {
 
 namespace {
 
-
-
 using namespace seismic;
 
 template <class T, int R>
@@ -33,7 +31,8 @@ std::vector<Launch> plan_baseline(const Problem& p, const Params& params) {
   Block b;
   parse_block(params, b);
   Launch l;
-  l.kernel = pick_radius(p.stencil.radius, [&](auto r) { return baseline_for<T, decltype(r)::value>(p.stencil.op); });
+  l.kernel = pick_radius(p.stencil.radius,
+                         [&](auto r) { return baseline_for<T, decltype(r)::value>(p.stencil.op); });
   l.block = dim3(b.x, b.y, b.z);
   l.grid = baseline_grid(p, b);
   return {l};
@@ -51,9 +50,8 @@ std::vector<Variant> seismic_variants() {
   std::vector<Variant> vs;
   for (Op op : {Op::d2x, Op::d2y, Op::d2z, Op::d2xy, Op::d2xyz})
     vs.push_back(make_variant(op, "baseline", "seismic part 1: a point per thread, every tap a global load",
-                              {{"block", "256x1x1"}},
-                              {{"block", {"256x1x1", "128x2x1", "64x4x1", "32x8x1"}}}, baseline_cannot_run,
-                              plan_baseline<float>, plan_baseline<double>));
+                              {{"block", "256x1x1"}}, {{"block", {"256x1x1", "128x2x1", "64x4x1", "32x8x1"}}},
+                              baseline_cannot_run, plan_baseline<float>, plan_baseline<double>));
   for (auto&& family : {seismic::axis_variants(), seismic::fused_variants(), seismic::ring_variants(),
                         seismic::tma_variants()})
     for (const Variant& v : family) vs.push_back(v);

@@ -12,9 +12,6 @@ namespace fdstencil::cuda::seismic {
 
 namespace {
 
-
-
-
 // ---- d2x: register window ----------------------------------------------------------------------
 
 template <class T, int V>
@@ -23,7 +20,8 @@ std::vector<Launch> plan_x(const Problem& p, const Params& params) {
   parse_block(params, b);
   Launch l;
   l.kernel = pick_radius(p.stencil.radius, [](auto r) -> const void* {
-    if constexpr (V * sizeof(T) <= 16) return reinterpret_cast<const void*>(x_window<T, decltype(r)::value, V>);
+    if constexpr (V * sizeof(T) <= 16)
+      return reinterpret_cast<const void*>(x_window<T, decltype(r)::value, V>);
     return nullptr;
   });
   l.block = dim3(b.x, b.y, b.z);
@@ -50,8 +48,9 @@ std::vector<Launch> plan_y_vec(const Problem& p, const Params& params) {
   Block b;
   parse_block(params, b);
   Launch l;
-  l.kernel = pick_radius(p.stencil.radius,
-                         [](auto r) { return reinterpret_cast<const void*>(y_vec<T, decltype(r)::value, V>); });
+  l.kernel = pick_radius(p.stencil.radius, [](auto r) {
+    return reinterpret_cast<const void*>(y_vec<T, decltype(r)::value, V>);
+  });
   l.block = dim3(b.x, b.y, b.z);
   l.grid = pointwise_grid(p, b, V);
   return {l};
@@ -69,8 +68,9 @@ std::vector<Launch> plan_y_smem(const Problem& p, const Params& params) {
   Block b;
   parse_block(params, b);
   Launch l;
-  l.kernel = pick_radius(p.stencil.radius,
-                         [](auto r) { return reinterpret_cast<const void*>(y_smem<T, decltype(r)::value, V>); });
+  l.kernel = pick_radius(p.stencil.radius, [](auto r) {
+    return reinterpret_cast<const void*>(y_smem<T, decltype(r)::value, V>);
+  });
   l.block = dim3(b.x, b.y, 1);
   l.grid = plane_grid(p, b, V);
   l.smem = y_smem_bytes(b.x, b.y, p.stencil.radius);
@@ -82,7 +82,8 @@ std::string y_smem_cannot_run(const Problem& p, const Params& params) {
   std::string why = common_cannot_run(p, params, true, int(16 / dtype_bytes(p.dtype())), b);
   if (!why.empty()) return why;
   if (y_smem_bytes(b.x, b.y, p.stencil.radius) > kMaxSmemPerBlock)
-    return "tile of " + std::to_string(y_smem_bytes(b.x, b.y, p.stencil.radius)) + " bytes exceeds 227 KB of shared memory";
+    return "tile of " + std::to_string(y_smem_bytes(b.x, b.y, p.stencil.radius)) +
+           " bytes exceeds 227 KB of shared memory";
   return grid_cannot_run(plane_grid(p, b, 1));
 }
 
@@ -95,7 +96,9 @@ std::string parse_vec_bytes(const Problem& p, const Params& params, int& vec) {
   const int64_t e = dtype_bytes(p.dtype());
   if (bytes != 4 && bytes != 8 && bytes != 16)
     return "vec_bytes " + std::to_string(bytes) + " must be 4, 8 or 16";
-  if (bytes < e) return "vec_bytes " + std::to_string(bytes) + " is narrower than one " + std::string(dtype_name(p.dtype()));
+  if (bytes < e)
+    return "vec_bytes " + std::to_string(bytes) + " is narrower than one " +
+           std::string(dtype_name(p.dtype()));
   vec = int(bytes / e);
   return "";
 }
@@ -165,16 +168,18 @@ std::vector<Variant> axis_variants() {
                    pointwise, x_space, x_cannot_run<4>, plan_x<float, 4>, plan_x<double, 4>),
       make_variant(Op::d2y, "vec", "seismic part 3: 16-byte vectors, the 2R+1 y taps straight from global",
                    {{"block", "32x8x1"}}, y_space, y_vec_cannot_run, plan_y_vec<float>, plan_y_vec<double>),
-      make_variant(Op::d2y, "vec_smem", "seismic part 3: 16-byte vectors, the y taps from a shared-memory tile",
+      make_variant(Op::d2y, "vec_smem",
+                   "seismic part 3: 16-byte vectors, the y taps from a shared-memory tile",
                    {{"block", "16x16x1"}}, {{"block", {"16x16x1", "32x8x1", "32x16x1", "64x4x1"}}},
                    y_smem_cannot_run, plan_y_smem<float>, plan_y_smem<double>),
       make_variant(Op::d2z, "window", "seismic part 2: sliding window along z, a register queue of 2R+1",
                    {{"block", "32x4x1"}, {"nw", 16}},
                    {{"block", {"32x4x1", "64x2x1", "32x8x1", "64x4x1"}}, {"nw", {8, 16, 32, 64}}},
                    z_cannot_run<false>, plan_z<float, false>, plan_z<double, false>),
-      make_variant(Op::d2z, "window_vec", "seismic part 3: the z sliding window with vectors of vec_bytes (16: float4 / double2)",
-                   {{"block", "32x4x1"}, {"nw", 8}, {"vec_bytes", 16}, {"order", "xyz"}}, z_space, z_cannot_run<true>,
-                   plan_z<float, true>, plan_z<double, true>),
+      make_variant(Op::d2z, "window_vec",
+                   "seismic part 3: the z sliding window with vectors of vec_bytes (16: float4 / double2)",
+                   {{"block", "32x4x1"}, {"nw", 8}, {"vec_bytes", 16}, {"order", "xyz"}}, z_space,
+                   z_cannot_run<true>, plan_z<float, true>, plan_z<double, true>),
   };
 }
 

@@ -18,9 +18,6 @@ namespace fdstencil::cuda::seismic {
 
 namespace {
 
-
-
-
 enum class Fused { xy, onepass, pipelined };
 
 // pipelined's `regs` 64: the march compiled under 64 registers (xyz_pipelined's Blocks = 2), so 8
@@ -66,7 +63,8 @@ std::vector<Launch> plan_fused(const Problem& p, const Params& params) {
       if constexpr (R <= kMaxRadiusPipelinedMy2) {
         if (capped || zq == 2) return nullptr;
         if (zq == 1) {
-          if constexpr (R >= kMinZqHalfRadius) return reinterpret_cast<const void*>(xyz_pipelined_rows<T, R, V, 0, R, 2>);
+          if constexpr (R >= kMinZqHalfRadius)
+            return reinterpret_cast<const void*>(xyz_pipelined_rows<T, R, V, 0, R, 2>);
           return nullptr;
         }
         return reinterpret_cast<const void*>(xyz_pipelined_rows<T, R, V, 0, 0, 2>);
@@ -105,20 +103,27 @@ std::string fused_cannot_run(const Problem& p, const Params& params) {
   if (!why.empty()) return why;
   const int zq = F == Fused::pipelined ? params.value("zq", 0) : 0;
   const int R = p.stencil.radius;
-  if (zq < 0 || zq > 2) return "zq " + std::to_string(zq) + " must be 0, 1 or 2 (none, R or 2R queue planes in shared memory)";
-  if (zq == 1 && R < kMinZqHalfRadius) return "zq 1 is compiled from R = 2 (at R = 1 the queue is 3 registers)";
-  if (zq == 2 && R < kMinZqAllRadius) return "zq 2 is compiled from R = 4 (below it zq 1 already fits 64 registers)";
+  if (zq < 0 || zq > 2)
+    return "zq " + std::to_string(zq) + " must be 0, 1 or 2 (none, R or 2R queue planes in shared memory)";
+  if (zq == 1 && R < kMinZqHalfRadius)
+    return "zq 1 is compiled from R = 2 (at R = 1 the queue is 3 registers)";
+  if (zq == 2 && R < kMinZqAllRadius)
+    return "zq 2 is compiled from R = 4 (below it zq 1 already fits 64 registers)";
   const int my = F == Fused::pipelined ? params.value("my", 1) : 1;
   if (my != 1 && my != 2) return "my " + std::to_string(my) + " must be 1 or 2 (rows a thread marches)";
   if (my == 2) {
-    if (R > kMaxRadiusPipelinedMy2) return "my 2 is compiled up to R = 4 (there its two queues take 128 registers)";
-    if (zq == 2) return "my 2 is compiled with zq 0 or 1 (zq 2 reads more from shared memory than my 2 saves)";
-    if (params.value("regs", 0) != 0) return "my 2 is compiled without the register cap (under 64 its queues spilled)";
+    if (R > kMaxRadiusPipelinedMy2)
+      return "my 2 is compiled up to R = 4 (there its two queues take 128 registers)";
+    if (zq == 2)
+      return "my 2 is compiled with zq 0 or 1 (zq 2 reads more from shared memory than my 2 saves)";
+    if (params.value("regs", 0) != 0)
+      return "my 2 is compiled without the register cap (under 64 its queues spilled)";
   }
   const size_t smem = fused_smem(F, p, b, zq, my);
   if (smem > kMaxSmemPerBlock)
-    return "shared memory of " + std::to_string(smem) + " bytes (block " + params.value("block", std::string()) +
-           ", R " + std::to_string(p.stencil.radius) + ") exceeds 227 KB";
+    return "shared memory of " + std::to_string(smem) + " bytes (block " +
+           params.value("block", std::string()) + ", R " + std::to_string(p.stencil.radius) +
+           ") exceeds 227 KB";
   if (F == Fused::xy) return grid_cannot_run(plane_grid(p, b, 1));
   int nw = 0;
   why = parse_nw(params, nw);
@@ -128,7 +133,8 @@ std::string fused_cannot_run(const Problem& p, const Params& params) {
     if (regs != 0 && regs != kPipelinedCap)
       return "regs " + std::to_string(regs) + " must be 0 (the compiler's choice) or 64 (a register cap)";
     if (regs == kPipelinedCap && zq == 0 && R != kCappedRadius)
-      return "regs 64 with zq 0 is compiled for R = 3 only (below it the march takes 64 or fewer; above it the cap "
+      return "regs 64 with zq 0 is compiled for R = 3 only (below it the march takes 64 or fewer; above it "
+             "the cap "
              "spilled and lost); with zq 1 or 2 it is compiled wherever they are";
     return strips_cannot_run(params, march_grid(p, b, 1, nw));
   }
@@ -191,8 +197,9 @@ template <class T>
 Launch z_pass(const Problem& p, int nw) {
   constexpr int V = kVec16<T>;
   Launch l;
-  l.kernel = pick_radius(p.stencil.radius,
-                         [](auto r) { return reinterpret_cast<const void*>(z_window<T, decltype(r)::value, V, true>); });
+  l.kernel = pick_radius(p.stencil.radius, [](auto r) {
+    return reinterpret_cast<const void*>(z_window<T, decltype(r)::value, V, true>);
+  });
   l.block = dim3(kPassZ.x, kPassZ.y, 1);
   l.grid = march_grid(p, kPassZ, V, nw);
   l.nw = nw;
@@ -207,18 +214,20 @@ std::vector<Launch> plan_passes(const Problem& p, const Params& params) {
   parse_nw(params, nw);
   if constexpr (Three) {
     Launch x, y;
-    x.kernel = pick_radius(R, [](auto r) { return reinterpret_cast<const void*>(x_window<T, decltype(r)::value, V>); });
+    x.kernel = pick_radius(
+        R, [](auto r) { return reinterpret_cast<const void*>(x_window<T, decltype(r)::value, V>); });
     x.block = dim3(kPassX.x, kPassX.y, 1);
     x.grid = pointwise_grid(p, kPassX, V);
-    y.kernel =
-        pick_radius(R, [](auto r) { return reinterpret_cast<const void*>(y_smem<T, decltype(r)::value, V, true>); });
+    y.kernel = pick_radius(
+        R, [](auto r) { return reinterpret_cast<const void*>(y_smem<T, decltype(r)::value, V, true>); });
     y.block = dim3(kPassY.x, kPassY.y, 1);
     y.grid = plane_grid(p, kPassY, V);
     y.smem = y_smem_bytes(kPassY.x, kPassY.y, R);
     return {x, y, z_pass<T>(p, nw)};
   } else {
     Launch xy;
-    xy.kernel = pick_radius(R, [](auto r) { return reinterpret_cast<const void*>(xy_fused<T, decltype(r)::value, V>); });
+    xy.kernel = pick_radius(
+        R, [](auto r) { return reinterpret_cast<const void*>(xy_fused<T, decltype(r)::value, V>); });
     xy.block = dim3(kPassXY.x, kPassXY.y, 1);
     xy.grid = plane_grid(p, kPassXY, V);
     xy.smem = tile_bytes(kPassXY.x, kPassXY.y, R, sizeof(T));
@@ -247,11 +256,13 @@ std::vector<Variant> fused_variants() {
   // Defaults from the tuning sweeps on the H100 at 512^3 (bench/results/, docs/seismic.md).
   const Params seed_march = {{"block", "16x16x1"}, {"nw", 16}};
   // pipelined: a tall block; whole planes in the plain order unless asked (seismic/strips.hpp).
-  const Params pipelined = {{"block", "8x32x1"}, {"nw", 16}, {"order", "xyz"}, {"strips", 1}, {"regs", 0}, {"zq", 0}, {"my", 1}};
+  const Params pipelined = {{"block", "8x32x1"}, {"nw", 16}, {"order", "xyz"}, {"strips", 1},
+                            {"regs", 0},         {"zq", 0},  {"my", 1}};
   // The tuner's spaces: the shapes and lengths of the seis-shapes, seis-tune* and seis-best1024
   // sweeps that came within a few points of the best (docs/seismic.md).
   const Params tile_space = {{"block", {"16x16x1", "32x8x1", "32x16x1", "64x4x1", "16x8x1"}}};
-  const Params march_space = {{"block", {"16x16x1", "32x8x1", "8x32x1", "16x32x1", "8x16x1"}}, {"nw", {4, 8, 16, 32}}};
+  const Params march_space = {{"block", {"16x16x1", "32x8x1", "8x32x1", "16x32x1", "8x16x1"}},
+                              {"nw", {4, 8, 16, 32}}};
   // pipelined: blocks of 128 threads (seis-pipe3: 16 x 8 and 8 x 16 at nw 6-8 led at R = 2 and 3,
   // 89.0 and 79.6 %), k9's short wide ones, the tall one of R = 8, strips whole or auto, the
   // register cap (without zq R = 3 only; other radii refuse it without a launch), and the z queue
@@ -269,23 +280,27 @@ std::vector<Variant> fused_variants() {
                            {"vec_bytes", {8, 16}}};
   const Params pass_space = {{"nw", {8, 16, 32}}};
   return {
-      make_variant(Op::d2xy, "fused", "seismic part 3: xy in one pass, plane tile in shared memory, streaming stores",
-                   tile, tile_space, fused_cannot_run<Fused::xy>, plan_fused<float, Fused::xy>,
+      make_variant(Op::d2xy, "fused",
+                   "seismic part 3: xy in one pass, plane tile in shared memory, streaming stores", tile,
+                   tile_space, fused_cannot_run<Fused::xy>, plan_fused<float, Fused::xy>,
                    plan_fused<double, Fused::xy>),
-      make_variant(Op::d2xyz, "onepass",
-                   "seismic part 3: one pass, x and y from a shared-memory tile, z sliding window of nw planes",
-                   seed_march, march_space, fused_cannot_run<Fused::onepass>, plan_fused<float, Fused::onepass>,
-                   plan_fused<double, Fused::onepass>),
-      make_variant(Op::d2xyz, "pipelined",
-                   "ours: the one-pass kernel software-pipelined, halo of plane k+1 by cp.async while k computes",
-                   pipelined, pipelined_space, fused_cannot_run<Fused::pipelined>, plan_fused<float, Fused::pipelined>,
-                   plan_fused<double, Fused::pipelined>),
+      make_variant(
+          Op::d2xyz, "onepass",
+          "seismic part 3: one pass, x and y from a shared-memory tile, z sliding window of nw planes",
+          seed_march, march_space, fused_cannot_run<Fused::onepass>, plan_fused<float, Fused::onepass>,
+          plan_fused<double, Fused::onepass>),
+      make_variant(
+          Op::d2xyz, "pipelined",
+          "ours: the one-pass kernel software-pipelined, halo of plane k+1 by cp.async while k computes",
+          pipelined, pipelined_space, fused_cannot_run<Fused::pipelined>, plan_fused<float, Fused::pipelined>,
+          plan_fused<double, Fused::pipelined>),
       make_variant(Op::d2xyz, "l1march",
                    "ours: barrier-free z-march, register queue for z, x and y taps straight from L1",
-                   {{"block", "32x4x1"}, {"nw", 16}, {"my", 1}, {"vec_bytes", 8}}, l1_space, l1march_cannot_run,
-                   plan_l1march<float>, plan_l1march<double>),
+                   {{"block", "32x4x1"}, {"nw", 16}, {"my", 1}, {"vec_bytes", 8}}, l1_space,
+                   l1march_cannot_run, plan_l1march<float>, plan_l1march<double>),
       make_variant(Op::d2xyz, "3pass", "three passes: x vec4, then y vec_smem and z window_vec adding into f",
-                   {{"nw", 8}}, pass_space, passes_cannot_run, plan_passes<float, true>, plan_passes<double, true>),
+                   {{"nw", 8}}, pass_space, passes_cannot_run, plan_passes<float, true>,
+                   plan_passes<double, true>),
       make_variant(Op::d2xyz, "2pass", "two passes: xy fused, then z window_vec adding into f", {{"nw", 8}},
                    pass_space, passes_cannot_run, plan_passes<float, false>, plan_passes<double, false>),
   };

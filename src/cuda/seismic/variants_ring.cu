@@ -13,7 +13,8 @@ constexpr int kMaxAhead = 4;
 // The instance for the parameters: with the register floor where `floor`, else without.
 template <class T, bool XY>
 const void* ring_kernel(int radius, int vec, int my, bool floor) {
-  return floor ? ring_instance<T, XY, true>(radius, vec, my) : ring_unbounded_instance<T, XY>(radius, vec, my);
+  return floor ? ring_instance<T, XY, true>(radius, vec, my)
+               : ring_unbounded_instance<T, XY>(radius, vec, my);
 }
 
 struct RingParams {
@@ -35,18 +36,21 @@ std::string parse_ring(const Problem& p, const Params& params, RingParams& rp) {
   // A tile row's last 16-byte copy starts before x = nx + R and may end up to 16 - e bytes past
   // it: on the far halo corner's row, past the field's last point.
   if (p.layout.tail_bytes() < 16 - e)
-    return "reads up to " + std::to_string(16 - e) + " bytes past the field's last point (its copies are 16-byte "
-           "granules), and this layout has " + std::to_string(p.layout.tail_bytes()) + " readable there";
+    return "reads up to " + std::to_string(16 - e) +
+           " bytes past the field's last point (its copies are 16-byte "
+           "granules), and this layout has " +
+           std::to_string(p.layout.tail_bytes()) + " readable there";
   const int R = p.stencil.radius;
   // my 0 (the default): two lines per thread where their queues fit, else one.
   rp.my = XY ? params.value("my", 0) : 1;
   if (rp.my == 0) rp.my = queue_fits(R, rp.vec, 2, e) ? 2 : 1;
   if (rp.my != 1 && rp.my != 2)
-    return "my " + std::to_string(rp.my) + " must be 1 or 2 (lines per thread), or 0 (2 where the queue fits)";
+    return "my " + std::to_string(rp.my) +
+           " must be 1 or 2 (lines per thread), or 0 (2 where the queue fits)";
   if (!queue_fits(R, rp.vec, rp.my, e))
-    return "vec_bytes " + std::to_string(bytes) + " with my " + std::to_string(rp.my) + " at R " + std::to_string(R) +
-           ": a z queue of " + std::to_string((2 * R + 1) * rp.vec * rp.my * e / 4) + " registers exceeds " +
-           std::to_string(kRingQueueRegisters) + " (use vec_bytes 8 or my 1)";
+    return "vec_bytes " + std::to_string(bytes) + " with my " + std::to_string(rp.my) + " at R " +
+           std::to_string(R) + ": a z queue of " + std::to_string((2 * R + 1) * rp.vec * rp.my * e / 4) +
+           " registers exceeds " + std::to_string(kRingQueueRegisters) + " (use vec_bytes 8 or my 1)";
   if (rp.b.x * bytes % 16 != 0)
     return "block x " + std::to_string(rp.b.x) + " times vec_bytes " + std::to_string(bytes) +
            " must be a multiple of 16 bytes (the tile's rows are copied in 16-byte granules)";
@@ -54,19 +58,22 @@ std::string parse_ring(const Problem& p, const Params& params, RingParams& rp) {
   if (!why.empty()) return why;
   rp.ahead = params.value("ahead", 2);
   if (rp.ahead < 1 || rp.ahead > kMaxAhead)
-    return "ahead " + std::to_string(rp.ahead) + " must be 1.." + std::to_string(kMaxAhead) + " (planes in flight)";
+    return "ahead " + std::to_string(rp.ahead) + " must be 1.." + std::to_string(kMaxAhead) +
+           " (planes in flight)";
   const std::string order = params.value("order", std::string("xyz"));
-  if (order != "xyz" && order != "zxy") return "order '" + order + "' must be xyz (z chunks last) or zxy (z chunks first)";
+  if (order != "xyz" && order != "zxy")
+    return "order '" + order + "' must be xyz (z chunks last) or zxy (z chunks first)";
   rp.z_first = order == "zxy";
   const int floor = params.value("floor", 1);
   if (floor != 0 && floor != 1)
-    return "floor " + std::to_string(floor) + " must be 1 (registers capped so 2-4 blocks fit an SM) or 0 (uncapped)";
+    return "floor " + std::to_string(floor) +
+           " must be 1 (registers capped so 2-4 blocks fit an SM) or 0 (uncapped)";
   rp.floor = floor == 1;
   const size_t smem = ring_bytes(rp.b.x * rp.vec, rp.b.y * rp.my, R, XY, rp.ahead, e);
   if (smem > kMaxSmemPerBlock)
-    return "a ring of " + std::to_string(ring_stages(R, rp.ahead)) + " plane tiles takes " + std::to_string(smem) +
-           " bytes of shared memory (block " + params.value("block", std::string()) + ", R " + std::to_string(R) +
-           "), above 227 KB";
+    return "a ring of " + std::to_string(ring_stages(R, rp.ahead)) + " plane tiles takes " +
+           std::to_string(smem) + " bytes of shared memory (block " + params.value("block", std::string()) +
+           ", R " + std::to_string(R) + "), above 227 KB";
   const dim3 g = march_grid(p, Block{rp.b.x, rp.b.y * rp.my, 1}, rp.vec, rp.nw);
   return grid_cannot_run(rp.z_first ? dim3(g.z, g.x, g.y) : g);
 }
@@ -118,16 +125,24 @@ std::vector<Variant> ring_variants() {
                           {"order", {"xyz", "zxy"}},
                           {"floor", {1, 0}}};
   return {
-      make_variant(Op::d2z, "ring",
-                   "ours: z-march fed by cp.async into a ring of R+ahead+1 planes in shared memory, queue in registers",
-                   {{"block", "32x8x1"}, {"nw", 128}, {"vec_bytes", 16}, {"ahead", 4}, {"order", "xyz"}, {"floor", 1}},
-                   z_space,
-                   ring_cannot_run<false>, plan_ring<float, false>, plan_ring<double, false>),
-      make_variant(Op::d2xyz, "ring",
-                   "ours: z-march over a ring of plane tiles filled by cp.async ahead, z queue fed from the ring, "
-                   "V x my outputs per thread",
-                   {{"block", "16x16x1"}, {"nw", 128}, {"my", 0}, {"vec_bytes", 16}, {"ahead", 2}, {"order", "xyz"}, {"floor", 1}},
-                   xyz_space, ring_cannot_run<true>, plan_ring<float, true>, plan_ring<double, true>),
+      make_variant(
+          Op::d2z, "ring",
+          "ours: z-march fed by cp.async into a ring of R+ahead+1 planes in shared memory, queue in "
+          "registers",
+          {{"block", "32x8x1"}, {"nw", 128}, {"vec_bytes", 16}, {"ahead", 4}, {"order", "xyz"}, {"floor", 1}},
+          z_space, ring_cannot_run<false>, plan_ring<float, false>, plan_ring<double, false>),
+      make_variant(
+          Op::d2xyz, "ring",
+          "ours: z-march over a ring of plane tiles filled by cp.async ahead, z queue fed from the ring, "
+          "V x my outputs per thread",
+          {{"block", "16x16x1"},
+           {"nw", 128},
+           {"my", 0},
+           {"vec_bytes", 16},
+           {"ahead", 2},
+           {"order", "xyz"},
+           {"floor", 1}},
+          xyz_space, ring_cannot_run<true>, plan_ring<float, true>, plan_ring<double, true>),
   };
 }
 

@@ -84,10 +84,12 @@ std::string tma_cannot_run(const Problem& p, const Params& params) {
     for (const TmaCap& c : kTmaCaps)
       if (c.regs == regs) cap = &c;
     if (cap == nullptr)
-      return "regs " + std::to_string(regs) + " must be 0 (the compiler's choice) or a cap of 64, 80 or 96 registers";
+      return "regs " + std::to_string(regs) +
+             " must be 0 (the compiler's choice) or a cap of 64, 80 or 96 registers";
     if (R < cap->r_lo || R > cap->r_hi) {
-      const std::string radii = cap->r_lo == cap->r_hi ? "R = " + std::to_string(cap->r_lo)
-                                                       : "R = " + std::to_string(cap->r_lo) + " and " + std::to_string(cap->r_hi);
+      const std::string radii =
+          cap->r_lo == cap->r_hi ? "R = " + std::to_string(cap->r_lo)
+                                 : "R = " + std::to_string(cap->r_lo) + " and " + std::to_string(cap->r_hi);
       return "regs " + std::to_string(regs) + " is compiled at " + radii +
              " only (elsewhere the compiler's choice is below it, the cap spilled, or it was not measured)";
     }
@@ -101,8 +103,9 @@ std::string tma_cannot_run(const Problem& p, const Params& params) {
   // queue's first R planes come by the same guarded vector loads as pipelined's).
   const size_t smem = tma_smem_bytes(b.x, b.y, R, elem, ahead);
   if (smem > kMaxSmemPerBlock)
-    return "shared memory of " + std::to_string(smem) + " bytes (" + std::to_string(tma_ring_tiles(R, ahead)) +
-           " tiles, block " + block + ", R " + std::to_string(R) + ") exceeds 227 KB";
+    return "shared memory of " + std::to_string(smem) + " bytes (" +
+           std::to_string(tma_ring_tiles(R, ahead)) + " tiles, block " + block + ", R " + std::to_string(R) +
+           ") exceeds 227 KB";
   int nw = 0;
   why = parse_nw(params, nw);
   if (!why.empty()) return why;
@@ -114,18 +117,21 @@ std::string tma_cannot_run(const Problem& p, const Params& params) {
 std::vector<Variant> tma_variants() {
   // First defaults: pipelined's R = 4 shape (8 x 16, nw 8), two tiles ahead; the plan's defaults
   // table names the measured choice per R and size class.
-  const Params defaults = {{"block", "8x16x1"}, {"nw", 8}, {"ahead", 2}, {"regs", 0}, {"strips", 1}, {"order", "xyz"}};
-  const Params space = {{"block", {"8x16x1", "16x8x1", "16x16x1", "32x8x1", "32x4x1", "8x32x1"}},
-                        // 64, 128: the defaults' chunk lengths from R = 6 (docs/seismic.md, "Chunks of 64 planes" and
-                        // "Chunks of 64 at 1024^3, over whole planes")
-                        {"nw", {4, 8, 16, 32, 64, 128}},
-                        {"ahead", {1, 2, 3, 4}},
-                        {"regs", {0, 64, 80, 96}},
-                        {"strips", {1, 0}}};
-  return {make_variant(Op::d2xyz, "tma",
-                       "ours: the one-pass tile fed by the tensor memory accelerator, a ring of plane tiles in "
-                       "shared memory, nothing in flight in registers",
-                       defaults, space, tma_cannot_run, plan_tma<float>, plan_tma<double>)};
+  const Params defaults = {{"block", "8x16x1"}, {"nw", 8},     {"ahead", 2},
+                           {"regs", 0},         {"strips", 1}, {"order", "xyz"}};
+  const Params space = {
+      {"block", {"8x16x1", "16x8x1", "16x16x1", "32x8x1", "32x4x1", "8x32x1"}},
+      // 64, 128: the defaults' chunk lengths from R = 6 (docs/seismic.md, "Chunks of 64 planes" and
+      // "Chunks of 64 at 1024^3, over whole planes")
+      {"nw", {4, 8, 16, 32, 64, 128}},
+      {"ahead", {1, 2, 3, 4}},
+      {"regs", {0, 64, 80, 96}},
+      {"strips", {1, 0}}};
+  return {
+      make_variant(Op::d2xyz, "tma",
+                   "ours: the one-pass tile fed by the tensor memory accelerator, a ring of plane tiles in "
+                   "shared memory, nothing in flight in registers",
+                   defaults, space, tma_cannot_run, plan_tma<float>, plan_tma<double>)};
 }
 
 }  // namespace fdstencil::cuda::seismic

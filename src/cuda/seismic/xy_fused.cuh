@@ -17,11 +17,12 @@ __global__ void xy_fused(Args<T> a) {
   const int j0 = blockIdx.y * blockDim.y;
   const int k = blockIdx.z;
   const T* plane = a.u + a.slice * k;
-  for_each_tile_vector(s, threadIdx.x + blockDim.x * threadIdx.y, blockDim.x * blockDim.y, [&](int row, int col) {
-    if (tile_vector_exists<T, R, V>(a, x0, j0, row, col))
-      store_vec(tile + row * s.pitch() + col,
-                load_vec<T, V>(plane + (x0 - s.P + col) + int64_t(j0 - R + row) * a.line));
-  });
+  for_each_tile_vector(
+      s, threadIdx.x + blockDim.x * threadIdx.y, blockDim.x * blockDim.y, [&](int row, int col) {
+        if (tile_vector_exists<T, R, V>(a, x0, j0, row, col))
+          store_vec(tile + row * s.pitch() + col,
+                    load_vec<T, V>(plane + (x0 - s.P + col) + int64_t(j0 - R + row) * a.line));
+      });
   __syncthreads();
   const int i0 = x0 + V * threadIdx.x;
   const int j = j0 + threadIdx.y;

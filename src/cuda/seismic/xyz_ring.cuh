@@ -33,7 +33,7 @@ namespace fdstencil::cuda::seismic {
 // The copies are 16-byte granules: a tile row starts and ends on a 16-byte boundary.
 template <class T, int R, bool XY>
 struct RingHalo {
-  static constexpr int G = kVec16<T>;          // elements per granule
+  static constexpr int G = kVec16<T>;            // elements per granule
   static constexpr int P = XY ? kPad<R, G> : 0;  // x halo, whole granules
   static constexpr int H = XY ? R : 0;           // y halo
 };
@@ -66,7 +66,8 @@ constexpr int ring_min_blocks(int queue_registers) {
 // bytes a thread (bench/results/nvidia-h100/ring-fixed/); without it nothing spills but occupancy
 // falls, and which wins depends on R and shape (ring-floor/, the `floor` parameter).
 template <class T, int R, int V, int MY, bool XY, bool Floor = true>
-__global__ void __launch_bounds__(kRingThreads, Floor ? ring_min_blocks((2 * R + 1) * V * MY * int(sizeof(T)) / 4) : 1)
+__global__ void __launch_bounds__(kRingThreads,
+                                  Floor ? ring_min_blocks((2 * R + 1) * V * MY * int(sizeof(T)) / 4) : 1)
     xyz_ring(Args<T> a) {
   using Halo = RingHalo<T, R, XY>;
   constexpr int G = Halo::G, P = Halo::P, H = Halo::H;

@@ -142,8 +142,10 @@ constexpr KernelConfig kTmaNarrow{8, 16, kTileVec, 16, StepDesign::tma, 0, 1, 2,
 KernelConfig default_for(int dim, int radius, int64_t plane_points, bool layers, bool slabs) {
   const bool small_plane = plane_points <= kTilePlanePoints, tiny_plane = plane_points <= kTinyPlanePoints;
   if (dim == 2) return l1_shape(2, radius);
-  if (radius == 1) return small_plane ? KernelConfig{8, 16, kTileVec, 8, StepDesign::tile, 0, 1} : l1_shape(3, 1);
-  if (radius == 2) return small_plane ? KernelConfig{8, 16, kTileVec, 8, StepDesign::tile, 1, 1} : l1_shape(3, 2);
+  if (radius == 1)
+    return small_plane ? KernelConfig{8, 16, kTileVec, 8, StepDesign::tile, 0, 1} : l1_shape(3, 1);
+  if (radius == 2)
+    return small_plane ? KernelConfig{8, 16, kTileVec, 8, StepDesign::tile, 1, 1} : l1_shape(3, 2);
   if (radius == 3) return l1_shape(3, 3);
   if (layers) return kTmaNarrow;
   if (tiny_plane) {
@@ -195,8 +197,9 @@ StepKernels kernels_for(bool y) {
 template <int R>
 StepKernels tma_kernels_for(StepDesign boundary) {
   return {reinterpret_cast<const void*>(acoustic_step_tma<R>),
-          boundary == StepDesign::tile ? reinterpret_cast<const void*>(acoustic_step_tile<R, 0, false>)
-                                       : reinterpret_cast<const void*>(acoustic_step<R, kTileVec, true, false>)};
+          boundary == StepDesign::tile
+              ? reinterpret_cast<const void*>(acoustic_step_tile<R, 0, false>)
+              : reinterpret_cast<const void*>(acoustic_step<R, kTileVec, true, false>)};
 }
 
 // The tile design's kernels: zq 0 at every R, zq 1 (ZQ = R) from R = 2.
@@ -234,9 +237,11 @@ StepKernels step_kernels(const KernelConfig& c, int radius, bool y) {
 // tiles and its mbarriers. The boundary kernel takes the same, except under tma: its boundary
 // march's, none for l1, two tiles for the tile.
 size_t step_smem(const KernelConfig& c, int radius) {
-  if (c.design == StepDesign::tma) return seismic::tma_smem_bytes(c.bx, c.by, radius, int(sizeof(float)), c.ahead);
+  if (c.design == StepDesign::tma)
+    return seismic::tma_smem_bytes(c.bx, c.by, radius, int(sizeof(float)), c.ahead);
   if (c.design != StepDesign::tile) return 0;
-  return 2 * seismic::tile_bytes(c.bx, c.by, radius, int(sizeof(float))) + size_t(c.zq) * radius * c.bx * c.by * 16;
+  return 2 * seismic::tile_bytes(c.bx, c.by, radius, int(sizeof(float))) +
+         size_t(c.zq) * radius * c.bx * c.by * 16;
 }
 size_t boundary_smem(const KernelConfig& c, int radius) {
   if (c.design != StepDesign::tma) return step_smem(c, radius);
@@ -270,12 +275,14 @@ void interior_box(const acoustic::Setup<float>& s, const KernelConfig& c, dim3 g
     return std::array<int, 2>{first, end};
   };
   const int64_t xs = int64_t(c.vec) * c.bx;
-  const auto x = run(int(grid.x), [&](int b) {
-    return !(b * xs < s.axis[0].lo || b * xs + xs > s.nx - s.axis[0].hi);
-  });
-  const auto y = s.dim == 3 ? run(int(grid.y), [&](int b) {
-    return !(int64_t(b) * c.by < s.axis[1].lo || int64_t(b) * c.by + c.by > s.ny - s.axis[1].hi);
-  }) : std::array<int, 2>{0, int(grid.y)};
+  const auto x =
+      run(int(grid.x), [&](int b) { return !(b * xs < s.axis[0].lo || b * xs + xs > s.nx - s.axis[0].hi); });
+  const auto y = s.dim == 3 ? run(int(grid.y),
+                                  [&](int b) {
+                                    return !(int64_t(b) * c.by < s.axis[1].lo ||
+                                             int64_t(b) * c.by + c.by > s.ny - s.axis[1].hi);
+                                  })
+                            : std::array<int, 2>{0, int(grid.y)};
   const auto z = run(int(grid.z), [&](int ch) {
     const int64_t k0 = int64_t(ch) * c.nw, k1 = std::min<int64_t>(k0 + c.nw, s.nz);
     const int64_t off = s.axis[2].offset;
@@ -301,19 +308,21 @@ KernelConfig default_config(int dim, int radius, int64_t plane_points, bool laye
 }
 
 std::string describe(const KernelConfig& c) {
-  return "acoustic_step block=" + std::to_string(c.bx) + "x" + std::to_string(c.by) + " vec=" +
-         std::to_string(c.vec) + " nw=" + std::to_string(c.nw) +
+  return "acoustic_step block=" + std::to_string(c.bx) + "x" + std::to_string(c.by) +
+         " vec=" + std::to_string(c.vec) + " nw=" + std::to_string(c.nw) +
          " design=" + design_name(c.design) + (c.zq ? " zq=" + std::to_string(c.zq) : "") +
          " split=" + std::to_string(c.split) +
-         (c.design == StepDesign::tma ? " ahead=" + std::to_string(c.ahead) + " boundary=" + design_name(c.boundary)
-                                      : "") +
+         (c.design == StepDesign::tma
+              ? " ahead=" + std::to_string(c.ahead) + " boundary=" + design_name(c.boundary)
+              : "") +
          " faces=" + std::to_string(c.faces);
 }
 
 // The defaults of one design for a radius and plane: the table's where it names that design;
 // else l1_shape, kTileShape or kTmaShape. A "design" given by hand starts from these, not from
 // the other design's block, vector and chunk.
-KernelConfig design_default(int dim, int radius, int64_t plane_points, bool layers, bool slabs, StepDesign design) {
+KernelConfig design_default(int dim, int radius, int64_t plane_points, bool layers, bool slabs,
+                            StepDesign design) {
   const KernelConfig c = default_for(dim, radius, plane_points, layers, slabs);
   if (c.design == design) return c;
   if (design == StepDesign::l1) return l1_shape(dim, radius);
@@ -334,9 +343,12 @@ KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t 
     throw Error(ErrorKind::invalid_argument, "kernel parameters are not JSON: " + std::string(e.what()));
   }
   if (!j.is_object()) throw Error(ErrorKind::invalid_argument, "kernel parameters must be a JSON object");
-  if (const auto d = j.find("design"); d != j.end() && d->is_string() && (*d == "l1" || *d == "tile" || *d == "tma"))
+  if (const auto d = j.find("design");
+      d != j.end() && d->is_string() && (*d == "l1" || *d == "tile" || *d == "tma"))
     c = design_default(dim, radius, plane_points, layers, slabs,
-                       *d == "l1" ? StepDesign::l1 : *d == "tile" ? StepDesign::tile : StepDesign::tma);
+                       *d == "l1"     ? StepDesign::l1
+                       : *d == "tile" ? StepDesign::tile
+                                      : StepDesign::tma);
   bool vec_given = false, ahead_given = false, boundary_given = false;
   for (const auto& [key, value] : j.items()) {
     if (key == "design") {
@@ -359,7 +371,8 @@ KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t 
         c.bx = std::stoi(b.substr(0, x));
         c.by = std::stoi(b.substr(x + 1));
       } catch (const std::exception&) {
-        throw Error(ErrorKind::invalid_argument, "kernel parameter block must be \"BXxBY\", got " + value.dump());
+        throw Error(ErrorKind::invalid_argument,
+                    "kernel parameter block must be \"BXxBY\", got " + value.dump());
       }
     } else if (key == "vec" && value.is_number_integer()) {
       c.vec = value.get<int>();
@@ -378,38 +391,46 @@ KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t 
     } else if (key == "boundary") {
       const std::string v = value.is_string() ? value.get<std::string>() : "";
       if (v != "l1" && v != "tile")
-        throw Error(ErrorKind::invalid_argument, "kernel parameter boundary must be \"l1\" or \"tile\", got " + value.dump());
+        throw Error(ErrorKind::invalid_argument,
+                    "kernel parameter boundary must be \"l1\" or \"tile\", got " + value.dump());
       c.boundary = v == "l1" ? StepDesign::l1 : StepDesign::tile;
       boundary_given = true;
     } else {
-      throw Error(ErrorKind::invalid_argument, "unknown or mistyped kernel parameter '" + key + "': " +
-                                                   value.dump() +
-                                                   " (valid: block \"BXxBY\", vec 2|4, nw N, design \"l1\"|\"tile\"|\"tma\", zq "
-                                                   "0|1, split 0|1, ahead 0..8, boundary \"l1\"|\"tile\", faces 0|1)");
+      throw Error(ErrorKind::invalid_argument,
+                  "unknown or mistyped kernel parameter '" + key + "': " + value.dump() +
+                      " (valid: block \"BXxBY\", vec 2|4, nw N, design \"l1\"|\"tile\"|\"tma\", zq "
+                      "0|1, split 0|1, ahead 0..8, boundary \"l1\"|\"tile\", faces 0|1)");
     }
   }
   if (c.design != StepDesign::l1) {
     const std::string name = design_name(c.design);
     if (dim == 2)
-      throw Error(ErrorKind::invalid_argument, "kernel parameter design \"" + name + "\" is 3D only: a 2D model has no y to tile");
+      throw Error(ErrorKind::invalid_argument,
+                  "kernel parameter design \"" + name + "\" is 3D only: a 2D model has no y to tile");
     if (!vec_given) c.vec = kTileVec;
     if (c.vec != kTileVec)
       throw Error(ErrorKind::invalid_argument,
-                  "kernel parameter design \"" + name + "\" (" + std::string(j.contains("design") ? "given" : "the default here") +
+                  "kernel parameter design \"" + name + "\" (" +
+                      std::string(j.contains("design") ? "given" : "the default here") +
                       ") copies 16-byte vectors: vec must be 4, got " + std::to_string(c.vec) +
                       (j.contains("design") ? "" : "; add \"design\": \"l1\" for vec 2"));
   }
   if (ahead_given && c.design != StepDesign::tma)
-    throw Error(ErrorKind::invalid_argument, "kernel parameter ahead is the tma design's: add \"design\": \"tma\"");
+    throw Error(ErrorKind::invalid_argument,
+                "kernel parameter ahead is the tma design's: add \"design\": \"tma\"");
   if (boundary_given && c.design != StepDesign::tma)
-    throw Error(ErrorKind::invalid_argument, "kernel parameter boundary is the tma design's: add \"design\": \"tma\"");
+    throw Error(ErrorKind::invalid_argument,
+                "kernel parameter boundary is the tma design's: add \"design\": \"tma\"");
   if (c.ahead < 0 || c.ahead > kMaxAhead)
-    throw Error(ErrorKind::invalid_argument, "kernel parameter ahead must be 0.." + std::to_string(kMaxAhead) +
-                                                 ", got " + std::to_string(c.ahead));
+    throw Error(ErrorKind::invalid_argument, "kernel parameter ahead must be 0.." +
+                                                 std::to_string(kMaxAhead) + ", got " +
+                                                 std::to_string(c.ahead));
   // Two widths only: each is 32 kernels (R x 2D/3D x interior and boundary) to compile.
   if (c.vec != 2 && c.vec != 4)
-    throw Error(ErrorKind::invalid_argument, "kernel parameter vec must be 2 or 4, got " + std::to_string(c.vec));
-  if (c.bx < 1 || c.by < 1 || c.bx > kStepThreads || c.by > kStepThreads || c.bx * c.by > kStepThreads || (c.bx * c.by) % 32 != 0)
+    throw Error(ErrorKind::invalid_argument,
+                "kernel parameter vec must be 2 or 4, got " + std::to_string(c.vec));
+  if (c.bx < 1 || c.by < 1 || c.bx > kStepThreads || c.by > kStepThreads || c.bx * c.by > kStepThreads ||
+      (c.bx * c.by) % 32 != 0)
     throw Error(ErrorKind::invalid_argument, "kernel parameter block " + std::to_string(c.bx) + "x" +
                                                  std::to_string(c.by) + " must be whole warps of at most " +
                                                  std::to_string(kStepThreads) + " threads");
@@ -417,20 +438,26 @@ KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t 
     throw Error(ErrorKind::invalid_argument, "a 2D model has no y: kernel parameter block must be BXx1");
   if (c.nw < 1) throw Error(ErrorKind::invalid_argument, "kernel parameter nw must be at least 1");
   if (c.split != 0 && c.split != 1)
-    throw Error(ErrorKind::invalid_argument, "kernel parameter split must be 0 or 1, got " + std::to_string(c.split));
+    throw Error(ErrorKind::invalid_argument,
+                "kernel parameter split must be 0 or 1, got " + std::to_string(c.split));
   if (c.faces != 0 && c.faces != 1)
-    throw Error(ErrorKind::invalid_argument, "kernel parameter faces must be 0 or 1, got " + std::to_string(c.faces));
+    throw Error(ErrorKind::invalid_argument,
+                "kernel parameter faces must be 0 or 1, got " + std::to_string(c.faces));
   if (c.design == StepDesign::tma && c.split != 1)
     throw Error(ErrorKind::invalid_argument,
-                "kernel parameter design \"tma\" (" + std::string(j.contains("design") ? "given" : "the default here") +
+                "kernel parameter design \"tma\" (" +
+                    std::string(j.contains("design") ? "given" : "the default here") +
                     ") runs the interior box (its boundary blocks the l1 march): split must be 1" +
                     (j.contains("design") ? "" : "; add \"design\": \"l1\" or \"tile\" for one kernel"));
   if (c.zq != 0 && c.zq != 1)
-    throw Error(ErrorKind::invalid_argument, "kernel parameter zq must be 0 or 1, got " + std::to_string(c.zq));
+    throw Error(ErrorKind::invalid_argument,
+                "kernel parameter zq must be 0 or 1, got " + std::to_string(c.zq));
   if (c.zq == 1 && c.design != StepDesign::tile)
-    throw Error(ErrorKind::invalid_argument, "kernel parameter zq 1 is the tile design's: add \"design\": \"tile\"");
+    throw Error(ErrorKind::invalid_argument,
+                "kernel parameter zq 1 is the tile design's: add \"design\": \"tile\"");
   if (c.zq == 1 && radius < 2)
-    throw Error(ErrorKind::invalid_argument, "kernel parameter zq 1 is compiled from R = 2 (at R = 1 the queue is 3 vectors)");
+    throw Error(ErrorKind::invalid_argument,
+                "kernel parameter zq 1 is compiled from R = 2 (at R = 1 the queue is 3 vectors)");
   return c;
 }
 
@@ -438,7 +465,8 @@ int64_t state_bytes(const acoustic::Setup<float>& s) {
   int64_t b = 3 * s.alloc * int64_t(sizeof(float));
   for (int a = 0; a < 3; ++a) b += 3 * s.points_per_slot(a) * s.axis[a].slots() * int64_t(sizeof(float));
   b += int64_t(s.sources.size()) * int64_t(sizeof(acoustic::Tap) + sizeof(int64_t));
-  b += int64_t(s.receivers.size()) * int64_t(sizeof(int64_t) + sizeof(float)) + (s.nrec + 1) * int64_t(sizeof(int));
+  b += int64_t(s.receivers.size()) * int64_t(sizeof(int64_t) + sizeof(float)) +
+       (s.nrec + 1) * int64_t(sizeof(int));
   b += (int64_t(s.nsrc) + s.nrec) * s.nt * int64_t(sizeof(float));
   return b;
 }
@@ -483,8 +511,8 @@ struct AcousticGpu::Impl {
     int64_t calls = 0;
     int64_t sampled_from = 0;  // the call that sampling (re)started at
   } split;
-  void ready_split();                     // makes `split`'s stream, events and chunk ranges once
-  Halo halo_of(float* level) const;       // a time level's face and halo planes
+  void ready_split();                // makes `split`'s stream, events and chunk ranges once
+  Halo halo_of(float* level) const;  // a time level's face and halo planes
   ~Impl() {
     for (auto& q : split.samples)
       for (cudaEvent_t e : q) cudaEventDestroy(e);
@@ -521,8 +549,8 @@ struct AcousticGpu::Impl {
     if (!all_inner) {
       a.block_first[0] = a.block_first[1] = 0;
       a.chunk_first = first;
-      FDS_CUDA_CHECK(cudaLaunchKernel(kernels.boundary, dim3(grid.x, grid.y, unsigned(end - first)), block, params,
-                                      boundary_smem, on));
+      FDS_CUDA_CHECK(cudaLaunchKernel(kernels.boundary, dim3(grid.x, grid.y, unsigned(end - first)), block,
+                                      params, boundary_smem, on));
       FDS_CUDA_CHECK_LAUNCH();
     }
     if (inner) {
@@ -536,11 +564,15 @@ struct AcousticGpu::Impl {
   }
   // The state's array i in core/acoustic.hpp's order: u, u_prev, each axis's psi, chi, phi, traces.
   const DeviceArray<float>& state_array(int i) const {
-    return i == 0 ? u : i == 1 ? prev : i < acoustic::kStateArrays - 1 ? pml[(i - 2) / 3][(i - 2) % 3] : traces;
+    return i == 0                           ? u
+           : i == 1                         ? prev
+           : i < acoustic::kStateArrays - 1 ? pml[(i - 2) / 3][(i - 2) % 3]
+                                            : traces;
   }
 };
 
-AcousticGpu::AcousticGpu(const acoustic::Setup<float>& s, const KernelConfig& c) : impl_(std::make_unique<Impl>()) {
+AcousticGpu::AcousticGpu(const acoustic::Setup<float>& s, const KernelConfig& c)
+    : impl_(std::make_unique<Impl>()) {
   Impl& d = *impl_;
   // The launch's limits, before anything is allocated: 32-bit indices in the kernel, 65535 blocks
   // along grid y and z.
@@ -551,7 +583,8 @@ AcousticGpu::AcousticGpu(const acoustic::Setup<float>& s, const KernelConfig& c)
     throw Error(ErrorKind::invalid_argument, "the domain is too large for the step kernel's 32-bit indices");
   if (gy > 65535 || gz > 65535)
     throw Error(ErrorKind::invalid_argument, "the step kernel's grid needs " + std::to_string(gy) + " x " +
-                                                 std::to_string(gz) + " blocks along y and z, above 65535: raise by or nw");
+                                                 std::to_string(gz) +
+                                                 " blocks along y and z, above 65535: raise by or nw");
   // parse_config's range, again for a config built by hand: the ring's size follows from it.
   if (c.ahead < 0 || c.ahead > kMaxAhead)
     throw Error(ErrorKind::invalid_argument,
@@ -560,27 +593,33 @@ AcousticGpu::AcousticGpu(const acoustic::Setup<float>& s, const KernelConfig& c)
   // (Domain::make aligns them; a hand-made Setup may not), and its two tiles in shared memory.
   const size_t smem = step_smem(c, s.radius);
   if (c.zq != 0 && (c.zq != 1 || c.design != StepDesign::tile || s.radius < 2))
-    throw Error(ErrorKind::invalid_argument, "zq " + std::to_string(c.zq) + " needs the tile design and R >= 2 (zq 1)");
+    throw Error(ErrorKind::invalid_argument,
+                "zq " + std::to_string(c.zq) + " needs the tile design and R >= 2 (zq 1)");
   if (c.split != 0 && c.split != 1) throw Error(ErrorKind::invalid_argument, "split must be 0 or 1");
   if (c.faces != 0 && c.faces != 1) throw Error(ErrorKind::invalid_argument, "faces must be 0 or 1");
   if (c.design == StepDesign::tma && (c.split != 1 || c.vec != kTileVec || c.boundary == StepDesign::tma))
-    throw Error(ErrorKind::invalid_argument,
-                "the tma design runs the interior box (split 1) in 4-wide vectors, its boundary by l1 or the tile");
+    throw Error(
+        ErrorKind::invalid_argument,
+        "the tma design runs the interior box (split 1) in 4-wide vectors, its boundary by l1 or the tile");
   if (c.design != StepDesign::l1) {
     const std::string name = design_name(c.design);
-    if (s.dim != 3) throw Error(ErrorKind::invalid_argument, "the " + name + " design of the step kernel is 3D only");
+    if (s.dim != 3)
+      throw Error(ErrorKind::invalid_argument, "the " + name + " design of the step kernel is 3D only");
     if (s.origin % kTileVec != 0 || s.line % kTileVec != 0 || s.slice % kTileVec != 0)
-      throw Error(ErrorKind::invalid_argument, "the " + name + " design needs lines and planes on 16-byte boundaries");
+      throw Error(ErrorKind::invalid_argument,
+                  "the " + name + " design needs lines and planes on 16-byte boundaries");
     int device = 0, optin = 0;
     FDS_CUDA_CHECK(cudaGetDevice(&device));
     FDS_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     if (smem > size_t(optin))
       throw Error(ErrorKind::invalid_argument,
                   "the " + name + " design's " +
-                      (c.design == StepDesign::tile ? std::string("two tiles (and zq ring)")
-                                                    : std::to_string(seismic::tma_ring_tiles(s.radius, c.ahead)) + " tiles") +
+                      (c.design == StepDesign::tile
+                           ? std::string("two tiles (and zq ring)")
+                           : std::to_string(seismic::tma_ring_tiles(s.radius, c.ahead)) + " tiles") +
                       " of a " + std::to_string(c.bx) + "x" + std::to_string(c.by) + " block take " +
-                      std::to_string(smem) + " bytes of shared memory, above the device's " + std::to_string(optin) +
+                      std::to_string(smem) + " bytes of shared memory, above the device's " +
+                      std::to_string(optin) +
                       (c.design == StepDesign::tile ? ": a smaller block" : ": a smaller block or ahead"));
   }
   if (c.design == StepDesign::tma) {
@@ -589,10 +628,11 @@ AcousticGpu::AcousticGpu(const acoustic::Setup<float>& s, const KernelConfig& c)
     const int64_t R = s.radius, P = (R + kTileVec - 1) / kTileVec * kTileVec;
     const int64_t box_x = int64_t(kTileVec) * c.bx + 2 * P, box_y = c.by + 2 * R;
     if (box_x > seismic::kMaxBoxEdge || box_y > seismic::kMaxBoxEdge)
-      throw Error(ErrorKind::invalid_argument, "the tma design's tile of a " + std::to_string(c.bx) + "x" +
-                                                   std::to_string(c.by) + " block is " + std::to_string(box_x) + " x " +
-                                                   std::to_string(box_y) + " points, above the copy engine's " +
-                                                   std::to_string(seismic::kMaxBoxEdge) + " an edge: a smaller block");
+      throw Error(ErrorKind::invalid_argument,
+                  "the tma design's tile of a " + std::to_string(c.bx) + "x" + std::to_string(c.by) +
+                      " block is " + std::to_string(box_x) + " x " + std::to_string(box_y) +
+                      " points, above the copy engine's " + std::to_string(seismic::kMaxBoxEdge) +
+                      " an edge: a smaller block");
     if (s.origin - P - R * s.line - R * s.slice < 0 || s.origin % s.line < P)
       throw Error(ErrorKind::invalid_argument, "the tma design needs " + std::to_string(P) +
                                                    " halo points before each line of the storage");
@@ -608,7 +648,8 @@ AcousticGpu::AcousticGpu(const acoustic::Setup<float>& s, const KernelConfig& c)
   d.kernels = step_kernels(c, s.radius, y);
   // Above the default limit a kernel must opt in.
   if (d.smem > 48 * 1024)
-    FDS_CUDA_CHECK(cudaFuncSetAttribute(d.kernels.interior, cudaFuncAttributeMaxDynamicSharedMemorySize, int(d.smem)));
+    FDS_CUDA_CHECK(
+        cudaFuncSetAttribute(d.kernels.interior, cudaFuncAttributeMaxDynamicSharedMemorySize, int(d.smem)));
   if (d.boundary_smem > 48 * 1024)
     FDS_CUDA_CHECK(cudaFuncSetAttribute(d.kernels.boundary, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         int(d.boundary_smem)));
@@ -646,7 +687,8 @@ AcousticGpu::AcousticGpu(const acoustic::Setup<float>& s, const KernelConfig& c)
   d.taps = DeviceArray<acoustic::Tap>(taps.data(), int64_t(taps.size()));
   // The receivers' taps by receiver, in the Setup's order within each (the order of the sum).
   std::vector<acoustic::Tap> rec = s.receivers;
-  std::stable_sort(rec.begin(), rec.end(), [](const acoustic::Tap& p, const acoustic::Tap& q) { return p.id < q.id; });
+  std::stable_sort(rec.begin(), rec.end(),
+                   [](const acoustic::Tap& p, const acoustic::Tap& q) { return p.id < q.id; });
   std::vector<int> rec_start(size_t(s.nrec) + 1, 0);
   std::vector<int64_t> rec_offset(rec.size());
   std::vector<float> rec_weight(rec.size());
@@ -721,8 +763,9 @@ std::string AcousticGpu::describe() const {
   // box is empty, split 0 among them); then the boundary kernel's.
   const nlohmann::json b = kernel_resources(d.kernels.boundary, threads, d.boundary_smem);
   const nlohmann::json r = inner > 0 ? kernel_resources(d.kernels.interior, threads, d.smem) : b;
-  return wave::describe(d.c) + " R=" + std::to_string(d.s.radius) + (d.s.dim == 3 ? " 3D" : " 2D") + " regs=" +
-         r.value("regs", nlohmann::json()).dump() + " spill_bytes=" + r.value("spill_bytes", nlohmann::json()).dump() +
+  return wave::describe(d.c) + " R=" + std::to_string(d.s.radius) + (d.s.dim == 3 ? " 3D" : " 2D") +
+         " regs=" + r.value("regs", nlohmann::json()).dump() +
+         " spill_bytes=" + r.value("spill_bytes", nlohmann::json()).dump() +
          " occupancy=" + r.value("occupancy", nlohmann::json()).dump() +
          " boundary_regs=" + b.value("regs", nlohmann::json()).dump() +
          " boundary_spill_bytes=" + b.value("spill_bytes", nlohmann::json()).dump() +
@@ -772,8 +815,12 @@ void AcousticGpu::Impl::ready_split() {
 AcousticGpu::Halo AcousticGpu::Impl::halo_of(float* level) const {
   const int64_t R = s.radius, nz = s.nz;
   float* plane0 = level + (s.origin - s.origin % s.slice);
-  return Halo{plane0, plane0 - R * s.slice, plane0 + (nz - R) * s.slice, plane0 + nz * s.slice,
-              R * s.slice * int64_t(sizeof(float)), split.stream};
+  return Halo{plane0,
+              plane0 - R * s.slice,
+              plane0 + (nz - R) * s.slice,
+              plane0 + nz * s.slice,
+              R * s.slice * int64_t(sizeof(float)),
+              split.stream};
 }
 
 AcousticGpu::Halo AcousticGpu::current_halo() {
@@ -805,7 +852,8 @@ AcousticGpu::Halo AcousticGpu::step_faces(int64_t n) {
     FDS_CUDA_CHECK(cudaStreamWaitEvent(sp.stream, sp.handover, 0));
   }
   const int64_t sample = sp.calls - sp.sampled_from - kSplitWarmup;
-  if (sample >= 0 && sample < kSplitSamples) FDS_CUDA_CHECK(cudaEventRecord(sp.samples[size_t(sample)][0], sp.stream));
+  if (sample >= 0 && sample < kSplitSamples)
+    FDS_CUDA_CHECK(cudaEventRecord(sp.samples[size_t(sample)][0], sp.stream));
   // u^{n+1} is being written over u^{n-1}: its planes 0..R-1 and nz-R..nz-1 go out, its halo
   // planes -R..-1 and nz..nz+R-1 come in.
   return d.halo_of(d.prev.p);
@@ -831,7 +879,8 @@ void AcousticGpu::step_inside(int64_t n, bool overlap) {
 AcousticGpu::SplitTiming AcousticGpu::split_timing() {
   Impl& d = *impl_;
   SplitTiming t;
-  const int64_t timed = std::clamp<int64_t>(d.split.calls - d.split.sampled_from - kSplitWarmup, 0, kSplitSamples);
+  const int64_t timed =
+      std::clamp<int64_t>(d.split.calls - d.split.sampled_from - kSplitWarmup, 0, kSplitSamples);
   if (timed == 0) return t;
   FDS_CUDA_CHECK(cudaStreamSynchronize(d.stream));
   FDS_CUDA_CHECK(cudaStreamSynchronize(d.split.stream));
@@ -882,8 +931,9 @@ void AcousticGpu::restore(const acoustic::State<float>& st) {
   Impl& d = *impl_;
   const auto put = [&](DeviceArray<float>& a, const std::vector<float>& v, const char* what) {
     if (int64_t(v.size()) != a.n)
-      throw Error(ErrorKind::invalid_argument, std::string("restore: ") + what + " has " + std::to_string(v.size()) +
-                                                   " elements, the run's " + std::to_string(a.n));
+      throw Error(ErrorKind::invalid_argument, std::string("restore: ") + what + " has " +
+                                                   std::to_string(v.size()) + " elements, the run's " +
+                                                   std::to_string(a.n));
     a.upload(v.data(), d.stream);
   };
   put(d.u, st.u, "u");

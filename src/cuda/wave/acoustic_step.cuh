@@ -44,9 +44,9 @@ inline constexpr int kStepThreads = 256;
 inline constexpr int kPrefetch = 2;
 
 struct StepArgs {
-  float* out;       // u^{n-1} in, u^{n+1} out, at computational point (0, 0, 0)
-  const float* u;   // u^n
-  const float* m;   // (v dt)^2
+  float* out;      // u^{n-1} in, u^{n+1} out, at computational point (0, 0, 0)
+  const float* u;  // u^n
+  const float* m;  // (v dt)^2
   int nx, ny, nz, nw;
   // The launch's first chunk of nw planes: blockIdx.z + chunk_first is the block's chunk, so a
   // launch may cover any run of chunks (a split run's face and inner chunks, acoustic.cu). Likewise
@@ -86,7 +86,8 @@ __device__ __forceinline__ int block_x(const StepArgs& a) { return int(blockIdx.
 __device__ __forceinline__ int block_y(const StepArgs& a) { return int(blockIdx.y) + a.block_first[1]; }
 __device__ __forceinline__ int block_chunk(const StepArgs& a) { return int(blockIdx.z) + a.chunk_first; }
 __device__ __forceinline__ int2 block_taps(const StepArgs& a) {
-  const int64_t block = (int64_t(block_chunk(a)) * a.grid_blocks[1] + block_y(a)) * a.grid_blocks[0] + block_x(a);
+  const int64_t block =
+      (int64_t(block_chunk(a)) * a.grid_blocks[1] + block_y(a)) * a.grid_blocks[0] + block_x(a);
   return make_int2(a.tap_start[block], a.tap_start[block + 1]);
 }
 __device__ __forceinline__ bool block_in_interior(const StepArgs& a) {
@@ -105,9 +106,9 @@ __device__ __forceinline__ bool block_in_interior(const StepArgs& a) {
 // ring; global memory through L1 or a shared-memory tile), so every design does the same
 // arithmetic in the same order: the same field to the bit.
 template <int R, int V, bool kY, bool PX, bool PY, bool PZ, class ZAt, class XAt, class YAt>
-__device__ __forceinline__ void update_points(const StepArgs& a, const Vec<float, V>& centre, ZAt z_at, XAt x_at,
-                                              YAt y_at, int i0, int j0, int k, int tb, int te, int64_t n,
-                                              float* out, const float* m) {
+__device__ __forceinline__ void update_points(const StepArgs& a, const Vec<float, V>& centre, ZAt z_at,
+                                              XAt x_at, YAt y_at, int i0, int j0, int k, int tb, int te,
+                                              int64_t n, float* out, const float* m) {
   constexpr int C = (R + V - 1) / V;
   constexpr bool kPml[3] = {PX, PY, PZ};
   const Vec<float, V> prev = load_vec<float, V>(out);
@@ -254,7 +255,8 @@ __device__ __forceinline__ void march_l1(const StepArgs& a, int i0, int j0, int 
 inline constexpr int kTileVec = 4;  // cp.async moves 16 bytes: 4 floats
 
 template <int R, int ZQ, bool PX, bool PY, bool PZ>
-__device__ __forceinline__ void march_tile(const StepArgs& a, float* tiles, int k0, int k1, int tb, int te, int64_t n) {
+__device__ __forceinline__ void march_tile(const StepArgs& a, float* tiles, int k0, int k1, int tb, int te,
+                                           int64_t n) {
   constexpr int V = kTileVec;
   constexpr int C = (R + V - 1) / V;
   constexpr int D = kPrefetch;
@@ -309,10 +311,10 @@ __device__ __forceinline__ void march_tile(const StepArgs& a, float* tiles, int 
     if (k + 1 < k1) start_halo(k + 1, tiles + ((k + 1 - k0) & 1) * s.elems());
     if (stores)
       update_points<R, V, true, PX, PY, PZ>(
-          a, q[R - ZQ],
-          [&](int r) { return r < ZQ ? ring[r] : q[r < ZQ ? 0 : r - ZQ]; },
+          a, q[R - ZQ], [&](int r) { return r < ZQ ? ring[r] : q[r < ZQ ? 0 : r - ZQ]; },
           [&](int c) { return load_vec<float, V>(tile + centre + (c - C) * V); },
-          [&](int l) { return load_vec<float, V>(tile + centre + (l - R) * pitch); }, i0, j0, k, tb, te, n, out, m);
+          [&](int l) { return load_vec<float, V>(tile + centre + (l - R) * pitch); }, i0, j0, k, tb, te, n,
+          out, m);
     if constexpr (ZQ > 0) ring.push(q[0]);  // plane k - R + ZQ takes the slot of plane k - R, which is done
 #pragma unroll
     for (int r = 0; r < QR - 1; ++r) q[r] = q[r + 1];
@@ -331,8 +333,8 @@ __device__ __forceinline__ void march_tile(const StepArgs& a, float* tiles, int 
 // Every thread marches to the end: each warp releases each tile. In the interior box every lane
 // is inside the domain (a partial block is never in it), so every thread also stores.
 template <int R>
-__device__ __forceinline__ void march_tma(const StepArgs& a, const CUtensorMap* map, int k0, int k1, int tb, int te,
-                                          int64_t n) {
+__device__ __forceinline__ void march_tma(const StepArgs& a, const CUtensorMap* map, int k0, int k1, int tb,
+                                          int te, int64_t n) {
   constexpr int V = kTileVec;
   constexpr int C = (R + V - 1) / V;
   extern __shared__ __align__(seismic::kTmaTileAlign) unsigned char step_ring[];
@@ -347,13 +349,14 @@ __device__ __forceinline__ void march_tma(const StepArgs& a, const CUtensorMap* 
   const float* m = a.m + column;
   const int centre = (int(threadIdx.y) + R) * pitch + seismic::TileShape<R, V>::P + V * int(threadIdx.x);
   // Tile t holds plane k0 + t; there are k1 - k0 + R of them (through plane k1 + R - 1).
-  seismic::TmaTileRing<float> ring(step_ring, s.elems(), seismic::tma_ring_tiles(R, a.ahead), R, map, x0, jb, k0,
-                                   k1 - k0 + R);
+  seismic::TmaTileRing<float> ring(step_ring, s.elems(), seismic::tma_ring_tiles(R, a.ahead), R, map, x0, jb,
+                                   k0, k1 - k0 + R);
   ring.start(rank == 0, threads);
   // The queue q[r] holds plane k - R + r: before the first step the R planes below the chunk
   // (fill_queue's first R entries), then the R from k0 up from the first tiles.
   Vec<float, V> q[2 * R + 1] = {};
-  if (stores) fill_queue<R, V, R + 1>(a, a.u + column, k0, k1, [&](int r, const Vec<float, V>& v) { q[r] = v; });
+  if (stores)
+    fill_queue<R, V, R + 1>(a, a.u + column, k0, k1, [&](int r, const Vec<float, V>& v) { q[r] = v; });
   ring.wait_first(R);
 #pragma unroll
   for (int r = R; r < 2 * R; ++r) q[r] = load_vec<float, V>(ring.first(r - R) + centre);
@@ -365,7 +368,8 @@ __device__ __forceinline__ void march_tma(const StepArgs& a, const CUtensorMap* 
       update_points<R, V, true, false, false, false>(
           a, q[R], [&](int r) { return q[r]; },
           [&](int c) { return load_vec<float, V>(tile + centre + (c - C) * V); },
-          [&](int l) { return load_vec<float, V>(tile + centre + (l - R) * pitch); }, i0, j0, k, tb, te, n, out, m);
+          [&](int l) { return load_vec<float, V>(tile + centre + (l - R) * pitch); }, i0, j0, k, tb, te, n,
+          out, m);
     ring.release_and_advance(rank);
 #pragma unroll
     for (int r = 0; r < 2 * R; ++r) q[r] = q[r + 1];
@@ -450,8 +454,8 @@ __global__ void __launch_bounds__(kStepThreads) acoustic_step_tile(StepArgs a, i
 // acoustic_step<R, 4, true, false>, the l1 march). Dynamic shared memory: the ring,
 // seismic::tma_smem_bytes(bx, by, R, 4, ahead). `map` as march_tma's.
 template <int R>
-__global__ void __launch_bounds__(kStepThreads) acoustic_step_tma(StepArgs a, int64_t n,
-                                                                 const __grid_constant__ CUtensorMap map) {
+__global__ void __launch_bounds__(kStepThreads)
+    acoustic_step_tma(StepArgs a, int64_t n, const __grid_constant__ CUtensorMap map) {
   const int k0 = block_chunk(a) * a.nw;
   const int k1 = min(k0 + a.nw, a.nz);
   const int2 t = block_taps(a);
