@@ -385,8 +385,9 @@ ModelInput build_model(const Flags& f, const ModelPlanes& planes_of) {
     }
   }
   model.validate();
-  s.json = {{"kind", kind},       {"dim", model.dim},     {"shape", model_shape(model)},
-            {"spacing", model.h}, {"vmin", model.vmin()}, {"vmax", model.vmax()}};
+  const auto [vmin, vmax] = model.extremes();  // one pass over a model that may be large
+  s.json = {{"kind", kind},       {"dim", model.dim}, {"shape", model_shape(model)},
+            {"spacing", model.h}, {"vmin", vmin},     {"vmax", vmax}};
   s.json.update(extra);
   s.model = std::make_shared<const wave::Model>(std::move(model));
   return s;
@@ -468,9 +469,9 @@ void build_wavelet(const Flags& f, Setup& s) {
 double layer_plane_cost_of(const Flags& f) {
   if (f.layer_plane_cost.empty()) return 0;
   const double c = number(f.layer_plane_cost, "--layer-plane-cost");
-  if (!(c >= 1))
+  if (!(std::isfinite(c) && c >= 1))
     bad("--layer-plane-cost " + f.layer_plane_cost +
-        ": an absorbing-layer plane costs at least 1 inner plane");
+        ": an absorbing-layer plane costs at least 1 inner plane, and a finite number of them");
   return c;
 }
 
@@ -524,9 +525,10 @@ std::optional<wave::Model::Window> slab_model_planes(const Flags& f, int dim, in
     b.free_surface = f.free_surface;
     const int radius = int(integer(f.radius.empty() ? kDefaultRadius : f.radius, "--radius", 1));
     const wave::Domain d = wave::Domain::make(dim, radius, nz, ny, nx, b);
-    const double cost = layer_plane_cost_of(f);
-    return d.model_planes(
-        d.split_z(ranks, cost > 0 ? cost : wave::default_layer_plane_cost(radius))[size_t(rank)]);
+    wave::Options o;  // the solver's cut of the slabs, from the same two inputs
+    o.radius = radius;
+    o.layer_plane_cost = layer_plane_cost_of(f);
+    return d.model_planes(d.split_z(ranks, wave::slab_layer_cost(o))[size_t(rank)]);
   } catch (const Error&) {
     return std::nullopt;  // the whole model: prepare() and the run name what is wrong
   }

@@ -345,6 +345,7 @@ Share run_shots(Plan& p, const std::vector<size_t>& mine, const std::string& com
       const ShotRun r = run_shot(s, command, ctl);
       // The checksums outside the lock: the shots beside this one report progress under it.
       if (!r.result.interrupted) write_done(s.out_dir, p.ids[i], r.outputs);
+      const double shot_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
       std::lock_guard lock(mu);
       if (r.result.interrupted) {
         out.status[i] = "interrupted at step " + std::to_string(r.result.steps_done);
@@ -359,7 +360,7 @@ Share run_shots(Plan& p, const std::vector<size_t>& mine, const std::string& com
                 {"total_s", r.result.timing.total_s},
                 {"setup_s", r.result.timing.setup_s},
                 // the shot's whole time here: its checks, its run, its outputs and their checksums
-                {"shot_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count()},
+                {"shot_s", shot_s},
                 {"gpts", r.result.timing.gpts},
                 {"first_step", r.result.first_step}};
       if (rank >= 0) e["rank"] = rank;

@@ -102,7 +102,7 @@ struct Domain {
   // inner planes (1: near-equal planes; near-equal planes also where the balance would leave a
   // slab thinner than the radius); throws Error(invalid_argument) when near-equal slabs would be
   // thinner than the radius (a halo reaching past its neighbour) or layer_cost is below 1.
-  std::vector<Slab> split_z(int parts, double layer_cost = 1) const;
+  std::vector<Slab> split_z(int parts, double layer_cost) const;
   // The model planes a slab reads: its own, or the model's edge plane for its planes in the z
   // absorbing layers. What a split run's rank must hold of the model (Model::z0).
   Model::Window model_planes(const Slab& s) const;
@@ -245,6 +245,11 @@ struct Options {
   // cuts near-equal slabs.
   double layer_plane_cost = 0;
 };
+
+// The cost of a z-layer plane a split run's slabs are cut with: Options::layer_plane_cost, or the
+// radius's default where it is 0. A caller that cuts the slabs itself (a rank reading only its
+// model planes: Domain::model_planes) passes this to Domain::split_z.
+double slab_layer_cost(const Options& o);
 
 struct Timing {
   double loop_s = 0;           // the time loop alone

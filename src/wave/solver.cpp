@@ -68,13 +68,9 @@ std::string fmt(const char* f, double v) {
 
 bool split(const Options& o) { return o.comm != nullptr && o.comm->size() > 1; }
 
-double layer_plane_cost(const Options& o) {
-  return o.layer_plane_cost > 0 ? o.layer_plane_cost : default_layer_plane_cost(o.radius);
-}
-
 // The computational planes this rank steps: all of them, or its slab of a split run.
 Domain::Slab planes_of(const Options& o, const Domain& d) {
-  return split(o) ? d.split_z(o.comm->size(), layer_plane_cost(o))[size_t(o.comm->rank())]
+  return split(o) ? d.split_z(o.comm->size(), slab_layer_cost(o))[size_t(o.comm->rank())]
                   : Domain::Slab{0, d.nz};
 }
 
@@ -613,7 +609,7 @@ void check_options(const Model& model, const Options& o) {
   if (o.nt < 1) bad("a run needs at least 1 time step, got " + std::to_string(o.nt));
   if (o.checkpoint_every < 0)
     bad("checkpoint_every must be 0 (none) or positive, got " + std::to_string(o.checkpoint_every));
-  if (!(o.layer_plane_cost == 0 || o.layer_plane_cost >= 1))
+  if (!(o.layer_plane_cost == 0 || (std::isfinite(o.layer_plane_cost) && o.layer_plane_cost >= 1)))
     bad("layer_plane_cost must be 0 (the radius's default) or at least 1, got " +
         fmt("%g", o.layer_plane_cost));
   if (o.sources.empty()) bad("a run needs at least one source");
@@ -642,6 +638,10 @@ Interpolation parse_interpolation(const std::string& name) {
   if (name == "hicks") return Interpolation::hicks;
   if (name == "trilinear") return Interpolation::trilinear;
   bad("unknown interpolation '" + name + "' (valid: hicks, trilinear)");
+}
+
+double slab_layer_cost(const Options& o) {
+  return o.layer_plane_cost > 0 ? o.layer_plane_cost : default_layer_plane_cost(o.radius);
 }
 
 double run_dt(const Model& model, const Options& o) {
@@ -706,7 +706,7 @@ Checked checked(const Model& model, const Options& o) {
         fmt("%.0f", c.vmax) + " m/s and h = " + fmt("%g", model.h) + " m");
   c.dt = o.dt > 0 ? o.dt : o.cfl_safety * c.dt_limit;
   c.d = Domain::make(model.dim, o.radius, model.nz, model.ny, model.nx, o.boundary);
-  if (split(o)) c.d.split_z(o.comm->size(), layer_plane_cost(o));  // refuses slabs thinner than the radius
+  if (split(o)) c.d.split_z(o.comm->size(), slab_layer_cost(o));  // refuses slabs thinner than the radius
   // Ids and tap counts are 32-bit in the taps and the GPU's per-block lists.
   if (o.sources.size() + o.receivers.size() > size_t(INT32_MAX) / size_t(kMaxTapsPerPoint))
     bad(std::to_string(o.sources.size()) + " sources and " + std::to_string(o.receivers.size()) +
@@ -985,7 +985,7 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
   std::string gathers = " checkpoint_every ";
   gathers += std::to_string(o.checkpoint_every);
   gathers += " overlap " + std::to_string(int(o.overlap)) + (o.final_field ? " final" : " no-final");
-  gathers += " layer-plane-cost " + fmt("%.17g", layer_plane_cost(o));  // the ranks' slabs
+  gathers += " layer-plane-cost " + fmt("%.17g", slab_layer_cost(o));  // the ranks' slabs
   gathers += o.split_checkpoint_file.empty() ? " gathered-checkpoints" : " file-checkpoints";
   gathers += o.split_resume_file.empty() ? "" : " resume-file";
   gathers += o.split_snapshot_file ? " snapshot-files" : o.split_snapshot_cut ? " snapshot-cuts" : "";

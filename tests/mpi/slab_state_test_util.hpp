@@ -75,9 +75,7 @@ inline void expect_same_checkpoint(const Checkpoint& one, const Checkpoint& many
   }
 
   ASSERT_EQ(many.arrays.back().second.size(), one.arrays.back().second.size());
-  const auto slabs =
-      d.split_z(ranks, c.options.layer_plane_cost > 0 ? c.options.layer_plane_cost
-                                                      : default_layer_plane_cost(c.options.radius));
+  const auto slabs = d.split_z(ranks, slab_layer_cost(c.options));
   const int64_t nt = c.options.nt;
   for (size_t r = 0; r < c.options.receivers.size(); ++r) {
     double scale = 0;

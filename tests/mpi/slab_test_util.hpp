@@ -82,9 +82,7 @@ inline void expect_same_run(const Result& one, const Result& many, const Case& c
   EXPECT_GT(peak, 0.f);
 
   const Domain d = one.domain;
-  const auto slabs =
-      d.split_z(ranks, c.options.layer_plane_cost > 0 ? c.options.layer_plane_cost
-                                                      : default_layer_plane_cost(c.options.radius));
+  const auto slabs = d.split_z(ranks, slab_layer_cost(c.options));
   ASSERT_EQ(many.traces.size(), one.traces.size());
   const int64_t nt = c.options.nt;
   int exact = 0, straddling = 0;

@@ -32,7 +32,7 @@ TEST(WaveSlabs, CpmlLayerSplitBetweenSlabsMatchesOneRank) {
   const Case c = layer_cut_case(2);
   const Domain d = Domain::make(2, 2, 8, 1, c.model.nx, c.options.boundary);
   bool cut_in_layer = false;
-  for (const Domain::Slab& s : d.split_z(test_comm()->size(), c.options.layer_plane_cost))
+  for (const Domain::Slab& s : d.split_z(test_comm()->size(), slab_layer_cost(c.options)))
     cut_in_layer = cut_in_layer || (s.k1 > d.nz - d.hi[2] && s.k1 < d.nz);
   ASSERT_TRUE(cut_in_layer) << "the test's geometry no longer cuts the layer";
   expect_split_matches_one_rank(*test_comm(), c, 1, /*both_kinds=*/false);

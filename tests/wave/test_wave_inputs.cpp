@@ -429,7 +429,7 @@ TEST(WaveInputs, SplitZCoversThePlanesAndRefusesSlabsThinnerThanR) {
   const wave::Domain d = wave::Domain::make(3, 4, 21, 9, 9, b);  // nz = 31
   ASSERT_EQ(d.nz, 31);
   for (int parts = 1; parts <= 7; ++parts) {  // 31 / 7 = 4 planes: the thinnest allowed at R = 4
-    const auto slabs = d.split_z(parts);
+    const auto slabs = d.split_z(parts, 1);
     ASSERT_EQ(slabs.size(), size_t(parts));
     int64_t next = 0, thinnest = d.nz, thickest = 0;
     for (const auto& s : slabs) {
@@ -443,9 +443,9 @@ TEST(WaveInputs, SplitZCoversThePlanesAndRefusesSlabsThinnerThanR) {
     EXPECT_LE(thickest - thinnest, 1) << parts << " slabs are not near-equal";
     EXPECT_GE(thinnest, d.radius) << parts << " slabs";
   }
-  EXPECT_TRUE(throws_error([&] { d.split_z(8); }, ErrorKind::invalid_argument, {"radius"}));  // 3.9 planes
-  EXPECT_TRUE(throws_error([&] { d.split_z(31); }, ErrorKind::invalid_argument, {"radius"}));
-  EXPECT_TRUE(throws_error([&] { d.split_z(0); }, ErrorKind::invalid_argument, {}));
+  EXPECT_TRUE(throws_error([&] { d.split_z(8, 1); }, ErrorKind::invalid_argument, {"radius"}));  // 3.9 planes
+  EXPECT_TRUE(throws_error([&] { d.split_z(31, 1); }, ErrorKind::invalid_argument, {"radius"}));
+  EXPECT_TRUE(throws_error([&] { d.split_z(0, 1); }, ErrorKind::invalid_argument, {}));
 }
 
 // Slabs balanced by cost, a z-layer plane costing `c` inner planes: each slab's cost is within one

@@ -66,9 +66,10 @@ class AcousticGpu {
 
   // A slab of a run split along z (issue 14) steps in two parts around the halo exchange of
   // u^{n+1}. step_faces(n) records the receivers and enqueues the chunks of planes that write
-  // u^{n+1}'s first and last R planes, then makes the exchange stream wait for them; it returns
-  // those planes, the halo planes they go to, and that stream (a cudaStream_t), on which the
-  // caller enqueues the exchange. step_inside(n) enqueues the other chunks (after the exchange
+  // u^{n+1}'s first and last R planes: on the exchange stream, once it has waited for the run's
+  // (KernelConfig::faces 1), or on the run's stream with the exchange stream waiting for them
+  // (faces 0). It returns those planes, the halo planes they go to, and the exchange stream (a
+  // cudaStream_t), on which the caller enqueues the exchange after them. step_inside(n) enqueues the other chunks (after the exchange
   // when `overlap` is false, beside it when true), makes the run's stream wait for the exchange
   // (step n + 1 reads the halo) and swaps the time levels. Halo planes are whole planes, x and y
   // halos included: one contiguous block per side.
