@@ -534,11 +534,10 @@ std::optional<wave::Model::Window> slab_model_planes(const Flags& f, int dim, in
   }
 }
 
-Setup prepare(const Flags& f, const ModelInput* given) {
-  Setup s;
-  if (f.segy && !segy::available())
-    throw Error(ErrorKind::unsupported,
-                "--segy: this fdstencil was built without SEG-Y support (install libsegyio-dev and rebuild)");
+namespace {
+
+// --output: required, and a directory where it exists.
+void read_output(const Flags& f, Setup& s) {
   if (f.output.empty()) bad("--output DIR is required: where the shot record and the summary go");
   {
     std::error_code ec;
@@ -546,14 +545,10 @@ Setup prepare(const Flags& f, const ModelInput* given) {
       throw Error(ErrorKind::io, "--output " + f.output + " exists and is not a directory");
   }
   s.out_dir = f.output;
+}
 
-  const ModelInput m = given ? *given : build_model(f, {});
-  s.model_ptr = m.model;
-  s.model_json = m.json;
-  const int dim = s.model().dim;
-  wave::Options& o = s.options;
-
-  // --- numerics
+// The radius, the absorbing boundary and the interpolation of sources and receivers.
+void read_numerics(const Flags& f, wave::Options& o) {
   const int64_t radius = integer(f.radius.empty() ? kDefaultRadius : f.radius, "--radius", 1);
   if (radius > kMaxRadius) bad("--radius " + trim(f.radius) + ": the radius must be 1..8");
   o.radius = int(radius);
@@ -573,10 +568,12 @@ Setup prepare(const Flags& f, const ModelInput* given) {
   if (f.interpolation != "hicks" && f.interpolation != "trilinear")
     bad("--interpolation '" + f.interpolation + "': expected hicks or trilinear");
   o.interpolation = wave::parse_interpolation(f.interpolation);
+}
 
-  build_time(f, s);
-
-  // --- geometry
+// The sources (at least one) and the receivers, from the command line and from files.
+void read_geometry(const Flags& f, Setup& s) {
+  const int dim = s.model().dim;
+  wave::Options& o = s.options;
   for (const std::string& text : f.sources) s.sources.push_back(parse_point(text, dim, "--source"));
   if (!f.sources_file.empty())
     for (const auto& p : read_positions(f.sources_file, dim, "--sources")) s.sources.push_back(p);
@@ -588,12 +585,12 @@ Setup prepare(const Flags& f, const ModelInput* given) {
     for (const auto& p : receiver_line(text, dim)) o.receivers.push_back(p);
   for (const std::string& text : f.receiver_grids)
     for (const auto& p : receiver_grid(text, dim)) o.receivers.push_back(p);
+}
 
-  // --- the wavelet, sampled at the run's dt
-  build_wavelet(f, s);
-  for (const wave::Point& p : s.sources) o.sources.push_back({p, s.wavelet.at_run_dt});
-
-  // --- the record
+// The record's sample interval and length (resampled from the run's dt where asked, or where
+// SEG-Y needs whole microseconds), and its host memory, checked before the run.
+void plan_record(const Flags& f, Setup& s) {
+  wave::Options& o = s.options;
   s.record_dt = f.record_dt.empty() ? o.dt : positive(f.record_dt, "--record-dt");
   bool resampled = !f.record_dt.empty();
   if (f.segy && f.record_dt.empty()) {
@@ -616,8 +613,11 @@ Setup prepare(const Flags& f, const ModelInput* given) {
   const int64_t nrec = int64_t(o.receivers.size());
   // The solver's traces at dt, the resampled record, and the analytic one beside it.
   ensure_host_memory(bytes_of(nrec, o.nt + 2 * s.n_out, 4), "the shot record");
+}
 
-  // --- SEG-Y: what shot.sgy cannot hold is refused now, not after the run
+// --shot-id, and what shot.sgy cannot hold: refused now, not after the run.
+void check_segy_record(const Flags& f, Setup& s) {
+  const wave::Options& o = s.options;
   if (!f.shot_id.empty()) {
     const int64_t id = integer(f.shot_id, "--shot-id", 1);
     if (id > std::numeric_limits<int32_t>::max())
@@ -627,17 +627,15 @@ Setup prepare(const Flags& f, const ModelInput* given) {
   s.write_segy = f.segy;
   if (f.segy) {
     if (o.receivers.empty())
-      bad("--segy writes the shot record as SEG-Y, and there are no receivers (--receivers, --receiver-line "
-          "or "
-          "--receiver-grid)");
+      bad("--segy writes the shot record as SEG-Y, and there are no receivers (--receivers, "
+          "--receiver-line or --receiver-grid)");
     if (s.sources.size() > 1)
       bad("--segy: a SEG-Y trace header holds one source position, and this run fires " +
           std::to_string(s.sources.size()) +
           " sources together (run one source per shot, or leave out --segy)");
     if (s.n_out > 65535)  // the 2-byte sample count of SEG-Y
       bad("--segy: the record has " + std::to_string(s.n_out) +
-          " samples per trace and a SEG-Y trace holds at most "
-          "65535: a coarser --record-dt, or fewer steps");
+          " samples per trace and a SEG-Y trace holds at most 65535: a coarser --record-dt, or fewer steps");
     segy::check_record_timing(
         s.record_dt, s.n_out,
         f.record_dt.empty() ? std::string("--segy") : "--record-dt " + trim(f.record_dt));
@@ -646,20 +644,12 @@ Setup prepare(const Flags& f, const ModelInput* given) {
     const double extent = double(std::max({m.nz, m.ny, m.nx}) - 1) * m.h;
     if (extent * 100 > double(std::numeric_limits<int32_t>::max()))
       bad("--segy: the model spans " + std::to_string(extent) +
-          " m, beyond the +-21474 km a SEG-Y coordinate holds "
-          "in centimetres");
+          " m, beyond the +-21474 km a SEG-Y coordinate holds in centimetres");
   }
+}
 
-  // --- snapshots
-  o.snapshot_steps = snapshot_steps(f, o.nt);
-  if (!f.snapshot_slice.empty()) {
-    if (o.snapshot_steps.empty())
-      bad("--snapshot-slice cuts the snapshots, and none were asked for (--snapshot-every N or "
-          "--snapshot-steps a,b,c)");
-    s.slice = parse_slice(f.snapshot_slice, s.model());
-  }
-
-  // --- the backend
+// --backend, --double, --kernel-params, --overlap and --layer-plane-cost.
+void pick_backend(const Flags& f, wave::Options& o) {
   if (f.backend != "auto" && f.backend != "cuda" && f.backend != "cpu")
     bad("--backend '" + f.backend + "': expected auto, cuda or cpu");
   o.backend = f.backend;
@@ -681,31 +671,62 @@ Setup prepare(const Flags& f, const ModelInput* given) {
   }
   o.overlap = overlap_of(f);
   o.layer_plane_cost = layer_plane_cost_of(f);
+}
 
-  // --- the analytic comparison
-  s.compare_analytic = f.compare_analytic;
-  if (s.compare_analytic) {
-    if (s.model_json["kind"] != "constant")
-      bad("--compare-analytic needs a homogeneous model (--constant V); the analytic solution of a " +
-          s.model_json["kind"].get<std::string>() + " model is unknown");
-    if (f.free_surface)
-      bad("--compare-analytic compares with the free-space solution, which --free-surface changes by its "
-          "reflection");
-    if (o.receivers.empty())
-      bad("--compare-analytic compares the receivers' traces, and there are no receivers");
-    for (size_t r = 0; r < o.receivers.size(); ++r)
-      for (size_t k = 0; k < s.sources.size(); ++k) {
-        const wave::Point &a = o.receivers[r], &b = s.sources[k];
-        const double d =
-            std::sqrt((a.z - b.z) * (a.z - b.z) + (a.y - b.y) * (a.y - b.y) + (a.x - b.x) * (a.x - b.x));
-        // The point source's field is singular at the source; the grid resolves it no closer than h.
-        if (d < s.model().h)
-          bad("--compare-analytic: receiver " + std::to_string(r) + " is " + std::to_string(d) +
-              " m from source " + std::to_string(k) +
-              ", closer than one grid spacing, where the analytic solution is singular");
-      }
+// --compare-analytic needs a homogeneous model in free space, and receivers off the sources.
+void check_analytic(const Flags& f, const Setup& s) {
+  const wave::Options& o = s.options;
+  if (s.model_json["kind"] != "constant")
+    bad("--compare-analytic needs a homogeneous model (--constant V); the analytic solution of a " +
+        s.model_json["kind"].get<std::string>() + " model is unknown");
+  if (f.free_surface)
+    bad("--compare-analytic compares with the free-space solution, which --free-surface changes by its "
+        "reflection");
+  if (o.receivers.empty())
+    bad("--compare-analytic compares the receivers' traces, and there are no receivers");
+  for (size_t r = 0; r < o.receivers.size(); ++r)
+    for (size_t k = 0; k < s.sources.size(); ++k) {
+      const wave::Point &a = o.receivers[r], &b = s.sources[k];
+      const double d =
+          std::sqrt((a.z - b.z) * (a.z - b.z) + (a.y - b.y) * (a.y - b.y) + (a.x - b.x) * (a.x - b.x));
+      // The point source's field is singular at the source; the grid resolves it no closer than h.
+      if (d < s.model().h)
+        bad("--compare-analytic: receiver " + std::to_string(r) + " is " + std::to_string(d) +
+            " m from source " + std::to_string(k) +
+            ", closer than one grid spacing, where the analytic solution is singular");
+    }
+}
+
+}  // namespace
+
+Setup prepare(const Flags& f, const ModelInput* given) {
+  Setup s;
+  if (f.segy && !segy::available())
+    throw Error(ErrorKind::unsupported,
+                "--segy: this fdstencil was built without SEG-Y support (install libsegyio-dev and rebuild)");
+  read_output(f, s);
+  const ModelInput m = given ? *given : build_model(f, {});
+  s.model_ptr = m.model;
+  s.model_json = m.json;
+  wave::Options& o = s.options;
+  read_numerics(f, o);
+  build_time(f, s);
+  read_geometry(f, s);
+  // The wavelet, sampled at the run's dt.
+  build_wavelet(f, s);
+  for (const wave::Point& p : s.sources) o.sources.push_back({p, s.wavelet.at_run_dt});
+  plan_record(f, s);
+  check_segy_record(f, s);
+  o.snapshot_steps = snapshot_steps(f, o.nt);
+  if (!f.snapshot_slice.empty()) {
+    if (o.snapshot_steps.empty())
+      bad("--snapshot-slice cuts the snapshots, and none were asked for (--snapshot-every N or "
+          "--snapshot-steps a,b,c)");
+    s.slice = parse_slice(f.snapshot_slice, s.model());
   }
-  // --- checkpoints
+  pick_backend(f, o);
+  s.compare_analytic = f.compare_analytic;
+  if (s.compare_analytic) check_analytic(f, s);
   if (!f.checkpoint_every.empty()) o.checkpoint_every = integer(f.checkpoint_every, "--checkpoint-every", 1);
   s.resume = f.resume;
   s.write_final = !f.no_final;

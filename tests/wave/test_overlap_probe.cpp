@@ -46,8 +46,9 @@ TEST(OverlapProbe, TimesBothPathsEquallyAfterAWarmUp) {
   EXPECT_EQ(c.on + c.off + c.untimed, OverlapProbe::kSteps);
   // A block runs one path from its first step to its last.
   for (int64_t i = OverlapProbe::kBlock; i < OverlapProbe::kSteps; ++i)
-    if (!OverlapProbe::starts_block(i))
+    if (!OverlapProbe::starts_block(i)) {
       EXPECT_EQ(OverlapProbe::overlap_at(i), OverlapProbe::overlap_at(i - 1)) << i;
+    }
   // The timed blocks go in pairs of one block of each path, and each path leads as many pairs.
   int on_first = 0, off_first = 0;
   for (int64_t b = 1; b < OverlapProbe::kSteps / OverlapProbe::kBlock; b += 2) {
