@@ -186,7 +186,8 @@ int run_overhead(const BenchOpts& o, const std::vector<Job>& jobs, const PlanOpt
   return 0;
 }
 
-int run_bench(BenchOpts& o) {
+// The backend (the GPU's where there is one) and the options that exclude each other or it.
+void check_bench_options(BenchOpts& o) {
   const bool gpu = gpu_available();
   if (o.backend.empty()) o.backend = gpu ? "cuda" : "cpu";
   if (o.profile && o.profile_child)
@@ -217,8 +218,10 @@ int run_bench(BenchOpts& o) {
     for (const auto& b : backends) names += (names.empty() ? "" : ", ") + b;
     throw Error(ErrorKind::invalid_argument, "unknown backend '" + o.backend + "' (valid: " + names + ")");
   }
+}
 
-  // The cases: the default suite, or the product of the lists given.
+// The cases: the default suite, or the product of the --op, --radius, --size and --dtype lists.
+std::vector<Case> select_cases(const BenchOpts& o) {
   const bool selected = !o.ops.empty() || !o.radii.empty() || !o.sizes.empty() || !o.dtypes.empty();
   std::vector<Case> cases;
   if (!selected) {
@@ -244,6 +247,12 @@ int run_bench(BenchOpts& o) {
                                                             : radii))
           for (DType t : dtypes) cases.push_back({op, r, n, t});
   }
+  return cases;
+}
+
+// Every (case, variant, parameter set) to run, and the plan's rows, each validated before the first
+// measurement: a typo fails in a second, not an hour.
+std::vector<Job> make_jobs(const BenchOpts& o, const std::vector<Case>& cases) {
   std::set<std::string> wanted;
   if (!o.variants.empty())
     for (const auto& s : split(o.variants, ',')) wanted.insert(s);
@@ -256,7 +265,6 @@ int run_bench(BenchOpts& o) {
     throw Error(ErrorKind::invalid_argument,
                 "--tuned measures the plan's choice alone: no --variant besides plan");
 
-  // Validate everything before the first measurement: a typo fails in a second, not an hour.
   std::vector<Job> jobs;
   std::set<std::string> matched_variants, used_keys;
   for (const Case& c : cases) {
@@ -317,7 +325,11 @@ int run_bench(BenchOpts& o) {
   if (jobs.empty())
     throw Error(ErrorKind::invalid_argument,
                 "nothing to run: no variant of backend " + o.backend + " matches the selection");
-  // At least one job must be able to run, and every case must fit the device.
+  return jobs;
+}
+
+// At least one job can run, the largest fits the device, and the JSON file can be written.
+void check_runnable(const BenchOpts& o, const std::vector<Job>& jobs) {
   std::string first_reason;
   int64_t runnable = 0, largest = 0;
   for (const Job& job : jobs) {
@@ -347,13 +359,10 @@ int run_bench(BenchOpts& o) {
   if (!o.json_path.empty()) {  // fail now, not after an hour of measurements
     check_writable(o.json_path);
   }
+}
 
-  PlanOptions po;
-  po.backend = o.backend;
-  po.use_cache = !o.no_cache;
-  po.cache_file = o.cache;
-  if (o.overhead) return run_overhead(o, jobs, po);
-
+// The device and its copy bandwidth, measured in this run, printed as the table's head.
+nlohmann::json measure_device(const BenchOpts& o) {
   nlohmann::json doc;
 #ifdef FDSTENCIL_HAVE_CUDA
   if (o.backend == "cuda") {
@@ -386,22 +395,60 @@ int run_bench(BenchOpts& o) {
   std::printf("%s\n", bench::table_header().c_str());
   std::fflush(stdout);
 
-  std::string ncu;
-  if (o.profile) {
-    ncu = bench::find_ncu(o.ncu);
-    if (ncu.empty())
-      std::fprintf(stderr,
-                   "note: --profile: Nsight Compute (ncu) not found%s; the timings are reported "
-                   "without counters\n",
-                   o.ncu.empty() ? " ($NCU, PATH, /usr/local/cuda/bin)" : (" at " + o.ncu).c_str());
-  }
+  return doc;
+}
 
+// Nsight Compute for --profile, or "" with a note that the timings go without counters.
+std::string ncu_for(const BenchOpts& o) {
+  const std::string ncu = bench::find_ncu(o.ncu);
+  if (ncu.empty())
+    std::fprintf(stderr,
+                 "note: --profile: Nsight Compute (ncu) not found%s; the timings are reported "
+                 "without counters\n",
+                 o.ncu.empty() ? " ($NCU, PATH, /usr/local/cuda/bin)" : (" at " + o.ncu).c_str());
+  return ncu;
+}
+
+bench::BenchOptions timing_options(const BenchOpts& o) {
   bench::BenchOptions bo;
   bo.reps = o.reps;
   bo.warmup = o.warmup;
   bo.seed = o.seed;
   bo.verify = !o.profile_child;
   bo.nvtx_range = o.profile_child ? bench::kTimedRange : nullptr;
+  return bo;
+}
+
+// --same-size-copy: the record beside a cudaMemcpy of its own output's bytes (one per size, kept in
+// `copies`). The job's arrays are freed by now: the copy's two buffers are the only ones on the
+// device.
+void add_same_size_copy(nlohmann::json& rec, std::map<int64_t, double>& copies) {
+#ifdef FDSTENCIL_HAVE_CUDA
+  const int64_t bytes = rec["write_bytes"].get<int64_t>();
+  auto it = copies.find(bytes);
+  if (it == copies.end()) it = copies.emplace(bytes, cuda::measure_copy_bandwidth(bytes).memcpy_gbps).first;
+  rec["copy_same_size_bytes"] = bytes;
+  rec["copy_same_size_gbps"] = it->second;
+  rec["pct_of_same_size_copy"] = 100.0 * rec["effective_gbps"].get<double>() / it->second;
+#else
+  (void)rec, (void)copies;  // check_bench_options refused --backend cuda in this build
+#endif
+}
+
+int run_bench(BenchOpts& o) {
+  check_bench_options(o);
+  const std::vector<Job> jobs = make_jobs(o, select_cases(o));
+  check_runnable(o, jobs);
+  PlanOptions po;
+  po.backend = o.backend;
+  po.use_cache = !o.no_cache;
+  po.cache_file = o.cache;
+  if (o.overhead) return run_overhead(o, jobs, po);
+
+  nlohmann::json doc = measure_device(o);
+  const double copy = doc["copy_gbps"].get<double>();
+  const std::string ncu = o.profile ? ncu_for(o) : "";
+  const bench::BenchOptions bo = timing_options(o);
   doc["records"] = nlohmann::json::array();
   std::map<int64_t, double> same_size_copies;  // output bytes -> cudaMemcpy GB/s (--same-size-copy)
   int failed = 0;
@@ -416,18 +463,8 @@ int run_bench(BenchOpts& o) {
                                : bench::run_plan(job.p, po, o.tuned, bo, copy);
     rec["device"] = doc["device"]["name"];
     if (rec["status"] == "FAILED") ++failed;
-#ifdef FDSTENCIL_HAVE_CUDA
-    if (o.same_size_copy && o.backend == "cuda" && rec["status"] == "ok") {
-      // The job's arrays are freed by now: the copy's two buffers are the only ones on the device.
-      const int64_t bytes = rec["write_bytes"].get<int64_t>();
-      auto it = same_size_copies.find(bytes);
-      if (it == same_size_copies.end())
-        it = same_size_copies.emplace(bytes, cuda::measure_copy_bandwidth(bytes).memcpy_gbps).first;
-      rec["copy_same_size_bytes"] = bytes;
-      rec["copy_same_size_gbps"] = it->second;
-      rec["pct_of_same_size_copy"] = 100.0 * rec["effective_gbps"].get<double>() / it->second;
-    }
-#endif
+    if (o.same_size_copy && o.backend == "cuda" && rec["status"] == "ok")
+      add_same_size_copy(rec, same_size_copies);
     std::printf("%s\n", bench::table_row(rec).c_str());
     if (rec.contains("copy_same_size_gbps"))
       std::printf("#   same-size copy (%.1f MB): %.1f GB/s; this record %.1f %% of it\n",
