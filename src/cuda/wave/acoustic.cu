@@ -60,67 +60,32 @@ struct DeviceArray {
   int64_t bytes() const { return n * int64_t(sizeof(T)); }
 };
 
-// The default launch shape per radius, plane size and CPML (any layer or none), H100, float, each
-// against the others of its call (bench/results/nvidia-h100/wave-split/, wave-tma/ and wave-rules/,
-// issue 13; same-run copy 2969-3002 GB/s). The ninth session's rows first; the tenth's rules
-// (the comment above kTinyPlanePoints: planes of up to 256^2, chunks of 64 on larger ones) replace
-// some of them.
-// Without CPML, planes of up to kTilePlanePoints (512^3, wave-configs3.tar, wave-tma-configs*.tar):
-//   R = 1  tile 8x16, nw 8, split:               181.5 GPts/s, 97.0 % of the bound (l1 32x8 vec 2
-//          nw 16: 174.7 in one kernel, 176.8 split)
-//   R = 2  tile 8x16, nw 8, zq 1, split:         180.4 GPts/s, 96.8 % (one kernel: 154.4; 16x8: 179.9)
-//   R = 4  tma 16x16, nw 16, ahead 2:            168.7 GPts/s, 90.2 % (l1 32x4 vec 4 nw 32 in one
-//          kernel: 165.0; tma 8x16: 167.2; 16x16 nw 32 ahead 1: 163.1)
-// Larger planes (1024^3, wave-big.tar, wave-tma-1024.tar): the tile's chunks of 8 planes re-read
-// their 2R seam planes from DRAM, and the l1 march in one kernel leads at R = 1 and 2; tma at R = 4
-// takes longer chunks:
-//   R = 1  l1 32x8, vec 2, nw 16:                170.9 GPts/s, 91.7 % (tile nw 32: 162.0; nw 8, the
-//          call before: 168.9)
-//   R = 2  l1 16x16, vec 2, nw 32:               170.9 GPts/s, 91.5 % (tile zq 1 nw 8: 158.5, nw 32: 156.0)
-//   R = 4  tma 16x16, nw 32, ahead 1:            161.1 GPts/s, 86.0 % (l1: 159.0; tma nw 16: 156.5);
-//          the tenth session: nw 64 ahead 2
-// Every plane size (512^3; 1024^3 where named):
-//   R = 3  l1 32x4, vec 4, nw 32, one kernel:     169.1 GPts/s, 90.3 % (tma 32x8 nw 16: 171.2, 16x16:
-//          170.9: within the run-to-run spread, not taken)
-//   R = 5  tma 8x16, nw 16, ahead 2:             164.4 GPts/s, 87.8 % (l1 32x4 vec 2: 128.0; tma
-//          16x16: 154.4); 1024^3 152.3 (l1 127.6, tma 16x16 147.1)
-//   R = 6  tma 8x16, nw 16, ahead 2:             145.0 GPts/s, 77.4 % (l1: 131.2; tma 32x8 145.1,
-//          16x16 144.2; ahead 0: 117.4); the tenth session: nw 64
-//   R = 7  tma 16x16, nw 16, ahead 2:            144.6 GPts/s, 77.2 % (l1: 109.7; tma 8x16 126.7);
-//          the tenth session: nw 64
-//   R = 8  tma 16x16, nw 16, ahead 2:            138.6 GPts/s, 74.1 % (tile 8x16 nw 16 split: 126.4;
-//          tma 8x16: 122.1, 16x16 nw 64 ahead 1: 140.0); 1024^3 134.4 (tile 119.6); the tenth
-//          session: nw 64
-// With a 20-point CPML (512^3, wave-tma-cpml.tar) the blocks that touch a layer weigh: tma's
-// boundary by the tile's march beat the l1 march's at every R = 4..8 (R = 8, 8x16: 78.6 against
-// 75.1 GPts/s), and 8x16 blocks beat 16x16 (fewer points in boundary blocks): R = 4 91.6 (16x16
-// 89.7; l1 in one kernel 82.2), R = 5 90.5 (80.1), R = 6 84.6 (82.2), R = 7 80.2 (72.2; l1 71.1),
-// R = 8 78.6 (70.2; the tile split, the previous default: 79.0). Hence 8x16 wherever there are
-// layers from R = 4 (at R = 4 on large planes unmeasured before it became the default).
-// Split pays where the interior kernel keeps the registers it needs: the tile's interior blocks
-// drop from 114-164 registers to 60-127; the l1 march's interior kernel at R = 4 compiled to 80
-// registers and lost 19 %. tma's interior kernel takes 66-128 registers (R = 3..8) and keeps no
-// bytes in flight in them. 2D: 128 threads along x, unmeasured.
+// The default launch shape per radius, plane size and CPML (any layer or none): each row the
+// fastest of its call's candidates on the H100 in float (issue 13; the tables, with the figures,
+// are docs/wave.md's "Performance on the GPU", from bench/results/nvidia-h100/wave-split/,
+// wave-tma/ and wave-rules/). Why each kind of row wins:
+// - no CPML, planes of up to kTilePlanePoints: the tile's march at R = 1 and 2 (its two tiles hold
+//   the z queue), tma from R = 4 (its ring keeps R + 1 + ahead planes in flight; without a tile
+//   ahead the march waits for each plane);
+// - larger planes: the tile's chunks of 8 planes re-read their 2R seam planes from DRAM, so the
+//   l1 march in one kernel leads at R = 1 and 2, and tma takes longer chunks at R = 4;
+// - R = 3: tma ties the l1 march within the run-to-run spread, and l1 stays;
+// - with CPML layers the blocks that touch a layer decide: tma's boundary by the tile's march,
+//   and 8x16 blocks, which put fewer interior points into boundary blocks, from R = 4;
+// - split pays where the interior kernel keeps the registers it needs (the tile's interior blocks
+//   drop from 114-164 registers to 60-127; the l1 march's interior kernel at R = 4 did not).
+// 2D: 128 threads along x, unmeasured.
 constexpr int64_t kTilePlanePoints = 512 * 512;
-// Without CPML, planes of up to kTinyPlanePoints (256^3, issue 13 tenth session, wave-small.tar;
-// steps of ~0.1 ms, where 16x16 tiles of 16 planes make 1024 blocks, 2.6-3.9 rounds of the
-// device's resident blocks at R = 4-8): R = 4 l1 32x4 vec 4 nw 32 149.9 GPts/s (tma 16x16 139.6,
-// 8x16 nw 8 144.6); R = 5 tma 8x16 nw 8 140.2 (8x16 nw 16 129.2, 16x16 136.2). At 384^3 R = 4 the three were
-// within 1.7 % (158.0-160.7), so the rule stops at 256^2; R = 6 the tile 8x16 nw 8 split 132.0
-// (tma 8x16 nw 16: 127.7, nw 8 128.2); R = 7, 8 tma 16x16 nw 16 as on larger planes (127.7, 124.4;
-// nw 8 127.2, 123.3; the tile 122.4, 118.9). Above 256^2 (wave-long.tar, wave-rules*.tar): chunks
-// of 64 planes two tiles ahead, so that a chunk's 2R seam planes, which the next chunk reads again
-// long after, weigh a quarter as much as at nw 16, at R = 6..8 on every plane: 512^3 R = 6 8x16
-// 151.0 (nw 16: 144.6), R = 7 16x16 152.6 (144.6; nw 32 150.0), R = 8 149.4 twice (138.6; nw 128
-// 150.8, nw 32 145.8, ahead 3 106.8); 1024^3 150.9 (140.6), 150.8 (138.9), 148.2 (134.4; ahead 1
-// 136.3). At R = 4 and 5 only above 512^2: 1024^3 R = 4 16x16 165.2 (nw 32 ahead 1: 161.1; nw 64
-// ahead 1 162.7, nw 128 ahead 1 162.1), R = 5 8x16 163.6 (nw 16: 152.3; nw 64 ahead 1 159.2); at
-// 512^3 nw 16 led (R = 4 168.7 against nw 32 165.5, nw 64 162.1; R = 5 164.3 against 164.2, 161.7).
-// With CPML layers the chunks stay at 16: a chunk that touches a z layer runs the boundary march.
+// Without CPML, planes of up to kTinyPlanePoints (steps of ~0.1 ms, where 16x16 tiles of 16 planes
+// make only 2.6-3.9 rounds of the device's resident blocks at R = 4-8) have rows of their own.
+// Above it, chunks of 64 planes two tiles ahead at R = 6..8 (at R = 4 and 5 above 512^2 only), so
+// that a chunk's 2R seam planes, which the next chunk reads again long after, weigh a quarter as
+// much as at nw 16. With CPML layers the chunks stay at 16: a chunk that touches a z layer runs the
+// boundary march.
 constexpr int64_t kTinyPlanePoints = 256 * 256;
 
 // The l1 march's own shapes (the rows above that name it; R = 5..8 the shape R = 8 had before
-// the tile, 32x4 vec 2: 104.1 GPts/s at R = 8), for the defaults and for "design": "l1" by hand.
+// the tile), for the defaults and for "design": "l1" by hand.
 KernelConfig l1_shape(int dim, int radius) {
   if (dim == 2) return {128, 1, 2, 32};
   if (radius == 1) return {32, 8, 2, 16};
