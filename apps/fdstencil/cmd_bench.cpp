@@ -250,6 +250,37 @@ std::vector<Case> select_cases(const BenchOpts& o) {
   return cases;
 }
 
+// A case's problem, validated, and its host memory checked up front: the oracle's input,
+// reference and analytic field, the output read back, and for host backends the plan's own input
+// and output (the --profile child holds only the random input: it computes no reference).
+Problem case_problem(const BenchOpts& o, const Case& c) {
+  const Stencil stencil{c.op, c.radius, {1.0, 1.0, 1.0}};
+  validate(stencil);
+  const Extents interior = interior_from_size(c.op, c.size);
+  validate_extents(stencil, interior);
+  const Problem p = make_problem(stencil, interior, c.dtype, o.align);
+  ensure_host_memory(p.layout.alloc_bytes() * (o.profile_child       ? 1
+                                               : o.backend == "cuda" ? 4
+                                                                     : 6),
+                     "this benchmark case");
+  return p;
+}
+
+// Variant v's jobs on problem p: one per distinct set of the grid's keys that v takes (the keys
+// used are added to `used`).
+void add_variant_jobs(const Variant& v, const Problem& p, const std::vector<Params>& grid,
+                      std::vector<Job>& jobs, std::set<std::string>& used) {
+  std::set<std::string> seen;
+  for (const Params& g : grid) {
+    Params mine = Params::object();
+    for (auto it = g.begin(); it != g.end(); ++it)
+      if (v.defaults.contains(it.key())) mine[it.key()] = it.value(), used.insert(it.key());
+    if (!seen.insert(mine.dump()).second) continue;  // the grid varies a key it does not take
+    merge_params(v, mine);                           // a value of the wrong type fails here
+    jobs.push_back({&v, p, mine});
+  }
+}
+
 // Every (case, variant, parameter set) to run, and the plan's rows, each validated before the first
 // measurement: a typo fails in a second, not an hour.
 std::vector<Job> make_jobs(const BenchOpts& o, const std::vector<Case>& cases) {
@@ -268,18 +299,7 @@ std::vector<Job> make_jobs(const BenchOpts& o, const std::vector<Case>& cases) {
   std::vector<Job> jobs;
   std::set<std::string> matched_variants, used_keys;
   for (const Case& c : cases) {
-    const Stencil stencil{c.op, c.radius, {1.0, 1.0, 1.0}};
-    validate(stencil);
-    const Extents interior = interior_from_size(c.op, c.size);
-    validate_extents(stencil, interior);
-    // Overflow and host memory up front: the oracle's input, reference and analytic field, the
-    // output read back, and for host backends the plan's own input and output.
-    const Problem p = make_problem(stencil, interior, c.dtype, o.align);
-    // (The --profile child holds only the random input: it computes no reference.)
-    ensure_host_memory(p.layout.alloc_bytes() * (o.profile_child       ? 1
-                                                 : o.backend == "cuda" ? 4
-                                                                       : 6),
-                       "this benchmark case");
+    const Problem p = case_problem(o, c);
     if (plan_rows) {
       jobs.push_back({nullptr, p, Params::object()});
       matched_variants.insert("plan");
@@ -292,15 +312,7 @@ std::vector<Job> make_jobs(const BenchOpts& o, const std::vector<Case>& cases) {
     for (const Variant* v : candidates) {
       if (!wanted.empty() && !wanted.count(v->name)) continue;
       matched_variants.insert(v->name);
-      std::set<std::string> seen;
-      for (const Params& g : grid) {
-        Params mine = Params::object();
-        for (auto it = g.begin(); it != g.end(); ++it)
-          if (v->defaults.contains(it.key())) mine[it.key()] = it.value(), used_keys.insert(it.key());
-        if (!seen.insert(mine.dump()).second) continue;  // the grid varies a key it does not take
-        merge_params(*v, mine);                          // a value of the wrong type fails here
-        jobs.push_back({v, p, mine});
-      }
+      add_variant_jobs(*v, p, grid, jobs, used_keys);
     }
   }
   for (const auto& w : wanted)
