@@ -414,10 +414,10 @@ nlohmann::json measure_device(const BenchOpts& o) {
 std::string ncu_for(const BenchOpts& o) {
   const std::string ncu = bench::find_ncu(o.ncu);
   if (ncu.empty())
-    std::fprintf(stderr,
-                 "note: --profile: Nsight Compute (ncu) not found%s; the timings are reported "
-                 "without counters\n",
-                 o.ncu.empty() ? " ($NCU, PATH, /usr/local/cuda/bin)" : (" at " + o.ncu).c_str());
+    std::fprintf(
+        stderr,
+        "note: --profile: Nsight Compute (ncu) not found%s; the timings are reported without counters\n",
+        o.ncu.empty() ? " ($NCU, PATH, /usr/local/cuda/bin)" : (" at " + o.ncu).c_str());
   return ncu;
 }
 
@@ -502,20 +502,18 @@ int run_bench(BenchOpts& o) {
 }  // namespace
 
 Action add_bench(CLI::App& app) {
-  auto* cmd =
-      app.add_subcommand("bench",
-                         "Verify against the reference, then time variants; with no selection, run the "
-                         "default suite (on the GPU when one is present, else on the CPU)");
+  auto* cmd = app.add_subcommand("bench",
+                                 "Verify against the reference, then time variants; with no selection, run "
+                                 "the default suite (on the GPU when one is present, else on the CPU)");
   auto o = std::make_shared<BenchOpts>();
   cmd->add_option("--op", o->ops, "Operators, comma-separated (laplacian7,d2x,d2y,d2z,d2xy,d2xyz)");
-  cmd->add_option(
-      "--variant", o->variants,
-      "Variants, comma-separated (default: all of the backend, and on cuda the plan's own choice, "
-      "named 'plan')");
+  cmd->add_option("--variant", o->variants,
+                  "Variants, comma-separated (default: all of the backend, and on cuda the plan's own "
+                  "choice, named 'plan')");
   cmd->add_option("--radius,-r", o->radii, "Radii, comma-separated (default 4; laplacian7: 1)");
   cmd->add_option("--size", o->sizes,
-                  "NX,NY,NZ; repeat for several. laplacian7 counts the boundary (the Laplacian "
-                  "posts' convention), the seismic operators only the interior");
+                  "NX,NY,NZ; repeat for several. laplacian7 counts the boundary (the Laplacian posts' "
+                  "convention), the seismic operators only the interior");
   cmd->add_option("--dtype", o->dtypes, "float, double, or float,double");
   cmd->add_option("--backend,-b", o->backend, "cuda, cpu or reference (default: cuda if a GPU is present)");
   cmd->add_option("--param", o->params, "KEY=V1[,V2...] for the variants that take KEY; repeatable");
@@ -544,13 +542,13 @@ Action add_bench(CLI::App& app) {
                 "Also time cudaMemcpy of each record's output bytes and report the record against it "
                 "(copy_same_size_gbps, pct_of_same_size_copy), beside the 2 GiB reference copy (cuda)");
   cmd->add_flag("--profile", o->profile,
-                "Also run each timed job under Nsight Compute (ncu --clock-control none) and add its "
-                "DRAM, L2 and L1 traffic, L2 hit rate and the derived efficiencies to the record");
+                "Also run each timed job under Nsight Compute (ncu --clock-control none) and add its DRAM, "
+                "L2 and L1 traffic, L2 hit rate and the derived efficiencies to the record");
   cmd->add_option("--ncu", o->ncu,
                   "The ncu executable for --profile (default: $NCU, PATH, /usr/local/cuda/bin/ncu)");
   cmd->add_flag("--profile-child", o->profile_child,
-                "Internal to --profile: the timed launch marked with the NVTX range fdstencil-timed, "
-                "no verification (the parent verified the job)")
+                "Internal to --profile: the timed launch marked with the NVTX range fdstencil-timed, no "
+                "verification (the parent verified the job)")
       ->group("");
   return [o] { return run_bench(*o); };
 }

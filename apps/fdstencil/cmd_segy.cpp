@@ -46,8 +46,7 @@ void require_segyio(const char* what) {
   if (!segy::available())
     throw Error(ErrorKind::unsupported,
                 std::string(what) +
-                    ": this fdstencil was built without SEG-Y support (install libsegyio-dev "
-                    "and rebuild)");
+                    ": this fdstencil was built without SEG-Y support (install libsegyio-dev and rebuild)");
 }
 
 std::string number_text(double v) {
@@ -63,10 +62,9 @@ struct Options {
 };
 
 void add_read_flags(CLI::App* cmd, Options& o) {
-  cmd->add_option(
-         "--spacing", o.spacing,
-         "Grid spacing in metres where the headers give none (no CDP coordinates, a zero sample interval); "
-         "where they do, it must agree with them")
+  cmd->add_option("--spacing", o.spacing,
+                  "Grid spacing in metres where the headers give none (no CDP coordinates, a zero sample "
+                  "interval); where they do, it must agree with them")
       ->type_name("H");
   cmd->add_option(
          "--segy-z-unit", o.z_unit,
@@ -204,32 +202,29 @@ Action add_segy(CLI::App& app) {
       "segy",
       "SEG-Y velocity models (through libsegyio; `fdstencil info` says whether this build has it): a file's "
       "geometry, and conversion to and from .npy. Samples run along z, inlines along y, crosslines along x; "
-      "the z "
-      "spacing is the sample interval x --segy-z-unit, the others come from the CDP coordinates. Bad input "
-      "exits 2 "
-      "and writes nothing.");
+      "the z spacing is the sample interval x --segy-z-unit, the others come from the CDP coordinates. Bad "
+      "input exits 2 and writes nothing.");
   auto o = std::make_shared<Options>();
 
-  auto* info =
-      cmd->add_subcommand("info",
-                          "Print a SEG-Y model's geometry: dimensions, shape, spacings, sample format, "
-                          "inline and crossline ranges, trace order, value range");
+  auto* info = cmd->add_subcommand("info",
+                                   "Print a SEG-Y model's geometry: dimensions, shape, spacings, sample "
+                                   "format, inline and crossline ranges, trace order, value range");
   info->add_option("FILE", o->file, "The SEG-Y file")->required()->type_name("FILE.sgy");
   info->add_flag("--json", o->json, "Print JSON");
   add_read_flags(info, *o);
 
-  auto* to_npy = cmd->add_subcommand("to-npy",
-                                     "Write a SEG-Y model's samples as a float32 .npy of shape (nz,ny,nx), "
-                                     "or (nz,nx) for a 2D line");
+  auto* to_npy = cmd->add_subcommand(
+      "to-npy",
+      "Write a SEG-Y model's samples as a float32 .npy of shape (nz,ny,nx), or (nz,nx) for a 2D line");
   to_npy->add_option("IN", o->file, "The SEG-Y file")->required()->type_name("IN.sgy");
   to_npy->add_option("OUT", o->out, "The .npy to write (atomically)")->required()->type_name("OUT.npy");
   add_read_flags(to_npy, *o);
 
-  auto* from_npy = cmd->add_subcommand(
-      "from-npy",
-      "Write a velocity model (float32 .npy, (nz,ny,nx) or (nz,nx), m/s) as SEG-Y: IEEE float, "
-      "inline-sorted, inlines "
-      "1..ny, crosslines 1..nx, CDP coordinates from the spacing, sample interval spacing / --segy-z-unit");
+  auto* from_npy =
+      cmd->add_subcommand("from-npy",
+                          "Write a velocity model (float32 .npy, (nz,ny,nx) or (nz,nx), m/s) as SEG-Y: IEEE "
+                          "float, inline-sorted, inlines 1..ny, crosslines 1..nx, CDP coordinates from the "
+                          "spacing, sample interval spacing / --segy-z-unit");
   from_npy->add_option("IN", o->file, "The velocity model")->required()->type_name("IN.npy");
   from_npy->add_option("OUT", o->out, "The SEG-Y file to write (atomically)")
       ->required()

@@ -156,10 +156,9 @@ Action add_tune(CLI::App& app) {
   auto json = std::make_shared<bool>(false);
   cmd->add_option("--op", o->ops, "Operators, comma-separated (laplacian7,d2x,d2y,d2z,d2xy,d2xyz)");
   cmd->add_option("--radius,-r", o->radii, "Radii, comma-separated (laplacian7: 1, the default for it)");
-  cmd->add_option(
-      "--size", o->sizes,
-      "NX,NY,NZ; repeat for several. laplacian7 counts the boundary, the seismic operators only the "
-      "interior (as in bench)");
+  cmd->add_option("--size", o->sizes,
+                  "NX,NY,NZ; repeat for several. laplacian7 counts the boundary, the seismic operators only "
+                  "the interior (as in bench)");
   cmd->add_option("--dtype", o->dtypes, "float, double, or float,double")->capture_default_str();
   cmd->add_option("--budget", o->budget, "Seconds of search per case (the first round always runs)")
       ->capture_default_str();

@@ -117,10 +117,10 @@ void check_disk_space(const Setup& s) {
   if (ec) return;
   const double free = double(space.available);
   if (outputs > free)
-    throw Error(ErrorKind::io, "the outputs need " + size_text(outputs) + " but " + s.out_dir.string() +
-                                   " has only " + size_text(free) +
-                                   " free (fewer snapshots, a --snapshot-slice, or --no-final would "
-                                   "need less)");
+    throw Error(ErrorKind::io,
+                "the outputs need " + size_text(outputs) + " but " + s.out_dir.string() + " has only " +
+                    size_text(free) +
+                    " free (fewer snapshots, a --snapshot-slice, or --no-final would need less)");
   if (outputs + checkpoints <= free) return;
   if (s.options.checkpoint_every > 0)
     throw Error(ErrorKind::io,
@@ -128,12 +128,11 @@ void check_disk_space(const Setup& s) {
                 "successor's temporary) need " +
                     size_text(outputs + checkpoints) + " but " + s.out_dir.string() + " has only " +
                     size_text(free) + " free");
-  std::fprintf(
-      stderr,
-      "fdstencil: warning: %s has %s free, enough for the outputs (%s) but not for a checkpoint as well "
-      "(%s): a stop by SIGINT or SIGTERM could not write its checkpoint\n",
-      s.out_dir.string().c_str(), size_text(free).c_str(), size_text(outputs).c_str(),
-      size_text(checkpoints).c_str());
+  std::fprintf(stderr,
+               "fdstencil: warning: %s has %s free, enough for the outputs (%s) but not for a checkpoint as "
+               "well (%s): a stop by SIGINT or SIGTERM could not write its checkpoint\n",
+               s.out_dir.string().c_str(), size_text(free).c_str(), size_text(outputs).c_str(),
+               size_text(checkpoints).c_str());
 }
 
 // The command as typed, quoted so that pasting it into a shell runs it again.
@@ -346,10 +345,9 @@ int launched_ranks() {
 
 #if !FDSTENCIL_HAVE_MPI
 [[noreturn]] void refuse_without_mpi(int ranks) {
-  throw Error(ErrorKind::unsupported,
-              "started by an MPI launcher with " + std::to_string(ranks) +
-                  " ranks, but this fdstencil was built without MPI (install libopenmpi-dev "
-                  "and openmpi-bin, then rebuild)");
+  throw Error(ErrorKind::unsupported, "started by an MPI launcher with " + std::to_string(ranks) +
+                                          " ranks, but this fdstencil was built without MPI (install "
+                                          "libopenmpi-dev and openmpi-bin, then rebuild)");
 }
 #endif
 
@@ -523,18 +521,14 @@ int run_wave(const Flags& flags, const std::string& command) {
 }  // namespace
 
 Action add_wave(CLI::App& app, const std::vector<std::string>& argv) {
-  auto* cmd = app.add_subcommand("wave",
-                                 "Propagate one shot through an acoustic velocity model (u_tt = v^2 lap u + "
-                                 "v^2 f delta, order 2R in space, "
-                                 "leapfrog in time, CPML or a free surface at the edges) and write the shot "
-                                 "record, the final field, snapshots "
-                                 "and a summary into --output DIR. Positions are in metres from the model's "
-                                 "first grid point, Z,Y,X in 3D and "
-                                 "Z,X in 2D. Bad input exits 2 before the run and writes nothing. Started by "
-                                 "mpirun with P ranks, one shot is "
-                                 "split along z into P slabs, one GPU per rank (NCCL) or one cpu process per "
-                                 "rank (MPI); rank 0 writes the "
-                                 "outputs: mpirun -np 2 fdstencil wave ...");
+  auto* cmd = app.add_subcommand(
+      "wave",
+      "Propagate one shot through an acoustic velocity model (u_tt = v^2 lap u + v^2 f delta, order 2R in "
+      "space, leapfrog in time, CPML or a free surface at the edges) and write the shot record, the final "
+      "field, snapshots and a summary into --output DIR. Positions are in metres from the model's first grid "
+      "point, Z,Y,X in 3D and Z,X in 2D. Bad input exits 2 before the run and writes nothing. Started by "
+      "mpirun with P ranks, one shot is split along z into P slabs, one GPU per rank (NCCL) or one cpu "
+      "process per rank (MPI); rank 0 writes the outputs: mpirun -np 2 fdstencil wave ...");
   auto f = std::make_shared<Flags>();
   // Every value flag is text until prepare() parses it (Flags), shown in the help by `type`.
   std::string group;
@@ -547,23 +541,19 @@ Action add_wave(CLI::App& app, const std::vector<std::string>& argv) {
   const std::string d = "(default ";
 
   group = "Model (one of --model, --constant, --layered)";
-  option(
-      "--model", f->model, "FILE",
-      "Velocity model, m/s: a float32 .npy of shape (nz,ny,nx) or (nz,nx), or SEG-Y (.sgy/.segy: samples "
-      "along z, "
-      "inlines along y, crosslines along x, one line for 2D; spacings from the sample interval and the CDP "
-      "coordinates)");
+  option("--model", f->model, "FILE",
+         "Velocity model, m/s: a float32 .npy of shape (nz,ny,nx) or (nz,nx), or SEG-Y (.sgy/.segy: samples "
+         "along z, inlines along y, crosslines along x, one line for 2D; spacings from the sample interval "
+         "and the CDP coordinates)");
   option("--constant", f->constant, "V", "A homogeneous model of this velocity, m/s (needs --shape)");
   option("--layered", f->layered, "SPEC",
          "Horizontal layers 'D0:V0,D1:V1,...': top depth in m (the first 0, then rising) and velocity in m/s "
-         "(needs "
-         "--shape)");
+         "(needs --shape)");
   option("--shape", f->shape, "NZ,NY,NX",
          "Grid points NZ,NY,NX (3D) or NZ,NX (2D) of --constant and --layered");
   option("--spacing", f->spacing, "H",
          "Grid spacing in metres, the same on every axis (required, except with a SEG-Y --model whose "
-         "headers give "
-         "it; where they do, it must agree with them)");
+         "headers give it; where they do, it must agree with them)");
   option("--segy-z-unit", f->segy_z_unit, "M",
          "SEG-Y --model: metres per unit of the sample interval field " + d +
              "0.001: depth models store millimetres there)");
@@ -575,10 +565,9 @@ Action add_wave(CLI::App& app, const std::vector<std::string>& argv) {
   group = "Time (one of --steps, --time)";
   option("--steps", f->steps, "N", "Time steps to run");
   option("--time", f->time, "T", "Seconds to simulate: ceil(T/dt) steps");
-  option(
-      "--dt", f->dt, "DT",
-      "Time step in seconds (default: --cfl-safety x the stability limit; a step above the limit is refused, "
-      "naming it)");
+  option("--dt", f->dt, "DT",
+         "Time step in seconds (default: --cfl-safety x the stability limit; a step above the limit is "
+         "refused, naming it)");
   option("--cfl-safety", f->cfl_safety, "F",
          "The default step's fraction of the stability limit, in (0, 1] " + d + kDefaultCfl + ")");
 
@@ -591,19 +580,17 @@ Action add_wave(CLI::App& app, const std::vector<std::string>& argv) {
   flag("--free-surface", f->free_surface, "The top face (z = 0) is pressure-free instead of absorbing");
   option("--cpml-reflection", f->cpml_reflection, "RC",
          "The CPML's theoretical reflection coefficient, in (0, 1) " + d + "0: chosen from the width)");
-  option(
-      "--interpolation", f->interpolation, "NAME",
-      "How off-grid sources and receivers spread over the grid: hicks (windowed sinc, 8 points per axis) or "
-      "trilinear " +
-          d + "hicks)");
+  option("--interpolation", f->interpolation, "NAME",
+         "How off-grid sources and receivers spread over the grid: hicks (windowed sinc, 8 points per axis) "
+         "or trilinear " +
+             d + "hicks)");
 
   group = "Sources (at least one; all share the wavelet)";
   option("--source", f->sources, "Z,[Y,]X", "A source at Z,Y,X (3D) or Z,X (2D), metres; repeatable")
       ->allow_extra_args(false);
   option("--sources", f->sources_file, "FILE",
          "Sources from a file: CSV rows Z,Y,X or Z,X in metres ('#' comments, an optional header line), or "
-         "an .npy "
-         "array (n,3) or (n,2)");
+         "an .npy array (n,3) or (n,2)");
   option("--ricker", f->ricker, "F0",
          "A Ricker wavelet of this peak frequency, Hz " + d + kDefaultRicker + ")");
   option("--delay", f->delay, "T", "The Ricker's delay in seconds " + d + "1.5/F0)");
@@ -631,10 +618,8 @@ Action add_wave(CLI::App& app, const std::vector<std::string>& argv) {
          "shot.json (and shot.sgy with --segy), final.npy, snapshot_<step>.npy, analytic.npy, summary.json");
   flag("--segy", f->segy,
        "Also write shot.sgy, the record as SEG-Y (IEEE float; source and receiver positions, sample interval "
-       "and "
-       "count, field record and trace numbers in the headers). Its interval is a whole number of "
-       "microseconds: "
-       "without --record-dt, the run's dt rounded down to one");
+       "and count, field record and trace numbers in the headers). Its interval is a whole number of "
+       "microseconds: without --record-dt, the run's dt rounded down to one");
   option("--shot-id", f->shot_id, "N",
          "The shot's number: FieldRecord in shot.sgy's trace headers, shot_id in shot.json " + d + "1)");
   flag("--no-final", f->no_final, "Do not write final.npy, the wavefield after the last step");
@@ -642,14 +627,13 @@ Action add_wave(CLI::App& app, const std::vector<std::string>& argv) {
          "A snapshot of u after every N steps: N, 2N, ... up to nt");
   option("--snapshot-steps", f->snapshot_steps, "A,B,C",
          "Snapshots after these steps, each 0..nt (0: before the first)");
-  option(
-      "--snapshot-slice", f->snapshot_slice, "AXIS=I",
-      "Cut each snapshot at a grid index: 'z=K', 'y=J' (3D) or 'x=I' (default: the whole model; a 2D model's "
-      "slice is a line)");
+  option("--snapshot-slice", f->snapshot_slice, "AXIS=I",
+         "Cut each snapshot at a grid index: 'z=K', 'y=J' (3D) or 'x=I' (default: the whole model; a 2D "
+         "model's slice is a line)");
   flag("--compare-analytic", f->compare_analytic,
        "Constant model without --free-surface: write analytic.npy and, in summary.json, the relative L2 "
-       "misfit of "
-       "the record against the exact solution up to the first possible reflection from the box's edge");
+       "misfit of the record against the exact solution up to the first possible reflection from the box's "
+       "edge");
 
   group = "Run";
   option("--backend,-b", f->backend, "NAME",
@@ -659,17 +643,14 @@ Action add_wave(CLI::App& app, const std::vector<std::string>& argv) {
       "The whole solver in double precision, for verification (the cpu backend only, which auto then picks)");
   option("--kernel-params", f->kernel_params, "JSON",
          "The GPU step kernel's parameters, e.g. '{\"design\": \"tma\", \"block\": \"16x16\", \"nw\": 16}'; "
-         "keys "
-         "block, vec (2|4), nw, design (l1|tile|tma), zq (0|1, tile), split (0|1; 1 under tma), ahead (0..8, "
-         "tma), "
-         "boundary (l1|tile, tma) "
-         "(default: by R, the plane's size and whether there are CPML layers, docs/wave.md)");
+         "keys block, vec (2|4), nw, design (l1|tile|tma), zq (0|1, tile), split (0|1; 1 under tma), ahead "
+         "(0..8, tma), boundary (l1|tile, tma) (default: by R, the plane's size and whether there are CPML "
+         "layers, docs/wave.md)");
   flag("--quiet,-q", f->quiet, "No progress bar and no summary on stderr (warnings still)");
-  option(
-      "--overlap", f->overlap, "auto|on|off",
-      "Under mpirun on the GPUs: the halo exchange beside the inner planes' update (on), before it (off), or "
-      "whichever the run's first 90 steps time faster (runs of 360 steps or more; shorter ones take on) "
-      "(default: auto)");
+  option("--overlap", f->overlap, "auto|on|off",
+         "Under mpirun on the GPUs: the halo exchange beside the inner planes' update (on), before it (off), "
+         "or whichever the run's first 90 steps time faster (runs of 360 steps or more; shorter ones take "
+         "on) (default: auto)");
   flag("--no-overlap", f->no_overlap, "The same as --overlap off");
   option("--layer-plane-cost", f->layer_plane_cost, "X",
          "Under mpirun: a plane of the z absorbing layers counts X inner planes when the domain is cut into "
@@ -680,22 +661,17 @@ Action add_wave(CLI::App& app, const std::vector<std::string>& argv) {
   option("--checkpoint-every", f->checkpoint_every, "N",
          "Every N steps write the whole state (both time levels, the CPML's memory, the traces so far) to "
          "DIR/checkpoint.ckpt, atomically; SIGINT or SIGTERM always writes one at the step it stops at");
-  flag(
-      "--resume", f->resume,
-      "Continue from DIR/checkpoint.ckpt (the same command line as the run that wrote it): the record "
-      "equals, bit "
-      "for bit, that of a run never stopped. With --survey: finished shots are skipped anyway, and the shots "
-      "that were running continue from their checkpoints");
-  option(
-      "--survey", f->survey, "FILE.json",
-      "Run every shot of a survey into DIR/shot_<id>: {\"shots\": [{\"id\": 1, \"source\": [Z,Y,X], ...}], "
-      "\"defaults\": {...}}; a shot may set source, sources, sources_file, ricker, delay, wavelet, "
-      "wavelet_dt, "
-      "receivers, receiver_lines, receiver_grids, each replacing the command line's group. A re-run skips "
-      "the "
-      "shots whose outputs are complete (sizes and CRC-32C in done.json) and runs the rest. Under mpirun the "
-      "shots are shared among the ranks, node rank r on GPU r (ranks share GPUs in turn where there are "
-      "fewer)");
+  flag("--resume", f->resume,
+       "Continue from DIR/checkpoint.ckpt (the same command line as the run that wrote it): the record "
+       "equals, bit for bit, that of a run never stopped. With --survey: finished shots are skipped anyway, "
+       "and the shots that were running continue from their checkpoints");
+  option("--survey", f->survey, "FILE.json",
+         "Run every shot of a survey into DIR/shot_<id>: {\"shots\": [{\"id\": 1, \"source\": [Z,Y,X], "
+         "...}], \"defaults\": {...}}; a shot may set source, sources, sources_file, ricker, delay, wavelet, "
+         "wavelet_dt, receivers, receiver_lines, receiver_grids, each replacing the command line's group. A "
+         "re-run skips the shots whose outputs are complete (sizes and CRC-32C in done.json) and runs the "
+         "rest. Under mpirun the shots are shared among the ranks, node rank r on GPU r (ranks share GPUs in "
+         "turn where there are fewer)");
   option("--batch", f->batch, "K",
          "With --survey on the GPU: run K shots side by side, each on its own stream " + d + "1)");
 

@@ -27,8 +27,7 @@ void on_signal(int sig) {
     return;
   }
   constexpr const char kText[] =
-      "\nfdstencil: interrupted: stopping at the next time step and writing a "
-      "checkpoint (again to abort)\n";
+      "\nfdstencil: interrupted: stopping at the next time step and writing a checkpoint (again to abort)\n";
   [[maybe_unused]] const ssize_t w = ::write(STDERR_FILENO, kText, sizeof kText - 1);
 }
 

@@ -82,12 +82,11 @@ nlohmann::json compare(const Setup& s, const std::vector<float>& record, const s
   }
   if (!(strongest > 0)) {
     char buf[256];
-    std::snprintf(
-        buf, sizeof buf,
-        "--compare-analytic: no receiver sees the direct wave before t = %.6g s, when a reflection from the "
-        "edge of the computational box could first arrive; move the receivers closer to the sources or "
-        "widen the model",
-        t_end);
+    std::snprintf(buf, sizeof buf,
+                  "--compare-analytic: no receiver sees the direct wave before t = %.6g s, when a reflection "
+                  "from the edge of the computational box could first arrive; move the receivers closer to "
+                  "the sources or widen the model",
+                  t_end);
     throw Error(ErrorKind::invalid_argument, buf);
   }
   nlohmann::json per = nlohmann::json::array(), skipped = nlohmann::json::array();

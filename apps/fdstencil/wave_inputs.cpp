@@ -406,8 +406,7 @@ void build_time(const Flags& f, Setup& s) {
     o.cfl_safety = positive(f.cfl_safety.empty() ? kDefaultCfl : f.cfl_safety, "--cfl-safety");
     if (o.cfl_safety > 1)
       bad("--cfl-safety " + trim(f.cfl_safety) +
-          ": the fraction must be in (0, 1]; above 1 the step exceeds the "
-          "stability limit");
+          ": the fraction must be in (0, 1]; above 1 the step exceeds the stability limit");
     o.dt = wave::run_dt(m, o);  // the solver's own default step, needed here for the wavelet
   }
   if (f.steps.empty() == f.time.empty())
@@ -600,8 +599,8 @@ void plan_record(const Flags& f, Setup& s) {
     if (std::abs(us - std::round(us)) > kRatioTolerance * us) {
       if (us < 1)
         bad("--segy: the run's dt " + std::to_string(o.dt) +
-            " s is under a microsecond, the unit of SEG-Y's sample "
-            "interval: give --record-dt, a whole number of microseconds");
+            " s is under a microsecond, the unit of SEG-Y's sample interval: give --record-dt, a whole "
+            "number of microseconds");
       s.record_dt = std::floor(us) * 1e-6;
       resampled = true;
     }
@@ -627,8 +626,8 @@ void check_segy_record(const Flags& f, Setup& s) {
   s.write_segy = f.segy;
   if (f.segy) {
     if (o.receivers.empty())
-      bad("--segy writes the shot record as SEG-Y, and there are no receivers (--receivers, "
-          "--receiver-line or --receiver-grid)");
+      bad("--segy writes the shot record as SEG-Y, and there are no receivers (--receivers, --receiver-line "
+          "or --receiver-grid)");
     if (s.sources.size() > 1)
       bad("--segy: a SEG-Y trace header holds one source position, and this run fires " +
           std::to_string(s.sources.size()) +

@@ -162,12 +162,10 @@ std::vector<std::string> write_shot(const Setup& s, const std::vector<float>& re
   // u solves u_tt = v^2 lap u + v^2 f(t) delta(x - x_s): delta is per m^dim, so u carries the
   // wavelet's units times m^(2 - dim) (wave.hpp's Green's functions say the same).
   const std::string amplitude =
-      dim == 3
-          ? "u of u_tt = v^2 lap u + v^2 f(t) delta(x - x_s): the wavelet's units per metre (f / (4 pi r) "
-            "in a homogeneous medium)"
-          : "u of u_tt = v^2 lap u + v^2 f(t) delta(x - x_s): the wavelet's units (m^0 in 2D; f convolved "
-            "with "
-            "H(t - r/v) / (2 pi sqrt(t^2 - r^2/v^2)) in a homogeneous medium)";
+      dim == 3 ? "u of u_tt = v^2 lap u + v^2 f(t) delta(x - x_s): the wavelet's units per metre (f / (4 pi "
+                 "r) in a homogeneous medium)"
+               : "u of u_tt = v^2 lap u + v^2 f(t) delta(x - x_s): the wavelet's units (m^0 in 2D; f "
+                 "convolved with H(t - r/v) / (2 pi sqrt(t^2 - r^2/v^2)) in a homogeneous medium)";
   const json doc = {
       {"format", "fdstencil-shot-1"},
       {"shape", {nrec, s.n_out}},

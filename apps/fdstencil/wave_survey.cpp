@@ -114,8 +114,7 @@ void apply(const json& entry, Flags& f, const fs::path& base, const std::string&
       if (key == "receiver_grids") f.receiver_grids = texts(v, at);
     } else {
       bad(at +
-          ": unknown key (valid: id, source, sources, sources_file, "
-          "ricker, delay, wavelet, wavelet_dt, "
+          ": unknown key (valid: id, source, sources, sources_file, ricker, delay, wavelet, wavelet_dt, "
           "receivers, receiver_lines, receiver_grids, description)");
     }
   }
@@ -280,8 +279,7 @@ Plan plan_survey(const Flags& flags) {
     }
   }
   if (p.batch > 1 && p.setups.front().options.backend == "cpu")
-    bad("--batch runs shots side by side on one GPU; the cpu backend already "
-        "gives each shot every core");
+    bad("--batch runs shots side by side on one GPU; the cpu backend already gives each shot every core");
   p.ids.resize(p.shots.size());
   p.status.assign(p.shots.size(), "not run");
   for (size_t i = 0; i < p.shots.size(); ++i) {
@@ -487,10 +485,10 @@ Plan agreed_plan(const Flags& flags, const SurveyRanks& ranks) {
   }
   ranks.agree(failed);
   if (!ranks.comm->same(todo_fingerprint(p)))
-    throw Error(ErrorKind::invalid_argument,
-                "the ranks found different unfinished shots in " + flags.output +
-                    " (a directory the ranks do not see alike?): a survey across ranks "
-                    "needs one they all see");
+    throw Error(
+        ErrorKind::invalid_argument,
+        "the ranks found different unfinished shots in " + flags.output +
+            " (a directory the ranks do not see alike?): a survey across ranks needs one they all see");
   try {
     if (ranks.comm->rank() == 0) make_output_directory(flags.output);
   } catch (const Error& e) {

@@ -204,8 +204,8 @@ nlohmann::json profile_job(const std::string& ncu, const std::vector<std::string
   if (all.find("ERR_NVGPUCTRPERM") != std::string::npos)
     return {{"status", "unavailable"},
             {"reason",
-             "no permission to read the GPU performance counters (ERR_NVGPUCTRPERM): run as root or "
-             "set NVreg_RestrictProfilingToAdminUsers=0"}};
+             "no permission to read the GPU performance counters (ERR_NVGPUCTRPERM): run as root or set "
+             "NVreg_RestrictProfilingToAdminUsers=0"}};
   // The lines that say what went wrong: ncu's ==ERROR== lines, else the tail of what it printed.
   const auto why = [&] {
     std::string lines;

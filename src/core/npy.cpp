@@ -355,9 +355,7 @@ NpyHeader read_npy_header(const std::filesystem::path& path) {
             "malformed header: 'fortran_order' must be True or False, not " + header.fortran_order->text);
   }
   if (header.fortran_order->flag) {
-    fail_io(path,
-            "fortran_order True is not supported (need C order; save with "
-            "np.ascontiguousarray)");
+    fail_io(path, "fortran_order True is not supported (need C order; save with np.ascontiguousarray)");
   }
   if (header.shape->kind != HeaderValue::Kind::int_tuple) {
     fail_io(path, "malformed header: 'shape' must be a tuple of integers, not " + header.shape->text);

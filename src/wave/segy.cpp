@@ -496,8 +496,7 @@ int32_t centimetres(double metres, const std::string& what) {
   const double v = std::round(metres * kCentimetres);
   if (!std::isfinite(v) || std::abs(v) > double(INT32_MAX))
     bad(what + " = " + num(metres) +
-        " m is beyond what a SEG-Y coordinate holds at centimetre precision (|x| < "
-        "21474836 m)");
+        " m is beyond what a SEG-Y coordinate holds at centimetre precision (|x| < 21474836 m)");
   return int32_t(v);
 }
 

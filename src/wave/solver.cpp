@@ -87,8 +87,8 @@ bool use_gpu(const Options& o) {
   if (split(o) && !o.comm->carries_device_memory()) {
     if (o.backend == "cuda")
       throw Error(ErrorKind::unsupported,
-                  "a run split across ranks on the GPUs needs the NCCL transport; this one "
-                  "carries host memory only (MPI without NCCL): use the cpu backend");
+                  "a run split across ranks on the GPUs needs the NCCL transport; this one carries host "
+                  "memory only (MPI without NCCL): use the cpu backend");
     if (o.backend != "auto") bad("unknown backend '" + o.backend + "' (valid: auto, cuda, cpu)");
     return false;
   }
@@ -668,12 +668,11 @@ std::string sampling_warning_at(double vmin, const Model& model, const Options& 
   const double ppw = vmin / fmax / model.h, needed = points_per_wavelength_needed(o.radius);
   if (ppw >= needed) return "";
   char buf[400];
-  std::snprintf(
-      buf, sizeof buf,
-      "the model is under-sampled for the source: %.2f points per shortest wavelength (vmin %.0f m/s at "
-      "%.1f Hz, the wavelet's highest significant frequency, h = %g m) where order %d needs %.2f for a "
-      "phase-velocity error within 1 %%",
-      ppw, vmin, fmax, model.h, 2 * o.radius, needed);
+  std::snprintf(buf, sizeof buf,
+                "the model is under-sampled for the source: %.2f points per shortest wavelength (vmin %.0f "
+                "m/s at %.1f Hz, the wavelet's highest significant frequency, h = %g m) where order %d needs "
+                "%.2f for a phase-velocity error within 1 %%",
+                ppw, vmin, fmax, model.h, 2 * o.radius, needed);
   return buf;
 }
 
@@ -716,8 +715,7 @@ Checked checked(const Model& model, const Options& o) {
                              o.interpolation, o.boundary.free_surface);
     if (t.empty())
       bad("source " + std::to_string(i) +
-          " lies on the free surface, where u = 0: it would inject nothing "
-          "(place it below z = 0)");
+          " lies on the free surface, where u = 0: it would inject nothing (place it below z = 0)");
     c.src_taps.insert(c.src_taps.end(), t.begin(), t.end());
   }
   for (size_t i = 0; i < o.receivers.size(); ++i) {

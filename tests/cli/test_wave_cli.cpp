@@ -165,8 +165,8 @@ TEST_F(WaveCli, Small2DRunWritesTheRecordTheSidecarTheFinalFieldAndTheSummary) {
 
 TEST_F(WaveCli, ProgressAndSummaryOnStderrUnlessQuiet) {
   const std::string args =
-      "wave --backend cpu --constant 2000 --shape 41,61 --spacing 10 --steps 50 "
-      "--source 200,300 --no-final -o " +
+      "wave --backend cpu --constant 2000 --shape 41,61 --spacing 10 --steps 50 --source 200,300 --no-final "
+      "-o " +
       out().string();
   const Result r = run(args);
   ASSERT_EQ(r.code, 0) << r.out;
@@ -234,9 +234,7 @@ TEST_F(WaveCli, LayeredUnderAFreeSurfaceAndAModelFile) {
   std::vector<float> v(size_t(12 * 13 * 14), 1800.f);
   write_npy(path("model.npy"), DType::f32, {12, 13, 14}, v.data(), int64_t(v.size() * 4));
   r = run("wave --backend cpu --quiet --model " + path("model.npy") +
-          " --spacing 10 --cpml 6 --radius 2 --steps 5 "
-          "--source 50,60,70 -o " +
-          path("file"));
+          " --spacing 10 --cpml 6 --radius 2 --steps 5 --source 50,60,70 -o " + path("file"));
   ASSERT_EQ(r.code, 0) << r.out;
   sum = read_json(path("file/summary.json"));
   EXPECT_EQ(sum["model"]["kind"], "file");
@@ -317,8 +315,7 @@ TEST_F(WaveCli, SnapshotsAndTheirSlices) {
     fs::remove_all(out());
     r =
         run("wave --backend cpu --quiet --constant 1500 --shape 20,21,22 --spacing 10 --cpml 6 --radius 2 "
-            "--steps 6 "
-            "--source 100,100,100 --snapshot-steps 3 " +
+            "--steps 6 --source 100,100,100 --snapshot-steps 3 " +
             c.args + " -o " + out().string());
     ASSERT_EQ(r.code, 0) << r.out;
     EXPECT_EQ(read_npy(out("snapshot_000003.npy")).shape, c.shape) << c.args;
@@ -333,9 +330,8 @@ TEST_F(WaveCli, SnapshotsAndTheirSlices) {
 // 0.0005. The bound is 2x the measurement; a trace one step late would miss it by 3x (~0.17).
 TEST_F(WaveCli, CompareAnalyticIn2D) {
   const Result r =
-      run("wave --backend cpu --quiet --constant 2000 --shape 201,201 --spacing 5 --radius 4 "
-          "--ricker 25 --source 500,500 --receiver-line 500,650:650,650:2 --time 0.5 --no-final "
-          "--compare-analytic -o " +
+      run("wave --backend cpu --quiet --constant 2000 --shape 201,201 --spacing 5 --radius 4 --ricker 25 "
+          "--source 500,500 --receiver-line 500,650:650,650:2 --time 0.5 --no-final --compare-analytic -o " +
           out().string());
   ASSERT_EQ(r.code, 0) << r.out;
   const json a = read_json(out("summary.json"))["analytic"];
@@ -355,9 +351,9 @@ TEST_F(WaveCli, CompareAnalyticIn2D) {
 // 0.19 s. Measured misfit 0.027 (0.023 and 0.035 per receiver), the bound 2x.
 TEST_F(WaveCli, CompareAnalyticIn3D) {
   const Result r =
-      run("wave --backend cpu --quiet --constant 2000 --shape 31,31,31 --spacing 10 --cpml 8 "
-          "--ricker 20 --source 150,150,150 --receiver-line 150,150,230:150,230,230:2 --time 0.15 "
-          "--no-final --compare-analytic -o " +
+      run("wave --backend cpu --quiet --constant 2000 --shape 31,31,31 --spacing 10 --cpml 8 --ricker 20 "
+          "--source 150,150,150 --receiver-line 150,150,230:150,230,230:2 --time 0.15 --no-final "
+          "--compare-analytic -o " +
           out().string());
   ASSERT_EQ(r.code, 0) << r.out;
   const json a = read_json(out("summary.json"))["analytic"];
@@ -518,8 +514,8 @@ TEST_F(WaveCli, RefusesBadInputAndWritesNothing) {
 TEST_F(WaveCli, CudaWithoutAGpuIsAnInputError) {
   if (gpu_present()) GTEST_SKIP() << "a GPU is present";
   const Result r =
-      run("wave --quiet --backend cuda --constant 2000 --shape 41,61 --spacing 10 --steps 10 "
-          "--source 200,300 -o " +
+      run("wave --quiet --backend cuda --constant 2000 --shape 41,61 --spacing 10 --steps 10 --source "
+          "200,300 -o " +
           out().string());
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("--backend cuda"), std::string::npos) << r.out;

@@ -82,9 +82,8 @@ class WaveCheckpointCli : public fdstencil::test::ScratchDirTest {
 // Long enough on one thread (~2 s) that a signal sent after the first
 // checkpoint finds it running.
 const std::string kLong2D =
-    "wave --backend cpu --quiet --layered 0:1800,600:2600 --shape 201,201 "
-    "--spacing 5 --ricker 20 --source 300,500 "
-    "--receiver-line 50,100:50,900:9 --steps 3000 --no-final";
+    "wave --backend cpu --quiet --layered 0:1800,600:2600 --shape 201,201 --spacing 5 --ricker 20 --source "
+    "300,500 --receiver-line 50,100:50,900:9 --steps 3000 --no-final";
 
 void interrupted_then_resumed(const fs::path& dir, int sig) {
   const fs::path whole = dir / "whole", cut = dir / "cut";
@@ -152,9 +151,8 @@ TEST_F(WaveCheckpointCli, CheckpointEveryIsCheckedBeforeTheRun) {
   const fs::path out = dir_ / "out";
   for (const char* bad : {"0", "-5", "x", "1.5"}) {
     const Result r =
-        run("wave --backend cpu --quiet --constant 2000 --shape "
-            "41,61 --spacing 10 --source 200,300 "
-            "--steps 10 --checkpoint-every " +
+        run("wave --backend cpu --quiet --constant 2000 --shape 41,61 --spacing 10 --source 200,300 --steps "
+            "10 --checkpoint-every " +
             std::string(bad) + " -o " + out.string());
     EXPECT_EQ(r.code, 2) << bad << ": " << r.out;
     EXPECT_NE(r.out.find("--checkpoint-every"), std::string::npos) << r.out;
@@ -177,9 +175,8 @@ class WaveSurveyCli : public fdstencil::test::ScratchDirTest {
 // The command line every shot shares (model, time, receivers); the survey moves
 // the source.
 const std::string kSurveyModel =
-    "wave --backend cpu --quiet --layered 0:1800,200:2600 --shape 61,81 "
-    "--spacing 10 --receiver-line 20,50:20,750:8 "
-    "--no-final";
+    "wave --backend cpu --quiet --layered 0:1800,200:2600 --shape 61,81 --spacing 10 --receiver-line "
+    "20,50:20,750:8 --no-final";
 const std::string kSurveyBase = kSurveyModel + " --ricker 15 --steps 250";
 
 const char* kThreeShots = R"({
@@ -269,10 +266,8 @@ TEST_F(WaveSurveyCli, BadSurveysAreRefusedBeforeAnyShotRuns) {
     EXPECT_NE(r.out.find(expect), std::string::npos) << text << "\n" << r.out;
     EXPECT_FALSE(fs::exists(out)) << text;
   };
-  refused(
-      "{\"shots\": [{\"id\": 1, \"source\": [300, 150]}, {\"id\": 1, "
-      "\"source\": [300, 250]}]}",
-      "appears twice");
+  refused("{\"shots\": [{\"id\": 1, \"source\": [300, 150]}, {\"id\": 1, \"source\": [300, 250]}]}",
+          "appears twice");
   refused("{\"shots\": [{\"source\": [300, 150], \"sauce\": 1}]}", "unknown key");
   refused("{\"shots\": []}", "non-empty");
   refused("{\"shots\": [{\"source\": [300, 150]}, {\"source\": [300, 5000]}]}", "shot 2");

@@ -20,8 +20,7 @@ __device__ __forceinline__ void tensor_copy_3d_to_shared(void* dst, const CUtens
                                                          int z, uint64_t* bar) {
   asm volatile(
       "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, "
-      "%4}], "
-      "[%5];" ::"r"(smem_addr(dst)),
+      "%4}], [%5];" ::"r"(smem_addr(dst)),
       "l"(reinterpret_cast<uint64_t>(map)), "r"(x), "r"(y), "r"(z), "r"(smem_addr(bar))
       : "memory");
 }

@@ -292,8 +292,7 @@ std::string zmarch_cannot_run(const Problem& p, const Params& params, bool bulk)
   // 16-byte vector loads and stores, and cp.async.bulk rows, need every x-line 16-byte aligned.
   if (p.layout.align_bytes() < 16)
     return "needs the aligned layout (16-byte vectors and bulk copies); run with --align 128, or give a view "
-           "whose "
-           "pointer and strides are multiples of 16 bytes";
+           "whose pointer and strides are multiples of 16 bytes";
   // The last staged row of the last line runs up to a whole tile row (34 vectors) past it.
   if (p.layout.tail_bytes() < kTailSlackBytes)
     return "reads up to " + std::to_string(kTailSlackBytes) +

@@ -134,8 +134,7 @@ std::string fused_cannot_run(const Problem& p, const Params& params) {
       return "regs " + std::to_string(regs) + " must be 0 (the compiler's choice) or 64 (a register cap)";
     if (regs == kPipelinedCap && zq == 0 && R != kCappedRadius)
       return "regs 64 with zq 0 is compiled for R = 3 only (below it the march takes 64 or fewer; above it "
-             "the cap "
-             "spilled and lost); with zq 1 or 2 it is compiled wherever they are";
+             "the cap spilled and lost); with zq 1 or 2 it is compiled wherever they are";
     return strips_cannot_run(params, march_grid(p, b, 1, nw));
   }
   return grid_cannot_run(march_grid(p, b, 1, nw));

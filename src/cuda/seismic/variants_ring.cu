@@ -37,8 +37,7 @@ std::string parse_ring(const Problem& p, const Params& params, RingParams& rp) {
   // it: on the far halo corner's row, past the field's last point.
   if (p.layout.tail_bytes() < 16 - e)
     return "reads up to " + std::to_string(16 - e) +
-           " bytes past the field's last point (its copies are 16-byte "
-           "granules), and this layout has " +
+           " bytes past the field's last point (its copies are 16-byte granules), and this layout has " +
            std::to_string(p.layout.tail_bytes()) + " readable there";
   const int R = p.stencil.radius;
   // my 0 (the default): two lines per thread where their queues fit, else one.
@@ -131,18 +130,17 @@ std::vector<Variant> ring_variants() {
           "registers",
           {{"block", "32x8x1"}, {"nw", 128}, {"vec_bytes", 16}, {"ahead", 4}, {"order", "xyz"}, {"floor", 1}},
           z_space, ring_cannot_run<false>, plan_ring<float, false>, plan_ring<double, false>),
-      make_variant(
-          Op::d2xyz, "ring",
-          "ours: z-march over a ring of plane tiles filled by cp.async ahead, z queue fed from the ring, "
-          "V x my outputs per thread",
-          {{"block", "16x16x1"},
-           {"nw", 128},
-           {"my", 0},
-           {"vec_bytes", 16},
-           {"ahead", 2},
-           {"order", "xyz"},
-           {"floor", 1}},
-          xyz_space, ring_cannot_run<true>, plan_ring<float, true>, plan_ring<double, true>),
+      make_variant(Op::d2xyz, "ring",
+                   "ours: z-march over a ring of plane tiles filled by cp.async ahead, z queue fed from the "
+                   "ring, V x my outputs per thread",
+                   {{"block", "16x16x1"},
+                    {"nw", 128},
+                    {"my", 0},
+                    {"vec_bytes", 16},
+                    {"ahead", 2},
+                    {"order", "xyz"},
+                    {"floor", 1}},
+                   xyz_space, ring_cannot_run<true>, plan_ring<float, true>, plan_ring<double, true>),
   };
 }
 

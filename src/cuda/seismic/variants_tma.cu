@@ -127,11 +127,10 @@ std::vector<Variant> tma_variants() {
       {"ahead", {1, 2, 3, 4}},
       {"regs", {0, 64, 80, 96}},
       {"strips", {1, 0}}};
-  return {
-      make_variant(Op::d2xyz, "tma",
-                   "ours: the one-pass tile fed by the tensor memory accelerator, a ring of plane tiles in "
-                   "shared memory, nothing in flight in registers",
-                   defaults, space, tma_cannot_run, plan_tma<float>, plan_tma<double>)};
+  return {make_variant(Op::d2xyz, "tma",
+                       "ours: the one-pass tile fed by the tensor memory accelerator, a ring of plane tiles "
+                       "in shared memory, nothing in flight in registers",
+                       defaults, space, tma_cannot_run, plan_tma<float>, plan_tma<double>)};
 }
 
 }  // namespace fdstencil::cuda::seismic

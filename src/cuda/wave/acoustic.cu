@@ -363,8 +363,8 @@ KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t 
     } else {
       throw Error(ErrorKind::invalid_argument,
                   "unknown or mistyped kernel parameter '" + key + "': " + value.dump() +
-                      " (valid: block \"BXxBY\", vec 2|4, nw N, design \"l1\"|\"tile\"|\"tma\", zq "
-                      "0|1, split 0|1, ahead 0..8, boundary \"l1\"|\"tile\", faces 0|1)");
+                      " (valid: block \"BXxBY\", vec 2|4, nw N, design \"l1\"|\"tile\"|\"tma\", zq 0|1, "
+                      "split 0|1, ahead 0..8, boundary \"l1\"|\"tile\", faces 0|1)");
     }
   }
   if (c.design != StepDesign::l1) {
