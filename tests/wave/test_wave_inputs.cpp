@@ -312,6 +312,19 @@ TEST(WaveInputs, RunRefusesBadStepCountsSnapshotsBackendsAndPrecision) {
     EXPECT_NO_THROW(wave::run(s.model, s.options));
     EXPECT_EQ(taken, 2);
   }
+  // A split run's layer cost: 0 (the radius's default) or a finite cost of at least 1.
+  for (double cost : {0.5, -1.0, std::numeric_limits<double>::infinity(), std::nan("")}) {
+    Valid s;
+    s.options.layer_plane_cost = cost;
+    EXPECT_TRUE(throws_error([&] { wave::run(s.model, s.options); }, ErrorKind::invalid_argument,
+                             {"layer_plane_cost"}))
+        << cost;
+  }
+  for (double cost : {0.0, 1.0, 2.5}) {
+    Valid s;
+    s.options.layer_plane_cost = cost;
+    EXPECT_NO_THROW(wave::run(s.model, s.options)) << cost;
+  }
   {
     Valid s;
     s.options.backend = "tpu";
