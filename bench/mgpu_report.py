@@ -38,6 +38,9 @@ def survey_row(manifest):
     shots = manifest.get("shots", [])
     row = {k: manifest.get(k) for k in ("ranks", "batch", "wall_s", "shots_run", "shots_per_s", "copy_gbps")} | {
         "shot_loop_s": [s.get("loop_s") for s in shots]}
+    # How the ranks' shots were dealt: each takes the next whenever it is free.
+    if any("rank" in s for s in shots):
+        row["shots_by_rank"] = [sum(1 for s in shots if s.get("rank") == r) for r in range(manifest.get("ranks", 1))]
     # Where a shot's time goes beside its loop: the solver's setup before it, the solver's whole
     # run, and the shot's whole time in the survey (checks, outputs, checksums); medians.
     for key in ("setup_s", "total_s", "shot_s"):

@@ -166,9 +166,9 @@ std::unique_ptr<wave::Checkpoint> load_resume(const Setup& s);
 ShotRun run_shot(Setup& s, const std::string& command, const RunControl& control);
 
 // --- wave_survey.cpp ----------------------------------------------------------------------------
-// A survey across the ranks an MPI launcher started: rank r runs every P-th unfinished shot from
-// the r-th on, on GPU `gpu` (-1: the cpu, or the process's current GPU), and rank 0 writes the
-// manifest. `agree` is called on every rank with its refusal, if any, once every shot is checked:
+// A survey across the ranks an MPI launcher started: each rank takes the next unfinished shot
+// whenever it is free (with --batch, rank r runs every P-th from the r-th on), on GPU `gpu` (-1:
+// the cpu, or the process's current GPU), and rank 0 writes the manifest. `agree` is called on every rank with its refusal, if any, once every shot is checked:
 // it returns when no rank refused, else throws on every rank (the first refusing rank's error).
 struct SurveyRanks {
   wave::Comm* comm = nullptr;  // nullptr: one process runs every shot

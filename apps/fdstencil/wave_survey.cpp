@@ -15,7 +15,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -305,34 +307,67 @@ struct Share {
   std::exception_ptr failure;
 };
 
-// Runs the shots `mine` (indices into the plan), `batch` at a time, each into its directory, on
-// GPU `gpu` (-1: the thread's own); the bar on `show` only.
-Share run_shots(Plan& p, const std::vector<size_t>& mine, const std::string& command, int rank, int gpu,
-                bool show) {
+// Where a process's shots come from: next() gives the plan index of its next shot, or nothing
+// once none is left for it (safe from several threads unless `one_thread`); its bar expects
+// `steps` steps and, where known ahead, `count` shots.
+struct Deal {
+  std::function<std::optional<size_t>()> next;
+  int64_t steps = 0;
+  std::optional<size_t> count;
+  bool one_thread = false;
+};
+
+// The shots `from` (indices into the plan) in order, to whichever of the process's threads asks.
+Deal deal_in_order(const Plan& p, std::vector<size_t> from) {
+  Deal d;
+  for (size_t i : from) d.steps += p.setups[i].options.nt;
+  d.count = from.size();
+  auto at = std::make_shared<std::atomic<size_t>>(0);
+  d.next = [at, from = std::move(from)]() -> std::optional<size_t> {
+    const size_t t = at->fetch_add(1);
+    return t < from.size() ? std::optional<size_t>(from[t]) : std::nullopt;
+  };
+  return d;
+}
+
+// The unfinished shots dealt as the ranks ask (`tickets`, shared by every rank): a rank whose
+// shots run faster, or whose first shot made its context sooner, takes more of them, and the
+// survey ends within about one shot of its ranks' mean.
+Deal deal_as_asked(const Plan& p, wave::Comm::Tickets& tickets, int ranks) {
+  Deal d;
+  d.steps = p.total_steps / ranks;  // the bar's guess: an even share
+  d.one_thread = true;
+  d.next = [&p, &tickets]() -> std::optional<size_t> {
+    const int64_t t = tickets.take();
+    return t < int64_t(p.todo.size()) ? std::optional<size_t>(p.todo[size_t(t)]) : std::nullopt;
+  };
+  return d;
+}
+
+// Runs the shots `deal` gives, `batch` at a time, each into its directory, on GPU `gpu` (-1: the
+// thread's own); the bar on `show` only.
+Share run_shots(Plan& p, const Deal& deal, const std::string& command, int rank, int gpu, bool show) {
   Share out;
   ProgressBar bar("fdstencil survey", show);
   std::mutex mu;  // the bar, the share
   std::map<size_t, int64_t> steps_of;
-  int64_t total = 0;
-  for (size_t i : mine) total += p.setups[i].options.nt;
-  std::atomic<size_t> next{0};
-  // Runs mine[t]; false when the survey must stop (a failure or a signal).
-  const auto run_one = [&](size_t t) {
-    const size_t i = mine[t];
+  const std::string of = deal.count ? "/" + std::to_string(*deal.count) : "";
+  // Runs shot i; false when the survey must stop (a failure or a signal).
+  const auto run_one = [&](size_t i, bool first) {
     Setup& s = p.setups[i];
     RunControl ctl;
     ctl.quiet = true;
     // One bandwidth figure for the process: its first shot's, measured while nothing else of its
     // own runs.
-    ctl.measure_bandwidth = t == 0;
+    ctl.measure_bandwidth = first;
     ctl.progress = [&, i](int64_t done, int64_t) {
       std::lock_guard lock(mu);
       steps_of[i] = done;
       int64_t sum = 0;
       for (const auto& [k, v] : steps_of) sum += v;
-      bar.set_label("fdstencil survey: " + std::to_string(out.done) + "/" + std::to_string(mine.size()) +
-                    " shots" + (rank >= 0 ? " of rank 0" : ""));
-      bar.update(sum, total);
+      bar.set_label("fdstencil survey: " + std::to_string(out.done) + of + " shots" +
+                    (rank >= 0 ? " of rank 0" : ""));
+      bar.update(std::min(sum, deal.steps), deal.steps);
     };
     const auto began = std::chrono::steady_clock::now();
     try {
@@ -373,17 +408,20 @@ Share run_shots(Plan& p, const std::vector<size_t>& mine, const std::string& com
     return !InterruptGuard::requested();
   };
   const auto worker = [&] {
-    for (size_t t; !InterruptGuard::requested() && (t = next.fetch_add(1)) < mine.size();) {
-      if (!run_one(t)) return;
+    while (!InterruptGuard::requested()) {
+      const std::optional<size_t> i = deal.next();
+      if (!i || !run_one(*i, false)) return;
       std::lock_guard lock(mu);
       if (out.failure) return;
     }
   };
   // The first shot alone (it measures the copy bandwidth), then `batch` workers for the rest.
-  if (!mine.empty() && run_one(next.fetch_add(1))) {
+  const std::optional<size_t> first = deal.next();
+  if (first && run_one(*first, true)) {
     std::vector<std::thread> workers;
-    for (int64_t w = 1; w < std::min<int64_t>(p.batch, int64_t(mine.size()) - 1); ++w)
-      workers.emplace_back(worker);
+    const int64_t threads =
+        deal.one_thread ? 1 : std::min<int64_t>(p.batch, int64_t(deal.count.value_or(1)) - 1);
+    for (int64_t w = 1; w < threads; ++w) workers.emplace_back(worker);
     worker();
     for (auto& w : workers) w.join();
   }
@@ -464,7 +502,7 @@ void write_manifest(const Flags& flags, const std::string& command, const Plan& 
 }
 
 // What identifies the list of unfinished shots: every rank must find the same one (one file
-// system, the same done.json files), since rank r runs every P-th of it.
+// system, the same done.json files), since the ranks deal its shots by their place in it.
 uint64_t todo_fingerprint(const Plan& p) {
   std::string ids;
   for (size_t i : p.todo) ids += std::to_string(p.shots[i].id) + " ";
@@ -507,9 +545,19 @@ int run_survey(const Flags& flags, const std::string& command, const SurveyRanks
   const int rank = comm ? comm->rank() : 0, size = comm ? comm->size() : 1;
   Plan p = comm ? agreed_plan(flags, ranks) : plan_survey(flags);
   if (!comm) make_output_directory(flags.output);
-  // This rank's shots: every size-th unfinished one, from its rank on.
-  std::vector<size_t> mine;
-  for (size_t t = size_t(rank); t < p.todo.size(); t += size_t(size)) mine.push_back(p.todo[t]);
+  // One rank's shots at a time are dealt as the ranks ask; a rank's batch is dealt ahead, every
+  // size-th unfinished shot from its rank on (its threads would each call MPI, which a process
+  // made MPI_THREAD_FUNNELED may not).
+  std::unique_ptr<wave::Comm::Tickets> tickets;
+  Deal deal;
+  if (comm && p.batch == 1) {
+    tickets = comm->make_tickets();
+    deal = deal_as_asked(p, *tickets, size);
+  } else {
+    std::vector<size_t> mine;
+    for (size_t t = size_t(rank); t < p.todo.size(); t += size_t(size)) mine.push_back(p.todo[t]);
+    deal = deal_in_order(p, std::move(mine));
+  }
   const bool quiet = flags.quiet, lead = rank == 0;
   if (!quiet && lead)
     std::fprintf(stderr, "fdstencil survey: %zu shots, %lld finished before (verified), %zu to run%s%s\n",
@@ -518,7 +566,8 @@ int run_survey(const Flags& flags, const std::string& command, const SurveyRanks
                  size > 1 ? (" across " + std::to_string(size) + " ranks").c_str() : "");
   InterruptGuard interrupts;
   const auto start = std::chrono::steady_clock::now();
-  Share share = run_shots(p, mine, command, comm ? rank : -1, ranks.gpu, !quiet && lead);
+  Share share = run_shots(p, deal, command, comm ? rank : -1, ranks.gpu, !quiet && lead);
+  tickets.reset();  // every rank together (MPI_Win_free): run_shots returns on every rank
   const Share ran = comm ? gather_shares(*comm, share) : share;
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   // Rank 0's manifest: a failure to write it is its rank's failure, voted on with the shots' (a

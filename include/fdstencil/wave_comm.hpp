@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,19 @@ class Comm {
   // Ends every rank's process (MPI_Abort): for a failure after that vote, when the other ranks
   // may already be inside a collective and cannot be told otherwise.
   [[noreturn]] virtual void abort(const std::string& why) = 0;
+
+  // A counter the ranks draw from: take() gives 0, 1, 2, ... each value to one rank only, in the
+  // order the ranks ask, and no rank waits for another to hand it out. A survey deals its shots
+  // so: a rank that finishes early takes more of them. Made, and destroyed, on every rank
+  // together; take() only on the thread that made it.
+  class Tickets {
+   public:
+    virtual ~Tickets() = default;
+    virtual int64_t take() = 0;
+  };
+  virtual std::unique_ptr<Tickets> make_tickets() {
+    throw Error(ErrorKind::unsupported, "this transport has no shared counter");
+  }
 };
 
 // Every rank's `part` concatenated in rank order on rank 0; nothing on the others.

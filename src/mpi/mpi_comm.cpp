@@ -1,7 +1,8 @@
 // wave::Comm over MPI: the halo exchange as two MPI_Sendrecv (upwards, then downwards; the ends
 // talk to MPI_PROC_NULL, which makes their missing side a no-op), sums by MPI_Reduce, the gather
 // by point-to-point messages to rank 0, the broadcast by MPI_Bcast, the scatter by point-to-point
-// messages from rank 0. Counts above what one MPI call takes (int) go in pieces.
+// messages from rank 0, the tickets by one-sided atomics on rank 0's window. Counts above what one
+// MPI call takes (int) go in pieces.
 #include "mpi/mpi_comm.hpp"
 
 #include <mpi.h>
@@ -11,6 +12,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,6 +32,41 @@ void check(int rc, const char* what) {
   MPI_Error_string(rc, text, &len);
   throw Error(ErrorKind::io, std::string(what) + ": " + std::string(text, size_t(len)));
 }
+
+// The counter is one int64 in rank 0's window; a take is one MPI_Fetch_and_op under a shared
+// lock, a passive-target operation: rank 0 need not be in an MPI call for another rank's take to
+// complete where the transport does atomics itself (shared memory within a node, InfiniBand
+// through UCX); elsewhere MPI may complete it only at rank 0's next MPI call.
+class MpiTickets final : public wave::Comm::Tickets {
+ public:
+  explicit MpiTickets(int rank) {
+    const MPI_Aint bytes = rank == 0 ? MPI_Aint(sizeof(int64_t)) : 0;
+    check(MPI_Win_allocate(bytes, int(sizeof(int64_t)), MPI_INFO_NULL, MPI_COMM_WORLD, &base_, &win_),
+          "MPI_Win_allocate");
+    if (rank == 0) {  // a local store into a window belongs in an epoch of its own
+      check(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win_), "MPI_Win_lock");
+      *static_cast<int64_t*>(base_) = 0;
+      check(MPI_Win_unlock(0, win_), "MPI_Win_unlock");
+    }
+    check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");  // nobody takes before the counter is 0
+  }
+  ~MpiTickets() override { MPI_Win_free(&win_); }
+  MpiTickets(const MpiTickets&) = delete;
+  MpiTickets& operator=(const MpiTickets&) = delete;
+
+  int64_t take() override {
+    const int64_t one = 1;
+    int64_t got = -1;
+    check(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win_), "MPI_Win_lock");
+    check(MPI_Fetch_and_op(&one, &got, MPI_INT64_T, 0, 0, MPI_SUM, win_), "MPI_Fetch_and_op");
+    check(MPI_Win_unlock(0, win_), "MPI_Win_unlock");
+    return got;
+  }
+
+ private:
+  void* base_ = nullptr;
+  MPI_Win win_ = MPI_WIN_NULL;
+};
 
 class MpiComm final : public wave::Comm {
  public:
@@ -140,6 +177,8 @@ class MpiComm final : public wave::Comm {
     check(MPI_Allreduce(&value, &hi, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
     return lo == hi;
   }
+
+  std::unique_ptr<Tickets> make_tickets() override { return std::make_unique<MpiTickets>(rank_); }
 
   bool all(bool ok) override {
     int mine = ok ? 1 : 0, every = 0;

@@ -61,6 +61,7 @@ class NcclComm final : public wave::Comm {
   }
   bool all(bool ok) override { return host_->all(ok); }
   bool same(uint64_t value) override { return host_->same(value); }
+  std::unique_ptr<Tickets> make_tickets() override { return host_->make_tickets(); }
   [[noreturn]] void abort(const std::string& why) override {
     host_->abort(why);
     std::abort();  // the host's abort does not return; should it, this process still ends

@@ -12,8 +12,8 @@ against the same shot run by one process.
   one process, and both end with the uninterrupted one-process run's field to the bit.
 - Each comparison names its backend (the cpu always, the GPUs where each rank has one); --backend
   auto takes the GPUs only with one per rank, else the cpu, and says so where GPUs were found.
-- A survey's shots shared among 2 ranks: each shot the one-process survey's to the bit, the
-  manifest naming each shot's rank, re-runs skipping every shot.
+- A survey's shots dealt among 2 ranks as they ask: each shot the one-process survey's to the bit,
+  run once, the manifest naming each shot's rank, re-runs skipping every shot.
 - Refusals exit 2 on every rank and leave no output directory: a bad survey shot, a directory rank 0 cannot
   make (the other rank then refuses with rank 0's reason), a slab thinner than the radius, a
   --layer-plane-cost below 1, --resume without a checkpoint.
@@ -237,11 +237,12 @@ class SurveysAcrossRanks(unittest.TestCase):
     one-process survey's to the bit (on one backend), the manifest names the rank of each shot,
     and a re-run, under mpirun or in one process, skips every finished shot."""
 
-    def across(self, backend, ranks=2):
+    def across(self, backend, ranks=2, batch=1):
         if backend == "cuda" and gpus() < ranks:
             self.skipTest(f"a survey across {ranks} ranks on the GPUs here takes a GPU each: fewer here")
         with tempfile.TemporaryDirectory() as tmp:
             args = [*SURVEY_MODEL, "--backend", backend, "--survey", write_survey(tmp, SOURCES)]
+            args += ["--batch", str(batch)] if batch > 1 else []
             one, many = os.path.join(tmp, "one"), os.path.join(tmp, "many")
             a = run([*args, "--output", one])
             self.assertEqual(a.returncode, 0, a.stderr)
@@ -251,7 +252,9 @@ class SurveysAcrossRanks(unittest.TestCase):
             m = load_json(os.path.join(many, "survey.json"))
             self.assertEqual(m["ranks"], ranks)
             self.assertEqual(m["shots_run"], len(SOURCES))
-            self.assertEqual(sorted(s["rank"] for s in m["shots"]), sorted(i % ranks for i in range(len(SOURCES))))
+            # Dealt as the ranks ask: each shot once, each on one of the ranks.
+            self.assertEqual(sorted(s["id"] for s in m["shots"]), list(range(1, len(SOURCES) + 1)))
+            self.assertTrue(all(0 <= s["rank"] < ranks for s in m["shots"]), m["shots"])
             for i in range(1, len(SOURCES) + 1):
                 shot = f"shot_{i:06d}"
                 expect_same_outputs(self, os.path.join(one, shot), os.path.join(many, shot), backend)
@@ -266,6 +269,10 @@ class SurveysAcrossRanks(unittest.TestCase):
 
     def test_on_the_gpus(self):
         self.across("cuda")
+
+    def test_on_the_gpus_two_at_a_time(self):
+        # A rank's batch is dealt ahead (every P-th shot): its threads may not call MPI.
+        self.across("cuda", batch=2)
 
 
 class SplitRunRefusals(unittest.TestCase):
