@@ -10,6 +10,7 @@
 #   serial    the same runs on 2 and 4 GPUs with the exchange before the inner planes
 #             (--overlap off): auto must never be slower
 #   survey    a survey of MGPU_SHOTS small 3D shots on 1 GPU, then across 2 and 4 (one shot per GPU)
+#   surveyalone the survey with each rank seeing only its GPU, and as one process per GPU without MPI
 #   big       a model whose state is at least 1.5x one card's memory, on every GPU, against the analytic
 #             solution (MGPU_BIG: computational points per axis)
 #   state     a 2-GPU run's checkpoints and snapshots (each rank writing its part) against one GPU's,
@@ -148,6 +149,36 @@ stage_survey() {
       --output "$WORK/survey-$g" 2>>"$LOG" || { echo "survey on $g FAILED" | tee -a "$LOG"; status=1; }
   done
   report mgpu-survey
+}
+
+# Where a survey across GPUs loses: the same shots on every GPU as stage survey, but (a) each rank
+# seeing only its own GPU (CUDA_VISIBLE_DEVICES per rank), and (b) one process per GPU, no MPI,
+# each given a quarter of the shots.
+stage_surveyalone() {
+  local shots=${MGPU_SHOTS:-32} g=$GPUS
+  python3 bench/mgpu_report.py --make-survey "$shots" "$WORK/survey.json"
+  python3 bench/mgpu_report.py --make-survey $((shots / g)) "$WORK/survey-part.json"
+  local model=(--constant 2000 --shape 216,216,216 --spacing 10 --radius 4 --cpml 20 --steps "$STEPS" --ricker 8
+               --no-final)
+  "${MPIRUN[@]}" -np "$g" bash -c 'CUDA_VISIBLE_DEVICES=$OMPI_COMM_WORLD_LOCAL_RANK exec "$@"' _ \
+    $FD wave --backend cuda --quiet "${model[@]}" --survey "$WORK/survey.json" --output "$WORK/survey-$g-own" \
+    2>>"$LOG" || { echo "survey-$g-own FAILED" | tee -a "$LOG"; status=1; }
+  local pids=() i
+  for ((i = 0; i < g; ++i)); do
+    CUDA_VISIBLE_DEVICES=$i $FD wave --backend cuda --quiet "${model[@]}" --survey "$WORK/survey-part.json" \
+      --output "$WORK/alone-$g-gpu$i" 2>>"$LOG" &
+    pids+=($!)
+  done
+  for i in "${pids[@]}"; do wait "$i" || { echo "a lone survey FAILED" | tee -a "$LOG"; status=1; }; done
+  python3 - "$WORK" "$g" <<'PY' | tee -a "$LOG"
+import json, statistics, sys
+work, g = sys.argv[1], int(sys.argv[2])
+for i in range(g):
+    m = json.load(open(f"{work}/alone-{g}-gpu{i}/survey.json"))
+    setup = statistics.median(s["setup_s"] for s in m["shots"])
+    print(f"alone gpu{i}: {m['shots_run']} shots in {m['wall_s']:.2f} s, median setup {setup:.3f} s")
+PY
+  report mgpu-survey-alone
 }
 
 stage_big() {

@@ -68,7 +68,7 @@ def survey_efficiencies(surveys):
     out = {}
     for name, row in surveys.items():
         g = int(name.split("-")[1])
-        if one and g > 1 and one["shots_per_s"]:
+        if one and g > 1 and one["shots_per_s"] and name.startswith("survey-"):
             out[name] = row["shots_per_s"] / (g * one["shots_per_s"])
     return out
 
@@ -87,7 +87,9 @@ def report(runs_dir, out_path):
     runs, surveys = {}, {}
     for f in sorted(glob.glob(os.path.join(runs_dir, "*", "summary.json"))):
         runs[os.path.basename(os.path.dirname(f))] = run_row(json.load(open(f)))
-    for f in sorted(glob.glob(os.path.join(runs_dir, "survey-*", "survey.json"))):
+    # survey-<gpus>[-own]: one survey across the ranks; alone-<gpus>-gpu<i>: one process of several
+    # run side by side (bench/mgpu.sh surveyalone)
+    for f in sorted(glob.glob(os.path.join(runs_dir, "*", "survey.json"))):
         surveys[os.path.basename(os.path.dirname(f))] = survey_row(json.load(open(f)))
     eff, seff = efficiencies(runs), survey_efficiencies(surveys)
     for name, row in runs.items():
