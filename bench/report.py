@@ -26,7 +26,7 @@ def load(paths):
                 doc = json.load(f)
         except (OSError, json.JSONDecodeError) as e:
             sys.exit(f"report.py: cannot read {path}: {e}")
-        # A file merged from several runs (bench/device_run.sh merge_json) lists each run's copy.
+        # A file merged from several runs (the retired bench/device_run.sh's merge_json) lists each run's copy.
         copies.extend(doc.get("copy_gbps_runs", [doc["copy_gbps"]]))
         devices.add(doc["device"]["name"])
         for r in doc["records"]:

@@ -1,0 +1,103 @@
+"""The benchmark campaigns (bench/campaigns/*.toml) as bench/run.py reads them: each declares its
+question, result and command, no two write the same result, and each committed figure it checks
+against resolves to one number. With the tool built (FDSTENCIL_CLI), a wave campaign's arguments
+run on the cpu at a toy size and its figure resolves in the summary they write."""
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import tomllib
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import results_index  # noqa: E402  bench/results_index.py
+import run  # noqa: E402  bench/run.py
+
+CAMPAIGNS = sorted(glob.glob(os.path.join(ROOT, "bench", "campaigns", "*.toml")))
+
+
+def load(path):
+    with open(path, "rb") as f:
+        return tomllib.load(f)
+
+
+def toy(args):
+    """A wave campaign's arguments at 24^3 points, 5 steps, the source in the middle."""
+    out, i = [], 0
+    while i < len(args):
+        if args[i] in ("--shape", "--source", "--steps", "--cpml"):
+            out += [args[i], {"--shape": "24,24,24", "--source": "115,115,115", "--steps": "5", "--cpml": "4"}[args[i]]]
+            i += 2
+        else:
+            out.append(args[i])
+            i += 1
+    return out
+
+
+class Campaigns(unittest.TestCase):
+    def test_there_are_campaigns(self):
+        self.assertGreaterEqual(len(CAMPAIGNS), 4)
+
+    def test_each_declares_what_the_runner_reads(self):
+        results = []
+        for path in CAMPAIGNS:
+            c = load(path)
+            with self.subTest(campaign=os.path.basename(path)):
+                self.assertTrue(c["question"].endswith("?"), c["question"])
+                self.assertIn(c["kind"], ("bench", "wave", "cpml"))
+                self.assertTrue(all(isinstance(a, str) for a in c["args"]))
+                self.assertNotIn("--json", c["args"])  # the runner names the result
+                results.append(c["result"])
+        self.assertEqual(len(results), len(set(results)), results)
+
+    def test_each_committed_figure_is_one_number(self):
+        for path in CAMPAIGNS:
+            rep = load(path).get("reproduces")
+            if not rep:
+                continue
+            with self.subTest(campaign=os.path.basename(path)):
+                with open(os.path.join(ROOT, "bench", "results", rep["file"])) as f:
+                    value = run.figure(json.load(f), rep.get("record"), rep["at"])
+                self.assertTrue(value == value)  # a number, not NaN
+                self.assertGreater(rep["noise"], 0)
+                self.assertTrue(rep["why"])
+
+    def test_a_figure_that_matches_no_record_is_refused(self):
+        with self.assertRaises(SystemExit):
+            run.figure({"records": [{"op": "d2x", "v": 1}]}, {"op": "d2z"}, "v")
+
+    def test_wave_campaigns_run_at_a_toy_size(self):
+        cli = os.environ.get("FDSTENCIL_CLI")
+        if not cli:
+            self.skipTest("FDSTENCIL_CLI is not set: the tool was not built")
+        for path in CAMPAIGNS:
+            c = load(path)
+            if c["kind"] != "wave":
+                continue
+            with self.subTest(campaign=os.path.basename(path)), tempfile.TemporaryDirectory() as tmp:
+                r = subprocess.run([cli, "wave", "--backend", "cpu", "--quiet", *toy(c["args"]), "--output", tmp + "/o"],
+                                   capture_output=True, text=True, timeout=120)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                with open(os.path.join(tmp, "o", "summary.json")) as f:
+                    summary = json.load(f)
+                rep = c.get("reproduces", {})
+                if rep:
+                    run.figure(summary, None, rep.get("now", rep["at"]))
+
+
+class ResultsIndex(unittest.TestCase):
+    def test_every_device_folder_has_its_generated_index(self):
+        shallow = subprocess.run(["git", "rev-parse", "--is-shallow-repository"], capture_output=True, text=True,
+                                 cwd=ROOT)
+        if shallow.returncode != 0 or shallow.stdout.strip() != "false":
+            self.skipTest("the index names the commits that added the older files: it needs the whole history")
+        self.assertEqual(results_index.main(check=True), 0,
+                         "a bench/results/<device>/README.md is out of date: run python3 bench/results_index.py")
+
+
+if __name__ == "__main__":
+    unittest.main()
