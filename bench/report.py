@@ -10,6 +10,8 @@ committed run through this script, never typed by hand.
   python3 bench/report.py counters FILE.json [...] [--best]    bench --profile's hardware counters per record
   python3 bench/report.py samesize FILE.json [...]              records against the reference copy and a copy
                                                                of their own output's bytes (bench --same-size-copy)
+  python3 bench/report.py defaults [--check]                    docs/defaults.md: the plan's built-in rows and the
+                                                               records that chose them (bench/defaults_table.py)
 Filters: --op and --radius (comma-separated) on pivot, param, best, counters and samesize;
 --variant and --dtype on counters too.
 """
@@ -276,10 +278,15 @@ def main():
     pc.add_argument("--dtype")
     ps = sub.add_parser("samesize", help="records against the reference copy and a copy of their own bytes")
     ps.add_argument("files", nargs="+")
+    pd = sub.add_parser("defaults", help="docs/defaults.md from src/plan/defaults.cpp and the results it names")
+    pd.add_argument("--check", action="store_true", help="exit 1 where docs/defaults.md is out of date")
     for sp in (pv, pp, pb, pc, ps):
         sp.add_argument("--op")
         sp.add_argument("--radius")
     args = p.parse_args()
+    if args.cmd == "defaults":
+        import defaults_table  # bench/defaults_table.py, beside this file
+        sys.exit(defaults_table.write(args.check))
     {"variants": cmd_variants, "pivot": cmd_pivot, "param": cmd_param, "best": cmd_best,
      "passes": cmd_passes, "counters": cmd_counters,
      "samesize": cmd_samesize}[args.cmd](args)

@@ -18,8 +18,8 @@ namespace fdstencil {
 // small: up to 512 KiB (256^2 float or double); medium: up to 2 MiB (512^2 float or double);
 // large: beyond (768^2 and 1000 x 600 float, 2.4 MB; 1024^2 float, 4 MiB), where the z window
 // wants the chunk-first order. Classes by total points misplaced 1000 x 600 x 300 (fewer points
-// than 768^3 but the same plane): its d2z R = 4 default ran at 66 % of copy against 87.7 %
-// tuned (plan-defaults.json, tune-odd.json).
+// than 768^3 but the same plane): its d2z R = 4 default ran far below its tuned choice
+// (plan-defaults.json against tune-odd.json; docs/library.md).
 enum class SizeClass { small, medium, large };
 SizeClass size_class(Extents interior, DType t);
 std::string_view size_class_name(SizeClass c);

@@ -37,8 +37,8 @@ namespace {
 
 // Families whose first candidate is within this factor of the fastest first candidate are
 // refined; the rest are dropped. Generous on purpose: at a size the registry defaults were not
-// tuned for, one family's defaults can sit far from its best (d2z window_vec at 1024^3, R = 8:
-// 50 % of copy at its defaults, 85 % tuned; issue 10), and the defaults table, which also seeds
+// tuned for, one family's defaults can sit far from its best (d2z window_vec at 1024^3, R = 8,
+// issue 10: docs/library.md), and the defaults table, which also seeds
 // the first round, covers only the families it names.
 constexpr double kPruneFactor = 1.5;
 // Coordinate-descent sweeps over a family's parameters: the second catches a parameter whose
@@ -94,9 +94,9 @@ void probe_writable(const std::filesystem::path& file) {
 }
 
 // The copy bandwidth of the current device, measured once per process, as bench does: a
-// measurement taken after a previous case freed its 1024^3 fields read 2596-2600 GB/s on the
-// H100 against 3007-3015 before (tune-1024 stage, first run), while the kernels' own times did
-// not move; the figure of the process's first measurement is the one beside the kernels.
+// measurement taken after a previous case freed its 1024^3 fields read low on the H100 while the
+// kernels' own times did not move (the first tune-1024 run, docs/library.md); the figure of the
+// process's first measurement is the one beside the kernels.
 double copy_bandwidth() {
   static std::map<int, double> measured;
   const int device = cuda::current_device();
@@ -156,8 +156,8 @@ class Tuner {
     // 1. Every family at its registry defaults, and every row of the defaults table for the
     // operator (each size class's and radius band's choice): a size between the classes starts
     // from the best of them. Without the other classes' rows, the descent at 1000 x 600 x 300
-    // never reached the chunk-first order, and d2z R = 8 tuned to 72.2 % of copy where the
-    // large class's row ran at 84.3 % (tune-odd.json, plan-defaults-odd.json).
+    // never reached the chunk-first order, and d2z R = 8 tuned to a slower choice than the large
+    // class's row (tune-odd.json against plan-defaults-odd.json).
     std::vector<const Variant*> families = find_variants(p_.stencil.op, "cuda");
     for (const Variant* v : families) evaluate(v, Params::object(), /*first_round=*/true);
     for (const auto& [name, params] : all_default_choices(p_.stencil.op))

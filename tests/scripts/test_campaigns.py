@@ -14,6 +14,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
+import defaults_table  # noqa: E402  bench/defaults_table.py
 import results_index  # noqa: E402  bench/results_index.py
 import run  # noqa: E402  bench/run.py
 
@@ -87,6 +88,18 @@ class Campaigns(unittest.TestCase):
                 rep = c.get("reproduces", {})
                 if rep:
                     run.figure(summary, None, rep.get("now", rep["at"]))
+
+
+class DefaultsDoc(unittest.TestCase):
+    def test_every_row_names_where_it_was_chosen(self):
+        rows = defaults_table.rows()
+        self.assertGreater(len(rows), 50)
+        for row in rows:
+            self.assertRegex(row["provenance"], r"^(nvidia-[\w-]+: [\w./, -]+\.json|none: .+)$", row)
+
+    def test_docs_defaults_md_is_generated_from_them(self):
+        self.assertEqual(defaults_table.write(check=True), 0,
+                         "docs/defaults.md is out of date: run python3 bench/report.py defaults")
 
 
 class ResultsIndex(unittest.TestCase):

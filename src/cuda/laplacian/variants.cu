@@ -243,9 +243,9 @@ class ZmarchLauncher final : public Launcher {
     int nzc = params.value("nzc", 0);
     if (nzc <= 0) {
       // About eight waves of blocks, capped at 128 planes: a longer march amortizes the two seam
-      // planes a chunk reads beyond its own, but long marches ran slower at 512^3 (H200 lap-nzc:
-      // nzc 128 gave 72.7 % double / 60.4 % float against 79.3 / 76.1 % at 16), presumably as
-      // neighbouring blocks drift apart in z. At 1024^3 nzc mattered little (within 1.6 points).
+      // planes a chunk reads beyond its own, but long marches ran slower at 512^3 (the H200's
+      // lap-nzc sweep, docs/laplacian.md), presumably as neighbouring blocks drift apart in z. At
+      // 1024^3 nzc mattered little.
       int device = 0, sms = 0, per_sm = 0;
       FDS_CUDA_CHECK(cudaGetDevice(&device));
       FDS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
@@ -315,8 +315,8 @@ std::string zmarch_cannot_run(const Problem& p, const Params& params, bool bulk)
 // block; `order` and `strips` as seismic/strips.hpp says. The seismic launcher fills its weights
 // from the problem's stencil (laplacian7's spacings). It needs the aligned layout (16-byte vectors
 // and copies). `my` 2 runs xyz_pipelined_rows, each thread two adjacent rows: twice the bytes in
-// flight a thread (d2xyz R = 1 in double, 512^3, nw 4: 95.0-96.5 % of copy against 91.1-92.5 %,
-// my2/seis-my1.json).
+// flight a thread, which double needs to come near the copy bandwidth (d2xyz R = 1, 512^3:
+// two-rows-a-thread/seis-my1.json).
 template <class T>
 std::vector<seismic::Launch> plan_k9(const Problem& p, const Params& params) {
   constexpr int V = kVec16<T>;
@@ -411,18 +411,15 @@ std::vector<Variant> laplacian_variants() {
            {{"block", blocks}, {"m", ms}, {"subdomains", {0, 2, 4, 8}}}),
       make("k8_shfl", "ours, first: z-march, register queue, 16-byte vectors, shuffles for x, smem for y",
            {{"ty", 4}, {"nzc", 0}}, {{"ty", {4, 8, 16}}, {"nzc", {0, 16, 32, 64}}}),
-      // H200, 1024^3 double: ty 16 / stages 4 ran 75.3 % of copy against 69.6-72.7 % for ty 4
-      // and 8 (taller tiles read fewer halo rows); more stages did not help (lap-k8 sweep).
-      // nzc 16: 79.3 % at 512^3 double and 75.5 % at 1024^3 float, the best or within 1.2 points
-      // of it in every case of the lap-nzc sweep; at 512^3, 256 fell to 60.9 % (double) and
-      // 69.2 % (float).
+      // ty 16 / stages 4: taller tiles read fewer halo rows, and more stages did not help (the
+      // H200's lap-k8 sweep); nzc 16 was the best or near it in every case of the lap-nzc sweep,
+      // where long marches fell behind (docs/laplacian.md).
       make("k8", "ours: z-march fed by bulk async copies (cp.async.bulk) into an S-plane smem ring",
            {{"ty", 16}, {"stages", 4}, {"nzc", 16}},
            {{"ty", {4, 8, 16}}, {"stages", {4, 6, 8}}, {"nzc", {0, 8, 16, 32, 64}}}),
-      // H100 (lap-k9/lap-k9-tune.json): 32 x 4, nw 4 was the best or within 1.5 points of it in
-      // float at 512^3 and 1024^3 (96.1, 95.0 %), and in double at 512^3 (92.5 %; nw 8: 92.6 %).
-      // Double at 1024^3 ran 79.4 % whole and 91.6 % in the 2 strips of strips 0
-      // (lap-k9-strips-cube.json).
+      // 32 x 4, nw 4: the best or near it in float at 512^3 and 1024^3 and in double at 512^3
+      // (H100, lap-k9/lap-k9-tune.json); double at 1024^3 needs the strips of strips 0, whose
+      // layers stay in L2 (lap-k9-strips-cube.json).
       make("k9", "ours: the seismic pipelined one-pass tile at R = 1 (xy tile by cp.async, z register queue)",
            {{"block", "32x4x1"}, {"nw", 4}, {"order", "xyz"}, {"strips", 0}, {"my", 1}},
            // The tuner's space: the two shapes and four lengths that came within a few points of the

@@ -3,8 +3,8 @@
 //
 // In the plain order every tile of one chunk layer (nw planes and their 2R seam planes) runs
 // before the next layer, whose seam planes are then read again: from L2 while the layer fits
-// in it, from DRAM beyond (H100, Laplacian at R = 1, lap-k9-planes: float at nw 4 fell from 93 %
-// of copy with 4 MB planes to 80 % with 8 MB). `strips` launches the plane as that many strips
+// in it, from DRAM beyond (H100, Laplacian at R = 1, lap-k9-planes: float at nw 4 fell steeply
+// between 4 MB and 8 MB planes). `strips` launches the plane as that many strips
 // along y, one after the other, so a layer is a strip's rows only; 0 picks enough strips that a
 // layer fits in a share of the L2 the caller names (kK9L2Share, kPipelinedL2Share: each the
 // share its kernel measured best). `order` zxy launches the chunks of one column together
@@ -23,11 +23,11 @@
 namespace fdstencil::cuda::seismic {
 
 // The automatic strip count keeps a chunk layer within 1 / share of the L2.
-// Laplacian k9 (R = 1): a half. lap-k9-strips: float 1024^3 ran 95.2 % of copy as one strip
-// (a 24 MB layer), double 91.6 % in 2 strips against 79.4 % whole.
+// Laplacian k9 (R = 1): a half. lap-k9-strips: float 1024^3 (a 24 MB layer) lost nothing as one
+// strip, and double gained much in 2 strips over the whole plane.
 inline constexpr int kK9L2Share = 2;
-// d2xyz pipelined (R = 2, 3): a quarter. seis-pipe4-1024 (16 x 8, nw 6, 1024^3): R = 2 ran 82.0,
-// 84.8 and 82.4 % in 2, 4 and 8 strips; R = 3 73.2, 75.9 and 76.4 %.
+// d2xyz pipelined (R = 2, 3): a quarter. seis-pipe4-1024 (16 x 8, nw 6, 1024^3, 2, 4 and 8
+// strips): 4 led at R = 2 and was within noise of 8 at R = 3.
 inline constexpr int kPipelinedL2Share = 4;
 
 // The strip count of `params` ("strips", 1 when absent), the automatic one for 0. At most one

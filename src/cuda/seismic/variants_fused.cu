@@ -22,10 +22,10 @@ enum class Fused { xy, onepass, pipelined };
 
 // pipelined's `regs` 64: the march compiled under 64 registers (xyz_pipelined's Blocks = 2), so 8
 // blocks of 128 threads share an SM (0.5 occupancy) where R = 3's queue takes 73 (0.38). In float
-// it fits without a spill and ran 84.7-84.9 % of copy against 78.1-79.1 % at 512^3, 82.0 against
-// 76.5 % at 1024^3 (pipe-small/seis-pipe-cap*.json). Without `zq` only R = 3 has the instance:
-// at R = 4 and 5 the cap spilled 40 and 72 bytes and lost 5-12 points. With `zq` every R has it.
-// In double, R = 3 takes 62 registers uncapped, and the cap (8 bytes of spill) lost 1 point.
+// it fits without a spill and ran faster at 512^3 and 1024^3
+// (pipelined-small-blocks/seis-pipe-cap*.json). Without `zq` only R = 3 has the instance: at
+// R = 4 and 5 the cap spilled 40 and 72 bytes and lost. With `zq` every R has it. In double, R = 3
+// takes 62 registers uncapped, and the cap (8 bytes of spill) lost a little.
 inline constexpr int kPipelinedCap = 64;
 inline constexpr int kCappedRadius = 3;
 // pipelined's `zq`: how much of the z queue lives in shared memory (xyz_pipelined's ZQ): 0 none,
@@ -262,11 +262,11 @@ std::vector<Variant> fused_variants() {
   const Params tile_space = {{"block", {"16x16x1", "32x8x1", "32x16x1", "64x4x1", "16x8x1"}}};
   const Params march_space = {{"block", {"16x16x1", "32x8x1", "8x32x1", "16x32x1", "8x16x1"}},
                               {"nw", {4, 8, 16, 32}}};
-  // pipelined: blocks of 128 threads (seis-pipe3: 16 x 8 and 8 x 16 at nw 6-8 led at R = 2 and 3,
-  // 89.0 and 79.6 %), k9's short wide ones, the tall one of R = 8, strips whole or auto, the
-  // register cap (without zq R = 3 only; other radii refuse it without a launch), and the z queue
-  // in shared memory (zq: 82.2 % at R = 4 against 70.5 % without, zq/seis-zq.json), and two rows
-  // a thread (my 2: 96.5 % at R = 1 in double against 92.2 %, my2/seis-my1.json; refused above R = 4).
+  // pipelined: blocks of 128 threads (seis-pipe3: 16 x 8 and 8 x 16 at nw 6-8 led at R = 2 and
+  // 3), k9's short wide ones, the tall one of R = 8, strips whole or auto, the register cap
+  // (without zq R = 3 only; other radii refuse it without a launch), the z queue in shared memory
+  // (zq: it led at R = 4, pipelined-z-queue-smem/seis-zq.json), and two rows a thread (my 2: it
+  // led at R = 1 in double, two-rows-a-thread/seis-my1.json; refused above R = 4).
   const Params pipelined_space = {{"block", {"16x8x1", "8x16x1", "32x8x1", "32x4x1", "16x16x1", "8x32x1"}},
                                   {"nw", {4, 6, 8, 16, 32}},
                                   {"strips", {1, 0}},

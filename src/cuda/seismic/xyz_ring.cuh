@@ -54,8 +54,8 @@ inline constexpr int kRingCopiesHeld = 4;
 
 // Blocks of at most 256 threads, and the number of them an SM must hold, from the queue's size:
 // nvcc then keeps to 65536 / (256 x blocks) registers. Without the floor, the march unrolled by
-// the queue length took 81-128 registers (25 % occupancy at every R, issue-bound at 0.87 warps
-// per scheduler and cycle at R = 4 before the unrolling); the queue plus ~28 is what it needs.
+// the queue length took 81-128 registers (a quarter of the SM's threads at every R, and issue-bound
+// at R = 4 before the unrolling: docs/seismic.md); the queue plus ~28 is what it needs.
 inline constexpr int kRingThreads = 256;
 constexpr int ring_min_blocks(int queue_registers) {
   return queue_registers <= 36 ? 4 : queue_registers <= 56 ? 3 : 2;

@@ -16,7 +16,7 @@
 //     flags: the interior blocks run the plain sum of second derivatives and never compute a first
 //     one, and a block at an x face pays for x's memory variables alone). Loading the memory
 //     variables at the top of each plane, to hide their latency, took the kernel from 80 to 166
-//     registers at R = 1 (every variant pays the heaviest one's) and lost 12-22 % inside. Hence,
+//     registers at R = 1 (every variant pays the heaviest one's) and slowed the interior. Hence,
 //     with `split`, two kernels a step: the blocks outside the interior box, then the box by a
 //     kernel compiled without the CPML;
 //   the sources' taps (added into u^{n+1}), found by a binary search of the block's own sorted
@@ -411,7 +411,7 @@ __device__ __forceinline__ void with_block_pml(const StepArgs& a, int k0, int k1
 // flags, and skips the interior box's (an empty box, `split` 0: it runs them all). Registers are
 // a kernel's heaviest path's, so the interior blocks no longer pay for the CPML's (tile, R = 8:
 // 127 registers against 164). Fewer is not always faster: the l1 march's interior kernel at R = 4
-// (80 against 126) lost 19 %, so `split` is chosen per radius (acoustic.cu's defaults).
+// (80 against 126) ran slower, so `split` is chosen per radius (acoustic.cu's defaults).
 template <int R, int V, bool kY, bool Interior>
 __global__ void __launch_bounds__(kStepThreads) acoustic_step(StepArgs a, int64_t n) {
   if constexpr (!Interior)
