@@ -518,6 +518,188 @@ int run_wave(const Flags& flags, const std::string& command) {
   return run_single(flags, command);
 }
 
+// One group of a subcommand's options in its help; every value option is text until prepare()
+// parses it (Flags), shown in the help by `type`.
+struct OptionGroup {
+  CLI::App* cmd;
+  std::string name;
+  template <class T>
+  CLI::Option* option(const char* flag, T& into, const char* type, const std::string& help) {
+    return cmd->add_option(flag, into, help)->type_name(type)->group(name);
+  }
+  CLI::Option* flag(const char* flag_name, bool& into, const std::string& help) {
+    return cmd->add_flag(flag_name, into, help)->group(name);
+  }
+};
+
+void add_model_options(CLI::App* cmd, Flags* f) {
+  OptionGroup g{cmd, "Model (one of --model, --constant, --layered)"};
+  const std::string d = "(default ";
+  g.option(
+      "--model", f->model, "FILE",
+      "Velocity model, m/s: a float32 .npy of shape (nz,ny,nx) or (nz,nx), or SEG-Y (.sgy/.segy: samples "
+      "along z, inlines along y, crosslines along x, one line for 2D; spacings from the sample interval "
+      "and the CDP coordinates)");
+  g.option("--constant", f->constant, "V", "A homogeneous model of this velocity, m/s (needs --shape)");
+  g.option(
+      "--layered", f->layered, "SPEC",
+      "Horizontal layers 'D0:V0,D1:V1,...': top depth in m (the first 0, then rising) and velocity in m/s "
+      "(needs --shape)");
+  g.option("--shape", f->shape, "NZ,NY,NX",
+           "Grid points NZ,NY,NX (3D) or NZ,NX (2D) of --constant and --layered");
+  g.option("--spacing", f->spacing, "H",
+           "Grid spacing in metres, the same on every axis (required, except with a SEG-Y --model whose "
+           "headers give it; where they do, it must agree with them)");
+  g.option("--segy-z-unit", f->segy_z_unit, "M",
+           "SEG-Y --model: metres per unit of the sample interval field " + d +
+               "0.001: depth models store millimetres there)");
+  g.option("--segy-inline-byte", f->segy_iline_byte, "B",
+           "SEG-Y --model: trace header byte of the inline number " + d + "189)");
+  g.option("--segy-crossline-byte", f->segy_xline_byte, "B",
+           "SEG-Y --model: trace header byte of the crossline number " + d + "193)");
+}
+
+void add_time_options(CLI::App* cmd, Flags* f) {
+  OptionGroup g{cmd, "Time (one of --steps, --time)"};
+  const std::string d = "(default ";
+  g.option("--steps", f->steps, "N", "Time steps to run");
+  g.option("--time", f->time, "T", "Seconds to simulate: ceil(T/dt) steps");
+  g.option("--dt", f->dt, "DT",
+           "Time step in seconds (default: --cfl-safety x the stability limit; a step above the limit is "
+           "refused, naming it)");
+  g.option("--cfl-safety", f->cfl_safety, "F",
+           "The default step's fraction of the stability limit, in (0, 1] " + d + kDefaultCfl + ")");
+}
+
+void add_numerics_options(CLI::App* cmd, Flags* f) {
+  OptionGroup g{cmd, "Numerics"};
+  const std::string d = "(default ";
+  g.option("--radius,-r", f->radius, "R",
+           "Stencil radius R, 1..8: order 2R in space " + d + kDefaultRadius + ")");
+  g.option("--cpml", f->cpml, "W",
+           "CPML width in grid points on every face, outside the model; 0: none, a rigid box " + d +
+               kDefaultCpml + ")");
+  g.flag("--free-surface", f->free_surface, "The top face (z = 0) is pressure-free instead of absorbing");
+  g.option("--cpml-reflection", f->cpml_reflection, "RC",
+           "The CPML's theoretical reflection coefficient, in (0, 1) " + d + "0: chosen from the width)");
+  g.option(
+      "--interpolation", f->interpolation, "NAME",
+      "How off-grid sources and receivers spread over the grid: hicks (windowed sinc, 8 points per axis) "
+      "or trilinear " +
+          d + "hicks)");
+}
+
+void add_sources_options(CLI::App* cmd, Flags* f) {
+  OptionGroup g{cmd, "Sources (at least one; all share the wavelet)"};
+  const std::string d = "(default ";
+  g.option("--source", f->sources, "Z,[Y,]X", "A source at Z,Y,X (3D) or Z,X (2D), metres; repeatable")
+      ->allow_extra_args(false);
+  g.option("--sources", f->sources_file, "FILE",
+           "Sources from a file: CSV rows Z,Y,X or Z,X in metres ('#' comments, an optional header line), or "
+           "an .npy array (n,3) or (n,2)");
+  g.option("--ricker", f->ricker, "F0",
+           "A Ricker wavelet of this peak frequency, Hz " + d + kDefaultRicker + ")");
+  g.option("--delay", f->delay, "T", "The Ricker's delay in seconds " + d + "1.5/F0)");
+  g.option("--wavelet", f->wavelet, "FILE.npy",
+           "The wavelet from a 1-D float32/float64 .npy, resampled to the run's dt (needs --wavelet-dt)");
+  g.option("--wavelet-dt", f->wavelet_dt, "DT", "The --wavelet file's sample interval, seconds");
+}
+
+void add_receivers_options(CLI::App* cmd, Flags* f) {
+  OptionGroup g{cmd, "Receivers (optional; may be combined)"};
+  g.option("--receivers", f->receivers_file, "FILE",
+           "Receivers from a file: CSV rows Z,Y,X or Z,X in metres, or an .npy array (n,3) or (n,2)");
+  g.option("--receiver-line", f->receiver_lines, "SPEC",
+           "N receivers evenly from the first point to the last, both included: 'Z0,Y0,X0:Z1,Y1,X1:N' (2D "
+           "'Z0,X0:Z1,X1:N'), metres; repeatable")
+      ->allow_extra_args(false);
+  g.option("--receiver-grid", f->receiver_grids, "SPEC",
+           "A horizontal grid of receivers at depth Z, 3D only: 'Z:Y0,Y1,NY:X0,X1,NX', metres; repeatable")
+      ->allow_extra_args(false);
+  g.option("--record-dt", f->record_dt, "DT",
+           "Sample interval of the shot record in seconds (default: the run's dt); the traces are resampled, "
+           "band-limited, to floor((nt-1) dt / DT) + 1 samples");
+}
+
+void add_outputs_options(CLI::App* cmd, Flags* f) {
+  OptionGroup g{cmd, "Outputs"};
+  const std::string d = "(default ";
+  g.option(
+      "--output,-o", f->output, "DIR",
+      "Directory for the outputs, created if missing (required): shot.npy (nrec, nsamples) float32 with "
+      "shot.json (and shot.sgy with --segy), final.npy, snapshot_<step>.npy, analytic.npy, summary.json");
+  g.flag(
+      "--segy", f->segy,
+      "Also write shot.sgy, the record as SEG-Y (IEEE float; source and receiver positions, sample interval "
+      "and count, field record and trace numbers in the headers). Its interval is a whole number of "
+      "microseconds: without --record-dt, the run's dt rounded down to one");
+  g.option("--shot-id", f->shot_id, "N",
+           "The shot's number: FieldRecord in shot.sgy's trace headers, shot_id in shot.json " + d + "1)");
+  g.flag("--no-final", f->no_final, "Do not write final.npy, the wavefield after the last step");
+  g.option("--snapshot-every", f->snapshot_every, "N",
+           "A snapshot of u after every N steps: N, 2N, ... up to nt");
+  g.option("--snapshot-steps", f->snapshot_steps, "A,B,C",
+           "Snapshots after these steps, each 0..nt (0: before the first)");
+  g.option("--snapshot-slice", f->snapshot_slice, "AXIS=I",
+           "Cut each snapshot at a grid index: 'z=K', 'y=J' (3D) or 'x=I' (default: the whole model; a 2D "
+           "model's slice is a line)");
+  g.flag("--compare-analytic", f->compare_analytic,
+         "Constant model without --free-surface: write analytic.npy and, in summary.json, the relative L2 "
+         "misfit of the record against the exact solution up to the first possible reflection from the box's "
+         "edge");
+}
+
+void add_run_options(CLI::App* cmd, Flags* f) {
+  OptionGroup g{cmd, "Run"};
+  const std::string d = "(default ";
+  g.option("--backend,-b", f->backend, "NAME",
+           "auto (the GPU when present, else cpu), cuda or cpu " + d + "auto)");
+  g.flag(
+      "--double", f->double_precision,
+      "The whole solver in double precision, for verification (the cpu backend only, which auto then picks)");
+  g.option(
+      "--kernel-params", f->kernel_params, "JSON",
+      "The GPU step kernel's parameters, e.g. '{\"design\": \"tma\", \"block\": \"16x16\", \"nw\": 16}'; "
+      "keys block, vec (2|4), nw, design (l1|tile|tma), zq (0|1, tile), split (0|1; 1 under tma), ahead "
+      "(0..8, tma), boundary (l1|tile, tma) (default: by R, the plane's size and whether there are CPML "
+      "layers, docs/wave.md)");
+  g.flag("--quiet,-q", f->quiet, "No progress bar and no summary on stderr (warnings still)");
+  g.option(
+      "--overlap", f->overlap, "auto|on|off",
+      "Under mpirun on the GPUs: the halo exchange beside the inner planes' update (on), before it (off), "
+      "or whichever the run's first 90 steps time faster (runs of 360 steps or more; shorter ones take "
+      "on) (default: auto)");
+  g.flag("--no-overlap", f->no_overlap, "The same as --overlap off");
+  g.option(
+      "--layer-plane-cost", f->layer_plane_cost, "X",
+      "Under mpirun: a plane of the z absorbing layers counts X inner planes when the domain is cut into "
+      "slabs, so that the ranks at the layers keep pace (1: slabs of equal planes; default: 3 at R <= 4, "
+      "2 at R >= 8, a straight line between, docs/multigpu.md)");
+}
+
+void add_checkpoints_options(CLI::App* cmd, Flags* f) {
+  OptionGroup g{cmd, "Checkpoints and surveys"};
+  const std::string d = "(default ";
+  g.option("--checkpoint-every", f->checkpoint_every, "N",
+           "Every N steps write the whole state (both time levels, the CPML's memory, the traces so far) to "
+           "DIR/checkpoint.ckpt, atomically; SIGINT or SIGTERM always writes one at the step it stops at");
+  g.flag(
+      "--resume", f->resume,
+      "Continue from DIR/checkpoint.ckpt (the same command line as the run that wrote it): the record "
+      "equals, bit for bit, that of a run never stopped. With --survey: finished shots are skipped anyway, "
+      "and the shots that were running continue from their checkpoints");
+  g.option(
+      "--survey", f->survey, "FILE.json",
+      "Run every shot of a survey into DIR/shot_<id>: {\"shots\": [{\"id\": 1, \"source\": [Z,Y,X], "
+      "...}], \"defaults\": {...}}; a shot may set source, sources, sources_file, ricker, delay, wavelet, "
+      "wavelet_dt, receivers, receiver_lines, receiver_grids, each replacing the command line's group. A "
+      "re-run skips the shots whose outputs are complete (sizes and CRC-32C in done.json) and runs the "
+      "rest. Under mpirun each rank takes the next shot when it is free, node rank r on GPU r (ranks "
+      "share GPUs in turn where there are fewer)");
+  g.option("--batch", f->batch, "K",
+           "With --survey on the GPU: run K shots side by side, each on its own stream " + d + "1)");
+}
+
 }  // namespace
 
 Action add_wave(CLI::App& app, const std::vector<std::string>& argv) {
@@ -530,150 +712,14 @@ Action add_wave(CLI::App& app, const std::vector<std::string>& argv) {
       "mpirun with P ranks, one shot is split along z into P slabs, one GPU per rank (NCCL) or one cpu "
       "process per rank (MPI); rank 0 writes the outputs: mpirun -np 2 fdstencil wave ...");
   auto f = std::make_shared<Flags>();
-  // Every value flag is text until prepare() parses it (Flags), shown in the help by `type`.
-  std::string group;
-  const auto option = [cmd, &group](const char* name, auto& into, const char* type, const std::string& help) {
-    return cmd->add_option(name, into, help)->type_name(type)->group(group);
-  };
-  const auto flag = [cmd, &group](const char* name, bool& into, const std::string& help) {
-    return cmd->add_flag(name, into, help)->group(group);
-  };
-  const std::string d = "(default ";
-
-  group = "Model (one of --model, --constant, --layered)";
-  option("--model", f->model, "FILE",
-         "Velocity model, m/s: a float32 .npy of shape (nz,ny,nx) or (nz,nx), or SEG-Y (.sgy/.segy: samples "
-         "along z, inlines along y, crosslines along x, one line for 2D; spacings from the sample interval "
-         "and the CDP coordinates)");
-  option("--constant", f->constant, "V", "A homogeneous model of this velocity, m/s (needs --shape)");
-  option("--layered", f->layered, "SPEC",
-         "Horizontal layers 'D0:V0,D1:V1,...': top depth in m (the first 0, then rising) and velocity in m/s "
-         "(needs --shape)");
-  option("--shape", f->shape, "NZ,NY,NX",
-         "Grid points NZ,NY,NX (3D) or NZ,NX (2D) of --constant and --layered");
-  option("--spacing", f->spacing, "H",
-         "Grid spacing in metres, the same on every axis (required, except with a SEG-Y --model whose "
-         "headers give it; where they do, it must agree with them)");
-  option("--segy-z-unit", f->segy_z_unit, "M",
-         "SEG-Y --model: metres per unit of the sample interval field " + d +
-             "0.001: depth models store millimetres there)");
-  option("--segy-inline-byte", f->segy_iline_byte, "B",
-         "SEG-Y --model: trace header byte of the inline number " + d + "189)");
-  option("--segy-crossline-byte", f->segy_xline_byte, "B",
-         "SEG-Y --model: trace header byte of the crossline number " + d + "193)");
-
-  group = "Time (one of --steps, --time)";
-  option("--steps", f->steps, "N", "Time steps to run");
-  option("--time", f->time, "T", "Seconds to simulate: ceil(T/dt) steps");
-  option("--dt", f->dt, "DT",
-         "Time step in seconds (default: --cfl-safety x the stability limit; a step above the limit is "
-         "refused, naming it)");
-  option("--cfl-safety", f->cfl_safety, "F",
-         "The default step's fraction of the stability limit, in (0, 1] " + d + kDefaultCfl + ")");
-
-  group = "Numerics";
-  option("--radius,-r", f->radius, "R",
-         "Stencil radius R, 1..8: order 2R in space " + d + kDefaultRadius + ")");
-  option("--cpml", f->cpml, "W",
-         "CPML width in grid points on every face, outside the model; 0: none, a rigid box " + d +
-             kDefaultCpml + ")");
-  flag("--free-surface", f->free_surface, "The top face (z = 0) is pressure-free instead of absorbing");
-  option("--cpml-reflection", f->cpml_reflection, "RC",
-         "The CPML's theoretical reflection coefficient, in (0, 1) " + d + "0: chosen from the width)");
-  option("--interpolation", f->interpolation, "NAME",
-         "How off-grid sources and receivers spread over the grid: hicks (windowed sinc, 8 points per axis) "
-         "or trilinear " +
-             d + "hicks)");
-
-  group = "Sources (at least one; all share the wavelet)";
-  option("--source", f->sources, "Z,[Y,]X", "A source at Z,Y,X (3D) or Z,X (2D), metres; repeatable")
-      ->allow_extra_args(false);
-  option("--sources", f->sources_file, "FILE",
-         "Sources from a file: CSV rows Z,Y,X or Z,X in metres ('#' comments, an optional header line), or "
-         "an .npy array (n,3) or (n,2)");
-  option("--ricker", f->ricker, "F0",
-         "A Ricker wavelet of this peak frequency, Hz " + d + kDefaultRicker + ")");
-  option("--delay", f->delay, "T", "The Ricker's delay in seconds " + d + "1.5/F0)");
-  option("--wavelet", f->wavelet, "FILE.npy",
-         "The wavelet from a 1-D float32/float64 .npy, resampled to the run's dt (needs --wavelet-dt)");
-  option("--wavelet-dt", f->wavelet_dt, "DT", "The --wavelet file's sample interval, seconds");
-
-  group = "Receivers (optional; may be combined)";
-  option("--receivers", f->receivers_file, "FILE",
-         "Receivers from a file: CSV rows Z,Y,X or Z,X in metres, or an .npy array (n,3) or (n,2)");
-  option("--receiver-line", f->receiver_lines, "SPEC",
-         "N receivers evenly from the first point to the last, both included: 'Z0,Y0,X0:Z1,Y1,X1:N' (2D "
-         "'Z0,X0:Z1,X1:N'), metres; repeatable")
-      ->allow_extra_args(false);
-  option("--receiver-grid", f->receiver_grids, "SPEC",
-         "A horizontal grid of receivers at depth Z, 3D only: 'Z:Y0,Y1,NY:X0,X1,NX', metres; repeatable")
-      ->allow_extra_args(false);
-  option("--record-dt", f->record_dt, "DT",
-         "Sample interval of the shot record in seconds (default: the run's dt); the traces are resampled, "
-         "band-limited, to floor((nt-1) dt / DT) + 1 samples");
-
-  group = "Outputs";
-  option("--output,-o", f->output, "DIR",
-         "Directory for the outputs, created if missing (required): shot.npy (nrec, nsamples) float32 with "
-         "shot.json (and shot.sgy with --segy), final.npy, snapshot_<step>.npy, analytic.npy, summary.json");
-  flag("--segy", f->segy,
-       "Also write shot.sgy, the record as SEG-Y (IEEE float; source and receiver positions, sample interval "
-       "and count, field record and trace numbers in the headers). Its interval is a whole number of "
-       "microseconds: without --record-dt, the run's dt rounded down to one");
-  option("--shot-id", f->shot_id, "N",
-         "The shot's number: FieldRecord in shot.sgy's trace headers, shot_id in shot.json " + d + "1)");
-  flag("--no-final", f->no_final, "Do not write final.npy, the wavefield after the last step");
-  option("--snapshot-every", f->snapshot_every, "N",
-         "A snapshot of u after every N steps: N, 2N, ... up to nt");
-  option("--snapshot-steps", f->snapshot_steps, "A,B,C",
-         "Snapshots after these steps, each 0..nt (0: before the first)");
-  option("--snapshot-slice", f->snapshot_slice, "AXIS=I",
-         "Cut each snapshot at a grid index: 'z=K', 'y=J' (3D) or 'x=I' (default: the whole model; a 2D "
-         "model's slice is a line)");
-  flag("--compare-analytic", f->compare_analytic,
-       "Constant model without --free-surface: write analytic.npy and, in summary.json, the relative L2 "
-       "misfit of the record against the exact solution up to the first possible reflection from the box's "
-       "edge");
-
-  group = "Run";
-  option("--backend,-b", f->backend, "NAME",
-         "auto (the GPU when present, else cpu), cuda or cpu " + d + "auto)");
-  flag(
-      "--double", f->double_precision,
-      "The whole solver in double precision, for verification (the cpu backend only, which auto then picks)");
-  option("--kernel-params", f->kernel_params, "JSON",
-         "The GPU step kernel's parameters, e.g. '{\"design\": \"tma\", \"block\": \"16x16\", \"nw\": 16}'; "
-         "keys block, vec (2|4), nw, design (l1|tile|tma), zq (0|1, tile), split (0|1; 1 under tma), ahead "
-         "(0..8, tma), boundary (l1|tile, tma) (default: by R, the plane's size and whether there are CPML "
-         "layers, docs/wave.md)");
-  flag("--quiet,-q", f->quiet, "No progress bar and no summary on stderr (warnings still)");
-  option("--overlap", f->overlap, "auto|on|off",
-         "Under mpirun on the GPUs: the halo exchange beside the inner planes' update (on), before it (off), "
-         "or whichever the run's first 90 steps time faster (runs of 360 steps or more; shorter ones take "
-         "on) (default: auto)");
-  flag("--no-overlap", f->no_overlap, "The same as --overlap off");
-  option("--layer-plane-cost", f->layer_plane_cost, "X",
-         "Under mpirun: a plane of the z absorbing layers counts X inner planes when the domain is cut into "
-         "slabs, so that the ranks at the layers keep pace (1: slabs of equal planes; default: 3 at R <= 4, "
-         "2 at R >= 8, a straight line between, docs/multigpu.md)");
-
-  group = "Checkpoints and surveys";
-  option("--checkpoint-every", f->checkpoint_every, "N",
-         "Every N steps write the whole state (both time levels, the CPML's memory, the traces so far) to "
-         "DIR/checkpoint.ckpt, atomically; SIGINT or SIGTERM always writes one at the step it stops at");
-  flag("--resume", f->resume,
-       "Continue from DIR/checkpoint.ckpt (the same command line as the run that wrote it): the record "
-       "equals, bit for bit, that of a run never stopped. With --survey: finished shots are skipped anyway, "
-       "and the shots that were running continue from their checkpoints");
-  option("--survey", f->survey, "FILE.json",
-         "Run every shot of a survey into DIR/shot_<id>: {\"shots\": [{\"id\": 1, \"source\": [Z,Y,X], "
-         "...}], \"defaults\": {...}}; a shot may set source, sources, sources_file, ricker, delay, wavelet, "
-         "wavelet_dt, receivers, receiver_lines, receiver_grids, each replacing the command line's group. A "
-         "re-run skips the shots whose outputs are complete (sizes and CRC-32C in done.json) and runs the "
-         "rest. Under mpirun the shots are shared among the ranks, node rank r on GPU r (ranks share GPUs in "
-         "turn where there are fewer)");
-  option("--batch", f->batch, "K",
-         "With --survey on the GPU: run K shots side by side, each on its own stream " + d + "1)");
+  add_model_options(cmd, f.get());
+  add_time_options(cmd, f.get());
+  add_numerics_options(cmd, f.get());
+  add_sources_options(cmd, f.get());
+  add_receivers_options(cmd, f.get());
+  add_outputs_options(cmd, f.get());
+  add_run_options(cmd, f.get());
+  add_checkpoints_options(cmd, f.get());
 
   const std::string command = command_text(argv);
   return [f, command] { return run_wave(*f, command); };

@@ -918,24 +918,12 @@ Result finish(Result& res, const Domain& d, std::chrono::steady_clock::time_poin
   return std::move(res);
 }
 
-Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
-  const auto start = std::chrono::steady_clock::now();
-  Checked c = checked(model, o);
-  Result res;
-  res.dt_limit = c.dt_limit;
-  res.dt = c.dt;
-  res.nt = o.nt;
-  const Domain d = c.d;
-  res.domain = d;
-  const bool gpu = use_gpu(o);
-  res.backend = gpu ? "cuda" : "cpu";
-  std::vector<acoustic::Tap> src_taps = std::move(c.src_taps), rec_taps = std::move(c.rec_taps);
-  const std::vector<size_t> on_surface = std::move(c.on_surface);
-  // Memory, before anything the size of the domain is allocated: the backend's state, and on the
-  // host the setup's m, one field for snapshots and the final field.
-  // A slab of a split run: its share of the state, its planes of the host arrays.
+// The host and device memory a run needs, before anything the size of the domain is allocated:
+// the backend's state, and on the host the setup's m, one field for snapshots and the final
+// field; a slab of a split run its share. A model held in part (a split run's rank) must hold the
+// planes this slab reads.
+void check_memory(const Model& model, const Options& o, const Domain& d, bool gpu) {
   const Domain::Slab planes = planes_of(o, d);
-  // A model held in part (a split run's rank) must hold the planes this slab reads.
   if (const Model::Window need = d.model_planes(planes);
       need.k0 < model.z0 || need.k1 > model.z0 + model.planes())
     bad("the model holds planes " + std::to_string(model.z0) + ".." +
@@ -951,35 +939,24 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
   // A split run's slab checks its own share when its state is made (AcousticGpu).
   if (gpu && !split(o)) cuda::ensure_device_memory(state, "the wave solver's state");
 #endif
+}
+
+void add_warnings(Result& res, const Model& model, const Options& o, const Checked& c) {
   if (const std::string w = sampling_warning_at(c.vmin, model, o, res.dt); !w.empty())
     res.warnings.push_back(w);
-  if (!on_surface.empty())
+  if (!c.on_surface.empty())
     res.warnings.push_back(
-        std::to_string(on_surface.size()) + " receiver(s), the first receiver " +
-        std::to_string(on_surface.front()) +
+        std::to_string(c.on_surface.size()) + " receiver(s), the first receiver " +
+        std::to_string(c.on_surface.front()) +
         ", lie on the free surface, where u = 0: their traces are zero (place them below z = 0)");
-  res.reflection =
-      o.boundary.reflection > 0 ? o.boundary.reflection : detail::default_reflection(o.boundary.cpml_width);
-  res.timing.bytes_per_point = kInteriorBytesPerPoint;
+}
 
-  // The fingerprint reads the whole model: only a run that checkpoints or resumes pays for it (and
-  // a split run, whose ranks compare it).
-  const uint64_t fingerprint =
-      split(o) || o.resume || (o.on_checkpoint && (o.checkpoint_every > 0 || o.stop_requested))
-          ? run_fingerprint(model, o)
-          : 0;
-  if (o.resume) check_resume(*o.resume, fingerprint, res.backend, o.double_precision);
-  // A split run's checkpoint file: every rank reads its header (small) and checks it as resume's.
-  std::optional<detail::CheckpointHeader> resume_head;
-  if (!o.split_resume_file.empty()) {
-    resume_head = detail::read_head(o.split_resume_file);
-    check_resume(*resume_head, fingerprint, res.backend, o.double_precision);
-  }
-  res.first_step = o.resume ? o.resume->step : resume_head ? resume_head->step : 0;
-  // A split run's ranks compare their runs: the checkpoint's fingerprint, the backend, the
-  // precision, the launch parameters, the steps that gather (snapshots, checkpoints), and their
-  // builds (the version, whether CUDA is in it, the transport's kind).
-  // The overlap's choice (a probe broadcasts) and the final field (a gather) are collectives too.
+// What a split run's ranks compare: the checkpoint's fingerprint, the backend, the precision, the
+// launch parameters, the steps that gather (snapshots, checkpoints), and their builds (the
+// version, whether CUDA is in it, the transport's kind). The overlap's choice (a probe
+// broadcasts) and the final field (a gather) are collectives too. 0 for a run on one rank.
+uint64_t split_fingerprint_of(const Options& o, const std::string& backend, uint64_t fingerprint) {
+  if (!split(o)) return 0;
   std::string gathers = " checkpoint_every ";
   gathers += std::to_string(o.checkpoint_every);
   gathers += " overlap " + std::to_string(int(o.overlap)) + (o.final_field ? " final" : " no-final");
@@ -993,79 +970,127 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
     gathers += ' ';
     gathers += std::to_string(n);
   }
-  const std::string build =
-      std::string(kVersion) + (kBuiltWithCuda ? " cuda" : " cpu-only") +
-      (split(o) && o.comm->carries_device_memory() ? " device-transport" : " host-transport");
-  const uint64_t split_fingerprint =
-      split(o) ? fingerprint ^ std::hash<std::string>{}(build + " " + res.backend +
-                                                        (o.double_precision ? " double " : " float ") +
-                                                        o.kernel_params + gathers)
-               : 0;
-  if (split(o)) res.ranks = o.comm->size();
+  const std::string build = std::string(kVersion) + (kBuiltWithCuda ? " cuda" : " cpu-only") +
+                            (o.comm->carries_device_memory() ? " device-transport" : " host-transport");
+  return fingerprint ^
+         std::hash<std::string>{}(build + " " + backend + (o.double_precision ? " double " : " float ") +
+                                  o.kernel_params + gathers);
+}
 
-  if (gpu) {
-#if FDSTENCIL_HAVE_CUDA
-    const auto config =
-        cuda::wave::parse_config(o.kernel_params, d.dim, d.radius, d.nx * d.ny, has_layers(d));
-    // The copy bandwidth of this run, before the state takes the memory: 1 GiB buffers, 20x the L2.
-    if (o.measure_bandwidth)
-      res.timing.copy_gbps = cuda::measure_copy_bandwidth(int64_t(1) << 30, 10).memcpy_gbps;
-    auto setup = build_setup<float>(model, o, d, res.dt, res.reflection, c.vmax, std::move(src_taps),
-                                    std::move(rec_taps), planes_of(o, d));
-    if (split(o)) {
-      run_slab(setup, o, d, res, *vote, true, split_fingerprint, fingerprint,
-               resume_head ? &*resume_head : nullptr, start);
-      return finish(res, d, start);
-    }
-    cuda::wave::AcousticGpu gpu_state(setup, config);
-    if (o.resume) gpu_state.restore(from_checkpoint(*o.resume, setup));
-    setup.m.clear();
-    setup.m.shrink_to_fit();
-    res.kernel = gpu_state.describe();
-    res.timing.device_bytes = gpu_state.bytes();
-    GpuStepper st{gpu_state, d, o, fingerprint, {}};
-    res.steps_done = time_loop(st, o, res.first_step, o.on_checkpoint != nullptr, res.timing, start);
-    if (res.steps_done == o.nt) {
-      res.traces = gpu_state.traces();
-      if (o.final_field) res.final_field = st.snapshot(o.nt);
-    }
-#endif
-  } else {
-    // Kernel parameters name a GPU launch shape: refused when the cpu was asked for, noted when
-    // "auto" found no GPU (so one command line serves machines with and without one).
-    if (!o.kernel_params.empty()) {
-      if (o.backend == "cpu") bad("kernel parameters apply to the cuda backend only");
-      res.warnings.push_back("no GPU: the kernel parameters were ignored on the cpu backend");
-    }
-    const auto cpu_run = [&](auto zero) {
-      using T = decltype(zero);
-      auto setup = build_setup<T>(model, o, d, res.dt, res.reflection, c.vmax, std::move(src_taps),
-                                  std::move(rec_taps), planes_of(o, d));
-      if (split(o))
-        return run_slab(setup, o, d, res, *vote, false, split_fingerprint, fingerprint,
-                        resume_head ? &*resume_head : nullptr, start);
-      std::optional<acoustic::State<T>> resumed;
-      if (o.resume) resumed = from_checkpoint(*o.resume, setup);
-      cpu::AcousticCpu<T> cpu_state(std::move(setup));
-      if (resumed) {
-        cpu_state.restore(*resumed);
-        resumed.reset();
-      }
-      res.timing.device_bytes = cpu_state.bytes();
-      CpuStepper<T> st{cpu_state, d, o, fingerprint};
-      res.steps_done = time_loop(st, o, res.first_step, o.on_checkpoint != nullptr, res.timing, start);
-      if (res.steps_done == o.nt) {
-        res.traces.assign(cpu_state.traces().begin(), cpu_state.traces().end());
-        if (o.final_field) res.final_field = model_points(cpu_state.current(), d);
-      }
-    };
-    res.kernel = o.double_precision ? "cpu double" : "cpu float";
-    if (o.double_precision)
-      cpu_run(double(0));
-    else
-      cpu_run(float(0));
+// A run's identity and where it starts: the fingerprints its checkpoints and ranks compare, and
+// the checkpoint (in memory or a split run's file) it resumes from, checked.
+struct Identity {
+  uint64_t fingerprint = 0, split_fingerprint = 0;
+  std::optional<detail::CheckpointHeader> resume_head;  // a split run's checkpoint file's header
+};
+
+Identity identity_of(const Model& model, const Options& o, Result& res) {
+  Identity id;
+  // The fingerprint reads the whole model: only a run that checkpoints or resumes pays for it (and
+  // a split run, whose ranks compare it).
+  if (split(o) || o.resume || (o.on_checkpoint && (o.checkpoint_every > 0 || o.stop_requested)))
+    id.fingerprint = run_fingerprint(model, o);
+  if (o.resume) check_resume(*o.resume, id.fingerprint, res.backend, o.double_precision);
+  // A split run's checkpoint file: every rank reads its header (small) and checks it as resume's.
+  if (!o.split_resume_file.empty()) {
+    id.resume_head = detail::read_head(o.split_resume_file);
+    check_resume(*id.resume_head, id.fingerprint, res.backend, o.double_precision);
   }
-  return finish(res, d, start);
+  res.first_step = o.resume ? o.resume->step : id.resume_head ? id.resume_head->step : 0;
+  id.split_fingerprint = split_fingerprint_of(o, res.backend, id.fingerprint);
+  return id;
+}
+
+#if FDSTENCIL_HAVE_CUDA
+void run_gpu(const Model& model, const Options& o, Checked& c, Result& res, const Identity& id,
+             SplitVote* vote, std::chrono::steady_clock::time_point start) {
+  const Domain& d = c.d;
+  const auto config = cuda::wave::parse_config(o.kernel_params, d.dim, d.radius, d.nx * d.ny, has_layers(d));
+  // The copy bandwidth of this run, before the state takes the memory: 1 GiB buffers, 20x the L2.
+  if (o.measure_bandwidth)
+    res.timing.copy_gbps = cuda::measure_copy_bandwidth(int64_t(1) << 30, 10).memcpy_gbps;
+  auto setup = build_setup<float>(model, o, d, res.dt, res.reflection, c.vmax, std::move(c.src_taps),
+                                  std::move(c.rec_taps), planes_of(o, d));
+  if (split(o))
+    return run_slab(setup, o, d, res, *vote, true, id.split_fingerprint, id.fingerprint,
+                    id.resume_head ? &*id.resume_head : nullptr, start);
+  cuda::wave::AcousticGpu gpu_state(setup, config);
+  if (o.resume) gpu_state.restore(from_checkpoint(*o.resume, setup));
+  setup.m.clear();
+  setup.m.shrink_to_fit();
+  res.kernel = gpu_state.describe();
+  res.timing.device_bytes = gpu_state.bytes();
+  GpuStepper st{gpu_state, d, o, id.fingerprint, {}};
+  res.steps_done = time_loop(st, o, res.first_step, o.on_checkpoint != nullptr, res.timing, start);
+  if (res.steps_done == o.nt) {
+    res.traces = gpu_state.traces();
+    if (o.final_field) res.final_field = st.snapshot(o.nt);
+  }
+}
+#endif
+
+template <class T>
+void run_cpu_typed(const Model& model, const Options& o, Checked& c, Result& res, const Identity& id,
+                   SplitVote* vote, std::chrono::steady_clock::time_point start) {
+  const Domain& d = c.d;
+  auto setup = build_setup<T>(model, o, d, res.dt, res.reflection, c.vmax, std::move(c.src_taps),
+                              std::move(c.rec_taps), planes_of(o, d));
+  if (split(o))
+    return run_slab(setup, o, d, res, *vote, false, id.split_fingerprint, id.fingerprint,
+                    id.resume_head ? &*id.resume_head : nullptr, start);
+  std::optional<acoustic::State<T>> resumed;
+  if (o.resume) resumed = from_checkpoint(*o.resume, setup);
+  cpu::AcousticCpu<T> cpu_state(std::move(setup));
+  if (resumed) {
+    cpu_state.restore(*resumed);
+    resumed.reset();
+  }
+  res.timing.device_bytes = cpu_state.bytes();
+  CpuStepper<T> st{cpu_state, d, o, id.fingerprint};
+  res.steps_done = time_loop(st, o, res.first_step, o.on_checkpoint != nullptr, res.timing, start);
+  if (res.steps_done == o.nt) {
+    res.traces.assign(cpu_state.traces().begin(), cpu_state.traces().end());
+    if (o.final_field) res.final_field = model_points(cpu_state.current(), d);
+  }
+}
+
+void run_cpu(const Model& model, const Options& o, Checked& c, Result& res, const Identity& id,
+             SplitVote* vote, std::chrono::steady_clock::time_point start) {
+  // Kernel parameters name a GPU launch shape: refused when the cpu was asked for, noted when
+  // "auto" found no GPU (so one command line serves machines with and without one).
+  if (!o.kernel_params.empty()) {
+    if (o.backend == "cpu") bad("kernel parameters apply to the cuda backend only");
+    res.warnings.push_back("no GPU: the kernel parameters were ignored on the cpu backend");
+  }
+  res.kernel = o.double_precision ? "cpu double" : "cpu float";
+  if (o.double_precision)
+    run_cpu_typed<double>(model, o, c, res, id, vote, start);
+  else
+    run_cpu_typed<float>(model, o, c, res, id, vote, start);
+}
+
+Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
+  const auto start = std::chrono::steady_clock::now();
+  Checked c = checked(model, o);
+  Result res;
+  res.dt_limit = c.dt_limit;
+  res.dt = c.dt;
+  res.nt = o.nt;
+  res.domain = c.d;
+  const bool gpu = use_gpu(o);
+  res.backend = gpu ? "cuda" : "cpu";
+  check_memory(model, o, c.d, gpu);
+  add_warnings(res, model, o, c);
+  res.reflection =
+      o.boundary.reflection > 0 ? o.boundary.reflection : detail::default_reflection(o.boundary.cpml_width);
+  res.timing.bytes_per_point = kInteriorBytesPerPoint;
+  const Identity id = identity_of(model, o, res);
+  if (split(o)) res.ranks = o.comm->size();
+#if FDSTENCIL_HAVE_CUDA
+  if (gpu) run_gpu(model, o, c, res, id, vote, start);
+#endif
+  if (!gpu) run_cpu(model, o, c, res, id, vote, start);
+  return finish(res, c.d, start);
 }
 
 }  // namespace
