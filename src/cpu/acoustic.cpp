@@ -1,5 +1,5 @@
 // The acoustic step on the cpu: each point's derivatives from plain loops over the taps, then
-// core/acoustic.hpp's CPML and leapfrog, planes shared among OpenMP threads.
+// physics/acoustic.hpp's CPML and leapfrog, planes shared among OpenMP threads.
 #include "cpu/acoustic.hpp"
 
 #include <cstring>

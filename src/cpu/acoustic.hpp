@@ -1,10 +1,10 @@
 // The acoustic step on the cpu backend (OpenMP over planes): the oracle for the GPU step and the
-// solver of machines without one. The per-point physics is core/acoustic.hpp's.
+// solver of machines without one. The per-point physics is physics/acoustic.hpp's.
 #pragma once
 
 #include <vector>
 
-#include "core/acoustic.hpp"
+#include "physics/acoustic.hpp"
 
 namespace fdstencil::cpu {
 
@@ -19,7 +19,7 @@ class AcousticCpu {
   // (nrec, nt): receiver r at step n.
   const std::vector<T>& traces() const { return traces_; }
   int64_t bytes() const;
-  // The state's arrays (core/acoustic.hpp kStateArrays) one by one, and back: restore() takes
+  // The state's arrays (physics/acoustic.hpp kStateArrays) one by one, and back: restore() takes
   // arrays of those sizes.
   int64_t state_array_bytes(int i) const { return int64_t(array(i).size() * sizeof(T)); }
   void copy_state_array(int i, void* host) const;

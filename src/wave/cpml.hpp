@@ -1,10 +1,10 @@
 // The CPML's damping profiles and the recursive-convolution coefficients the step uses
-// (core/acoustic.hpp has the update they feed).
+// (physics/acoustic.hpp has the update they feed).
 #pragma once
 
 #include <vector>
 
-#include "core/acoustic.hpp"
+#include "physics/acoustic.hpp"
 
 namespace fdstencil::wave::detail {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "core/acoustic.hpp"
+#include "physics/acoustic.hpp"
 #include "fdstencil/wave.hpp"
 
 namespace fdstencil::wave::detail {

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/acoustic.hpp"
+#include "physics/acoustic.hpp"
 #include "fdstencil/wave.hpp"
 #include "fdstencil/wave_comm.hpp"
 

@@ -3,7 +3,7 @@
 // written by P ranks is then the one a single rank writes at that step (the traces of receivers
 // inside one slab to the bit, the others to round-off), and either resumes on any number of ranks.
 //
-// Where a slab's arrays lie in the whole's (core/acoustic.hpp): u and u_prev plane by plane from
+// Where a slab's arrays lie in the whole's (physics/acoustic.hpp): u and u_prev plane by plane from
 // the same head (local plane k is whole plane k0 + k); the x and y memory variables plane-major
 // (x: (k, j, slot), y: (k, slot, i)); the z memory variables slot-major over the whole axis's
 // slots, of which a slab updates those of its own planes (PmlAxis::offset); the traces by sum.
@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "core/acoustic.hpp"
+#include "physics/acoustic.hpp"
 #include "fdstencil/wave.hpp"
 #include "fdstencil/wave_comm.hpp"
 

@@ -1,5 +1,5 @@
 // wave::run: checks a request whole before allocating anything, builds the state a backend steps
-// (core/acoustic.hpp's Setup), runs the time loop on the GPU or the cpu, and gathers the traces,
+// (physics/acoustic.hpp's Setup), runs the time loop on the GPU or the cpu, and gathers the traces,
 // snapshots and the timing.
 #include <algorithm>
 #include <cerrno>
@@ -17,7 +17,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "core/acoustic.hpp"
+#include "physics/acoustic.hpp"
 #include "cpu/acoustic.hpp"
 #include "fdstencil/coefficients.hpp"
 #include "fdstencil/device_field.hpp"

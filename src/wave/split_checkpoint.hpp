@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "core/acoustic.hpp"
+#include "physics/acoustic.hpp"
 #include "fdstencil/checksum.hpp"
 #include "fdstencil/error.hpp"
 #include "fdstencil/wave_comm.hpp"

@@ -1,5 +1,6 @@
-"""The source tree's layers depend one way only: core <- backends (reference, cpu, cuda) <- plan <-
-bench, apps, with the public headers (include/fdstencil) below them all; the MPI and NCCL
+"""The source tree's layers depend one way only: core <- physics (the wave step's per-point
+physics) <- backends (reference, cpu, cuda) <- plan <- wave <- bench, apps, with the public
+headers (include/fdstencil) below them all; the MPI and NCCL
 transports (mpi, nccl) see the public headers only, and the apps reach the backends only through
 the public headers or the plan layer, never around it. Every quoted include under src/, include/
 and apps/ is checked against the layers its file may reach; the public headers must also compile
@@ -17,11 +18,13 @@ EXTENSIONS = (".hpp", ".cpp", ".cu", ".cuh", ".h", ".hpp.in")
 ALLOWED = {
     "fdstencil": {"fdstencil"},
     "core": {"fdstencil", "core"},
+    # The acoustic step's per-point physics, which the cpu and cuda backends compute.
+    "physics": {"fdstencil", "core", "physics"},
     "reference": {"fdstencil", "core", "reference"},
-    "cpu": {"fdstencil", "core", "cpu"},
-    "cuda": {"fdstencil", "core", "cuda"},
+    "cpu": {"fdstencil", "core", "physics", "cpu"},
+    "cuda": {"fdstencil", "core", "physics", "cuda"},
     "plan": {"fdstencil", "core", "reference", "cpu", "cuda", "plan"},
-    "wave": {"fdstencil", "core", "reference", "cpu", "cuda", "plan", "wave"},
+    "wave": {"fdstencil", "core", "physics", "reference", "cpu", "cuda", "plan", "wave"},
     # The transports of runs split across ranks: they implement the public wave::Comm over MPI and
     # over NCCL (which takes MPI's wave::Comm for the rest, through the public interface alone).
     "mpi": {"fdstencil", "mpi"},

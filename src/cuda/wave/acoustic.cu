@@ -527,7 +527,7 @@ struct AcousticGpu::Impl {
       FDS_CUDA_CHECK_LAUNCH();
     }
   }
-  // The state's array i in core/acoustic.hpp's order: u, u_prev, each axis's psi, chi, phi, traces.
+  // The state's array i in physics/acoustic.hpp's order: u, u_prev, each axis's psi, chi, phi, traces.
   const DeviceArray<float>& state_array(int i) const {
     return i == 0                           ? u
            : i == 1                         ? prev

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/acoustic.hpp"
+#include "physics/acoustic.hpp"
 
 namespace fdstencil::cuda::wave {
 
@@ -101,7 +101,7 @@ class AcousticGpu {
   // u^n after n steps, the whole storage (s.alloc elements) into `host`.
   void download_current(float* host);
   std::vector<float> traces();  // (nrec, nt)
-  // The state's arrays (core/acoustic.hpp kStateArrays) one by one, copied out synchronously, and
+  // The state's arrays (physics/acoustic.hpp kStateArrays) one by one, copied out synchronously, and
   // back: restore() takes arrays of those sizes and throws Error(invalid_argument) for another.
   int64_t state_array_bytes(int i) const;
   void copy_state_array(int i, void* host);

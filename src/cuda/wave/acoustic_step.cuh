@@ -11,7 +11,7 @@
 //         the march (march_tma; 3D, 4-wide vectors; the interior box only, its boundary blocks
 //         take the l1 march).
 // On top of either, per point (update_points, the same arithmetic in the same order for both):
-//   the leapfrog update  u^{n+1} = 2 u^n - u^{n-1} + m L   (core/acoustic.hpp), written over u^{n-1};
+//   the leapfrog update  u^{n+1} = 2 u^n - u^{n-1} + m L   (physics/acoustic.hpp), written over u^{n-1};
 //   the CPML, per axis, where a block's points reach that axis's layer (block-uniform template
 //     flags: the interior blocks run the plain sum of second derivatives and never compute a first
 //     one, and a block at an x face pays for x's memory variables alone). Loading the memory
@@ -26,7 +26,7 @@
 
 #include <cstdint>
 
-#include "core/acoustic.hpp"
+#include "physics/acoustic.hpp"
 #include "cuda/common/async_copy.cuh"
 #include "cuda/common/thread_ring.cuh"
 #include "cuda/common/vec.cuh"
