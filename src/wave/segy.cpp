@@ -502,8 +502,8 @@ int32_t centimetres(double metres, const std::string& what) {
 
 }  // namespace
 
-Grid read_model(const fs::path& path, const ReadOptions& o) {
-  const std::string where = path.string() + ": ";
+// The options' own checks, before the file is touched.
+void check_read_options(const ReadOptions& o) {
   if (!(std::isfinite(o.z_unit) && o.z_unit > 0))
     bad("the SEG-Y z unit must be finite and positive, got " + num(o.z_unit));
   if (!(std::isfinite(o.spacing) && o.spacing >= 0))
@@ -516,10 +516,23 @@ Grid read_model(const fs::path& path, const ReadOptions& o) {
         bad(std::string("the ") + flag + " byte " + std::to_string(byte) +
             " is not where a trace header field starts (the standard positions: inline 189, crossline 193)");
   }
+}
+
+// A SEG-Y file's fixed-length layout as its binary header gives it: the sample format, the
+// extended textual headers, the samples per trace, and the trace count the file's size holds.
+struct Layout {
+  int format = 0;
+  int64_t size = 0, trace0 = 0, ns = 0, traces = 0;
+  int trsize = 0;  // a trace's sample bytes
+  char bin[SEGY_BINARY_HEADER_SIZE] = {};
+};
+
+// Opens the file and reads its layout; throws naming what does not fit a readable SEG-Y file.
+File open_layout(const fs::path& path, const std::string& where, Layout& l) {
   std::error_code ec;
   if (!fs::exists(path, ec)) throw Error(ErrorKind::io, where + "no such file");
   if (fs::is_directory(path, ec)) throw Error(ErrorKind::io, where + "a directory, not a SEG-Y file");
-  const int64_t size = int64_t(fs::file_size(path, ec));
+  const int64_t size = l.size = int64_t(fs::file_size(path, ec));
   if (ec) throw Error(ErrorKind::io, where + "cannot read: " + ec.message());
   const int64_t headers = SEGY_TEXT_HEADER_SIZE + SEGY_BINARY_HEADER_SIZE;
   if (size < headers)
@@ -529,19 +542,18 @@ Grid read_model(const fs::path& path, const ReadOptions& o) {
   File file(segy_open(path.c_str(), "rb"));
   if (!file) throw Error(ErrorKind::io, where + "cannot open: " + std::strerror(errno));
   segy_file* fp = file.get();
-  char bin[SEGY_BINARY_HEADER_SIZE];
+  char* bin = l.bin;
   if (segy_binheader(fp, bin) != SEGY_OK) throw Error(ErrorKind::io, where + "cannot read the binary header");
 
-  Grid g;
-  g.format = int(bfield(bin, SEGY_BIN_FORMAT));
-  if (!readable_format(g.format)) {
-    const int swapped = ((g.format & 0xFF) << 8) | ((g.format >> 8) & 0xFF);
+  l.format = int(bfield(bin, SEGY_BIN_FORMAT));
+  if (!readable_format(l.format)) {
+    const int swapped = ((l.format & 0xFF) << 8) | ((l.format >> 8) & 0xFF);
     if (readable_format(swapped))
-      bad(where + "the sample format code (bytes 3225-3226) reads " + std::to_string(g.format) +
+      bad(where + "the sample format code (bytes 3225-3226) reads " + std::to_string(l.format) +
           ", which is " + std::to_string(swapped) +
           " byte-swapped: a little-endian file, and only big-endian SEG-Y is read");
-    const char* name = format_name(g.format);
-    bad(where + "sample format code " + std::to_string(g.format) +
+    const char* name = format_name(l.format);
+    bad(where + "sample format code " + std::to_string(l.format) +
         (name ? std::string(" (") + name + ")" : "") +
         " in the binary header (bytes 3225-3226) is not supported; supported: " + kReadableFormats);
   }
@@ -549,29 +561,38 @@ Grid read_model(const fs::path& path, const ReadOptions& o) {
   if (extended < 0)
     bad(where + "a variable number of extended textual headers (bytes 3505-3506 = " +
         std::to_string(extended) + ") is not supported: only a count of them is");
-  const int64_t trace0 = headers + int64_t(extended) * SEGY_TEXT_HEADER_SIZE;
+  const int64_t trace0 = l.trace0 = headers + int64_t(extended) * SEGY_TEXT_HEADER_SIZE;
   const std::string after = extended ? " and " + std::to_string(extended) + " extended textual headers" : "";
   if (size < trace0)
     throw Error(ErrorKind::io,
                 where + "the binary header announces " + std::to_string(extended) +
                     " extended textual headers (bytes 3505-3506) of 3200 bytes, and the file ends at byte " +
                     std::to_string(size));
-  const int64_t ns = u16(bfield(bin, SEGY_BIN_SAMPLES));
+  const int64_t ns = l.ns = u16(bfield(bin, SEGY_BIN_SAMPLES));
   if (ns == 0) bad(where + "the binary header (bytes 3221-3222) says 0 samples per trace");
-  const int trsize = segy_trsize(g.format, int(ns));
+  const int trsize = l.trsize = segy_trsize(l.format, int(ns));
   const int64_t trace_bytes = SEGY_TRACE_HEADER_SIZE + int64_t(trsize);
-  const int64_t data = size - trace0, n = data / trace_bytes, left = data % trace_bytes;
+  const int64_t data = size - trace0, n = l.traces = data / trace_bytes, left = data % trace_bytes;
   if (left != 0)
     throw Error(ErrorKind::io, where + "truncated, or not fixed-length: after the " + std::to_string(trace0) +
                                    "-byte headers" + after + ", " + std::to_string(data) + " bytes hold " +
                                    std::to_string(n) + " whole traces of 240 + " + std::to_string(trsize) +
                                    " bytes (" + std::to_string(ns) + " samples of format " +
-                                   std::to_string(g.format) + ") and " + std::to_string(left) +
+                                   std::to_string(l.format) + ") and " + std::to_string(left) +
                                    " bytes are left over");
   if (n == 0) bad(where + "the file holds no traces");
   if (n > INT_MAX) bad(where + std::to_string(n) + " traces, more than segyio numbers (2^31 - 1)");
 
-  // Every trace header, before any sample.
+  return file;
+}
+
+// Every trace header, before any sample: each trace's line numbers and CDP coordinates, checked
+// against the binary header; the sample interval they agree on into g.
+std::vector<TraceInfo> read_trace_headers(segy_file* fp, const Layout& l, const std::string& where,
+                                          const ReadOptions& o, Grid& g) {
+  const int64_t n = l.traces, ns = l.ns, trace0 = l.trace0;
+  const int trsize = l.trsize;
+  const char* bin = l.bin;
   std::vector<TraceInfo> traces(static_cast<size_t>(n));
   int64_t trace_interval = 0, interval_trace = -1;
   char header[SEGY_TRACE_HEADER_SIZE];
@@ -606,7 +627,13 @@ Grid read_model(const fs::path& path, const ReadOptions& o) {
         " in the trace headers (bytes 117-118)");
   g.sample_interval = int(bin_interval ? bin_interval : trace_interval);
 
-  // The grid: shape, each trace's place, the spacings.
+  return traces;
+}
+
+// The grid: its shape, each trace's place, the spacings from the headers and the options.
+Placement place_grid(const std::vector<TraceInfo>& traces, const Layout& l, const std::string& where,
+                     const ReadOptions& o, Grid& g) {
+  const int64_t n = l.traces, ns = l.ns;
   const Placement p = place(traces, where, o);
   g.dim = p.dim;
   g.nz = ns;
@@ -646,7 +673,13 @@ Grid read_model(const fs::path& path, const ReadOptions& o) {
              ? settle(hy, "y", "CDP coordinates (bytes 181-188) of neighbouring inlines", no_xy, where, o)
              : g.dx;
 
-  // The samples.
+  return p;
+}
+
+// The samples, each trace into its column of g.v.
+void read_samples(segy_file* fp, const Layout& l, const Placement& p, const std::string& where, Grid& g) {
+  const int64_t n = l.traces, ns = l.ns, trace0 = l.trace0;
+  const int trsize = l.trsize;
   ensure_host_memory(g.nz * g.ny * g.nx * int64_t(sizeof(float)), "the SEG-Y model");
   g.v.assign(size_t(g.nz * g.ny * g.nx), 0.f);
   std::vector<char> raw(static_cast<size_t>(trsize));
@@ -659,6 +692,18 @@ Grid read_model(const fs::path& path, const ReadOptions& o) {
     const int64_t c = p.cell[size_t(t)];
     for (int64_t k = 0; k < ns; ++k) g.v[size_t(k * g.ny * g.nx + c)] = samples[size_t(k)];
   }
+}
+
+Grid read_model(const fs::path& path, const ReadOptions& o) {
+  const std::string where = path.string() + ": ";
+  check_read_options(o);
+  Layout l;
+  File file = open_layout(path, where, l);
+  Grid g;
+  g.format = l.format;
+  const std::vector<TraceInfo> traces = read_trace_headers(file.get(), l, where, o, g);
+  const Placement p = place_grid(traces, l, where, o, g);
+  read_samples(file.get(), l, p, where, g);
   return g;
 }
 
