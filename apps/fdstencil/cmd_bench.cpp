@@ -310,8 +310,12 @@ std::vector<Job> make_jobs(const BenchOpts& o, const std::vector<Case>& cases) {
       std::fprintf(stderr, "note: backend %s has no variant of %s yet; skipped\n", o.backend.c_str(),
                    std::string(op_name(c.op)).c_str());
     for (const Variant* v : candidates) {
-      if (!wanted.empty() && !wanted.count(v->name)) continue;
-      matched_variants.insert(v->name);
+      // A name asked for, or its former name (current_variant_name): the one it matched.
+      const auto asked = std::find_if(wanted.begin(), wanted.end(), [&](const std::string& w) {
+        return current_variant_name(c.op, w) == v->name;
+      });
+      if (!wanted.empty() && asked == wanted.end()) continue;
+      matched_variants.insert(wanted.empty() ? v->name : *asked);
       add_variant_jobs(*v, p, grid, jobs, used_keys);
     }
   }

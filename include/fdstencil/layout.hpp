@@ -12,7 +12,7 @@ namespace fdstencil {
 inline constexpr int64_t kAlignBytes = 128;
 
 // Slack after the last element of a make() layout. Vector kernels read whole 16-byte vectors past
-// the last point of a line, and the bulk-copy Laplacian (k8) whole staged rows of 34 vectors
+// the last point of a line, and the bulk-copy Laplacian (bulk_ring) whole staged rows of 34 vectors
 // (544 bytes): they get room inside the allocation rather than a special case at the last line.
 inline constexpr int64_t kTailSlackBytes = 1024;
 
@@ -57,7 +57,7 @@ class Layout {
   int64_t alloc_bytes() const { return alloc_elems_ * elem_bytes_; }
   // Readable bytes after the far halo corner, and before the halo corner: kTailSlackBytes or more
   // after and the base shift before for make(), the caller's promise for strided(). Kernels whose
-  // loads run past either end need some (the bulk-copy Laplacian k8).
+  // loads run past either end need some (the bulk-copy Laplacian bulk_ring).
   int64_t head_bytes() const { return offset_ * elem_bytes_; }
   int64_t tail_bytes() const {
     return (alloc_elems_ -

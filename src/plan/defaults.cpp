@@ -134,19 +134,19 @@ constexpr Row kRows[] = {
   {Op::d2y, 1, 8, Any, Type::any, "baseline", R"({"block": "256x1x1"})"},  // none: any layout
   {Op::d2xy, 1, 8, Any, Type::any, "baseline", R"({"block": "256x1x1"})"},  // none: any layout
   {Op::d2xyz, 1, 8, Any, Type::any, "baseline", R"({"block": "256x1x1"})"},  // none: any layout
-  // laplacian7 (radius 1 only): ours, k9 (issue 13: the seismic pipelined tile at R = 1), in both
+  // laplacian7 (radius 1 only): ours, pipelined (k9 before issue 32: the seismic pipelined tile at R = 1), in both
   // types at every size class. `strips` 0 cuts a plane along y only where a chunk layer outgrows
   // half the L2, so it leaves the small and medium sizes whole. Double at nw 4 against 8 in the
   // same call: nw 4 led or tied at every size; in double two rows a thread (my 2).
-  {Op::laplacian7, 1, 1, S, Type::f32, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0})"},  // nvidia-h100: lap-k9/lap-k9-regs-float.json
-  {Op::laplacian7, 1, 1, S, Type::f64, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0, "my": 2})"},  // nvidia-h100: two-rows-a-thread/lap-my-sizes.json
-  {Op::laplacian7, 1, 1, M, Type::f32, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0})"},  // nvidia-h100: lap-k9/lap-k9-regs-float.json
-  {Op::laplacian7, 1, 1, M, Type::f64, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0, "my": 2})"},  // nvidia-h100: two-rows-a-thread/lap-my-sizes.json
-  {Op::laplacian7, 1, 1, L, Type::f32, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0})"},  // nvidia-h100: lap-k9/lap-k9-regs-float.json
-  {Op::laplacian7, 1, 1, L, Type::f64, "k9", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0, "my": 2})"},  // nvidia-h100: two-rows-a-thread/lap-my-sizes.json
+  {Op::laplacian7, 1, 1, S, Type::f32, "pipelined", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0})"},  // nvidia-h100: lap-k9/lap-k9-regs-float.json
+  {Op::laplacian7, 1, 1, S, Type::f64, "pipelined", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0, "my": 2})"},  // nvidia-h100: two-rows-a-thread/lap-my-sizes.json
+  {Op::laplacian7, 1, 1, M, Type::f32, "pipelined", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0})"},  // nvidia-h100: lap-k9/lap-k9-regs-float.json
+  {Op::laplacian7, 1, 1, M, Type::f64, "pipelined", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0, "my": 2})"},  // nvidia-h100: two-rows-a-thread/lap-my-sizes.json
+  {Op::laplacian7, 1, 1, L, Type::f32, "pipelined", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0})"},  // nvidia-h100: lap-k9/lap-k9-regs-float.json
+  {Op::laplacian7, 1, 1, L, Type::f64, "pipelined", R"({"block": "32x4x1", "nw": 4, "order": "xyz", "strips": 0, "my": 2})"},  // nvidia-h100: two-rows-a-thread/lap-my-sizes.json
   // Where the tuned choice cannot run (a grid ny that m does not divide, an unaligned layout):
-  // ours at the lap-k8/lap-nzc defaults, then the posts' k5 with m = 1, which runs on anything.
-  {Op::laplacian7, 1, 1, Any, Type::any, "k8", R"({"ty": 16, "stages": 4, "nzc": 16})"},  // none: where k9 cannot run
+  // bulk_ring at the lap-k8/lap-nzc defaults, then the posts' k5 with m = 1, which runs on anything.
+  {Op::laplacian7, 1, 1, Any, Type::any, "bulk_ring", R"({"ty": 16, "stages": 4, "nzc": 16})"},  // none: where pipelined cannot run
   {Op::laplacian7, 1, 1, Any, Type::any, "k5", R"({"block": "256x1x1", "m": 1, "lb": 256})"},  // none: runs on anything
 };
 // clang-format on

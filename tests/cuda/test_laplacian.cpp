@@ -49,8 +49,23 @@ void expect_ok(const std::string& name, Extents size, const Params& params) {
 TEST(CudaLaplacian, RegistryHoldsTheSeries) {
   std::vector<std::string> names;
   for (const Variant* v : find_variants(Op::laplacian7, "cuda")) names.push_back(v->name);
-  EXPECT_EQ(names, (std::vector<std::string>{"k1", "k2", "k3", "k4", "k5", "k6_block", "k6", "k7", "k8_shfl",
-                                             "k8", "k9"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"k1", "k2", "k3", "k4", "k5", "k6_block", "k6", "k7",
+                                             "shfl_march", "bulk_ring", "pipelined"}));
+}
+
+// Result files and tuning caches from before issue 32 name ours k8_shfl, k8 and k9: they still
+// find the kernels, and no other operator's variant is renamed.
+TEST(CudaLaplacian, FormerNamesFindTheRenamedKernels) {
+  const std::pair<const char*, const char*> renamed[] = {
+      {"k8_shfl", "shfl_march"}, {"k8", "bulk_ring"}, {"k9", "pipelined"}};
+  for (const auto& [former, current] : renamed) {
+    const Variant* v = find_variant(Op::laplacian7, "cuda", former);
+    ASSERT_NE(v, nullptr) << former;
+    EXPECT_EQ(v->name, current);
+  }
+  EXPECT_EQ(find_variant(Op::d2xyz, "cuda", "k9"), nullptr);
+  EXPECT_EQ(current_variant_name(Op::d2xyz, "k9"), "k9");
+  EXPECT_EQ(current_variant_name(Op::laplacian7, "k7"), "k7");
 }
 
 TEST(CudaLaplacian, EveryVariantDefaultsOnOddSizes) {
@@ -84,12 +99,13 @@ TEST(CudaLaplacian, ZmarchShapesAndChunks) {
   for (int ty : {4, 8, 16})
     for (int nzc : {0, 1, 3, 64})
       for (Extents size : {Extents{37, 48, 19}, Extents{3, 3, 3}, Extents{258, 21, 9}, Extents{67, 70, 33}}) {
-        expect_ok("k8_shfl", size, {{"ty", ty}, {"nzc", nzc}});
-        for (int stages : {4, 6, 8}) expect_ok("k8", size, {{"ty", ty}, {"nzc", nzc}, {"stages", stages}});
+        expect_ok("shfl_march", size, {{"ty", ty}, {"nzc", nzc}});
+        for (int stages : {4, 6, 8})
+          expect_ok("bulk_ring", size, {{"ty", ty}, {"nzc", nzc}, {"stages", stages}});
       }
 }
 
-// k9 (the seismic pipelined tile at R = 1): block shapes narrower and shorter than a vector's
+// pipelined (the seismic pipelined tile at R = 1): block shapes narrower and shorter than a vector's
 // halo, 512-thread blocks, window lengths from 1 to more planes than the grid, both launch
 // orders, on grids down to one interior point.
 TEST(CudaLaplacian, PipelinedTileShapesAndWindows) {
@@ -98,10 +114,10 @@ TEST(CudaLaplacian, PipelinedTileShapesAndWindows) {
     for (int nw : {1, 2, 4, 7, 300})
       for (Extents size : {Extents{37, 48, 19}, Extents{3, 3, 3}, Extents{258, 21, 9}, Extents{67, 70, 33}})
         for (const char* order : {"xyz", "zxy"})
-          expect_ok("k9", size, {{"block", block}, {"nw", nw}, {"order", order}});
+          expect_ok("pipelined", size, {{"block", block}, {"nw", nw}, {"order", order}});
 }
 
-// k9 in strips along y, launched in turn: strips of whole tiles and a short last one, more
+// pipelined in strips along y, launched in turn: strips of whole tiles and a short last one, more
 // strips than tile rows and than rows, and the automatic count (one strip on these small planes;
 // the benchmarks verified it at 2 to 16 strips, lap-k9-strips-*.json).
 TEST(CudaLaplacian, PipelinedTileInStrips) {
@@ -111,14 +127,15 @@ TEST(CudaLaplacian, PipelinedTileInStrips) {
       for (const char* block : {"32x4x1", "3x5x1"})
         for (Extents size : {Extents{37, 48, 19}, Extents{3, 3, 3}, Extents{67, 70, 33}})
           for (const char* order : {"xyz", "zxy"})
-            expect_ok("k9", size, {{"block", block}, {"nw", nw}, {"order", order}, {"strips", strips}});
+            expect_ok("pipelined", size,
+                      {{"block", block}, {"nw", nw}, {"order", order}, {"strips", strips}});
 }
 
-// k9 with two rows a thread (my 2): odd row counts leave threads whose second row is outside,
+// pipelined with two rows a thread (my 2): odd row counts leave threads whose second row is outside,
 // with strips and both orders; 1 x 1 blocks make tiles of two rows.
 TEST(CudaLaplacian, PipelinedTileTwoRowsAThread) {
-  const auto bad =
-      run_variant(variant("k9"), grid_problem({37, 48, 19}, DType::f32), {{"my", 3}}, verify_only(), 1.0);
+  const auto bad = run_variant(variant("pipelined"), grid_problem({37, 48, 19}, DType::f32), {{"my", 3}},
+                               verify_only(), 1.0);
   EXPECT_EQ(bad["status"], "unsupported");
   EXPECT_NE(bad["reason"].get<std::string>().find("my 3"), std::string::npos) << bad.dump();
   REQUIRE_GPU();
@@ -127,18 +144,18 @@ TEST(CudaLaplacian, PipelinedTileTwoRowsAThread) {
       for (int strips : {1, 3})
         for (Extents size : {Extents{37, 49, 19}, Extents{3, 3, 3}, Extents{67, 70, 33}})
           for (const char* order : {"xyz", "zxy"})
-            expect_ok("k9", size,
+            expect_ok("pipelined", size,
                       {{"block", block}, {"nw", nw}, {"order", order}, {"strips", strips}, {"my", 2}});
 }
 
-// The launches k9 makes, as the record reports them: one grid per strip, chunk-first under zxy.
+// The launches pipelined makes, as the record reports them: one grid per strip, chunk-first under zxy.
 // A planner that ignored `strips` or `order` would still verify, with one whole-plane grid.
 TEST(CudaLaplacian, PipelinedTileLaunchesOneGridPerStrip) {
   REQUIRE_GPU();
   // Interior 65 x 68 x 31; 32 x 4 blocks of 4-float vectors: 1 x tile, 17 tile rows, nw 4: 8 chunks.
   const auto grids = [](const Params& params) {
     const auto rec =
-        run_variant(variant("k9"), grid_problem({67, 70, 33}, DType::f32), params, verify_only(), 1.0);
+        run_variant(variant("pipelined"), grid_problem({67, 70, 33}, DType::f32), params, verify_only(), 1.0);
     EXPECT_EQ(rec["status"], "verified") << rec.dump();
     const nlohmann::json g = rec.value("grid", nlohmann::json());
     return g.is_array() ? g : nlohmann::json::array({g});
@@ -161,12 +178,12 @@ TEST(CudaLaplacian, PipelinedTileLaunchesOneGridPerStrip) {
 }
 
 TEST(CudaLaplacian, PipelinedTileNamesABadOrderOrStripCount) {
-  const auto rec = run_variant(variant("k9"), grid_problem({37, 48, 19}, DType::f32), {{"order", "yxz"}},
-                               verify_only(), 1.0);
+  const auto rec = run_variant(variant("pipelined"), grid_problem({37, 48, 19}, DType::f32),
+                               {{"order", "yxz"}}, verify_only(), 1.0);
   EXPECT_EQ(rec["status"], "unsupported");
   EXPECT_NE(rec["reason"].get<std::string>().find("order 'yxz'"), std::string::npos) << rec.dump();
-  const auto rec2 = run_variant(variant("k9"), grid_problem({37, 48, 19}, DType::f32), {{"strips", -1}},
-                                verify_only(), 1.0);
+  const auto rec2 = run_variant(variant("pipelined"), grid_problem({37, 48, 19}, DType::f32),
+                                {{"strips", -1}}, verify_only(), 1.0);
   EXPECT_EQ(rec2["status"], "unsupported");
   EXPECT_NE(rec2["reason"].get<std::string>().find("strips -1"), std::string::npos) << rec2.dump();
 }
@@ -185,7 +202,7 @@ TEST(CudaLaplacian, UnsupportedShapesSayWhy) {
 
 // Host-side checks of the registry: no GPU needed, so CI runs them.
 TEST(CudaLaplacian, VectorKernelsRefuseTheUnalignedLayout) {
-  for (const std::string name : {"k8", "k8_shfl", "k9"}) {
+  for (const std::string name : {"bulk_ring", "shfl_march", "pipelined"}) {
     const Problem p = grid_problem({66, 48, 19}, DType::f32, 1);
     const auto rec = run_variant(variant(name), p, Params::object(), verify_only(), 1.0);
     EXPECT_EQ(rec["status"], "unsupported") << name;
@@ -196,7 +213,7 @@ TEST(CudaLaplacian, VectorKernelsRefuseTheUnalignedLayout) {
 TEST(CudaLaplacian, WrongTypedParameterIsAClearError) {
   EXPECT_THROW(merge_params(variant("k2"), {{"m", "abc"}}), Error);
   EXPECT_THROW(merge_params(variant("k1"), {{"block", 256}}), Error);
-  EXPECT_THROW(merge_params(variant("k8"), {{"ty", "abc"}}), Error);
+  EXPECT_THROW(merge_params(variant("bulk_ring"), {{"ty", "abc"}}), Error);
   try {
     merge_params(variant("k2"), {{"m", "abc"}});
   } catch (const Error& e) {
@@ -213,21 +230,23 @@ TEST(CudaLaplacian, BlockBeyondTheDeviceLimitsIsUnsupported) {
   }
 }
 
-// k8 stages rows from one vector left of the tile: it needs 16 - sizeof(T) readable bytes before
+// bulk_ring stages rows from one vector left of the tile: it needs 16 - sizeof(T) readable bytes before
 // the halo corner, and 1 KiB after the last point; a view without them is refused by name.
 TEST(CudaLaplacian, BulkCopyNeedsReadableBytesAroundTheField) {
   const Extents n{62, 46, 17};
   const int64_t line = 64, slice = line * 48;  // 16-byte aligned strides
   const Stencil s{Op::laplacian7, 1, {}};
   const auto why = [&](int64_t tail, int64_t head) {
-    return variant("k8").cannot_run({s, Layout::strided(n, 1, 4, line, slice, 16, tail, head)},
-                                    merge_params(variant("k8"), Params::object()));
+    return variant("bulk_ring")
+        .cannot_run({s, Layout::strided(n, 1, 4, line, slice, 16, tail, head)},
+                    merge_params(variant("bulk_ring"), Params::object()));
   };
   EXPECT_NE(why(256, 0).find("before the field's halo corner"), std::string::npos) << why(256, 0);
   EXPECT_NE(why(0, 4).find("past the field's last point"), std::string::npos) << why(0, 4);
   EXPECT_EQ(why(256, 3), "");
-  // k8_shfl reads nothing before the halo corner.
-  EXPECT_EQ(variant("k8_shfl").cannot_run({s, Layout::strided(n, 1, 4, line, slice, 16, 256, 0)},
-                                          merge_params(variant("k8_shfl"), Params::object())),
+  // shfl_march reads nothing before the halo corner.
+  EXPECT_EQ(variant("shfl_march")
+                .cannot_run({s, Layout::strided(n, 1, 4, line, slice, 16, 256, 0)},
+                            merge_params(variant("shfl_march"), Params::object())),
             "");
 }

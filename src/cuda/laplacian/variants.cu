@@ -9,8 +9,8 @@
 #include "cuda/laplacian/k1_baseline.cuh"
 #include "cuda/laplacian/k2_tiling.cuh"
 #include "cuda/laplacian/k3_to_k7.cuh"
-#include "cuda/laplacian/k8_bulk.cuh"
-#include "cuda/laplacian/k8_zmarch.cuh"
+#include "cuda/laplacian/bulk_ring.cuh"
+#include "cuda/laplacian/shfl_march.cuh"
 #include "cuda/laplacian/variants.hpp"
 #include "cuda/seismic/launch.hpp"
 #include "cuda/seismic/strips.hpp"
@@ -190,9 +190,9 @@ std::string seed_cannot_run(const std::string& name, const Problem& p, const Par
 template <class T, int TY>
 const void* bulk_kernel(int stages) {
   switch (stages) {
-    case 4: return reinterpret_cast<const void*>(k8_bulk<T, TY, 4>);
-    case 6: return reinterpret_cast<const void*>(k8_bulk<T, TY, 6>);
-    case 8: return reinterpret_cast<const void*>(k8_bulk<T, TY, 8>);
+    case 4: return reinterpret_cast<const void*>(bulk_ring<T, TY, 4>);
+    case 6: return reinterpret_cast<const void*>(bulk_ring<T, TY, 6>);
+    case 8: return reinterpret_cast<const void*>(bulk_ring<T, TY, 8>);
   }
   return nullptr;
 }
@@ -200,9 +200,9 @@ const void* bulk_kernel(int stages) {
 template <class T>
 const void* zmarch_kernel(bool bulk, int ty, int stages) {
   if (!bulk)
-    return ty == 4   ? reinterpret_cast<const void*>(k8_zmarch<T, 4>)
-           : ty == 8 ? reinterpret_cast<const void*>(k8_zmarch<T, 8>)
-                     : reinterpret_cast<const void*>(k8_zmarch<T, 16>);
+    return ty == 4   ? reinterpret_cast<const void*>(shfl_march<T, 4>)
+           : ty == 8 ? reinterpret_cast<const void*>(shfl_march<T, 8>)
+                     : reinterpret_cast<const void*>(shfl_march<T, 16>);
   return ty == 4   ? bulk_kernel<T, 4>(stages)
          : ty == 8 ? bulk_kernel<T, 8>(stages)
                    : bulk_kernel<T, 16>(stages);
@@ -298,7 +298,7 @@ std::string zmarch_cannot_run(const Problem& p, const Params& params, bool bulk)
     return "reads up to " + std::to_string(kTailSlackBytes) +
            " bytes past the field's last point, and this layout has " +
            std::to_string(p.layout.tail_bytes()) + " readable there";
-  // k8's staged rows start one vector left of the tile: the first reaches 16 - sizeof(T) bytes
+  // bulk_ring's staged rows start one vector left of the tile: the first reaches 16 - sizeof(T) bytes
   // before the halo corner.
   const int64_t head = 16 - p.layout.elem_bytes();
   if (bulk && p.layout.head_bytes() < head)
@@ -318,7 +318,7 @@ std::string zmarch_cannot_run(const Problem& p, const Params& params, bool bulk)
 // flight a thread, which double needs to come near the copy bandwidth (d2xyz R = 1, 512^3:
 // two-rows-a-thread/seis-my1.json).
 template <class T>
-std::vector<seismic::Launch> plan_k9(const Problem& p, const Params& params) {
+std::vector<seismic::Launch> plan_pipelined_laplacian(const Problem& p, const Params& params) {
   constexpr int V = kVec16<T>;
   Block b;
   parse_block(params, b);
@@ -326,14 +326,14 @@ std::vector<seismic::Launch> plan_k9(const Problem& p, const Params& params) {
   seismic::Launch l;
   l.kernel = my == 2   ? reinterpret_cast<const void*>(seismic::xyz_pipelined_rows<T, 1, V, 0, 0, 2>)
              : my == 1 ? reinterpret_cast<const void*>(seismic::xyz_pipelined<T, 1, V>)
-                       : nullptr;  // refused by k9_cannot_run
+                       : nullptr;  // refused by pipelined_laplacian_cannot_run
   l.block = dim3(b.x, b.y, 1);
   seismic::parse_nw(params, l.nw);
   l.smem = 2 * seismic::tile_bytes(b.x, my * b.y, 1, int(sizeof(T)));  // double-buffered
-  return seismic::strip_launches(p, params, l, V, seismic::kK9L2Share, my);
+  return seismic::strip_launches(p, params, l, V, seismic::kLaplacianL2Share, my);
 }
 
-std::string k9_cannot_run(const Problem& p, const Params& params) {
+std::string pipelined_laplacian_cannot_run(const Problem& p, const Params& params) {
   Block b;
   std::string why = seismic::common_cannot_run(p, params, true, int(16 / dtype_bytes(p.dtype())), b,
                                                seismic::kMarchThreads);
@@ -354,8 +354,8 @@ Variant make(const std::string& name, const std::string& summary, Params default
   v.summary = summary;
   v.defaults = std::move(defaults);
   v.space = std::move(space);
-  if (name == "k8" || name == "k8_shfl") {
-    const bool bulk = name == "k8";
+  if (name == "bulk_ring" || name == "shfl_march") {
+    const bool bulk = name == "bulk_ring";
     v.cannot_run = [bulk](const Problem& p, const Params& q) { return zmarch_cannot_run(p, q, bulk); };
     v.prepare = [bulk](const Problem& p, const Params& q) -> std::unique_ptr<Launcher> {
       if (p.dtype() == DType::f32) return std::make_unique<ZmarchLauncher<float>>(p, q, bulk);
@@ -363,12 +363,12 @@ Variant make(const std::string& name, const std::string& summary, Params default
     };
     return v;
   }
-  if (name == "k9") {
-    v.cannot_run = k9_cannot_run;
+  if (name == "pipelined") {
+    v.cannot_run = pipelined_laplacian_cannot_run;
     v.prepare = [](const Problem& p, const Params& q) -> std::unique_ptr<Launcher> {
       if (p.dtype() == DType::f32)
-        return std::make_unique<seismic::SeismicLauncher<float>>(p, q, plan_k9<float>);
-      return std::make_unique<seismic::SeismicLauncher<double>>(p, q, plan_k9<double>);
+        return std::make_unique<seismic::SeismicLauncher<float>>(p, q, plan_pipelined_laplacian<float>);
+      return std::make_unique<seismic::SeismicLauncher<double>>(p, q, plan_pipelined_laplacian<double>);
     };
     return v;
   }
@@ -409,18 +409,22 @@ std::vector<Variant> laplacian_variants() {
       make("k7", "part 4 option 2: k5 over y-subdomains launched in turn, count from the L2 size",
            {{"block", "256x1x1"}, {"m", 8}, {"lb", 256}, {"subdomains", 0}},
            {{"block", blocks}, {"m", ms}, {"subdomains", {0, 2, 4, 8}}}),
-      make("k8_shfl", "ours, first: z-march, register queue, 16-byte vectors, shuffles for x, smem for y",
+      make("shfl_march",
+           "ours, first (was k8_shfl): z-march, register queue, 16-byte vectors, x shuffles, y smem",
            {{"ty", 4}, {"nzc", 0}}, {{"ty", {4, 8, 16}}, {"nzc", {0, 16, 32, 64}}}),
       // ty 16 / stages 4: taller tiles read fewer halo rows, and more stages did not help (the
       // H200's lap-k8 sweep); nzc 16 was the best or near it in every case of the lap-nzc sweep,
       // where long marches fell behind (docs/laplacian.md).
-      make("k8", "ours: z-march fed by bulk async copies (cp.async.bulk) into an S-plane smem ring",
+      make("bulk_ring",
+           "ours (was k8): z-march fed by bulk async copies (cp.async.bulk) into an S-plane smem ring",
            {{"ty", 16}, {"stages", 4}, {"nzc", 16}},
            {{"ty", {4, 8, 16}}, {"stages", {4, 6, 8}}, {"nzc", {0, 8, 16, 32, 64}}}),
       // 32 x 4, nw 4: the best or near it in float at 512^3 and 1024^3 and in double at 512^3
       // (H100, lap-k9/lap-k9-tune.json); double at 1024^3 needs the strips of strips 0, whose
       // layers stay in L2 (lap-k9-strips-cube.json).
-      make("k9", "ours: the seismic pipelined one-pass tile at R = 1 (xy tile by cp.async, z register queue)",
+      make("pipelined",
+           "ours (was k9): the seismic pipelined one-pass tile at R = 1 (xy tile by cp.async, z register "
+           "queue)",
            {{"block", "32x4x1"}, {"nw", 4}, {"order", "xyz"}, {"strips", 0}, {"my", 1}},
            // The tuner's space: the two shapes and four lengths that came within a few points of the
            // best in lap-k9-tune and -tune2, both orders (zxy lost 9-22 points at 1024^3 but won on

@@ -1,4 +1,4 @@
-// The Laplacian series (kernels 1-7 of the posts, and ours, k8) as registry entries.
+// The Laplacian series (kernels 1-7 of the posts, and ours: shfl_march, bulk_ring) as registry entries.
 #pragma once
 
 #include <vector>

@@ -1,12 +1,12 @@
 // The z-marching tile kernels' launch orders and y-strips (issue 13): the `order` and `strips`
-// parameters of the pipelined one-pass tile, as Laplacian k9 and d2xyz `pipelined` run it.
+// parameters of the pipelined one-pass tile, as the Laplacian's and d2xyz's `pipelined` run it.
 //
 // In the plain order every tile of one chunk layer (nw planes and their 2R seam planes) runs
 // before the next layer, whose seam planes are then read again: from L2 while the layer fits
 // in it, from DRAM beyond (H100, Laplacian at R = 1, lap-k9-planes: float at nw 4 fell steeply
 // between 4 MB and 8 MB planes). `strips` launches the plane as that many strips
 // along y, one after the other, so a layer is a strip's rows only; 0 picks enough strips that a
-// layer fits in a share of the L2 the caller names (kK9L2Share, kPipelinedL2Share: each the
+// layer fits in a share of the L2 the caller names (kLaplacianL2Share, kPipelinedL2Share: each the
 // share its kernel measured best). `order` zxy launches the chunks of one column together
 // instead (Args::z_first), which keeps seams in L2 at any plane size but spreads a layer's
 // tiles in time.
@@ -23,9 +23,9 @@
 namespace fdstencil::cuda::seismic {
 
 // The automatic strip count keeps a chunk layer within 1 / share of the L2.
-// Laplacian k9 (R = 1): a half. lap-k9-strips: float 1024^3 (a 24 MB layer) lost nothing as one
+// The Laplacian's pipelined (R = 1): a half. lap-k9-strips: float 1024^3 (a 24 MB layer) lost nothing as one
 // strip, and double gained much in 2 strips over the whole plane.
-inline constexpr int kK9L2Share = 2;
+inline constexpr int kLaplacianL2Share = 2;
 // d2xyz pipelined (R = 2, 3): a quarter. seis-pipe4-1024 (16 x 8, nw 6, 1024^3, 2, 4 and 8
 // strips): 4 led at R = 2 and was within noise of 8 at R = 3.
 inline constexpr int kPipelinedL2Share = 4;

@@ -263,7 +263,7 @@ std::vector<Variant> fused_variants() {
   const Params march_space = {{"block", {"16x16x1", "32x8x1", "8x32x1", "16x32x1", "8x16x1"}},
                               {"nw", {4, 8, 16, 32}}};
   // pipelined: blocks of 128 threads (seis-pipe3: 16 x 8 and 8 x 16 at nw 6-8 led at R = 2 and
-  // 3), k9's short wide ones, the tall one of R = 8, strips whole or auto, the register cap
+  // 3), the Laplacian pipelined's short wide ones, the tall one of R = 8, strips whole or auto, the register cap
   // (without zq R = 3 only; other radii refuse it without a launch), the z queue in shared memory
   // (zq: it led at R = 4, pipelined-z-queue-smem/seis-zq.json), and two rows a thread (my 2: it
   // led at R = 1 in double, two-rows-a-thread/seis-my1.json; refused above R = 4).

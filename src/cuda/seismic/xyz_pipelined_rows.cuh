@@ -8,7 +8,7 @@
 // one lane per column (cuda/common/thread_ring.cuh). `Blocks` and `ZQ` as in xyz_pipelined.cuh.
 // A kernel of its own rather than an MY parameter of xyz_pipelined: written that way, MY = 1
 // compiled to different register counts (float R = 1: 46 against 40), and xyz_pipelined's
-// instances are the measured defaults of d2xyz and Laplacian k9.
+// instances are the measured defaults of d2xyz and the Laplacian's pipelined.
 #pragma once
 
 #include "cuda/common/async_copy.cuh"

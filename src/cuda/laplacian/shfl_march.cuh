@@ -1,5 +1,5 @@
-// Kernel 8, first version (registry name k8_shfl; k8 itself is k8_bulk.cuh, which also uses the
-// helpers and argument block defined here): march along z with a register queue. A block owns a tile of
+// shfl_march (ours, first; k8_shfl before issue 32): march along z with a register queue.
+// bulk_ring.cuh uses the helpers and the argument block defined here. A block owns a tile of
 // 32 * W x TY interior points of the xy-plane (W = 16 bytes / sizeof(T): one float4 or double2
 // per thread) and walks `nzc` consecutive planes. Each input value is loaded from global memory
 // once per block (plus a one-point ring around the tile and two seam planes per z-chunk):
@@ -62,7 +62,7 @@ struct ZmarchArgs {
 };
 
 template <class T, int TY>
-__global__ void __launch_bounds__(32 * TY) k8_zmarch(ZmarchArgs<T> a) {
+__global__ void __launch_bounds__(32 * TY) shfl_march(ZmarchArgs<T> a) {
   using Vec = typename Vec16<T>::type;
   constexpr int W = 16 / sizeof(T);
   constexpr int TXP = 32 * W;

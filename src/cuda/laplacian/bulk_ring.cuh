@@ -1,4 +1,4 @@
-// Kernel 8 (ours): a z-march fed by Hopper's bulk copy engine. A block owns a tile of 32 W x TY
+// bulk_ring (ours; k8 before issue 32): a z-march fed by Hopper's bulk copy engine. A block owns a tile of 32 W x TY
 // interior points (W = 16 bytes / sizeof(T)) and walks `nzc` planes. Each plane's tile, with a
 // one-row ring above and below and one 16-byte vector left and right, arrives in shared memory as
 // TY + 2 row copies (cp.async.bulk, 34 vectors each) on one mbarrier. The ring holds S planes:
@@ -11,7 +11,7 @@
 #include <cuda_runtime.h>
 
 #include "cuda/common/bulk_copy.cuh"
-#include "cuda/laplacian/k8_zmarch.cuh"
+#include "cuda/laplacian/shfl_march.cuh"
 
 namespace fdstencil::cuda::laplacian {
 
@@ -27,7 +27,7 @@ struct BulkTile {
 };
 
 template <class T, int TY, int S>
-__global__ void __launch_bounds__(32 * TY) k8_bulk(ZmarchArgs<T> a) {
+__global__ void __launch_bounds__(32 * TY) bulk_ring(ZmarchArgs<T> a) {
   static_assert(S >= 4, "z-1, z, z+1 and at least one plane in flight");
   using Vec = typename Vec16<T>::type;
   using Tile = BulkTile<T, TY>;
@@ -36,7 +36,7 @@ __global__ void __launch_bounds__(32 * TY) k8_bulk(ZmarchArgs<T> a) {
   T* stages = reinterpret_cast<T*>(smem);
   uint64_t* bars = reinterpret_cast<uint64_t*>(smem + S * STAGE * sizeof(T));
 
-  // Block order x-tile, then y-tile, then z-chunk (see k8_zmarch.cuh).
+  // Block order x-tile, then y-tile, then z-chunk (see shfl_march.cuh).
   const int lane = threadIdx.x, ty = threadIdx.y;
   const int x0 = (blockIdx.x % a.tiles_x) * Tile::TXP;
   const int j0 = (blockIdx.x / a.tiles_x % a.tiles_y) * TY;
