@@ -163,7 +163,7 @@ def snapshot_inputs(args):
     if os.path.isdir(args.file):
         run_dir = args.file
         summary = wave_files.read_summary(run_dir)
-        path, step = wave_files.run_snapshot(run_dir, args.step)
+        path, step = wave_files.run_snapshot(run_dir, args.step, summary)
     else:
         if args.step is not None:
             raise InputError(f"--step {args.step} picks snapshot_N in a run folder; {args.file} is one snapshot "

@@ -302,12 +302,21 @@ def snapshot_step(name):
     return int(m.group(1)) if m else None
 
 
-def run_snapshot(run_dir, step):
-    """(path, step) of snapshot_<step>.npy in run_dir; the last one when step is None."""
-    steps = sorted(s for s in (snapshot_step(n) for n in os.listdir(run_dir)) if s is not None)
+def run_snapshot(run_dir, step, summary=None):
+    """(path, step) of snapshot_<step>.npy in run_dir; the last one when step is None. With the
+    run's summary, only the snapshots it lists among its outputs are the run's: a file of another
+    run left in the folder is refused, never drawn."""
+    found = sorted(s for s in (snapshot_step(n) for n in os.listdir(run_dir)) if s is not None)
+    listed = set(summary["outputs"]) if summary and "outputs" in summary else None
+    steps = [s for s in found if listed is None or f"snapshot_{s:06d}.npy" in listed]
+    others = sorted(set(found) - set(steps))
+    if step is not None and step in others:
+        raise InputError(f"--step {step}: {run_dir}/snapshot_{step:06d}.npy is not among the outputs its summary.json "
+                         f"lists: it is another run's")
     if not steps:
-        raise InputError(f"{run_dir}: holds no snapshot_<step>.npy (run fdstencil wave with --snapshot-every N or "
-                         f"--snapshot-steps A,B)")
+        stray = f" (snapshot_{others[0]:06d}.npy is another run's: its summary.json does not list it)" if others else ""
+        raise InputError(f"{run_dir}: holds no snapshot_<step>.npy of its run{stray} (run fdstencil wave with "
+                         f"--snapshot-every N or --snapshot-steps A,B)")
     if step is None:
         step = steps[-1]
     elif step not in steps:

@@ -181,19 +181,33 @@ int interrupted_exit(const wave::Result& r, const fs::path& checkpoint, const st
   return interrupted_status();
 }
 
-// --resume needs a checkpoint to resume from.
+// --resume needs a checkpoint to resume from. A temporary one a stopped run never renamed (a
+// second signal during its write) is named: it may be whole, and load_checkpoint refuses a damaged
+// one.
 void check_resumable(const Setup& s) {
   std::error_code ec;
-  if (s.resume && !fs::exists(s.out_dir / kCheckpointFile, ec))
-    throw Error(ErrorKind::invalid_argument, "--resume: there is no checkpoint in " + s.out_dir.string() +
-                                                 " (" + kCheckpointFile +
-                                                 "): run without --resume to start from step 0");
+  if (!s.resume || fs::exists(s.out_dir / kCheckpointFile, ec)) return;
+  std::string temporaries;
+  for (const std::string& name : earlier_outputs(s.out_dir))
+    if (name.rfind(std::string(kCheckpointFile) + ".tmp.", 0) == 0)
+      temporaries += (temporaries.empty() ? "" : ", ") + name;
+  const std::string none =
+      "--resume: there is no " + std::string(kCheckpointFile) + " in " + s.out_dir.string();
+  if (!temporaries.empty())
+    throw Error(
+        ErrorKind::invalid_argument,
+        none + ", only the temporary checkpoint a stopped run did not finish writing (" + temporaries +
+            "). If that run was stopped while writing it, it may be whole: rename it to " + kCheckpointFile +
+            " to resume from it (a damaged one is refused), or run with --overwrite "
+            "to start over");
+  throw Error(ErrorKind::invalid_argument, none + ": run without --resume to start from step 0");
 }
 
 int run_single(const Flags& flags, const std::string& command) {
   Setup s = prepare(flags);
   const fs::path checkpoint = s.out_dir / kCheckpointFile;
   check_resumable(s);
+  claim_output(s);
   OutputDir dir(s.out_dir);
   InterruptGuard interrupts;
   ShotRun run = run_shot(s, command, RunControl{});
@@ -232,6 +246,11 @@ std::unique_ptr<wave::Checkpoint> load_resume(const Setup& s) {
 
 ShotRun run_shot(Setup& s, const std::string& command, const RunControl& control) {
   const std::vector<float> analytic = control.prechecked ? *control.prechecked : shot_prechecks(s);
+  // Every check has passed, the solver's own too: the earlier run's outputs go (--overwrite).
+  if (s.overwrite) {
+    wave::check(s.model(), s.options);
+    clear_earlier_outputs(s);
+  }
   const fs::path checkpoint = s.out_dir / kCheckpointFile;
   // Temporaries of checkpoints a killed process never renamed: state-sized, and nobody's now.
   {
@@ -435,6 +454,7 @@ int run_split(const Flags& flags, const std::string& command, int ranks) {
     if (s->write_final) s->options.split_final_file = s->out_dir / "final.npy";
     if (rank == 0) {
       check_resumable(*s);
+      claim_output(*s);
       dir.emplace(s->out_dir);
       analytic = shot_prechecks(*s);
     }
@@ -635,6 +655,9 @@ void add_outputs_options(CLI::App* cmd, Flags* f) {
       "microseconds: without --record-dt, the run's dt rounded down to one");
   g.option("--shot-id", f->shot_id, "N",
            "The shot's number: FieldRecord in shot.sgy's trace headers, shot_id in shot.json " + d + "1)");
+  g.flag("--overwrite", f->overwrite,
+         "Replace the outputs of an earlier run in --output (its record, fields, snapshots, summary and "
+         "checkpoint), removed once every check has passed; without it such a folder is refused");
   g.flag("--no-final", f->no_final, "Do not write final.npy, the wavefield after the last step");
   g.option("--snapshot-every", f->snapshot_every, "N",
            "A snapshot of u after every N steps: N, 2N, ... up to nt");

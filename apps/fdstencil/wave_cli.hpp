@@ -60,6 +60,7 @@ struct Flags {
   // Checkpoints and surveys.
   std::string checkpoint_every;
   bool resume = false;
+  bool overwrite = false;  // --overwrite: replace an earlier run's outputs in --output
   std::string survey, batch;
 };
 
@@ -108,6 +109,7 @@ struct Setup {
   bool write_segy = false;  // shot.sgy (--segy): record_dt is then a whole number of microseconds
   int shot_id = 1;          // the shot's number: FieldRecord in shot.sgy, shot_id in shot.json
   bool resume = false;      // --resume: continue from out_dir's checkpoint
+  bool overwrite = false;   // --overwrite: an earlier run's outputs in out_dir are removed first
 };
 
 // Parses and checks every flag and input file; throws Error (an input error, exit code 2) naming
@@ -164,6 +166,18 @@ std::unique_ptr<wave::Checkpoint> load_resume(const Setup& s);
 // every output. A signal stops it at a step boundary with a checkpoint and nothing else written.
 // In a run across ranks (s.options.comm), rank 0 runs this and the others wave::run alone.
 ShotRun run_shot(Setup& s, const std::string& command, const RunControl& control);
+
+// --- output_claim.cpp ----------------------------------------------------------------------------
+// An output folder belongs to one run. The files in `dir` a wave run or a survey writes (its
+// record, fields, summary, snapshots, checkpoint and its temporaries, a survey's manifest and
+// shot folders), sorted; nothing else there is a run's.
+std::vector<std::string> earlier_outputs(const std::filesystem::path& dir);
+// Refuses (Error invalid_argument, naming the files) a run into a folder holding an earlier run's
+// outputs, unless it resumes that run or was given --overwrite; a checkpoint among them says how
+// to resume or start over.
+void claim_output(const Setup& s);
+// With --overwrite, removes the earlier run's outputs: called once every check has passed.
+void clear_earlier_outputs(const Setup& s);
 
 // --- wave_survey.cpp ----------------------------------------------------------------------------
 // A survey across the ranks an MPI launcher started: each rank takes the next unfinished shot

@@ -727,7 +727,10 @@ Setup prepare(const Flags& f, const ModelInput* given) {
   s.compare_analytic = f.compare_analytic;
   if (s.compare_analytic) check_analytic(f, s);
   if (!f.checkpoint_every.empty()) o.checkpoint_every = integer(f.checkpoint_every, "--checkpoint-every", 1);
+  if (f.resume && f.overwrite)
+    bad("--resume continues the run in --output and --overwrite replaces it: give one of them");
   s.resume = f.resume;
+  s.overwrite = f.overwrite;
   s.write_final = !f.no_final;
   s.options.final_field = s.write_final;
   s.quiet = f.quiet;

@@ -267,6 +267,9 @@ struct Plan {
 
 Plan plan_survey(const Flags& flags) {
   if (flags.output.empty()) bad("--output DIR is required: the survey's shots go into DIR/shot_<id>");
+  if (flags.overwrite)
+    bad("--overwrite replaces one run's outputs, and a survey's re-run keeps its finished shots and runs the "
+        "rest: to start a survey over, give it a new --output");
   Plan p;
   p.batch = parse_batch(flags);
   p.shots = read_survey(flags);

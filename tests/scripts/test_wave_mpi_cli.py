@@ -301,6 +301,19 @@ class SplitRunRefusals(unittest.TestCase):
             self.assertIn("not an fdstencil checkpoint", r.stderr)
             self.assertEqual(os.listdir(out), ["checkpoint.ckpt"], "a refused run wrote something")
 
+    def test_a_folder_of_another_run(self):
+        # An output folder belongs to one run (issue 33): rank 0 finds the earlier run's files,
+        # every rank stops with its message, and the earlier files stay as they were.
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "out")
+            a = run([*PLANE, "--backend", "cpu", "--output", out])
+            self.assertEqual(a.returncode, 0, a.stderr)
+            before = sorted(os.listdir(out))
+            r = run([*PLANE, "--backend", "cpu", "--output", out], ranks=2)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn("holds the outputs of an earlier run", r.stderr)
+            self.assertEqual(sorted(os.listdir(out)), before)
+
     def test_a_bad_survey_shot(self):
         # Shot 3's source lies outside the model: every rank checks every shot before any runs.
         with tempfile.TemporaryDirectory() as tmp:

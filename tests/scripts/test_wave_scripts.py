@@ -656,6 +656,20 @@ class PlotSnapshotOverModelTest(PlotCase):
         summary["model"] = {"kind": "constant", "shape": [2, 3, 4], "velocity": 1800.0}
         np.testing.assert_array_equal(wave_files.run_model(self.d, summary), np.full((2, 3, 4), 1800.0))
 
+    def test_a_snapshot_the_summary_does_not_list_is_another_runs(self):
+        # A folder of two runs (before issue 33 a run could be written over another's): the
+        # summary lists step 10's snapshot, and step 20's file is the earlier run's.
+        run = self.layered_run(steps=(10, 20))
+        summary = wave_files.read_summary(run)
+        summary["outputs"] = ["snapshot_000010.npy", "summary.json"]
+        self.assertEqual(wave_files.run_snapshot(run, None, summary)[1], 10)
+        with self.assertRaisesRegex(wave_files.InputError, "snapshot_000020.npy is not among the outputs"):
+            wave_files.run_snapshot(run, 20, summary)
+        summary["outputs"] = ["summary.json"]
+        with self.assertRaisesRegex(wave_files.InputError, "another run's"):
+            wave_files.run_snapshot(run, None, summary)
+        self.assertEqual(wave_files.run_snapshot(run, None, None)[1], 20)  # no summary: an interrupted run
+
     def test_the_snapshot_slice_is_read_from_the_command(self):
         for command, want in (("fdstencil wave --snapshot-every 5 --snapshot-slice y=4 --output r", ("y", 4)),
                               ("fdstencil wave --snapshot-slice=x=12 -o 'a b'", ("x", 12)),

@@ -1,0 +1,80 @@
+// An output folder belongs to one run (issue 33): a run into a folder that holds another run's
+// outputs, or its checkpoint, refuses unless it resumes that run (--resume) or replaces it
+// (--overwrite), so that no record, snapshot or checkpoint of one run sits beside another's.
+#include <algorithm>
+#include <filesystem>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "fdstencil/error.hpp"
+#include "wave_cli.hpp"
+
+namespace fdstencil::cli::wave_cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The names a wave run (or a survey, whose manifest and shot folders a single run would mix with)
+// writes into its folder; nothing else in the folder is a run's, and nothing else is touched.
+bool run_output(const std::string& name) {
+  static const char* const kFixed[] = {"shot.npy",    "shot.json",    "shot.sgy",
+                                       "final.npy",   "analytic.npy", "summary.json",
+                                       "survey.json", "done.json",    kCheckpointFile};
+  if (std::find(std::begin(kFixed), std::end(kFixed), name) != std::end(kFixed)) return true;
+  const auto starts = [&](const std::string& prefix) { return name.rfind(prefix, 0) == 0; };
+  return (starts("snapshot_") && name.size() > 4 && name.substr(name.size() - 4) == ".npy") ||
+         starts(std::string(kCheckpointFile) + ".tmp.") || starts("shot_");
+}
+
+[[noreturn]] void bad(const std::string& what) { throw Error(ErrorKind::invalid_argument, what); }
+
+bool is_checkpoint(const std::string& name) { return name.rfind(kCheckpointFile, 0) == 0; }
+
+// Up to four names, then how many more.
+std::string listed(const std::vector<std::string>& names) {
+  std::string text;
+  for (size_t i = 0; i < names.size() && i < 4; ++i) text += (i ? ", " : "") + names[i];
+  if (names.size() > 4) text += " and " + std::to_string(names.size() - 4) + " more";
+  return text;
+}
+
+}  // namespace
+
+std::vector<std::string> earlier_outputs(const fs::path& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (run_output(e.path().filename().string())) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+void claim_output(const Setup& s) {
+  if (s.resume) return;  // the run it resumes wrote them: its files are this run's
+  const std::vector<std::string> found = earlier_outputs(s.out_dir);
+  if (found.empty() || s.overwrite) return;
+  std::vector<std::string> checkpoints;
+  std::copy_if(found.begin(), found.end(), std::back_inserter(checkpoints), is_checkpoint);
+  const std::string dir = "--output " + s.out_dir.string();
+  if (!checkpoints.empty())
+    bad(dir + " holds the checkpoint of an earlier run (" + listed(checkpoints) +
+        "): add --resume to continue that run, or --overwrite to start over, which removes it and the "
+        "run's other outputs");
+  bad(dir + " holds the outputs of an earlier run (" + listed(found) +
+      "): a run writes into a folder of its own. Use another --output, or --overwrite to replace them");
+}
+
+void clear_earlier_outputs(const Setup& s) {
+  if (!s.overwrite) return;
+  for (const std::string& name : earlier_outputs(s.out_dir)) {
+    std::error_code ec;
+    fs::remove_all(s.out_dir / name, ec);
+    if (ec)
+      throw Error(ErrorKind::io,
+                  "--overwrite: cannot remove " + (s.out_dir / name).string() + ": " + ec.message());
+  }
+}
+
+}  // namespace fdstencil::cli::wave_cli
