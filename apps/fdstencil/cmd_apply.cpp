@@ -66,7 +66,8 @@ void apply_typed(const Stencil& s, const NpyArray& a, const ApplyOpts& o) {
 Action add_apply(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "apply",
-      "Apply an operator to a .npy field (float32/float64, C order, shape (nz, ny, nx) including the halo) "
+      "Apply an operator to a .npy field (float32/float64, either byte order, C or Fortran order, shape (nz, "
+      "ny, nx) including the halo) "
       "and write a .npy of the same shape, halo copied from the input");
   auto o = std::make_shared<ApplyOpts>();
   cmd->add_option("--op", o->op, "laplacian7, d2x, d2y, d2z, d2xy or d2xyz")->required();

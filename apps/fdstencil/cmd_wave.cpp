@@ -555,11 +555,11 @@ struct OptionGroup {
 void add_model_options(CLI::App* cmd, Flags* f) {
   OptionGroup g{cmd, "Model (one of --model, --constant, --layered)"};
   const std::string d = "(default ";
-  g.option(
-      "--model", f->model, "FILE",
-      "Velocity model, m/s: a float32 .npy of shape (nz,ny,nx) or (nz,nx), or SEG-Y (.sgy/.segy: samples "
-      "along z, inlines along y, crosslines along x, one line for 2D; spacings from the sample interval "
-      "and the CDP coordinates)");
+  g.option("--model", f->model, "FILE",
+           "Velocity model, m/s: a float32 or float64 .npy (either byte order, C or Fortran order) of shape "
+           "(nz,ny,nx) or (nz,nx), or SEG-Y (.sgy/.segy: samples "
+           "along z, inlines along y, crosslines along x, one line for 2D; spacings from the sample interval "
+           "and the CDP coordinates)");
   g.option("--constant", f->constant, "V", "A homogeneous model of this velocity, m/s (needs --shape)");
   g.option(
       "--layered", f->layered, "SPEC",

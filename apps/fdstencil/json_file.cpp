@@ -1,5 +1,7 @@
 // The JSON files the tool writes (bench's results, tune's record): written atomically, and
 // checked for writability before the work that fills them starts.
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -11,7 +13,7 @@ namespace fdstencil::cli {
 void check_writable(const std::string& path) {
   const std::string probe = path + ".tmp";
   std::ofstream f(probe);
-  if (!f) throw Error(ErrorKind::io, "cannot write " + path);
+  if (!f) throw Error(ErrorKind::io, "cannot write " + path + ": " + std::strerror(errno));
   f.close();
   std::filesystem::remove(probe);
 }

@@ -107,7 +107,10 @@ nlohmann::json compare(const Setup& s, const std::vector<float>& record, const s
                    {"analytic_norm", std::sqrt(norm[r])}});
   }
   return {{"misfit", std::sqrt(err_sum / norm_sum)},
-          {"window_end_s", t_end},
+          // the window's last sample (issue 33: the reflection's arrival was quoted, past the run's end
+          // where the run stops first), and when a reflection could first arrive
+          {"window_end_s", double(window - 1) * s.record_dt},
+          {"first_reflection_s", t_end},
           {"window_samples", window},
           {"per_receiver", per},
           {"skipped", skipped}};

@@ -152,15 +152,16 @@ std::vector<Shot> read_survey(const Flags& base) {
   std::vector<int64_t> ids;
   for (size_t i = 0; i < doc["shots"].size(); ++i) {
     const json& e = doc["shots"][i];
-    const std::string at = where + " shot " + std::to_string(i);
     Shot s;
-    s.id = int64_t(i) + 1;
+    s.id = int64_t(i) + 1;  // a shot without an id is numbered by its place, from 1
     if (e.is_object() && e.contains("id")) {
       if (!e["id"].is_number_integer() || e["id"].get<int64_t>() < 1 || e["id"].get<int64_t>() > kMaxShotId)
-        bad(at + ": \"id\" must be an integer in 1.." + std::to_string(kMaxShotId) + ", got " +
-            e["id"].dump());
+        bad(where + " shots[" + std::to_string(i) + "]: \"id\" must be an integer in 1.." +
+            std::to_string(kMaxShotId) + ", got " + e["id"].dump());
       s.id = e["id"].get<int64_t>();
     }
+    // Named by its id, as the user wrote it (issue 33: by its index, so the first was shot 0).
+    const std::string at = where + " shot " + std::to_string(s.id);
     s.flags = defaults;
     apply(e, s.flags, dir, at);
     char name[32];
@@ -283,8 +284,12 @@ Plan plan_survey(const Flags& flags) {
       throw Error(e.kind(), "survey shot " + std::to_string(shot.id) + ": " + e.what());
     }
   }
-  if (p.batch > 1 && p.setups.front().options.backend == "cpu")
-    bad("--batch runs shots side by side on one GPU; the cpu backend already gives each shot every core");
+  // auto takes the cpu where there is no GPU: a batch is refused there too (issue 33: it ran).
+  const std::string& backend = p.setups.front().options.backend;
+  if (p.batch > 1 && (backend == "cpu" || (backend == "auto" && gpu_count() == 0)))
+    bad("--batch runs shots side by side on one GPU, and this run is on the cpu" +
+        std::string(backend == "auto" ? " (--backend auto found no GPU)" : "") +
+        ", where each shot already takes every core");
   p.ids.resize(p.shots.size());
   p.status.assign(p.shots.size(), "not run");
   for (size_t i = 0; i < p.shots.size(); ++i) {

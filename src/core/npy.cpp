@@ -264,22 +264,19 @@ class HeaderParser {
   size_t pos_ = 0;
 };
 
-DType dtype_from_descr(const HeaderValue& descr, const std::filesystem::path& path) {
+DType dtype_from_descr(const HeaderValue& descr, const std::filesystem::path& path, bool& big_endian) {
   const std::string shown = descr.kind == HeaderValue::Kind::string ? "'" + descr.text + "'" : descr.text;
-  const std::string need = " (need float32 '<f4' or float64 '<f8')";
+  const std::string need = " (need float32 '<f4' or '>f4', or float64 '<f8' or '>f8')";
   if (descr.kind != HeaderValue::Kind::string) {
     fail_io(path, "dtype " + shown + " is not supported" + need);
   }
   const std::string& d = descr.text;
   const bool float_code = d.size() == 3 && d[1] == 'f' && (d[2] == '4' || d[2] == '8');
   if (!float_code) fail_io(path, "dtype " + shown + " is not supported" + need);
-  if (d[0] == '>') {
-    fail_io(path, "dtype " + shown + " is big-endian, which is not supported" + need);
-  }
-  // '=' is native order, so it only means little-endian where the host is; '|' (no order) is
-  // not valid for floats, and a bare 'f8' is not what NumPy writes.
-  const bool little = d[0] == '<' || (d[0] == '=' && std::endian::native == std::endian::little);
-  if (!little) fail_io(path, "dtype " + shown + " is not supported" + need);
+  // '=' is native order, taken as this host's; '|' (no order) is not valid for floats, and a bare
+  // 'f8' is not what NumPy writes.
+  if (d[0] != '<' && d[0] != '>' && d[0] != '=') fail_io(path, "dtype " + shown + " is not supported" + need);
+  big_endian = d[0] == '>' || (d[0] == '=' && std::endian::native == std::endian::big);
   return d[2] == '4' ? DType::f32 : DType::f64;
 }
 
@@ -349,14 +346,12 @@ NpyHeader read_npy_header(const std::filesystem::path& path) {
   const Header header = HeaderParser(header_text, path).parse();
 
   NpyHeader array;
-  array.dtype = dtype_from_descr(*header.descr, path);
+  array.dtype = dtype_from_descr(*header.descr, path, array.big_endian);
   if (header.fortran_order->kind != HeaderValue::Kind::boolean) {
     fail_io(path,
             "malformed header: 'fortran_order' must be True or False, not " + header.fortran_order->text);
   }
-  if (header.fortran_order->flag) {
-    fail_io(path, "fortran_order True is not supported (need C order; save with np.ascontiguousarray)");
-  }
+  array.fortran_order = header.fortran_order->flag;
   if (header.shape->kind != HeaderValue::Kind::int_tuple) {
     fail_io(path, "malformed header: 'shape' must be a tuple of integers, not " + header.shape->text);
   }
@@ -421,7 +416,43 @@ NpyArray read_npy(const std::filesystem::path& path) {
   if (std::fgetc(file.get()) != EOF) {
     fail_io(path, "trailing bytes after the " + std::to_string(*data_bytes) + " bytes of data");
   }
+  npy_to_native(header, array.bytes);
   return array;
+}
+
+namespace {
+
+void swap_bytes(std::vector<unsigned char>& bytes, int64_t element) {
+  for (size_t at = 0; at + size_t(element) <= bytes.size(); at += size_t(element))
+    std::reverse(bytes.begin() + std::ptrdiff_t(at), bytes.begin() + std::ptrdiff_t(at) + element);
+}
+
+// Fortran order (the first index fastest) to C order (the last fastest): the file is walked in its
+// own order with a counter over the indices, each element going to its C offset.
+void fortran_to_c(std::vector<unsigned char>& bytes, const std::vector<int64_t>& shape, int64_t element) {
+  const size_t rank = shape.size();
+  std::vector<int64_t> c_stride(rank, 1), index(rank, 0);
+  for (size_t d = rank; d-- > 1;) c_stride[d - 1] = c_stride[d] * shape[d];
+  std::vector<unsigned char> out(bytes.size());
+  int64_t c = 0;
+  for (size_t f = 0; f < bytes.size(); f += size_t(element)) {
+    std::copy_n(bytes.begin() + std::ptrdiff_t(f), element, out.begin() + std::ptrdiff_t(c * element));
+    for (size_t d = 0; d < rank; ++d) {  // the next index in Fortran order
+      c += c_stride[d];
+      if (++index[d] < shape[d]) break;
+      c -= c_stride[d] * shape[d];
+      index[d] = 0;
+    }
+  }
+  bytes.swap(out);
+}
+
+}  // namespace
+
+void npy_to_native(const NpyHeader& header, std::vector<unsigned char>& bytes) {
+  const int64_t element = element_size(header.dtype);
+  if (header.big_endian != (std::endian::native == std::endian::big)) swap_bytes(bytes, element);
+  if (header.fortran_order && header.shape.size() > 1) fortran_to_c(bytes, header.shape, element);
 }
 
 namespace {

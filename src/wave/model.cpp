@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -180,19 +181,49 @@ Model Model::layered(int dim, int64_t nz, int64_t ny, int64_t nx, double h,
   return m;
 }
 
+namespace {
+
+// A model file as NumPy may write it but not as it is streamed by planes (float64, big-endian or
+// Fortran order): read whole, converted to little-endian float32 in C order. A run split across
+// ranks then holds the whole model on each rank while it reads.
+std::vector<float> converted_model(const std::filesystem::path& path, const NpyHeader& a) {
+  // The file's bytes and, beside them, the floats they become.
+  ensure_host_memory(a.data_bytes + a.data_bytes / (a.dtype == DType::f32 ? 1 : 2),
+                     "the velocity model's conversion");
+  const NpyArray whole = read_npy(path);
+  std::vector<float> v(whole.bytes.size() / (whole.dtype == DType::f32 ? 4 : 8));
+  if (whole.dtype == DType::f32) {
+    std::memcpy(v.data(), whole.bytes.data(), whole.bytes.size());
+  } else {
+    for (size_t i = 0; i < v.size(); ++i) {
+      double x;
+      std::memcpy(&x, whole.bytes.data() + 8 * i, 8);
+      v[i] = float(x);
+    }
+  }
+  return v;
+}
+
+}  // namespace
+
 Model Model::from_npy(const std::filesystem::path& path, double h, const Window* keep) {
   const NpyHeader a = read_npy_header(path);
-  if (a.dtype != DType::f32)
-    throw Error(ErrorKind::io, path.string() + ": a velocity model must be float32 (m/s)");
   if (a.shape.size() != 2 && a.shape.size() != 3)
     throw Error(ErrorKind::io, path.string() + ": a velocity model has shape (nz, ny, nx) or (nz, nx), got " +
                                    std::to_string(a.shape.size()) + " dimensions");
   const int dim = int(a.shape.size());
   const int64_t nz = a.shape[0], ny = dim == 3 ? a.shape[1] : 1, nx = a.shape.back();
-  const NpyFile f = open_npy_data(path, a);
+  const bool streamed = a.dtype == DType::f32 && !a.big_endian && !a.fortran_order;
+  std::vector<float> whole = streamed ? std::vector<float>() : converted_model(path, a);
+  const NpyFile f = streamed ? open_npy_data(path, a) : NpyFile(nullptr, &std::fclose);
+  int64_t taken = 0;  // of `whole`
   const auto read = [&](float* out, int64_t n) {
-    if (std::fread(out, sizeof(float), size_t(n), f.get()) != size_t(n))
+    if (!streamed) {
+      std::copy_n(whole.begin() + taken, n, out);
+      taken += n;
+    } else if (std::fread(out, sizeof(float), size_t(n), f.get()) != size_t(n)) {
       throw Error(ErrorKind::io, path.string() + ": truncated, or a read error, in its data");
+    }
   };
   try {
     if (keep) return by_planes(dim, nz, ny, nx, h, *keep, [&](int64_t, float* out) { read(out, ny * nx); });

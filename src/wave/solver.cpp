@@ -591,8 +591,10 @@ struct GpuStepper {
 template <class C>
 void check_resume(const C& c, uint64_t fingerprint, const std::string& backend, bool double_precision) {
   if (c.fingerprint != fingerprint)
-    bad("the checkpoint belongs to a different run: the model, the time step or steps, the boundary, the "
-        "sources, their wavelets or the receivers differ from those that wrote it");
+    bad("the checkpoint belongs to a different run: its fingerprint (one hash of the model, the time step "
+        "and "
+        "steps, the boundary, the sources, their wavelets and the receivers) differs from this run's, so "
+        "one of them differs from those that wrote it");
   if (c.backend != backend)
     bad("the checkpoint was written by the " + c.backend + " backend and this run is on " + backend +
         ": a run resumes bit for bit only on the backend that wrote it (pass --backend " + c.backend + ")");

@@ -269,6 +269,9 @@ TEST_F(WaveSurveyCli, BadSurveysAreRefusedBeforeAnyShotRuns) {
   refused("{\"shots\": [{\"id\": 1, \"source\": [300, 150]}, {\"id\": 1, \"source\": [300, 250]}]}",
           "appears twice");
   refused("{\"shots\": [{\"source\": [300, 150], \"sauce\": 1}]}", "unknown key");
+  // Named by its id (issue 33: the first shot was "shot 0", by its index).
+  refused("{\"shots\": [{\"source\": [300, 150], \"sauce\": 1}]}", "shot 1 \"sauce\": unknown key");
+  refused("{\"shots\": [{\"id\": 7, \"source\": [300, 150], \"sauce\": 1}]}", "shot 7 \"sauce\"");
   refused("{\"shots\": []}", "non-empty");
   refused("{\"shots\": [{\"source\": [300, 150]}, {\"source\": [300, 5000]}]}", "shot 2");
   refused("{\"shots\": [{\"source\": [300, 150]}", "not valid JSON");
@@ -280,4 +283,14 @@ TEST_F(WaveSurveyCli, BadSurveysAreRefusedBeforeAnyShotRuns) {
                        " --batch 2 -o " + out.string());
   EXPECT_EQ(b.code, 2) << b.out;
   EXPECT_NE(b.out.find("--batch"), std::string::npos) << b.out;
+  // --backend auto without a GPU takes the cpu: the batch is refused there as well (issue 33: it
+  // ran, where docs/wave.md says the cpu refuses it).
+  if (fdstencil::test::gpu_present()) return;
+  std::string auto_base = kSurveyBase;
+  auto_base.replace(auto_base.find("--backend cpu"), 13, "--backend auto");
+  const Result c = run(auto_base + " --survey " + write("ok2.json", kThreeShots).string() + " --batch 2 -o " +
+                       out.string());
+  EXPECT_EQ(c.code, 2) << c.out;
+  EXPECT_NE(c.out.find("--backend auto found no GPU"), std::string::npos) << c.out;
+  EXPECT_FALSE(fs::exists(out));
 }

@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <bit>
 #include <csignal>
 #include <cstring>
@@ -99,6 +100,8 @@ std::string npy_v2(int major, const std::string& dict, const std::string& data) 
   for (int i = 0; i < 4; ++i) out += static_cast<char>((header.size() >> (8 * i)) & 0xff);
   return out + header + data;
 }
+
+std::vector<unsigned char> bytes_of(const std::string& s) { return {s.begin(), s.end()}; }
 
 std::string f64_bytes(const std::vector<double>& values) {
   return std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(double));
@@ -319,11 +322,21 @@ TEST_F(NpyTest, RejectsTrailingBytes) {
   expect_io_error(p, {"trailing bytes", "expected 48", "found 51"});
 }
 
-TEST_F(NpyTest, RejectsBigEndian) {
-  for (const std::string descr : {">f4", ">f8"}) {
-    const fs::path p = write_raw("be.npy", npy_v1(dict_for(descr, "(2,)"), std::string(16, 0)));
-    expect_io_error(p, {"dtype '" + descr + "'", "big-endian"});
-  }
+// What np.save writes for a big-endian array (issue 33: refused before): read, and handed out
+// little-endian.
+TEST_F(NpyTest, ReadsBigEndianAsLittle) {
+  std::string be = f64_bytes({1.5, -2.25, 1e300});
+  for (size_t at = 0; at < be.size(); at += 8) std::reverse(be.begin() + long(at), be.begin() + long(at) + 8);
+  const NpyArray a = read_npy(write_raw("be8.npy", npy_v1(dict_for(">f8", "(3,)"), be)));
+  EXPECT_EQ(a.dtype, DType::f64);
+  EXPECT_EQ(a.bytes, bytes_of(f64_bytes({1.5, -2.25, 1e300})));
+  const float f[2] = {3.25f, -0.5f};
+  std::string be4(reinterpret_cast<const char*>(f), 8);
+  for (size_t at = 0; at < be4.size(); at += 4)
+    std::reverse(be4.begin() + long(at), be4.begin() + long(at) + 4);
+  const NpyArray b = read_npy(write_raw("be4.npy", npy_v1(dict_for(">f4", "(2,)"), be4)));
+  EXPECT_EQ(b.dtype, DType::f32);
+  EXPECT_EQ(0, std::memcmp(b.bytes.data(), f, 8));
 }
 
 TEST_F(NpyTest, RejectsOtherDtypes) {
@@ -338,10 +351,25 @@ TEST_F(NpyTest, RejectsOtherDtypes) {
                   {"dtype [('x', '<f8')] is not supported"});
 }
 
-TEST_F(NpyTest, RejectsFortranOrder) {
-  const std::string data = f64_bytes({1, 2, 3, 4, 5, 6});
-  const fs::path p = write_raw("f.npy", npy_v1(dict_for("<f8", "(2, 3)", "True"), data));
-  expect_io_error(p, {"fortran_order True", "C order"});
+// np.save of a transposed array writes Fortran order (issue 33: refused before): read, and handed
+// out in C order. A (2, 3, 2) array whose C-order elements are 0..11, stored first index fastest.
+TEST_F(NpyTest, ReadsFortranOrderAsC) {
+  const int64_t n0 = 2, n1 = 3, n2 = 2;
+  std::vector<double> fortran;
+  for (int64_t k = 0; k < n2; ++k)
+    for (int64_t j = 0; j < n1; ++j)
+      for (int64_t i = 0; i < n0; ++i) fortran.push_back(double((i * n1 + j) * n2 + k));
+  const NpyArray a =
+      read_npy(write_raw("f.npy", npy_v1(dict_for("<f8", "(2, 3, 2)", "True"), f64_bytes(fortran))));
+  EXPECT_EQ(a.shape, (std::vector<int64_t>{2, 3, 2}));
+  EXPECT_EQ(a.bytes, bytes_of(f64_bytes({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11})));
+  // Big-endian and Fortran together, and a 1-D array (the same in either order).
+  std::string be = f64_bytes(fortran);
+  for (size_t at = 0; at < be.size(); at += 8) std::reverse(be.begin() + long(at), be.begin() + long(at) + 8);
+  EXPECT_EQ(read_npy(write_raw("fb.npy", npy_v1(dict_for(">f8", "(2, 3, 2)", "True"), be))).bytes, a.bytes);
+  EXPECT_EQ(
+      read_npy(write_raw("f1.npy", npy_v1(dict_for("<f8", "(3,)", "True"), f64_bytes({4, 5, 6})))).bytes,
+      bytes_of(f64_bytes({4, 5, 6})));
 }
 
 // --- writer failures --------------------------------------------------------------------------

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -18,6 +19,7 @@
 #include "fdstencil/device_field.hpp"
 #include "fdstencil/npy.hpp"
 #include "fdstencil/wave.hpp"
+#include "npy_as_numpy.hpp"
 #include "test_util.hpp"
 #include "wave/wave_test_util.hpp"
 
@@ -165,13 +167,34 @@ TEST_F(WaveNpy, LoadsTwoAndThreeDimensionalFloat32) {
   EXPECT_EQ(m3.v, v3);
 }
 
+// A model as NumPy writes it from an array it did not make itself (issue 33: refused before):
+// float64, big-endian, Fortran order (np.save of a transposed array), each read as the float32
+// C-order file of the same values, whole and as a split run's window of planes.
+TEST_F(WaveNpy, Float64BigEndianAndFortranOrderModelsReadAsFloat32) {
+  const int64_t nz = 4, ny = 3, nx = 5;
+  std::vector<float> c(size_t(nz * ny * nx));
+  for (size_t i = 0; i < c.size(); ++i) c[i] = 1500.f + 7.f * float(i);
+  const wave::Model want = wave::Model::from_npy(write("c.npy", {nz, ny, nx}, c), 10.0);
+  const std::vector<double> f64(c.begin(), c.end());
+  fs::path files[4];
+  for (int i = 0; i < 4; ++i) {
+    files[i] = dir_ / ("numpy" + std::to_string(i) + ".npy");
+    test::write_numpy_style(files[i], {nz, ny, nx}, f64, i & 1, i & 2);
+  }
+  const wave::Model::Window keep{1, 3};
+  const wave::Model part = wave::Model::from_npy(dir_ / "c.npy", 10.0, &keep);
+  for (const fs::path& p : files) {
+    SCOPED_TRACE(p.filename().string());
+    const wave::Model m = wave::Model::from_npy(p, 10.0);
+    EXPECT_EQ(m.v, want.v);
+    EXPECT_EQ(m.checksum(), want.checksum());
+    const wave::Model w = wave::Model::from_npy(p, 10.0, &keep);
+    EXPECT_EQ(w.v, part.v);
+    EXPECT_EQ(w.z0, part.z0);
+  }
+}
+
 TEST_F(WaveNpy, RefusesWrongDtypeShapeMissingFileAndBadValues) {
-  const std::vector<double> f64(5 * 7, 2000.0);
-  EXPECT_TRUE(throws_error(
-      [&] {
-        wave::Model::from_npy(write("f64.npy", {5, 7}, f64), 10.0);
-      },
-      ErrorKind::io, {"float32"}));
   const std::vector<float> flat(35, 2000.f);
   EXPECT_TRUE(throws_error([&] { wave::Model::from_npy(write("1d.npy", {35}, flat), 10.0); }, ErrorKind::io,
                            {"shape"}));
