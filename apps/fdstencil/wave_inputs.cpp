@@ -609,9 +609,22 @@ void plan_record(const Flags& f, Setup& s) {
   if (span > kMaxSteps)
     bad("--record-dt " + trim(f.record_dt) + " s asks for more than 1e15 samples per trace");
   s.n_out = resampled ? int64_t(std::floor(span * (1 + kRatioTolerance))) + 1 : o.nt;
-  const int64_t nrec = int64_t(o.receivers.size());
-  // The solver's traces at dt, the resampled record, and the analytic one beside it.
-  ensure_host_memory(bytes_of(nrec, o.nt + 2 * s.n_out, 4), "the shot record");
+  const int64_t nrec = int64_t(o.receivers.size()), nsrc = int64_t(s.sources.size());
+  // The solver's traces at dt, the resampled record and the analytic one beside it; and a wavelet
+  // per source at dt in double, with the one they share (build_wavelet).
+  const int64_t record = bytes_of(nrec, o.nt + 2 * s.n_out, 4), wavelets = bytes_of(nsrc + 1, o.nt, 8);
+  const std::string what = "the memory for the shot record (" + std::to_string(nrec) + " receivers x " +
+                           std::to_string(s.n_out) + " samples) and the wavelets (" + std::to_string(nsrc) +
+                           " sources x " + std::to_string(o.nt) + " steps)";
+  const int64_t most = std::numeric_limits<int64_t>::max();
+  try {
+    ensure_host_memory(record > most - wavelets ? most : record + wavelets, what.c_str());
+  } catch (const Error& e) {
+    throw Error(e.kind(),
+                std::string(e.what()) +
+                    ": fewer --steps or a shorter --time, fewer receivers, or a coarser --record-dt "
+                    "would need less");
+  }
 }
 
 // --shot-id, and what shot.sgy cannot hold: refused now, not after the run.
@@ -711,11 +724,13 @@ Setup prepare(const Flags& f, const ModelInput* given) {
   read_numerics(f, o);
   build_time(f, s);
   read_geometry(f, s);
+  // The record's size, and the wavelets', checked before either is made (issue 33: a billion
+  // steps grew 14 GB of wavelet before the record was refused).
+  plan_record(f, s);
+  check_segy_record(f, s);
   // The wavelet, sampled at the run's dt.
   build_wavelet(f, s);
   for (const wave::Point& p : s.sources) o.sources.push_back({p, s.wavelet.at_run_dt});
-  plan_record(f, s);
-  check_segy_record(f, s);
   o.snapshot_steps = snapshot_steps(f, o.nt);
   if (!f.snapshot_slice.empty()) {
     if (o.snapshot_steps.empty())

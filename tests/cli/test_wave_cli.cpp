@@ -421,6 +421,24 @@ TEST_F(WaveCli, NpyInputsAsNumPyWritesThemRunAsTheirCOrderTwins) {
   EXPECT_EQ(ra.bytes, rb.bytes);
 }
 
+// A billion steps with 100 receivers: the record and the wavelets are sized before either is made
+// (issue 33: the wavelets grew to 14 GB before the record was refused). Under a 4 GB address-space
+// limit the old order failed allocating them; now the refusal names both and what would help.
+TEST_F(WaveCli, ARecordTooLargeIsRefusedBeforeAnythingIsMade) {
+  const Result r = test::run_cli(
+      "wave --backend cpu --quiet --constant 2000 --shape 41,61 --spacing 10 --source 200,300 "
+      "--receiver-line 100,100:100,500:100 --steps 1000000000 --output " +
+          out().string(),
+      "ulimit -v 4000000; ");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(
+      r.out.find("the memory for the shot record (100 receivers x 1000000000 samples) and the wavelets"),
+      std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("fewer --steps"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(out()));
+}
+
 TEST_F(WaveCli, RefusesBadInputAndWritesNothing) {
   const std::vector<float> v(12, 2000.f), holes = {2000, 2000, -1, 2000, 2000, 2000};
   write_npy(path("model3d.npy"), DType::f32, {2, 2, 3}, v.data(), 48);
