@@ -657,7 +657,11 @@ int64_t state_bytes(const Domain& d, const Options& o, bool on_device) {
   int64_t b = 3 * d.alloc * e;
   for (int a = 0; a < 3; ++a) b += 3 * slots[a] * per_slot[a] * e;
   b += (int64_t(o.sources.size()) + int64_t(o.receivers.size())) * o.nt * e;
-  b += (int64_t(o.sources.size()) + int64_t(o.receivers.size())) * kMaxTapsPerPoint * 24;
+  // The taps, and the sorted copy the GPU state makes of them.
+  const int64_t per_axis = o.interpolation == Interpolation::hicks ? 8 : 2;
+  const int64_t per_point = d.dim == 3 ? per_axis * per_axis * per_axis : per_axis * per_axis;
+  b += (int64_t(o.sources.size()) + int64_t(o.receivers.size())) * per_point * 2 *
+       int64_t(sizeof(acoustic::Tap));
   return b;
 }
 
@@ -712,6 +716,12 @@ Checked checked(const Model& model, const Options& o) {
   if (o.sources.size() + o.receivers.size() > size_t(INT32_MAX) / size_t(kMaxTapsPerPoint))
     bad(std::to_string(o.sources.size()) + " sources and " + std::to_string(o.receivers.size()) +
         " receivers: at most " + std::to_string(INT32_MAX / kMaxTapsPerPoint) + " together");
+  return c;
+}
+
+// The sources' and receivers' taps into c: after the memory for them is checked (issue 33: three
+// million receivers took 13 s to build before their memory was refused).
+void add_taps(Checked& c, const Model& model, const Options& o) {
   for (size_t i = 0; i < o.sources.size(); ++i) {
     auto t = detail::taps_of(o.sources[i].at, int(i), "source " + std::to_string(i), c.d, model.h,
                              o.interpolation, o.boundary.free_surface);
@@ -726,7 +736,6 @@ Checked checked(const Model& model, const Options& o) {
     if (t.empty()) c.on_surface.push_back(i);
     c.rec_taps.insert(c.rec_taps.end(), t.begin(), t.end());
   }
-  return c;
 }
 
 }  // namespace
@@ -878,7 +887,8 @@ void run_slab(acoustic::Setup<T>& built, const Options& o, const Domain& d, Resu
 }  // namespace
 
 void check(const Model& model, const Options& o) {
-  checked(model, o);
+  Checked c = checked(model, o);
+  add_taps(c, model, o);
   use_gpu(o);
 }
 
@@ -1082,6 +1092,7 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
   const bool gpu = use_gpu(o);
   res.backend = gpu ? "cuda" : "cpu";
   check_memory(model, o, c.d, gpu);
+  add_taps(c, model, o);
   add_warnings(res, model, o, c);
   res.reflection =
       o.boundary.reflection > 0 ? o.boundary.reflection : detail::default_reflection(o.boundary.cpml_width);
