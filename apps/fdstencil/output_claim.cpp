@@ -2,6 +2,7 @@
 // outputs, or its checkpoint, refuses unless it resumes that run (--resume) or replaces it
 // (--overwrite), so that no record, snapshot or checkpoint of one run sits beside another's.
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <iterator>
 #include <string>
@@ -18,14 +19,19 @@ namespace {
 
 // The names a wave run (or a survey, whose manifest and shot folders a single run would mix with)
 // writes into its folder; nothing else in the folder is a run's, and nothing else is touched.
-bool run_output(const std::string& name) {
-  static const char* const kFixed[] = {"shot.npy",    "shot.json",    "shot.sgy",
-                                       "final.npy",   "analytic.npy", "summary.json",
-                                       "survey.json", "done.json",    kCheckpointFile};
+bool run_output(const fs::directory_entry& e) {
+  static const char* const kFixed[] = {"shot.npy",     "shot.json",    "shot.sgy",    "final.npy",
+                                       "analytic.npy", "summary.json", "survey.json", kCheckpointFile};
+  const std::string name = e.path().filename().string();
   if (std::find(std::begin(kFixed), std::end(kFixed), name) != std::end(kFixed)) return true;
   const auto starts = [&](const std::string& prefix) { return name.rfind(prefix, 0) == 0; };
-  return (starts("snapshot_") && name.size() > 4 && name.substr(name.size() - 4) == ".npy") ||
-         starts(std::string(kCheckpointFile) + ".tmp.") || starts("shot_");
+  const auto digits_from = [&](size_t at, size_t end) {
+    return end > at && std::all_of(name.begin() + long(at), name.begin() + long(end), ::isdigit);
+  };
+  if (starts("snapshot_") && name.size() > 13 && name.substr(name.size() - 4) == ".npy")
+    return digits_from(9, name.size() - 4);
+  if (starts("shot_")) return e.is_directory() && digits_from(5, name.size());  // a survey's shot folder
+  return starts(std::string(kCheckpointFile) + ".tmp.");
 }
 
 [[noreturn]] void bad(const std::string& what) { throw Error(ErrorKind::invalid_argument, what); }
@@ -46,7 +52,7 @@ std::vector<std::string> earlier_outputs(const fs::path& dir) {
   std::vector<std::string> names;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec))
-    if (run_output(e.path().filename().string())) names.push_back(e.path().filename().string());
+    if (run_output(e)) names.push_back(e.path().filename().string());
   std::sort(names.begin(), names.end());
   return names;
 }

@@ -53,7 +53,9 @@ TEST_F(WaveOutputFolder, AnotherRunsFolderIsRefusedNamingItsFiles) {
 
 TEST_F(WaveOutputFolder, OverwriteReplacesTheEarlierRunAfterEveryCheck) {
   earlier_run();
-  std::ofstream(dir_ / "out" / "notes.txt") << "the user's own file";
+  // The user's own files, some named like a run's: never a run's output, never removed.
+  for (const char* name : {"notes.txt", "shot_notes.txt", "snapshot_best.npy"})
+    std::ofstream(dir_ / "out" / name) << "the user's own file";
   // A refused input with --overwrite: the earlier run stays whole.
   Result r = run(kRun + "--steps 20 --source 200,99999 --overwrite --output " + out());
   EXPECT_EQ(r.code, 2) << r.out;
@@ -64,7 +66,8 @@ TEST_F(WaveOutputFolder, OverwriteReplacesTheEarlierRunAfterEveryCheck) {
   EXPECT_EQ(samples(), 20);
   EXPECT_FALSE(has("snapshot_000030.npy"));
   EXPECT_FALSE(has("snapshot_000040.npy"));
-  EXPECT_TRUE(has("notes.txt"));
+  for (const char* name : {"notes.txt", "shot_notes.txt", "snapshot_best.npy"})
+    EXPECT_TRUE(has(name)) << name;
   std::ifstream f(dir_ / "out" / "summary.json");
   const auto outputs = nlohmann::json::parse(f)["outputs"];
   EXPECT_EQ(outputs, nlohmann::json({"shot.npy", "shot.json", "final.npy", "summary.json"}));
