@@ -246,8 +246,9 @@ std::unique_ptr<wave::Checkpoint> load_resume(const Setup& s) {
 
 ShotRun run_shot(Setup& s, const std::string& command, const RunControl& control) {
   const std::vector<float> analytic = control.prechecked ? *control.prechecked : shot_prechecks(s);
-  // Every check has passed, the solver's own too: the earlier run's outputs go (--overwrite).
-  if (s.overwrite) {
+  // Every check has passed, the solver's own too: the earlier run's outputs go (--overwrite). A
+  // split run's rank 0 did so before the ranks' vote (run_split), where a failure stops them all.
+  if (s.overwrite && !control.prechecked) {
     wave::check(s.model(), s.options);
     clear_earlier_outputs(s);
   }
@@ -457,6 +458,10 @@ int run_split(const Flags& flags, const std::string& command, int ranks) {
       claim_output(*s);
       dir.emplace(s->out_dir);
       analytic = shot_prechecks(*s);
+      if (s->overwrite) {  // before the vote: a failure here stops every rank
+        wave::check(s->model(), s->options);
+        clear_earlier_outputs(*s);
+      }
     }
   } catch (const Error& e) {
     failed = e;

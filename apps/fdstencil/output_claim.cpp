@@ -37,6 +37,7 @@ bool run_output(const fs::directory_entry& e) {
 [[noreturn]] void bad(const std::string& what) { throw Error(ErrorKind::invalid_argument, what); }
 
 bool is_checkpoint(const std::string& name) { return name.rfind(kCheckpointFile, 0) == 0; }
+bool is_survey(const std::string& name) { return name == "survey.json" || name.rfind("shot_", 0) == 0; }
 
 // Up to four names, then how many more.
 std::string listed(const std::vector<std::string>& names) {
@@ -58,18 +59,37 @@ std::vector<std::string> earlier_outputs(const fs::path& dir) {
 }
 
 void claim_output(const Setup& s) {
-  if (s.resume) return;  // the run it resumes wrote them: its files are this run's
   const std::vector<std::string> found = earlier_outputs(s.out_dir);
-  if (found.empty() || s.overwrite) return;
-  std::vector<std::string> checkpoints;
+  std::vector<std::string> checkpoints, survey;
   std::copy_if(found.begin(), found.end(), std::back_inserter(checkpoints), is_checkpoint);
+  std::copy_if(found.begin(), found.end(), std::back_inserter(survey), is_survey);
   const std::string dir = "--output " + s.out_dir.string();
+  // A survey's folder is the survey's: --overwrite replaces one run, never a survey's shots.
+  if (!survey.empty())
+    bad(dir + " holds a survey (" + listed(survey) + "): a single run writes into a folder of its own");
+  if (s.resume) return;  // the run it resumes wrote them: its files are this run's
+  if (found.empty() || s.overwrite) return;
+  if (!checkpoints.empty() &&
+      std::find(checkpoints.begin(), checkpoints.end(), kCheckpointFile) == checkpoints.end())
+    bad(dir + " holds the temporary checkpoint a stopped run did not finish writing (" + listed(checkpoints) +
+        "): if it is whole, rename it to " + kCheckpointFile +
+        " and add --resume to continue that run; or --overwrite to start over, which removes it and the "
+        "run's other outputs");
   if (!checkpoints.empty())
     bad(dir + " holds the checkpoint of an earlier run (" + listed(checkpoints) +
         "): add --resume to continue that run, or --overwrite to start over, which removes it and the "
         "run's other outputs");
   bad(dir + " holds the outputs of an earlier run (" + listed(found) +
       "): a run writes into a folder of its own. Use another --output, or --overwrite to replace them");
+}
+
+void claim_survey_output(const std::filesystem::path& dir) {
+  std::vector<std::string> found = earlier_outputs(dir), single;
+  std::copy_if(found.begin(), found.end(), std::back_inserter(single),
+               [](const std::string& n) { return !is_survey(n); });
+  if (!single.empty())
+    bad("--output " + dir.string() + " holds the outputs of a single run (" + listed(single) +
+        "): a survey writes into a folder of its own");
 }
 
 void clear_earlier_outputs(const Setup& s) {

@@ -176,6 +176,8 @@ std::vector<std::string> earlier_outputs(const std::filesystem::path& dir);
 // outputs, unless it resumes that run or was given --overwrite; a checkpoint among them says how
 // to resume or start over.
 void claim_output(const Setup& s);
+// A survey's folder holds no single run's outputs (its manifest and shot folders are its own).
+void claim_survey_output(const std::filesystem::path& dir);
 // With --overwrite, removes the earlier run's outputs: called once every check has passed.
 void clear_earlier_outputs(const Setup& s);
 

@@ -272,6 +272,7 @@ Plan plan_survey(const Flags& flags) {
     bad("--overwrite replaces one run's outputs, and a survey's re-run keeps its finished shots and runs the "
         "rest: to start a survey over, give it a new --output");
   Plan p;
+  claim_survey_output(flags.output);
   p.batch = parse_batch(flags);
   p.shots = read_survey(flags);
   const ModelInput model = read_model(flags);

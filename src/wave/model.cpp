@@ -187,8 +187,8 @@ namespace {
 // Fortran order): read whole, converted to little-endian float32 in C order. A run split across
 // ranks then holds the whole model on each rank while it reads.
 std::vector<float> converted_model(const std::filesystem::path& path, const NpyHeader& a) {
-  // The file's bytes and, beside them, the floats they become.
-  ensure_host_memory(a.data_bytes + a.data_bytes / (a.dtype == DType::f32 ? 1 : 2),
+  // The file's bytes, their converted copy (a transposed one for Fortran order), and the floats.
+  ensure_host_memory(2 * a.data_bytes + a.data_bytes / (a.dtype == DType::f32 ? 1 : 2),
                      "the velocity model's conversion");
   const NpyArray whole = read_npy(path);
   std::vector<float> v(whole.bytes.size() / (whole.dtype == DType::f32 ? 4 : 8));

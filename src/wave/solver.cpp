@@ -886,10 +886,19 @@ void run_slab(acoustic::Setup<T>& built, const Options& o, const Domain& d, Resu
 
 }  // namespace
 
+namespace {
+void check_memory(const Model& model, const Options& o, const Domain& d, bool gpu);  // below
+}  // namespace
+
 void check(const Model& model, const Options& o) {
   Checked c = checked(model, o);
+  const bool gpu = use_gpu(o);
+  // What run() refuses before its first step, in its order: the memory, the taps, the launch.
+  check_memory(model, o, c.d, gpu);
   add_taps(c, model, o);
-  use_gpu(o);
+#if FDSTENCIL_HAVE_CUDA
+  if (gpu) cuda::wave::parse_config(o.kernel_params, c.d.dim, c.d.radius, c.d.nx * c.d.ny, has_layers(c.d));
+#endif
 }
 
 namespace {

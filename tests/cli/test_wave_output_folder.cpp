@@ -112,3 +112,24 @@ TEST_F(WaveOutputFolder, ASurveyRefusesOverwrite) {
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("a survey's re-run keeps its finished shots"), std::string::npos) << r.out;
 }
+
+// A survey's folder is the survey's, and a single run's is the run's: neither writes into the
+// other's, --overwrite included (it replaces one run, never a survey's shot folders).
+TEST_F(WaveOutputFolder, SurveysAndSingleRunsKeepToTheirOwnFolders) {
+  std::ofstream(path("survey.json")) << R"({"shots": [{"id": 1, "source": [200, 300]}]})";
+  Result r = run(kRun + "--steps 20 --survey " + path("survey.json") + " --output " + out());
+  ASSERT_EQ(r.code, 0) << r.out;
+  r = run(kRun + "--steps 20 --overwrite --output " + out());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("holds a survey (shot_000001, survey.json)"), std::string::npos) << r.out;
+  EXPECT_TRUE(has("shot_000001/shot.npy"));
+  const std::string single = path("single");  // a single run's folder, and a survey into it
+  r = run(kRun + "--steps 20 --output " + single);
+  ASSERT_EQ(r.code, 0) << r.out;
+  r = run(kRun + "--steps 20 --survey " + path("survey.json") + " --output " + single);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("holds the outputs of a single run (final.npy, shot.json"), std::string::npos)
+      << r.out;
+  EXPECT_FALSE(fs::exists(dir_ / "single" / "survey.json"));
+  EXPECT_FALSE(fs::exists(dir_ / "single" / "shot_000001"));
+}
