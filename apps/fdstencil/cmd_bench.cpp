@@ -310,12 +310,15 @@ std::vector<Job> make_jobs(const BenchOpts& o, const std::vector<Case>& cases) {
       std::fprintf(stderr, "note: backend %s has no variant of %s yet; skipped\n", o.backend.c_str(),
                    std::string(op_name(c.op)).c_str());
     for (const Variant* v : candidates) {
-      // A name asked for, or its former name (current_variant_name): the one it matched.
-      const auto asked = std::find_if(wanted.begin(), wanted.end(), [&](const std::string& w) {
-        return current_variant_name(c.op, w) == v->name;
-      });
-      if (!wanted.empty() && asked == wanted.end()) continue;
-      matched_variants.insert(wanted.empty() ? v->name : *asked);
+      // The names asked for that mean it: its own, or its former (current_variant_name), or both.
+      bool asked = wanted.empty();
+      for (const std::string& w : wanted)
+        if (current_variant_name(c.op, w) == v->name) {
+          matched_variants.insert(w);
+          asked = true;
+        }
+      if (!asked) continue;
+      matched_variants.insert(v->name);
       add_variant_jobs(*v, p, grid, jobs, used_keys);
     }
   }

@@ -20,8 +20,8 @@ namespace {
 // The names a wave run (or a survey, whose manifest and shot folders a single run would mix with)
 // writes into its folder; nothing else in the folder is a run's, and nothing else is touched.
 bool run_output(const fs::directory_entry& e) {
-  static const char* const kFixed[] = {"shot.npy",     "shot.json",    "shot.sgy",    "final.npy",
-                                       "analytic.npy", "summary.json", "survey.json", kCheckpointFile};
+  static const char* const kFixed[] = {"shot.npy",     "shot.json",    "shot.sgy",      "final.npy",
+                                       "analytic.npy", "summary.json", kSurveyManifest, kCheckpointFile};
   const std::string name = e.path().filename().string();
   if (std::find(std::begin(kFixed), std::end(kFixed), name) != std::end(kFixed)) return true;
   const auto starts = [&](const std::string& prefix) { return name.rfind(prefix, 0) == 0; };
@@ -37,7 +37,7 @@ bool run_output(const fs::directory_entry& e) {
 [[noreturn]] void bad(const std::string& what) { throw Error(ErrorKind::invalid_argument, what); }
 
 bool is_checkpoint(const std::string& name) { return name.rfind(kCheckpointFile, 0) == 0; }
-bool is_survey(const std::string& name) { return name == "survey.json" || name.rfind("shot_", 0) == 0; }
+bool is_survey(const std::string& name) { return name == kSurveyManifest || name.rfind("shot_", 0) == 0; }
 
 // Up to four names, then how many more.
 std::string listed(const std::vector<std::string>& names) {

@@ -131,6 +131,8 @@ std::optional<wave::Model::Window> slab_model_planes(const Flags& flags, int dim
 // --- cmd_wave.cpp: one shot's run ---------------------------------------------------------------
 // The checkpoint a run writes into its output directory, and --resume reads.
 inline constexpr const char* kCheckpointFile = "checkpoint.ckpt";
+// A survey's manifest, in its --output folder beside the shot_<id> folders.
+inline constexpr const char* kSurveyManifest = "survey.json";
 
 // The command again with --resume, for the message of an interrupted run.
 inline std::string resume_command(const std::string& command) {

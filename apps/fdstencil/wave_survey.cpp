@@ -41,7 +41,6 @@ using nlohmann::json;
 [[noreturn]] void bad(const std::string& what) { throw Error(ErrorKind::invalid_argument, what); }
 
 constexpr const char* kDoneFile = "done.json";
-constexpr const char* kManifest = "survey.json";
 // SEG-Y's field record number is a 32-bit integer: shot ids stay within it.
 constexpr int64_t kMaxShotId = 2147483647;
 
@@ -441,7 +440,7 @@ Share run_shots(Plan& p, const Deal& deal, const std::string& command, int rank,
 // The manifest's entries of the shots that ran before (a skipped shot keeps the entry of the run
 // that made it) and the bandwidth figure of the run that measured one.
 void read_old_manifest(const Flags& flags, std::map<int64_t, json>& entries, double& copy_gbps) {
-  std::ifstream in(fs::path(flags.output) / kManifest);
+  std::ifstream in(fs::path(flags.output) / kSurveyManifest);
   const json old = in ? json::parse(in, nullptr, false) : json();
   if (old.is_object() && old.contains("copy_gbps") && old["copy_gbps"].is_number())
     copy_gbps = old["copy_gbps"];
@@ -507,7 +506,7 @@ void write_manifest(const Flags& flags, const std::string& command, const Plan& 
     const bool finished = st == "done" || st.rfind("skipped", 0) == 0;
     if (finished && entries.count(p.shots[i].id)) m["shots"].push_back(entries[p.shots[i].id]);
   }
-  write_json_file((fs::path(flags.output) / kManifest).string(), m);
+  write_json_file((fs::path(flags.output) / kSurveyManifest).string(), m);
 }
 
 // What identifies the list of unfinished shots: every rank must find the same one (one file
@@ -605,7 +604,8 @@ int run_survey(const Flags& flags, const std::string& command, const SurveyRanks
   if (!quiet && lead)
     std::fprintf(stderr, "fdstencil survey: %lld shots run, %lld skipped, in %.1f s (%.3g shots/s); %s\n",
                  static_cast<long long>(ran.done), static_cast<long long>(p.skipped), wall,
-                 ran.done > 0 ? double(ran.done) / wall : 0.0, (fs::path(flags.output) / kManifest).c_str());
+                 ran.done > 0 ? double(ran.done) / wall : 0.0,
+                 (fs::path(flags.output) / kSurveyManifest).c_str());
   return 0;
 }
 

@@ -302,7 +302,9 @@ struct Result {
 Result run(const Model& model, const Options& options);
 
 // run()'s checks of the request alone (the model, the options, dt, every position inside the model,
-// the backend), without allocating or running: a survey checks all its shots before the first runs.
+// the backend, the host memory, the GPU launch parameters), without allocating or running and
+// without touching a GPU (its memory is run()'s to check): a survey checks all its shots before the
+// first runs.
 void check(const Model& model, const Options& options);
 
 // The run's time step: options.dt when given, else options.cfl_safety x max_stable_dt for the model

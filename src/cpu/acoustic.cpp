@@ -57,9 +57,8 @@ void AcousticCpu<T>::step(int64_t n) {
   {
 #if defined(__SSE2__)
     // Flush denormals to zero in this thread: the wavefield ahead of the front and the CPML's
-    // memory variables decay through the denormal range, where x86 arithmetic runs an order of
-    // magnitude slower (docs/wave.md). The GPU computes them at full speed;
-    // the values lost are below 1e-38.
+    // memory variables decay through the denormal range, where x86 arithmetic runs far slower.
+    // The GPU computes them at full speed; the values lost are below 1e-38.
     const unsigned caller_csr = _mm_getcsr();
     _mm_setcsr(caller_csr | 0x8040);  // FTZ | DAZ
 #endif

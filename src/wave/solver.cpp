@@ -887,14 +887,16 @@ void run_slab(acoustic::Setup<T>& built, const Options& o, const Domain& d, Resu
 }  // namespace
 
 namespace {
-void check_memory(const Model& model, const Options& o, const Domain& d, bool gpu);  // below
+void check_memory(const Model& model, const Options& o, const Domain& d, bool gpu, bool device);  // below
 }  // namespace
 
 void check(const Model& model, const Options& o) {
   Checked c = checked(model, o);
   const bool gpu = use_gpu(o);
-  // What run() refuses before its first step, in its order: the memory, the taps, the launch.
-  check_memory(model, o, c.d, gpu);
+  // What run() refuses before its first step, in its order: the host's memory, the taps, the
+  // launch. Not the device's memory: asking for it makes a CUDA context on the thread's current
+  // GPU, and a survey's ranks check every shot before each selects its own (GPU 0 in every rank).
+  check_memory(model, o, c.d, gpu, false);
   add_taps(c, model, o);
 #if FDSTENCIL_HAVE_CUDA
   if (gpu) cuda::wave::parse_config(o.kernel_params, c.d.dim, c.d.radius, c.d.nx * c.d.ny, has_layers(c.d));
@@ -941,9 +943,9 @@ Result finish(Result& res, const Domain& d, std::chrono::steady_clock::time_poin
 
 // The host and device memory a run needs, before anything the size of the domain is allocated:
 // the backend's state, and on the host the setup's m, one field for snapshots and the final
-// field; a slab of a split run its share. A model held in part (a split run's rank) must hold the
-// planes this slab reads.
-void check_memory(const Model& model, const Options& o, const Domain& d, bool gpu) {
+// field; a slab of a split run its share (`device`: the GPU's too, on the thread's current GPU). A
+// model held in part (a split run's rank) must hold the planes this slab reads.
+void check_memory(const Model& model, const Options& o, const Domain& d, bool gpu, bool device) {
   const Domain::Slab planes = planes_of(o, d);
   if (const Model::Window need = d.model_planes(planes);
       need.k0 < model.z0 || need.k1 > model.z0 + model.planes())
@@ -958,7 +960,7 @@ void check_memory(const Model& model, const Options& o, const Domain& d, bool gp
   ensure_host_memory(host, "the wave solver's host state");
 #if FDSTENCIL_HAVE_CUDA
   // A split run's slab checks its own share when its state is made (AcousticGpu).
-  if (gpu && !split(o)) cuda::ensure_device_memory(state, "the wave solver's state");
+  if (gpu && device && !split(o)) cuda::ensure_device_memory(state, "the wave solver's state");
 #endif
 }
 
@@ -1100,7 +1102,7 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
   res.domain = c.d;
   const bool gpu = use_gpu(o);
   res.backend = gpu ? "cuda" : "cpu";
-  check_memory(model, o, c.d, gpu);
+  check_memory(model, o, c.d, gpu, true);
   add_taps(c, model, o);
   add_warnings(res, model, o, c);
   res.reflection =

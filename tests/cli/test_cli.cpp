@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 #include "bench/harness.hpp"
@@ -336,6 +337,23 @@ TEST_F(Cli, BenchSameSizeCopyOnTheGpu) {
 
 // On a GPU: bench's plan row says which variant the plan chose and from where; --tuned on an
 // empty cache reports each case untuned rather than guessing.
+// The Laplacian's kernels by their names before issue 32 too, and both names of one kernel at
+// once: one set of records, under its current name, and neither name refused.
+TEST_F(Cli, BenchTakesAKernelsFormerNameOnTheGpu) {
+  if (!gpu_present()) GTEST_SKIP() << "no GPU";
+  const std::string json = path("r.json");
+  const Result r =
+      run("bench --op laplacian7 --size 40,30,20 --variant k9,pipelined,k8 --reps 2 --json " + json);
+  ASSERT_EQ(r.code, 0) << r.out;
+  std::ifstream f(json);
+  std::multiset<std::string> variants;
+  for (const auto& rec : nlohmann::json::parse(f)["records"])
+    variants.insert(rec["variant"].get<std::string>());
+  EXPECT_EQ(variants.count("pipelined"), 1u);
+  EXPECT_EQ(variants.count("bulk_ring"), 1u);
+  EXPECT_EQ(variants.size(), 2u);
+}
+
 TEST_F(Cli, BenchPlanRowsOnTheGpu) {
   if (!gpu_present()) GTEST_SKIP() << "no GPU";
   const std::string json = path("r.json"), cache = path("empty-cache.json");
