@@ -476,6 +476,11 @@ struct AcousticGpu::Impl {
     int64_t calls = 0;
     int64_t sampled_from = 0;  // the call that sampling (re)started at
   } split;
+  // The constructor's steps, in order.
+  void allocate(const acoustic::Setup<float>& s, const KernelConfig& c, size_t step_smem_bytes);
+  void upload_sources(const acoustic::Setup<float>& s);
+  void upload_receivers(const acoustic::Setup<float>& s);
+  void fill_args(const acoustic::Setup<float>& s, const KernelConfig& c);
   void ready_split();                // makes `split`'s stream, events and chunk ranges once
   Halo halo_of(float* level) const;  // a time level's face and halo planes
   ~Impl() {
@@ -536,9 +541,29 @@ struct AcousticGpu::Impl {
   }
 };
 
-AcousticGpu::AcousticGpu(const acoustic::Setup<float>& s, const KernelConfig& c)
-    : impl_(std::make_unique<Impl>()) {
-  Impl& d = *impl_;
+// The tma design's tile as the copy engine takes it: its box edges, and the halo points the map
+// starts before each line.
+static void check_tma_box(const acoustic::Setup<float>& s, const KernelConfig& c) {
+  // The copy engine's boxes: at most seismic::kMaxBoxEdge elements an edge; the map starts P points
+  // before each line (Domain::make's x halo is R rounded up to 16 bytes, P).
+  const int64_t R = s.radius, P = (R + kTileVec - 1) / kTileVec * kTileVec;
+  const int64_t box_x = int64_t(kTileVec) * c.bx + 2 * P, box_y = c.by + 2 * R;
+  if (box_x > seismic::kMaxBoxEdge || box_y > seismic::kMaxBoxEdge)
+    throw Error(ErrorKind::invalid_argument,
+                "the tma design's tile of a " + std::to_string(c.bx) + "x" + std::to_string(c.by) +
+                    " block is " + std::to_string(box_x) + " x " + std::to_string(box_y) +
+                    " points, above the copy engine's " + std::to_string(seismic::kMaxBoxEdge) +
+                    " an edge: a smaller block");
+  if (s.origin - P - R * s.line - R * s.slice < 0 || s.origin % s.line < P)
+    throw Error(ErrorKind::invalid_argument,
+                "the tma design needs " + std::to_string(P) + " halo points before each line of the storage");
+}
+
+// Refuses, before anything is allocated, a launch the kernels cannot take: the step kernel's
+// 32-bit indices and grid, the parameters' ranges for a config built by hand, and each design's
+// needs (shared memory, alignment, the copy engine's box). Returns the interior launch's dynamic
+// shared memory.
+static size_t check_launch(const acoustic::Setup<float>& s, const KernelConfig& c) {
   // The launch's limits, before anything is allocated: 32-bit indices in the kernel, 65535 blocks
   // along grid y and z.
   const int64_t gy = s.dim == 3 ? (s.ny + c.by - 1) / c.by : 1, gz = (s.nz + c.nw - 1) / c.nw;
@@ -587,25 +612,19 @@ AcousticGpu::AcousticGpu(const acoustic::Setup<float>& s, const KernelConfig& c)
                       std::to_string(optin) +
                       (c.design == StepDesign::tile ? ": a smaller block" : ": a smaller block or ahead"));
   }
-  if (c.design == StepDesign::tma) {
-    // The copy engine's boxes: at most seismic::kMaxBoxEdge elements an edge; the map starts P points
-    // before each line (Domain::make's x halo is R rounded up to 16 bytes, P).
-    const int64_t R = s.radius, P = (R + kTileVec - 1) / kTileVec * kTileVec;
-    const int64_t box_x = int64_t(kTileVec) * c.bx + 2 * P, box_y = c.by + 2 * R;
-    if (box_x > seismic::kMaxBoxEdge || box_y > seismic::kMaxBoxEdge)
-      throw Error(ErrorKind::invalid_argument,
-                  "the tma design's tile of a " + std::to_string(c.bx) + "x" + std::to_string(c.by) +
-                      " block is " + std::to_string(box_x) + " x " + std::to_string(box_y) +
-                      " points, above the copy engine's " + std::to_string(seismic::kMaxBoxEdge) +
-                      " an edge: a smaller block");
-    if (s.origin - P - R * s.line - R * s.slice < 0 || s.origin % s.line < P)
-      throw Error(ErrorKind::invalid_argument, "the tma design needs " + std::to_string(P) +
-                                                   " halo points before each line of the storage");
-  }
+  if (c.design == StepDesign::tma) check_tma_box(s, c);
+  return smem;
+}
+
+// The launch's shape and kernels, the state's arrays (zeroed), m and the CPML coefficients
+// uploaded, and the run's stream.
+void AcousticGpu::Impl::allocate(const acoustic::Setup<float>& s, const KernelConfig& c,
+                                 size_t step_smem_bytes) {
+  Impl& d = *this;
   ensure_device_memory(state_bytes(s), "the wave solver's state");
   d.c = c;
-  d.smem = smem;
-  d.boundary_smem = boundary_smem(c, s.radius);
+  d.smem = step_smem_bytes;
+  d.boundary_smem = wave::boundary_smem(c, s.radius);  // the free function, not the member
   const bool y = s.dim == 3;
   d.block = dim3(unsigned(c.bx), unsigned(y ? c.by : 1), 1);
   d.grid = dim3(unsigned((s.nx + int64_t(c.vec) * c.bx - 1) / (int64_t(c.vec) * c.bx)),
@@ -631,7 +650,13 @@ AcousticGpu::AcousticGpu(const acoustic::Setup<float>& s, const KernelConfig& c)
     for (auto& v : d.pml[a]) v = DeviceArray<float>(s.points_per_slot(a) * s.axis[a].slots());
   }
   FDS_CUDA_CHECK(cudaStreamCreateWithFlags(&d.stream, cudaStreamNonBlocking));
-  // The sources' taps, sorted by the block that owns their point, then by point.
+}
+
+// The sources' taps on the device, sorted by the block that owns their point, then by point,
+// with each block's first tap (tap_start) and the taps' keys.
+void AcousticGpu::Impl::upload_sources(const acoustic::Setup<float>& s) {
+  Impl& d = *this;
+  const bool y = s.dim == 3;
   std::vector<acoustic::Tap> taps = s.sources;
   const int64_t xs = int64_t(c.vec) * c.bx;
   const auto block_of = [&](const acoustic::Tap& t) {
@@ -650,7 +675,12 @@ AcousticGpu::AcousticGpu(const acoustic::Setup<float>& s, const KernelConfig& c)
   d.tap_start = DeviceArray<int>(start.data(), int64_t(start.size()));
   d.tap_key = DeviceArray<int64_t>(keys.data(), int64_t(keys.size()));
   d.taps = DeviceArray<acoustic::Tap>(taps.data(), int64_t(taps.size()));
-  // The receivers' taps by receiver, in the Setup's order within each (the order of the sum).
+}
+
+// The receivers' taps on the device, by receiver, in the Setup's order within each (the order of
+// the sum), and the wavelets and the traces.
+void AcousticGpu::Impl::upload_receivers(const acoustic::Setup<float>& s) {
+  Impl& d = *this;
   std::vector<acoustic::Tap> rec = s.receivers;
   std::stable_sort(rec.begin(), rec.end(),
                    [](const acoustic::Tap& p, const acoustic::Tap& q) { return p.id < q.id; });
@@ -668,10 +698,11 @@ AcousticGpu::AcousticGpu(const acoustic::Setup<float>& s, const KernelConfig& c)
   d.rec_weight = DeviceArray<float>(rec_weight.data(), int64_t(rec_weight.size()));
   d.wavelets = DeviceArray<float>(s.wavelets.data(), int64_t(s.wavelets.size()));
   d.traces = DeviceArray<float>(int64_t(s.nrec) * s.nt);
-  d.s = s;
-  d.s.m.clear();
-  d.s.m.shrink_to_fit();
+}
 
+// The step's and the receivers' kernel arguments, pointing at the arrays allocated above.
+void AcousticGpu::Impl::fill_args(const acoustic::Setup<float>& s, const KernelConfig& c) {
+  Impl& d = *this;
   StepArgs& a = d.args;
   a.m = d.m.p + s.origin;
   a.nx = int(s.nx);
@@ -712,6 +743,19 @@ AcousticGpu::AcousticGpu(const acoustic::Setup<float>& s, const KernelConfig& c)
   r.traces = d.traces.p;
   r.nrec = s.nrec;
   r.nt = s.nt;
+}
+
+AcousticGpu::AcousticGpu(const acoustic::Setup<float>& s, const KernelConfig& c)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& d = *impl_;
+  const size_t smem = check_launch(s, c);
+  d.allocate(s, c, smem);
+  d.upload_sources(s);
+  d.upload_receivers(s);
+  d.s = s;
+  d.s.m.clear();
+  d.s.m.shrink_to_fit();
+  d.fill_args(s, c);
   // The memsets and uploads above ran on the legacy stream, which the run's non-blocking stream
   // does not wait for (and a memset, or a pageable upload's last DMA, may still be in flight):
   // done before any step, receiver sample or resume's upload is enqueued on the run's stream.
