@@ -346,9 +346,10 @@ TEST_F(Cli, BenchTakesAKernelsFormerNameOnTheGpu) {
       run("bench --op laplacian7 --size 40,30,20 --variant k9,pipelined,k8 --reps 2 --json " + json);
   ASSERT_EQ(r.code, 0) << r.out;
   std::ifstream f(json);
+  // Named, not a temporary: a range-for over parse(f)["records"] would outlive the parsed document.
+  const nlohmann::json doc = nlohmann::json::parse(f);
   std::multiset<std::string> variants;
-  for (const auto& rec : nlohmann::json::parse(f)["records"])
-    variants.insert(rec["variant"].get<std::string>());
+  for (const auto& rec : doc["records"]) variants.insert(rec["variant"].get<std::string>());
   EXPECT_EQ(variants.count("pipelined"), 1u);
   EXPECT_EQ(variants.count("bulk_ring"), 1u);
   EXPECT_EQ(variants.size(), 2u);
