@@ -78,56 +78,83 @@ class OutputDir {
   bool kept_ = false;
 };
 
-// A size in the unit a person reads it in: KiB below a MiB, MiB below a GiB, else GiB.
+// A size in the unit a person reads it in: KiB below a MiB, MiB below a GiB, GiB below a TiB.
 std::string size_text(double bytes) {
+  static constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB"};
+  double v = bytes / 1024;
+  int u = 0;
+  while (u < 3 && v >= 1024) v /= 1024, ++u;
   char buf[64];
-  const double kib = 1024.0, mib = kib * 1024, gib = mib * 1024;
-  if (bytes < mib)
-    std::snprintf(buf, sizeof buf, "%.3g KiB", bytes / kib);
-  else if (bytes < gib)
-    std::snprintf(buf, sizeof buf, "%.3g MiB", bytes / mib);
-  else
-    std::snprintf(buf, sizeof buf, "%.3g GiB", bytes / gib);
+  std::snprintf(buf, sizeof buf, "%.3g %s", v, kUnits[u]);
   return buf;
 }
 
-// The files the run will write must fit on the disk: a full-volume snapshot every few steps of a
-// large model fills a disk quickly, and finding that out after the run would waste it.
-// Checkpoints take the state's size twice over (the one on the disk and its successor's
-// temporary): with --checkpoint-every they must fit too; without it only a stop by a signal writes
-// one, so a run whose state is larger than the disk still runs, warned that such a stop could not
-// keep its state.
-void check_disk_space(const Setup& s) {
+// One kind of file the run writes, its bytes, and what would make it smaller.
+struct OutputPart {
+  std::string what;
+  double bytes;
+  std::string smaller;
+};
+
+std::vector<OutputPart> output_parts(const Setup& s) {
   const wave::Model& m = s.model();
   double snapshot_points = double(m.points());
   if (s.slice.axis == 'z') snapshot_points = double(m.ny * m.nx);
   if (s.slice.axis == 'y') snapshot_points = double(m.nz * m.nx);
   if (s.slice.axis == 'x') snapshot_points = double(m.nz * m.ny);
-  const double record = double(s.options.receivers.size()) * double(s.n_out);
-  const double outputs =
-      4 * (double(s.options.snapshot_steps.size()) * snapshot_points + record * (s.compare_analytic ? 2 : 1) +
-           (s.write_final ? double(m.points()) : 0)) +
+  const double receivers = double(s.options.receivers.size()), record = 4 * receivers * double(s.n_out);
+  std::vector<OutputPart> parts = {
+      {"snapshots", 4 * double(s.options.snapshot_steps.size()) * snapshot_points,
+       "fewer --snapshot-steps, a larger --snapshot-every, or a --snapshot-slice"},
+      {"the shot record", record, "fewer receivers, or a larger --record-dt"},
+      {"analytic.npy", s.compare_analytic ? record : 0, "no --compare-analytic"},
+      {"the final field", s.write_final ? 4 * double(m.points()) : 0, "--no-final"},
       // shot.sgy: the samples again, a 240-byte header per trace, 3600 bytes of file headers
-      (s.write_segy ? 4 * record + 240 * double(s.options.receivers.size()) + 3600 : 0);
-  const double checkpoints = 2 * double(wave::state_bytes(wave::Domain::make(m.dim, s.options.radius, m.nz,
-                                                                             m.ny, m.nx, s.options.boundary),
-                                                          s.options, false));
+      {"shot.sgy", s.write_segy ? record + 240 * receivers + 3600 : 0, "no --segy"}};
+  std::erase_if(parts, [](const OutputPart& p) { return p.bytes <= 0; });
+  std::sort(parts.begin(), parts.end(),
+            [](const OutputPart& a, const OutputPart& b) { return a.bytes > b.bytes; });
+  return parts;
+}
+
+// "snapshots 231 GiB (fewer ...); the shot record 764 MiB (...)", the largest first.
+std::string parts_text(const std::vector<OutputPart>& parts) {
+  std::string out;
+  for (const OutputPart& p : parts)
+    out += (out.empty() ? "" : "; ") + p.what + " " + size_text(p.bytes) + " (" + p.smaller + ")";
+  return out;
+}
+
+// The files the run will write must fit on the disk: a full-volume snapshot every few steps of a
+// large model fills a disk quickly, and finding that out after the run would waste it. The message
+// lists the outputs largest first, each with what would shrink it.
+// Checkpoints take their size twice over (the one on the disk and its successor's temporary): with
+// --checkpoint-every they must fit too; without it only a stop by a signal writes one, so a run
+// whose checkpoint is larger than the disk still runs, warned that such a stop could not keep its
+// state.
+void check_disk_space(const Setup& s) {
+  const std::vector<OutputPart> parts = output_parts(s);
+  double outputs = 0;
+  for (const OutputPart& p : parts) outputs += p.bytes;
+  const wave::Model& m = s.model();
+  const wave::Domain d = wave::Domain::make(m.dim, s.options.radius, m.nz, m.ny, m.nx, s.options.boundary);
+  const double checkpoints = 2 * double(wave::checkpoint_bytes(d, s.options, false));
   std::error_code ec;
   const fs::space_info space = fs::space(s.out_dir, ec);
   if (ec) return;
   const double free = double(space.available);
   if (outputs > free)
-    throw Error(ErrorKind::io,
-                "the outputs need " + size_text(outputs) + " but " + s.out_dir.string() + " has only " +
-                    size_text(free) +
-                    " free (fewer snapshots, a --snapshot-slice, or --no-final would need less)");
+    throw Error(ErrorKind::io, "not enough disk space: the outputs need " + size_text(outputs) + " but " +
+                                   s.out_dir.string() + " has only " + size_text(free) +
+                                   " free: " + parts_text(parts));
   if (outputs + checkpoints <= free) return;
   if (s.options.checkpoint_every > 0)
     throw Error(ErrorKind::io,
-                "--checkpoint-every: the outputs and two checkpoints (the one on the disk and its "
-                "successor's temporary) need " +
+                "not enough disk space for --checkpoint-every: the outputs and two checkpoints (the one on "
+                "the disk and its successor's temporary) need " +
                     size_text(outputs + checkpoints) + " but " + s.out_dir.string() + " has only " +
-                    size_text(free) + " free");
+                    size_text(free) + " free; the checkpoints " + size_text(checkpoints) +
+                    " (without --checkpoint-every only a stop by a signal writes one), " + parts_text(parts));
   std::fprintf(stderr,
                "fdstencil: warning: %s has %s free, enough for the outputs (%s) but not for a checkpoint as "
                "well (%s): a stop by SIGINT or SIGTERM could not write its checkpoint\n",
@@ -225,6 +252,7 @@ std::vector<float> shot_prechecks(const Setup& s) {
   std::vector<float> analytic;
   if (s.compare_analytic) {
     const wave::Model& m = s.model();
+    PhaseNotice computing(kNoticeLabel, "computing the analytic record", !s.quiet);
     analytic = analytic_record(s);
     const wave::Domain d = wave::Domain::make(m.dim, s.options.radius, m.nz, m.ny, m.nx, s.options.boundary);
     compare(s, analytic, analytic, window_end(s, d));  // throws exactly when no window holds energy
@@ -243,6 +271,63 @@ std::unique_ptr<wave::Checkpoint> load_resume(const Setup& s) {
     throw Error(e.kind(), std::string("--resume: ") + e.what() + " (remove it, or run without --resume)");
   }
 }
+
+namespace {
+
+// The snapshots among this run's outputs: a split run's ranks wrote theirs themselves
+// (Options::split_snapshot_file), and a resumed run's earlier part took some before its checkpoint.
+void list_snapshots(const Setup& s, ShotRun& run) {
+  if (s.options.split_snapshot_file) {
+    std::vector<int64_t> steps = s.options.snapshot_steps;
+    std::sort(steps.begin(), steps.end());
+    steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
+    for (int64_t step : steps)
+      if (step >= run.result.first_step) run.outputs.push_back(snapshot_name(step));
+  }
+  // The snapshots the interrupted run took before its checkpoint are this run's outputs too.
+  if (run.result.first_step > 0) {
+    std::vector<std::string> earlier;
+    for (int64_t step : s.options.snapshot_steps)
+      if (step < run.result.first_step) {
+        const std::string name = snapshot_name(step);
+        std::error_code ec;
+        if (fs::exists(s.out_dir / name, ec) &&
+            std::find(earlier.begin(), earlier.end(), name) == earlier.end())
+          earlier.push_back(name);
+      }
+    run.outputs.insert(run.outputs.begin(), earlier.begin(), earlier.end());
+  }
+}
+
+// The record, resampled where asked, and the files after the steps: the shot, the analytic
+// comparison, the final field, the summary. Returns the comparison (null without one).
+nlohmann::json write_outputs(const Setup& s, ShotRun& run, const std::vector<float>& analytic,
+                             const std::string& command, bool quiet) {
+  const wave::Result& r = run.result;
+  std::vector<float> record;
+  if (!s.options.receivers.empty()) {
+    char dt[32];
+    std::snprintf(dt, sizeof dt, "%g", s.record_dt);
+    PhaseNotice resampling(kNoticeLabel, std::string("resampling the record to dt ") + dt + " s",
+                           !quiet && (s.record_dt != r.dt || s.n_out != r.nt), "receivers");
+    record = shot_record(s, r, &resampling);
+  }
+  PhaseNotice writing(kNoticeLabel, "writing the outputs", !quiet);
+  nlohmann::json comparison;
+  if (!s.options.receivers.empty()) {
+    for (const std::string& name : write_shot(s, record)) run.outputs.push_back(name);
+    if (s.compare_analytic) {
+      comparison = compare(s, record, analytic, window_end(s, r.domain));
+      run.outputs.push_back(write_analytic(s, analytic));
+    }
+  }
+  if (s.write_final) run.outputs.push_back(write_final(s, r));
+  run.outputs.push_back("summary.json");
+  write_summary(s, r, command, comparison, run.outputs);
+  return comparison;
+}
+
+}  // namespace
 
 ShotRun run_shot(Setup& s, const std::string& command, const RunControl& control) {
   const std::vector<float> analytic = control.prechecked ? *control.prechecked : shot_prechecks(s);
@@ -267,13 +352,20 @@ ShotRun run_shot(Setup& s, const std::string& command, const RunControl& control
                                                                     : load_resume(s);
   const bool quiet = s.quiet || control.quiet;
   ShotRun run;
-  ProgressBar bar("fdstencil wave", !quiet && !control.progress);
+  ProgressBar bar(kNoticeLabel, !quiet && !control.progress);
+  // The solver's setup (its memory, the absorbing layers, the sources' and receivers' taps) ends at
+  // the first report of a step.
+  PhaseNotice setting_up(kNoticeLabel, "setting up the solver", !quiet && !control.progress);
   // A quiet run has no bar to feed: without a callback the time loop never waits for the device
   // to report progress, so the host may queue steps ahead.
-  if (control.progress)
+  if (control.progress) {
     s.options.progress = control.progress;
-  else if (!quiet)
-    s.options.progress = [&bar](int64_t done, int64_t total) { bar.update(done, total); };
+  } else if (!quiet) {
+    s.options.progress = [&bar, &setting_up](int64_t done, int64_t total) {
+      setting_up.end();
+      bar.update(done, total);
+    };
+  }
   s.options.on_snapshot = [&s, &run](const wave::Snapshot& snap) {
     run.outputs.push_back(write_snapshot(s, snap));
   };
@@ -302,45 +394,14 @@ ShotRun run_shot(Setup& s, const std::string& command, const RunControl& control
     throw;
   }
   bar.finish();
+  setting_up.end();
   resumed.reset();
   wave::Result& r = run.result;
   r.timing.checkpoint_write_s = writer.write_seconds();
   for (const std::string& w : r.warnings) std::fprintf(stderr, "fdstencil: warning: %s\n", w.c_str());
   if (r.interrupted) return run;
-  // A split run's ranks wrote its snapshots themselves (Options::split_snapshot_file).
-  if (s.options.split_snapshot_file) {
-    std::vector<int64_t> steps = s.options.snapshot_steps;
-    std::sort(steps.begin(), steps.end());
-    steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
-    for (int64_t step : steps)
-      if (step >= r.first_step) run.outputs.push_back(snapshot_name(step));
-  }
-  // The snapshots the interrupted run took before its checkpoint are this run's outputs too.
-  if (r.first_step > 0) {
-    std::vector<std::string> earlier;
-    for (int64_t step : s.options.snapshot_steps)
-      if (step < r.first_step) {
-        const std::string name = snapshot_name(step);
-        std::error_code ec;
-        if (fs::exists(s.out_dir / name, ec) &&
-            std::find(earlier.begin(), earlier.end(), name) == earlier.end())
-          earlier.push_back(name);
-      }
-    run.outputs.insert(run.outputs.begin(), earlier.begin(), earlier.end());
-  }
-
-  nlohmann::json comparison;
-  if (!s.options.receivers.empty()) {
-    const std::vector<float> record = shot_record(s, r);
-    for (const std::string& name : write_shot(s, record)) run.outputs.push_back(name);
-    if (s.compare_analytic) {
-      comparison = compare(s, record, analytic, window_end(s, r.domain));
-      run.outputs.push_back(write_analytic(s, analytic));
-    }
-  }
-  if (s.write_final) run.outputs.push_back(write_final(s, r));
-  run.outputs.push_back("summary.json");
-  write_summary(s, r, command, comparison, run.outputs);
+  list_snapshots(s, run);
+  const nlohmann::json comparison = write_outputs(s, run, analytic, command, quiet);
   // Finished: the checkpoint would only resume a run that has nothing left to do.
   std::error_code ec;
   fs::remove(checkpoint, ec);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <utility>
 
 namespace fdstencil::cli {
@@ -16,6 +17,13 @@ constexpr int kBarWidth = 30;  // characters of the bar itself: with the figures
 // A terminal redraw at most this often: the solver reports up to ~200 times a run, and a redraw
 // per report of a fast run would cost more than it tells.
 constexpr auto kRedrawInterval = std::chrono::milliseconds(100);
+// A log's line at least this often, and a long phase's: often enough to show the run is alive,
+// rare enough that a day-long run's log stays a few thousand lines.
+constexpr double kLogRepeatS = 30;
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
 
 }  // namespace
 
@@ -57,10 +65,14 @@ void ProgressBar::update(int64_t done, int64_t total) {
     last_draw_ = now;
     return;
   }
+  // A line at each 10 % mark, or once the first second (then kLogRepeatS) has passed without one.
   const int decile = int(fraction * 10);
-  if (decile <= last_decile_) return;
-  last_decile_ = decile;
-  std::fprintf(stderr, "%s: %d %% (%lld/%lld steps), ETA %s\n", label_.c_str(), 10 * decile,
+  const double quiet_s = std::chrono::duration<double>(now - (log_lines_ > 0 ? last_draw_ : start_)).count();
+  if (decile <= last_decile_ && quiet_s < (log_lines_ > 0 ? kLogRepeatS : notice_after_s())) return;
+  last_decile_ = std::max(last_decile_, decile);
+  ++log_lines_;
+  last_draw_ = now;
+  std::fprintf(stderr, "%s: %d %% (%lld/%lld steps), ETA %s\n", label_.c_str(), int(100 * fraction),
                static_cast<long long>(done), static_cast<long long>(total), eta.c_str());
   std::fflush(stderr);
 }
@@ -68,6 +80,65 @@ void ProgressBar::update(int64_t done, int64_t total) {
 void ProgressBar::finish() {
   if (enabled_ && tty_ && drawn_) std::fputc('\n', stderr);
   drawn_ = false;
+}
+
+double notice_after_s() {
+  const char* env = std::getenv("FDSTENCIL_NOTICE_AFTER_S");
+  char* end = nullptr;
+  const double v = env ? std::strtod(env, &end) : 1.0;
+  return env && end != env && std::isfinite(v) && v >= 0 ? v : 1.0;
+}
+
+PhaseNotice::PhaseNotice(std::string label, std::string what, bool enabled, std::string unit)
+    : label_(std::move(label)),
+      what_(std::move(what)),
+      unit_(std::move(unit)),
+      start_(std::chrono::steady_clock::now()) {
+  if (!enabled) {
+    ended_ = true;
+    return;
+  }
+  const double after = notice_after_s();
+  if (after <= 0) {  // at once, on this thread: a test sees the line whatever the phase's speed
+    say("...");
+    spoke_ = true;
+  }
+  watcher_ = std::thread([this, after] { watch(after); });
+}
+
+void PhaseNotice::say(const char* how) {
+  const int64_t done = done_, total = total_;
+  if (total > 0)
+    std::fprintf(stderr, "%s: %s %s (%lld/%lld%s%s)\n", label_.c_str(), what_.c_str(), how,
+                 static_cast<long long>(done), static_cast<long long>(total), unit_.empty() ? "" : " ",
+                 unit_.c_str());
+  else
+    std::fprintf(stderr, "%s: %s %s\n", label_.c_str(), what_.c_str(), how);
+  std::fflush(stderr);
+}
+
+void PhaseNotice::watch(double after_s) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  double wait_s = spoke_ ? kLogRepeatS : after_s;
+  while (!wake_.wait_for(lock, std::chrono::duration<double>(wait_s), [this] { return ended_; })) {
+    say("...");
+    spoke_ = true;
+    wait_s = kLogRepeatS;
+  }
+}
+
+void PhaseNotice::end() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (ended_ && !watcher_.joinable()) return;
+    ended_ = true;
+  }
+  wake_.notify_all();
+  if (watcher_.joinable()) watcher_.join();
+  if (!spoke_) return;
+  spoke_ = false;  // one closing line
+  std::fprintf(stderr, "%s: %s done in %.1f s\n", label_.c_str(), what_.c_str(), seconds_since(start_));
+  std::fflush(stderr);
 }
 
 }  // namespace fdstencil::cli

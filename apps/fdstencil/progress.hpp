@@ -1,11 +1,18 @@
-// A progress bar on stderr for long runs: percent done and the time left. On a terminal it is
-// redrawn in place; in a log (a file or a pipe) it writes a line every 10 %, so the log stays
-// readable and is not filled with carriage returns.
+// What a long command says while it works, on stderr:
+// - ProgressBar: percent done and the time left. On a terminal it is redrawn in place; in a log
+//   (a file or a pipe) it writes a line at every 10 % and whenever a while has passed without one,
+//   so a log shows a run alive from its first second and is not filled with carriage returns.
+// - PhaseNotice: a phase before or after the steps (reading a model, setting up the solver,
+//   resampling the record) that says what it is doing once it has taken a second.
 #pragma once
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <utility>
 
 namespace fdstencil::cli {
@@ -24,9 +31,42 @@ class ProgressBar {
   std::string label_;
   bool enabled_ = false, tty_ = false, drawn_ = false;
   int last_decile_ = 0;  // the last 10 % mark written to a log
+  int log_lines_ = 0;
   std::chrono::steady_clock::time_point start_;
-  std::chrono::steady_clock::time_point last_draw_;
+  std::chrono::steady_clock::time_point last_draw_;  // the terminal's last redraw, or the log's last line
 };
+
+// A phase that says, once it has run for notice_after_s() seconds, what it is doing ("label: what
+// ..."), then how far it is every kPhaseRepeat, and at its end how long it took; a quicker phase
+// says nothing. A watcher thread speaks, so a phase busy inside one long call is heard too.
+// advance() gives the lines a count ("3/5 receivers").
+class PhaseNotice {
+ public:
+  PhaseNotice(std::string label, std::string what, bool enabled, std::string unit = "");
+  ~PhaseNotice() { end(); }
+  PhaseNotice(const PhaseNotice&) = delete;
+  PhaseNotice& operator=(const PhaseNotice&) = delete;
+  void advance(int64_t done, int64_t total) {
+    done_ = done;
+    total_ = total;
+  }
+  void end();  // once; the destructor's call then does nothing
+
+ private:
+  void watch(double after_s);
+  void say(const char* how);
+  std::string label_, what_, unit_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool ended_ = false, spoke_ = false;
+  std::atomic<int64_t> done_{0}, total_{0};
+  std::chrono::steady_clock::time_point start_;
+  std::thread watcher_;
+};
+
+// Seconds a phase runs before it speaks, and a log's first progress line: 1, or the environment's
+// FDSTENCIL_NOTICE_AFTER_S (0: at once, which the tests use to see every phase's line).
+double notice_after_s();
 
 // "12 s", "3 min 05 s", "1 h 02 min": the time left, as a person reads it.
 std::string eta_text(double seconds);

@@ -15,8 +15,12 @@
 #include "fdstencil/error.hpp"
 #include "fdstencil/wave.hpp"
 #include "fdstencil/wave_comm.hpp"
+#include "progress.hpp"
 
 namespace fdstencil::cli::wave_cli {
+
+// What starts each progress line and phase notice of a run.
+inline constexpr const char* kNoticeLabel = "fdstencil wave";
 
 // The defaults the help states, as text because the flags are text until parsed (Flags).
 inline constexpr const char* kDefaultRadius = "4";   // order 8, wave::Options::radius
@@ -211,7 +215,8 @@ std::string write_snapshot(const Setup& s, const wave::Snapshot& snap);
 // the ranks' cuts in rank order are the slice.
 std::vector<float> slice_cut(const Setup& s, const std::vector<float>& planes, int64_t first_plane);
 // The shot record resampled to record_dt, (nrec, n_out), row-major.
-std::vector<float> shot_record(const Setup& s, const wave::Result& r);
+// `notice`, where given, hears how many receivers' traces are resampled.
+std::vector<float> shot_record(const Setup& s, const wave::Result& r, PhaseNotice* notice = nullptr);
 // Writes shot.npy and shot.json, and shot.sgy with --segy; returns their names.
 std::vector<std::string> write_shot(const Setup& s, const std::vector<float>& record);
 std::string write_final(const Setup& s, const wave::Result& r);

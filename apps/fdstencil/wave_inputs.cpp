@@ -717,13 +717,18 @@ Setup prepare(const Flags& f, const ModelInput* given) {
     throw Error(ErrorKind::unsupported,
                 "--segy: this fdstencil was built without SEG-Y support (install libsegyio-dev and rebuild)");
   read_output(f, s);
+  PhaseNotice reading(kNoticeLabel, "reading the model " + f.model, !f.quiet && !given && !f.model.empty());
   const ModelInput m = given ? *given : build_model(f, {});
+  reading.end();
   s.model_ptr = m.model;
   s.model_json = m.json;
   wave::Options& o = s.options;
   read_numerics(f, o);
   build_time(f, s);
-  read_geometry(f, s);
+  {
+    PhaseNotice positions(kNoticeLabel, "reading the sources and receivers", !f.quiet);
+    read_geometry(f, s);
+  }
   // The record's size, and the wavelets', checked before either is made (issue 33: a billion
   // steps grew 14 GB of wavelet before the record was refused).
   plan_record(f, s);

@@ -132,7 +132,7 @@ std::string write_snapshot(const Setup& s, const wave::Snapshot& snap) {
   return name;
 }
 
-std::vector<float> shot_record(const Setup& s, const wave::Result& r) {
+std::vector<float> shot_record(const Setup& s, const wave::Result& r, PhaseNotice* notice) {
   const size_t nrec = s.options.receivers.size(), nt = size_t(r.nt), n_out = size_t(s.n_out);
   if (r.traces.size() != nrec * nt)
     throw std::logic_error("the solver returned " + std::to_string(r.traces.size()) + " trace samples for " +
@@ -147,6 +147,7 @@ std::vector<float> shot_record(const Setup& s, const wave::Result& r) {
     const std::vector<double> in(trace, trace + nt);
     const std::vector<double> res = wave::resample(in, r.dt, s.record_dt, s.n_out);
     for (size_t n = 0; n < n_out && n < res.size(); ++n) out[k * n_out + n] = float(res[n]);
+    if (notice) notice->advance(int64_t(k + 1), int64_t(nrec));
   }
   return out;
 }

@@ -313,6 +313,9 @@ double run_dt(const Model& model, const Options& options);
 
 // The state's bytes on the chosen backend, for the memory check and the summary.
 int64_t state_bytes(const Domain& d, const Options& options, bool on_device);
+// The arrays of one checkpoint of that state (make_checkpoint's): u, u_prev, the absorbing layers'
+// memory and the traces; not the velocity, wavelets or taps, which the inputs rebuild.
+int64_t checkpoint_bytes(const Domain& d, const Options& options, bool on_device);
 
 // What identifies a run's arithmetic: the model's values (a CRC-32C), its shape and spacing, the
 // radius, dt, nt, the boundary, the interpolation, the sources with their wavelets, the receivers

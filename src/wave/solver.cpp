@@ -650,12 +650,23 @@ double run_dt(const Model& model, const Options& o) {
   return o.dt > 0 ? o.dt : o.cfl_safety * max_stable_dt(model.dim, o.radius, model.h, model.vmax());
 }
 
-int64_t state_bytes(const Domain& d, const Options& o, bool on_device) {
-  const int64_t e = on_device || !o.double_precision ? 4 : 8;
+namespace {
+
+// u and u_prev, and the absorbing layers' three memory arrays per axis: what a step reads and
+// writes besides the velocity, and what a checkpoint keeps.
+int64_t field_bytes(const Domain& d, int64_t element_bytes) {
   const int64_t slots[3] = {d.lo[0] + d.hi[0], d.lo[1] + d.hi[1], d.lo[2] + d.hi[2]};
   const int64_t per_slot[3] = {d.nz * d.ny, d.nz * d.nx, d.ny * d.nx};
-  int64_t b = 3 * d.alloc * e;
-  for (int a = 0; a < 3; ++a) b += 3 * slots[a] * per_slot[a] * e;
+  int64_t b = 2 * d.alloc * element_bytes;
+  for (int a = 0; a < 3; ++a) b += 3 * slots[a] * per_slot[a] * element_bytes;
+  return b;
+}
+
+}  // namespace
+
+int64_t state_bytes(const Domain& d, const Options& o, bool on_device) {
+  const int64_t e = on_device || !o.double_precision ? 4 : 8;
+  int64_t b = field_bytes(d, e) + d.alloc * e;  // and the velocity
   b += (int64_t(o.sources.size()) + int64_t(o.receivers.size())) * o.nt * e;
   // The taps, and the sorted copy the GPU state makes of them.
   const int64_t per_axis = o.interpolation == Interpolation::hicks ? 8 : 2;
@@ -663,6 +674,11 @@ int64_t state_bytes(const Domain& d, const Options& o, bool on_device) {
   b += (int64_t(o.sources.size()) + int64_t(o.receivers.size())) * per_point * 2 *
        int64_t(sizeof(acoustic::Tap));
   return b;
+}
+
+int64_t checkpoint_bytes(const Domain& d, const Options& o, bool on_device) {
+  const int64_t e = on_device || !o.double_precision ? 4 : 8;
+  return field_bytes(d, e) + int64_t(o.receivers.size()) * o.nt * e;
 }
 
 namespace {
@@ -961,6 +977,8 @@ void check_memory(const Model& model, const Options& o, const Domain& d, bool gp
 #if FDSTENCIL_HAVE_CUDA
   // A split run's slab checks its own share when its state is made (AcousticGpu).
   if (gpu && device && !split(o)) cuda::ensure_device_memory(state, "the wave solver's state");
+#else
+  (void)device;  // without CUDA there is no device to check
 #endif
 }
 

@@ -456,6 +456,68 @@ TEST_F(WaveCli, ReceiversWhoseTapsCannotFitAreRefusedBeforeTheyAreBuilt) {
   EXPECT_FALSE(fs::exists(out()));
 }
 
+// Outputs larger than the disk are refused before the run, the largest named first with what would
+// shrink it (issue 33: the advice once named snapshots where the receivers' memory was at fault).
+// 2000 x 2000 snapshots every step for a million steps: 16 TB, more than any test machine's disk.
+TEST_F(WaveCli, OutputsLargerThanTheDiskAreRefusedNamingTheLargestFirst) {
+  std::error_code ec;
+  const auto space = fs::space(dir_, ec);
+  if (ec || space.available > (uintmax_t(15) << 40)) GTEST_SKIP() << "this disk could hold 16 TB";
+  const Result r = test::run_cli(
+      "wave --backend cpu --quiet --constant 2000 --shape 2000,2000 --spacing 10 "
+      "--source 100,100 --receiver-line 50,50:150,150:1000 --steps 1000000 "
+      "--snapshot-every 1 --output " +
+      out().string());
+  EXPECT_EQ(r.code, 2) << r.out;
+  const size_t disk = r.out.find("not enough disk space"), snapshots = r.out.find("snapshots 14.6 TiB");
+  const size_t record = r.out.find("the shot record 3.73 GiB (fewer receivers, or a larger --record-dt)");
+  EXPECT_NE(disk, std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("a larger --snapshot-every"), std::string::npos) << r.out;
+  ASSERT_NE(snapshots, std::string::npos) << r.out;
+  ASSERT_NE(record, std::string::npos) << r.out;
+  EXPECT_LT(snapshots, record) << "the largest first: " << r.out;
+  EXPECT_FALSE(fs::exists(out()));
+}
+
+// Every phase before and after the steps says what it is doing once it has taken
+// FDSTENCIL_NOTICE_AFTER_S (0 here: at once), in the order it happens, and a log's first progress
+// line comes then too, before the 10 % mark; --quiet says none of it (issue 33: a long resampling
+// once printed nothing for 90 s).
+TEST_F(WaveCli, EachPhaseSaysWhatItIsDoing) {
+  const std::vector<float> v(31 * 41, 2000.f);
+  write_npy(path("v.npy"), DType::f32, {31, 41}, v.data(), int64_t(v.size() * 4));
+  const std::string args = "wave --backend cpu --model " + path("v.npy") +
+                           " --spacing 10 --source 100,200 --receiver-line 50,50:50,350:3 --steps 40 "
+                           "--record-dt 1e-4 --output ";
+  const Result r = test::run_cli(args + out().string(), "FDSTENCIL_NOTICE_AFTER_S=0 ");
+  ASSERT_EQ(r.code, 0) << r.out;
+  size_t at = 0;
+  for (const char* line : {"reading the model", "reading the sources and receivers",
+                           "setting up the solver ...", "setting up the solver done in",
+                           "fdstencil wave: 2 % (1/40 steps)", "resampling the record to dt 0.0001 s ...",
+                           "writing the outputs ...", "writing the outputs done in"}) {
+    const size_t found = r.out.find(line, at);
+    EXPECT_NE(found, std::string::npos) << "'" << line << "' after offset " << at << " in:\n" << r.out;
+    if (found != std::string::npos) at = found;
+  }
+  const Result q = test::run_cli(args + path("quiet") + " --quiet", "FDSTENCIL_NOTICE_AFTER_S=0 ");
+  ASSERT_EQ(q.code, 0) << q.out;
+  EXPECT_EQ(q.out, "");
+}
+
+// The watcher thread speaks while the phase's one long call is still running: a record resampled to
+// 5 ns takes seconds, and says so at the default second.
+TEST_F(WaveCli, ALongResamplingSaysWhatItIsDoing) {
+  const Result r = test::run_cli(
+      "wave --backend cpu --constant 2000 --shape 41,41 --spacing 10 --source 200,200 "
+      "--receiver-line 100,100:100,300:1 --steps 20 --record-dt 5e-9 --output " +
+      out().string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  const size_t saying = r.out.find("resampling the record to dt 5e-09 s ...");
+  EXPECT_NE(saying, std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("resampling the record to dt 5e-09 s done in", saying), std::string::npos) << r.out;
+}
+
 TEST_F(WaveCli, RefusesBadInputAndWritesNothing) {
   const std::vector<float> v(12, 2000.f), holes = {2000, 2000, -1, 2000, 2000, 2000};
   write_npy(path("model3d.npy"), DType::f32, {2, 2, 3}, v.data(), 48);

@@ -133,6 +133,23 @@ TEST(Checkpoint, ResumesInDoublePrecision) {
   expect_resumes_bit_for_bit(c, r);
 }
 
+// The disk check's estimate of a checkpoint is the checkpoint's own size, in 2D and 3D and in
+// either precision: the taps and wavelets a run rebuilds from its inputs are not in it.
+TEST(Checkpoint, CheckpointBytesIsTheSizeOfTheCheckpoint) {
+  for (const int dim : {2, 3})
+    for (const bool dp : {false, true}) {
+      auto c = checkpoint_case(dim, false, "cpu");
+      c.options.double_precision = dp;
+      const Runs r = run_with_checkpoints(c, c.options.nt / 2 + 1);
+      ASSERT_EQ(r.checkpoints.size(), 1u);
+      const wave::Domain d =
+          wave::Domain::make(dim, c.options.radius, c.model.nz, c.model.ny, c.model.nx, c.options.boundary);
+      EXPECT_EQ(wave::checkpoint_bytes(d, c.options, false), r.checkpoints[0].bytes())
+          << dim << "D, dp " << dp;
+      EXPECT_LT(wave::checkpoint_bytes(d, c.options, false), wave::state_bytes(d, c.options, false));
+    }
+}
+
 TEST(Checkpoint, NoCheckpointAfterTheLastStep) {
   const auto c = checkpoint_case(2, false, "cpu");
   const Runs r = run_with_checkpoints(c, 100);  // 100, 200, 300; not 400 = nt
