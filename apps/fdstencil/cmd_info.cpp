@@ -59,7 +59,7 @@ Action add_info(CLI::App& app) {
     std::printf("fdstencil %s\n", FDSTENCIL_VERSION);
     std::printf("build: CUDA %s, OpenMP threads %d\n", j["build"]["cuda"].get<bool>() ? "on" : "off",
                 omp_get_max_threads());
-    std::printf("SEG-Y (libsegyio): %s\n",
+    std::printf("SEG-Y: reading on; writing (libsegyio) %s\n",
                 segy::available() ? "on" : "off (install libsegyio-dev and rebuild)");
     std::printf("backends:");
     for (const auto& b : backends) std::printf(" %s", b.c_str());

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <limits>
 #include <memory>
+#include <set>
 
 #include "commands.hpp"
 #include "fdstencil/error.hpp"
@@ -58,7 +59,7 @@ std::string number_text(double v) {
 struct Options {
   std::string file, out;
   std::string spacing, z_unit, iline_byte, xline_byte;
-  bool json = false;
+  bool json = false, traces = false;
 };
 
 void add_read_flags(CLI::App* cmd, Options& o) {
@@ -77,18 +78,66 @@ void add_read_flags(CLI::App* cmd, Options& o) {
       ->type_name("B");
 }
 
-// The file read for showing or converting: a spacing nobody knows stays 0 rather than refused.
-segy::Grid read(const Options& o, segy::ReadOptions& ro) {
-  ro = segy_read_options(o.spacing, o.z_unit, o.iline_byte, o.xline_byte);
-  ro.need_spacing = false;
-  return segy::read_model(o.file, ro);
+// A pre-stack file's geometry, from its trace headers: what `segy info` says of a gather.
+nlohmann::json gather_json(const segy::Traces& t) {
+  using nlohmann::json;
+  std::set<int32_t> records;
+  double lo[4] = {INFINITY, INFINITY, INFINITY, INFINITY},
+         hi[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
+  for (const segy::TraceGeometry& g : t.geometry) {
+    records.insert(g.field_record);
+    const double v[4] = {g.sx, g.gx, g.offset, g.delay};
+    for (int k = 0; k < 4; ++k) lo[k] = std::min(lo[k], v[k]), hi[k] = std::max(hi[k], v[k]);
+  }
+  const auto range = [&](int k) { return json{lo[k], hi[k]}; };
+  return {{"kind", t.kind},
+          {"why", t.kind_reason},
+          {"traces", t.geometry.size()},
+          {"samples", t.ns},
+          {"sample_interval_us", t.sample_interval},
+          {"field_records", records.size()},
+          {"source_x", range(0)},
+          {"receiver_x", range(1)},
+          {"offset", range(2)},
+          {"delay_s", range(3)}};
+}
+
+nlohmann::json file_json(const segy::Traces& t) {
+  return {{"byte_order", t.byte_order},
+          {"format", t.format},
+          {"format_name", segy::sample_format_name(t.format)},
+          {"revision", t.revision},
+          {"extended_text_headers", t.extended_text_headers},
+          {"warnings", t.warnings}};
+}
+
+int print_gather(const Options& o, const segy::Traces& t) {
+  nlohmann::json j = gather_json(t);
+  j.update(file_json(t));
+  if (o.json) {
+    std::printf("%s\n", j.dump(2).c_str());
+    return 0;
+  }
+  std::printf("%s: a pre-stack file (%s), %zu traces of %lld samples at %lld us, %s %s (format %d)\n",
+              o.file.c_str(), t.kind_reason.c_str(), t.geometry.size(), static_cast<long long>(t.ns),
+              static_cast<long long>(t.sample_interval), t.byte_order.c_str(),
+              segy::sample_format_name(t.format), t.format);
+  std::printf("  %zu field record(s); source x %s m, receiver x %s m, offsets %s m, delay %s s\n",
+              j["field_records"].get<size_t>(), j["source_x"].dump().c_str(), j["receiver_x"].dump().c_str(),
+              j["offset"].dump().c_str(), j["delay_s"].dump().c_str());
+  for (const std::string& w : t.warnings) std::printf("  warning: %s\n", w.c_str());
+  return 0;
 }
 
 int run_info(const Options& o) {
-  require_segyio("fdstencil segy info");
-  segy::ReadOptions ro;
-  const segy::Grid g = read(o, ro);
-  const nlohmann::json j = segy_geometry_json(g, ro);
+  segy::ReadOptions ro = segy_read_options(o.spacing, o.z_unit, o.iline_byte, o.xline_byte);
+  ro.need_spacing = false;
+  const segy::Traces headers = segy::read_traces(o.file, ro, true);
+  if (headers.kind == "pre-stack") return print_gather(o, headers);
+  const segy::Grid g = segy::read_model(o.file, ro);
+  nlohmann::json j = segy_geometry_json(g, ro);
+  j.update(file_json(headers));
+  j["kind"] = headers.kind;
   if (o.json) {
     std::printf("%s\n", j.dump(2).c_str());
     return 0;
@@ -96,9 +145,9 @@ int run_info(const Options& o) {
   const auto spacing = [](double h, const char* source) {
     return h > 0 ? number_text(h) + " m (" + source + ")" : std::string("unknown (give --spacing)");
   };
-  std::printf("%s: %dD SEG-Y model, %lld traces, %s\n", o.file.c_str(), g.dim,
-              static_cast<long long>(g.traces), g.order.c_str());
-  std::printf("  sample format: %d (%s)\n", g.format, j["format_name"].get<std::string>().c_str());
+  std::printf("%s: %dD post-stack volume or model, %lld traces, %s, %s\n", o.file.c_str(), g.dim,
+              static_cast<long long>(g.traces), g.order.c_str(), g.byte_order.c_str());
+  std::printf("  sample format: %d (%s)\n", g.format, segy::sample_format_name(g.format));
   std::printf("  z: %lld samples, interval %d x %g m: dz %s\n", static_cast<long long>(g.nz),
               g.sample_interval, ro.z_unit,
               spacing(g.dz, g.sample_interval > 0 ? "sample interval" : "--spacing").c_str());
@@ -120,13 +169,22 @@ int run_info(const Options& o) {
   if (g.coordinates) std::printf("  first point at CDP (x, y) = (%g, %g) m\n", g.x0, g.y0);
   std::printf("  shape %s, values %g..%g\n", j["shape"].dump().c_str(), j["vmin"].get<double>(),
               j["vmax"].get<double>());
+  for (const std::string& w : g.warnings) std::printf("  warning: %s\n", w.c_str());
   return 0;
 }
 
 int run_to_npy(const Options& o) {
-  require_segyio("fdstencil segy to-npy");
-  segy::ReadOptions ro;
-  const segy::Grid g = read(o, ro);
+  segy::ReadOptions ro = segy_read_options(o.spacing, o.z_unit, o.iline_byte, o.xline_byte);
+  ro.need_spacing = false;
+  if (o.traces) {  // whatever the file holds, its traces as they lie
+    const segy::Traces t = segy::read_traces(o.file, ro);
+    const std::vector<int64_t> shape = {int64_t(t.geometry.size()), t.ns};
+    write_npy(o.out, DType::f32, shape, t.samples.data(), int64_t(t.samples.size() * sizeof(float)));
+    std::printf("%s: %lld traces x %lld samples, float32, file order\n", o.out.c_str(),
+                static_cast<long long>(shape[0]), static_cast<long long>(shape[1]));
+    return 0;
+  }
+  const segy::Grid g = segy::read_model(o.file, ro);
   const std::vector<int64_t> shape =
       g.dim == 3 ? std::vector<int64_t>{g.nz, g.ny, g.nx} : std::vector<int64_t>{g.nz, g.nx};
   write_npy(o.out, DType::f32, shape, g.v.data(), int64_t(g.v.size() * sizeof(float)));
@@ -172,8 +230,6 @@ segy::ReadOptions segy_read_options(const std::string& spacing, const std::strin
 nlohmann::json segy_geometry_json(const segy::Grid& g, const segy::ReadOptions& ro) {
   using nlohmann::json;
   const auto known = [](double h) { return h > 0 ? json(h) : json(nullptr); };
-  static const char* const kFormatNames[] = {"",           "IBM float", "int32", "int16", "",
-                                             "IEEE float", "",          "",      "int8"};
   float vmin = std::numeric_limits<float>::infinity(), vmax = -vmin;
   for (float v : g.v) vmin = std::min(vmin, v), vmax = std::max(vmax, v);
   json j = {
@@ -182,7 +238,7 @@ nlohmann::json segy_geometry_json(const segy::Grid& g, const segy::ReadOptions& 
       {"spacing", g.dim == 3 ? json{{"z", known(g.dz)}, {"y", known(g.dy)}, {"x", known(g.dx)}}
                              : json{{"z", known(g.dz)}, {"x", known(g.dx)}}},
       {"format", g.format},
-      {"format_name", g.format >= 1 && g.format <= 8 ? kFormatNames[g.format] : ""},
+      {"format_name", segy::sample_format_name(g.format)},
       {"traces", g.traces},
       {"order", g.order},
       {"inline", {{"first", g.il_first}, {"last", g.il_last}, {"step", g.il_step}, {"byte", ro.iline_byte}}},
@@ -200,15 +256,19 @@ nlohmann::json segy_geometry_json(const segy::Grid& g, const segy::ReadOptions& 
 Action add_segy(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "segy",
-      "SEG-Y velocity models (through libsegyio; `fdstencil info` says whether this build has it): a file's "
-      "geometry, and conversion to and from .npy. Samples run along z, inlines along y, crosslines along x; "
+      "SEG-Y files: a file's geometry (a model, a post-stack volume or a pre-stack gather), and conversion "
+      "to and from .npy. Reading is fdstencil's own (both byte orders, every rev 2 sample format); writing "
+      "needs libsegyio (`fdstencil info` says whether this build has it). Samples run along z, inlines along "
+      "y, crosslines along x; "
       "the z spacing is the sample interval x --segy-z-unit, the others come from the CDP coordinates. Bad "
       "input exits 2 and writes nothing.");
   auto o = std::make_shared<Options>();
 
   auto* info = cmd->add_subcommand("info",
-                                   "Print a SEG-Y model's geometry: dimensions, shape, spacings, sample "
-                                   "format, inline and crossline ranges, trace order, value range");
+                                   "Print a SEG-Y file's geometry: for a model or post-stack volume its "
+                                   "dimensions, shape, spacings, sample format, inline and crossline ranges, "
+                                   "trace order and value range; for a pre-stack file (a shot gather) its "
+                                   "traces, samples, field records, source and receiver x, offsets, delay");
   info->add_option("FILE", o->file, "The SEG-Y file")->required()->type_name("FILE.sgy");
   info->add_flag("--json", o->json, "Print JSON");
   add_read_flags(info, *o);
@@ -218,6 +278,9 @@ Action add_segy(CLI::App& app) {
       "Write a SEG-Y model's samples as a float32 .npy of shape (nz,ny,nx), or (nz,nx) for a 2D line");
   to_npy->add_option("IN", o->file, "The SEG-Y file")->required()->type_name("IN.sgy");
   to_npy->add_option("OUT", o->out, "The .npy to write (atomically)")->required()->type_name("OUT.npy");
+  to_npy->add_flag("--traces", o->traces,
+                   "The traces in file order, shape (traces, samples), whatever the file holds (a shot "
+                   "gather or any pre-stack file too)");
   add_read_flags(to_npy, *o);
 
   auto* from_npy =

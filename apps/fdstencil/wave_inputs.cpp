@@ -325,10 +325,6 @@ ModelInput build_model(const Flags& f, const ModelPlanes& planes_of) {
   nlohmann::json extra;
   std::string kind;
   if (segy_model) {
-    if (!segy::available())
-      throw Error(ErrorKind::unsupported, "--model " + f.model +
-                                              ": this fdstencil was built without SEG-Y support (install "
-                                              "libsegyio-dev and rebuild, or convert the model to .npy)");
     if (!f.shape.empty())
       bad("--shape goes with --constant or --layered; a --model file's array has its own shape");
     require_file(f.model, "--model");

@@ -1,14 +1,15 @@
-// SEG-Y files through libsegyio: velocity models in and out, shot records out. Optional at build
-// time: without libsegyio (Debian libsegyio-dev) available() is false and every function that
-// reads or writes a file throws Error(unsupported) saying how to get it; the conversions and
-// checks below work either way.
+// SEG-Y files: velocity models in and out, shot records out, any file's traces in. Reading is
+// fdstencil's own (both byte orders, every sample format of rev 2, extended textual headers) and
+// needs nothing else; writing goes through libsegyio, optional at build time: without it
+// (Debian libsegyio-dev) available() is false and the writers throw Error(unsupported) saying how
+// to get it.
 //
 // Conventions (docs/wave.md, "SEG-Y"): a model's samples run down z, its inlines along y and its
 // crosslines along x; a 2D model is one line, its traces along x. The z spacing is the sample
 // interval times z_unit (metres per unit of the "microseconds" field: depth models written by
 // segyio.tools.from_array or Madagascar store millimetres there), the horizontal spacings the
 // distances between neighbouring traces' CDP coordinates (bytes 181-188, scaled by byte 71).
-// Files are big-endian, fixed-length SEG-Y rev 0 or 1; writing is IEEE float (format 5), to a
+// Files are fixed-length SEG-Y rev 0, 1 or 2; writing is big-endian IEEE float (format 5), to a
 // temporary name that is renamed into place.
 #pragma once
 
@@ -21,7 +22,7 @@
 
 namespace fdstencil::segy {
 
-// Whether this build has libsegyio.
+// Whether this build has libsegyio, which the writers need.
 bool available();
 
 // The z unit of depth models: the sample interval field read as millimetres.
@@ -45,6 +46,10 @@ struct Grid {
   int sample_interval = 0;                     // the raw field, in units of z_unit
   bool coordinates = false;  // the CDP coordinates were set (the horizontal spacing came from them)
   double x0 = 0, y0 = 0;     // CDP coordinates of the first grid point (j, i) = (0, 0), metres
+  std::string byte_order = "big-endian";  // or "little-endian"
+  int revision = 0;                       // the SEG-Y revision's major number (byte 3501)
+  // Headers that disagree and the choice made ("trace 0's header says 462 samples ...").
+  std::vector<std::string> warnings;
 };
 
 struct ReadOptions {
@@ -62,10 +67,52 @@ struct ReadOptions {
 // Reads a 2D or 3D velocity model. A file is 2D when it holds one line (one inline number, or one
 // crossline number), or when its inline and crossline numbers are all zero (its traces then run
 // along x in file order); else it is a regular inline x crossline grid in any trace order, the
-// line numbers evenly stepped. Throws Error(io) for a file that cannot be read or is truncated,
+// line numbers evenly stepped. A pre-stack file is refused, saying so. Read as read_traces reads.
+// Throws Error(io) for a file that cannot be read or is truncated,
 // Error(invalid_argument) for contents that are not a regular model, naming the trace and the
 // header bytes concerned.
 Grid read_model(const std::filesystem::path& path, const ReadOptions& options = {});
+
+// What one trace's headers say about where it was recorded (rev 1 positions), metres and seconds.
+struct TraceGeometry {
+  int32_t field_record = 0, channel = 0, cdp = 0;  // bytes 9, 13, 21
+  int32_t il = 0, xl = 0;                          // the line numbers at ReadOptions' bytes
+  double offset = 0;                               // bytes 37-40, as written (no scalar applies)
+  double sx = 0, sy = 0, gx = 0, gy = 0;           // source and receiver (bytes 73-88), scaled by byte 71
+  double cdp_x = 0, cdp_y = 0;                     // bytes 181-188, scaled by byte 71
+  double source_depth = 0, group_elevation = 0;    // bytes 49, 41, scaled by byte 69
+  double delay = 0;                                // s: bytes 109-110 (ms) scaled by bytes 215-216
+  double coordinate_unit = 1;                      // metres per unit of the coordinates (the scalar's)
+};
+
+// A file's traces in file order, whatever they are: a shot gather, a pre-stack or post-stack
+// volume, a model.
+struct Traces {
+  int format = 0;
+  std::string byte_order;
+  int revision = 0;
+  int64_t ns = 0;
+  int64_t sample_interval = 0;  // the raw field: microseconds for time data, 0 when unknown
+  int extended_text_headers = 0;
+  // "pre-stack" (line numbers shared by several traces, or traces without line numbers whose
+  // source and receiver positions differ) or "post-stack", and why.
+  std::string kind, kind_reason;
+  std::vector<TraceGeometry> geometry;
+  std::vector<float> samples;  // (traces, ns), row-major; empty when read headers only
+  std::vector<std::string> warnings;
+};
+
+// Reads every trace of a SEG-Y file as segyio reads it: either byte order (the constant at bytes
+// 3297-3300, else the sample format code), every sample format of rev 2 but the obsolete 4,
+// extended textual headers (a count or -1), rev 2's additional trace headers, and the samples per
+// trace and sample interval where the headers disagree (warnings name the bytes and the choice).
+// Throws Error(io) for a file that cannot be read or is cut short, Error(invalid_argument) for
+// headers no reading of the standard makes sense of.
+Traces read_traces(const std::filesystem::path& path, const ReadOptions& options = {},
+                   bool headers_only = false);
+
+// A sample format code's name ("IBM float", "int24", ...); "" for a code rev 2 does not define.
+const char* sample_format_name(int code);
 
 // The solver's model: one spacing h on every axis (dz, dy and dx must agree within 1e-3
 // relative; a 2D grid's dy does not count), validated. Throws Error(invalid_argument).

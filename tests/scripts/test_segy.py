@@ -294,18 +294,18 @@ class SegyTest(unittest.TestCase):
         truncated = bad("cut.sgy", lambda p: os.truncate(p, os.path.getsize(p) - 10))
         self.refused(["segy", "to-npy", truncated, out], "cut.sgy", "truncated",
                      f"{TRACE_HEADER + 4 * nz - 10} bytes are left over", written=[out])
-        fmt = bad("fmt.sgy", lambda p: patch(p, 3224, ">h", 7))
-        self.refused(["segy", "to-npy", fmt, out], "format code 7", "5 (IEEE float)", written=[out])
+        fmt = bad("fmt.sgy", lambda p: patch(p, 3224, ">h", 13))
+        self.refused(["segy", "to-npy", fmt, out], "format code 13", "rev 2 defines", written=[out])
         # Trace 5's crossline set to trace 4's: (inline 12, crossline 1) twice.
         dup = bad("dup.sgy", lambda p: patch(p, trace_header(5, nz, 193), ">i", 1))
-        self.refused(["segy", "to-npy", dup, out], "traces 4 and 5", "duplicated", written=[out])
+        self.refused(["segy", "to-npy", dup, out], "inline 12, crossline 1", "pre-stack", written=[out])
         bent = bad("bent.sgy", lambda p: patch(p, trace_header(6, nz, 181), ">i", 2 * 1000 + 250))
         self.refused(["segy", "to-npy", bent, out], "irregular CDP coordinates", written=[out])
         self.refused(["segy", "to-npy", good, out, "--spacing", 12], "--spacing 12", "contradicts", written=[out])
         self.refused(["segy", "info", self.path("none.sgy")], "none.sgy", "no such file")
         run = self.path("run")
         self.refused(["wave", "--backend", "cpu", "--model", dup, "--steps", 5, "--source", "20,10,10", "-o", run],
-                     "duplicated", written=[run])
+                     "pre-stack", written=[run])
         self.refused(["wave", "--backend", "cpu", "--constant", 2000, "--shape", "11,11", "--spacing", 10, "--steps",
                       5, "--source", "50,50", "--receiver-line", "10,0:10,100:3", "--segy", "--record-dt",
                       0.0012345, "-o", run], "--record-dt 0.0012345", "whole number of microseconds",
