@@ -73,8 +73,9 @@ class Runner:
 
     def build(self):
         subprocess.run(["nvidia-smi", "--query-gpu=name,memory.total", "--format=csv"], stdout=open(LOG, "a"))
-        # The device image has no libsegyio: the Debian packages unpacked by scripts/fetch-segyio.sh
-        # (carried by the call) are found through CMAKE_PREFIX_PATH.
+        # The device image has no libsegyio, the SEG-Y tests' second reader (the tool needs none):
+        # the Debian packages unpacked by scripts/fetch-segyio.sh (carried by the call) are found
+        # through CMAKE_PREFIX_PATH.
         segyio = os.path.join(ROOT, "build-deps", "segyio", "usr")
         prefix = ["-DCMAKE_PREFIX_PATH=" + segyio] if os.path.isdir(segyio) else []
         ok = self.sh(["cmake", "--preset", "default", "-DFDSTENCIL_CUDA=ON", *prefix], "build") and self.sh(

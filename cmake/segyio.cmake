@@ -1,5 +1,5 @@
-# SEG-Y input and output through libsegyio (Debian libsegyio-dev): optional, used when found.
-# Sets FDSTENCIL_HAVE_SEGYIO (ON or OFF) and, when ON, the build-only target fdstencil_segyio that
+# libsegyio (Debian libsegyio-dev), the SEG-Y tests' second reader and writer of raw files: optional,
+# used when found (the library reads and writes SEG-Y itself since issue 34). Sets FDSTENCIL_HAVE_SEGYIO (ON or OFF) and, when ON, the build-only target fdstencil_segyio that
 # carries the header's directory and the library, and FDSTENCIL_SEGYIO_LIBRARY (the file).
 #
 # Debian's segyio-config.cmake declares an imported target `segyio` but ships no
@@ -8,7 +8,7 @@
 # then found by name, under CMAKE_PREFIX_PATH as anywhere else. The static library comes first:
 # the tool then needs no libsegyio1 at run time, which matters where segyio is an unpacked .deb
 # under -DCMAKE_PREFIX_PATH=<dir>/usr rather than an installed package.
-set(FDSTENCIL_SEGYIO AUTO CACHE STRING "SEG-Y input and output through libsegyio: AUTO, ON or OFF")
+set(FDSTENCIL_SEGYIO AUTO CACHE STRING "libsegyio for the SEG-Y tests: AUTO, ON or OFF")
 set_property(CACHE FDSTENCIL_SEGYIO PROPERTY STRINGS AUTO ON OFF)
 set(FDSTENCIL_HAVE_SEGYIO OFF)
 if(NOT FDSTENCIL_SEGYIO STREQUAL "OFF")
@@ -66,10 +66,10 @@ if(FDSTENCIL_HAVE_SEGYIO)
   add_library(fdstencil_segyio INTERFACE)
   target_include_directories(fdstencil_segyio INTERFACE "${FDSTENCIL_SEGYIO_INCLUDE_DIR}")
   target_link_libraries(fdstencil_segyio INTERFACE "${FDSTENCIL_SEGYIO_LIBRARY}" m)
-  message(STATUS "fdstencil: SEG-Y (libsegyio) ON (${FDSTENCIL_SEGYIO_LIBRARY})")
+  message(STATUS "fdstencil: libsegyio for the SEG-Y tests ON (${FDSTENCIL_SEGYIO_LIBRARY})")
 elseif(FDSTENCIL_SEGYIO STREQUAL "OFF")
-  message(STATUS "fdstencil: SEG-Y (libsegyio) OFF (FDSTENCIL_SEGYIO=OFF)")
+  message(STATUS "fdstencil: libsegyio for the SEG-Y tests OFF (FDSTENCIL_SEGYIO=OFF)")
 else()
-  message(STATUS "fdstencil: SEG-Y (libsegyio) OFF (${_segyio_why}; install libsegyio-dev or add its prefix "
-                 "to CMAKE_PREFIX_PATH for SEG-Y input and output)")
+  message(STATUS "fdstencil: libsegyio for the SEG-Y tests OFF (${_segyio_why}; install libsegyio-dev or "
+                 "add its prefix to CMAKE_PREFIX_PATH for the tests that check files with it)")
 endif()

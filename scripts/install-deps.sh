@@ -3,7 +3,7 @@
 # only what is really missing. It looks for the tools and headers themselves (a C++20 compiler with
 # OpenMP, CMake >= 3.25, Ninja, GoogleTest, CLI11, nlohmann-json, Python 3), not for package
 # names, so a CMake or a compiler installed outside dpkg counts. NumPy and Matplotlib (the bench
-# plots and their tests), libsegyio (SEG-Y input and output), Python's segyio (the SEG-Y tests'
+# plots and their tests), libsegyio (the SEG-Y tests' second reader), Python's segyio (the SEG-Y tests'
 # other side), OpenMPI (runs split across ranks) and clang-format (the format check) are
 # optional: installed when missing if apt
 # can, else a warning, and the tests that need them report skipped (the MPI tests are not
@@ -201,14 +201,14 @@ check_python_segyio() {
   fi
 }
 
-check_segyio() {  # optional: without it the build leaves SEG-Y out
+check_segyio() {  # optional: without it the SEG-Y tests that check files with it report skipped
   local h l
   h=$(find_header segyio/segy.h)
   l=$(find_lib libsegyio.a libsegyio.so)
   if [ -n "$h" ] && [ -n "$l" ]; then
-    say "libsegyio at $l with $h: ok (SEG-Y input and output)"
+    say "libsegyio at $l with $h: ok (the SEG-Y tests' second reader)"
   else
-    miss_optional "libsegyio (segyio/segy.h and the library; SEG-Y input and output)" libsegyio-dev
+    miss_optional "libsegyio (segyio/segy.h and the library; the SEG-Y tests' second reader)" libsegyio-dev
   fi
 }
 

@@ -43,13 +43,6 @@ int header_byte(const std::string& text, const std::string& flag) {
   return v;
 }
 
-void require_segyio(const char* what) {
-  if (!segy::available())
-    throw Error(ErrorKind::unsupported,
-                std::string(what) +
-                    ": this fdstencil was built without SEG-Y support (install libsegyio-dev and rebuild)");
-}
-
 std::string number_text(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", v);
@@ -59,7 +52,7 @@ std::string number_text(double v) {
 struct Options {
   std::string file, out;
   std::string spacing, z_unit, iline_byte, xline_byte;
-  bool json = false, traces = false;
+  bool json = false, traces = false, little_endian = false;
 };
 
 void add_read_flags(CLI::App* cmd, Options& o) {
@@ -193,13 +186,12 @@ int run_to_npy(const Options& o) {
 }
 
 int run_from_npy(const Options& o) {
-  require_segyio("fdstencil segy from-npy");
   if (o.spacing.empty())
     bad("--spacing is required: the model's grid spacing in metres, the same on every axis");
   const double h = positive_number(o.spacing, "--spacing");
   const double z_unit = o.z_unit.empty() ? segy::kDefaultZUnit : positive_number(o.z_unit, "--segy-z-unit");
   const wave::Model m = wave::Model::from_npy(o.file, h);
-  segy::write_model(o.out, segy::from_model(m), z_unit);
+  segy::write_model(o.out, segy::from_model(m), z_unit, o.little_endian);
   std::printf("%s: %dD, %lld x %lld x %lld (nz, ny, nx) at %g m, sample interval %.0f x %g m, IEEE float\n",
               o.out.c_str(), m.dim, static_cast<long long>(m.nz), static_cast<long long>(m.ny),
               static_cast<long long>(m.nx), h, h / z_unit, z_unit);
@@ -298,6 +290,10 @@ Action add_segy(CLI::App& app) {
       ->add_option("--segy-z-unit", o->z_unit,
                    "Metres per unit of the sample interval field (default 0.001: millimetres)")
       ->type_name("M");
+  from_npy->add_flag(
+      "--little-endian", o->little_endian,
+      "Write little-endian (SEG-Y rev 2, the byte order marked at bytes 3297-3300); the default is "
+      "big-endian rev 1");
 
   return [o, info, to_npy, from_npy] {
     if (info->parsed()) return run_info(*o);

@@ -719,6 +719,9 @@ void add_outputs_options(CLI::App* cmd, Flags* f) {
       "Also write shot.sgy, the record as SEG-Y (IEEE float; source and receiver positions, sample interval "
       "and count, field record and trace numbers in the headers). Its interval is a whole number of "
       "microseconds: without --record-dt, the run's dt rounded down to one");
+  g.flag("--segy-little-endian", f->segy_little_endian,
+         "Write shot.sgy little-endian (SEG-Y rev 2, the byte order marked at bytes 3297-3300); the default "
+         "is big-endian rev 1");
   g.option("--shot-id", f->shot_id, "N",
            "The shot's number: FieldRecord in shot.sgy's trace headers, shot_id in shot.json " + d + "1)");
   g.flag("--overwrite", f->overwrite,

@@ -59,7 +59,7 @@ struct Flags {
   std::string layer_plane_cost;  // wave::Options::layer_plane_cost; "" keeps its default
   // SEG-Y: reading a .sgy/.segy --model, and shot.sgy beside shot.npy.
   std::string segy_z_unit, segy_iline_byte, segy_xline_byte;
-  bool segy = false;
+  bool segy = false, segy_little_endian = false;
   std::string shot_id;
   // Checkpoints and surveys.
   std::string checkpoint_every;
@@ -110,10 +110,11 @@ struct Setup {
   Slice slice;
   std::filesystem::path out_dir;
   bool write_final = true, compare_analytic = false, quiet = false;
-  bool write_segy = false;  // shot.sgy (--segy): record_dt is then a whole number of microseconds
-  int shot_id = 1;          // the shot's number: FieldRecord in shot.sgy, shot_id in shot.json
-  bool resume = false;      // --resume: continue from out_dir's checkpoint
-  bool overwrite = false;   // --overwrite: an earlier run's outputs in out_dir are removed first
+  bool write_segy = false;          // shot.sgy (--segy): record_dt is then a whole number of microseconds
+  bool segy_little_endian = false;  // --segy-little-endian
+  int shot_id = 1;                  // the shot's number: FieldRecord in shot.sgy, shot_id in shot.json
+  bool resume = false;              // --resume: continue from out_dir's checkpoint
+  bool overwrite = false;           // --overwrite: an earlier run's outputs in out_dir are removed first
 };
 
 // Parses and checks every flag and input file; throws Error (an input error, exit code 2) naming

@@ -633,6 +633,9 @@ void check_segy_record(const Flags& f, Setup& s) {
     s.shot_id = int(id);
   }
   s.write_segy = f.segy;
+  s.segy_little_endian = f.segy_little_endian;
+  if (f.segy_little_endian && !f.segy)
+    bad("--segy-little-endian sets shot.sgy's byte order, and --segy is not given");
   if (f.segy) {
     if (o.receivers.empty())
       bad("--segy writes the shot record as SEG-Y, and there are no receivers (--receivers, --receiver-line "
@@ -709,9 +712,6 @@ void check_analytic(const Flags& f, const Setup& s) {
 
 Setup prepare(const Flags& f, const ModelInput* given) {
   Setup s;
-  if (f.segy && !segy::available())
-    throw Error(ErrorKind::unsupported,
-                "--segy: this fdstencil was built without SEG-Y support (install libsegyio-dev and rebuild)");
   read_output(f, s);
   PhaseNotice reading(kNoticeLabel, "reading the model " + f.model, !f.quiet && !given && !f.model.empty());
   const ModelInput m = given ? *given : build_model(f, {});

@@ -194,6 +194,7 @@ std::vector<std::string> write_shot(const Setup& s, const std::vector<float>& re
   sgy.source = s.sources.front();
   sgy.receivers = s.options.receivers;
   sgy.dim = dim;
+  sgy.little_endian = s.segy_little_endian;
   segy::write_shot(s.out_dir / "shot.sgy", sgy);
   return {"shot.npy", "shot.json", "shot.sgy"};
 }

@@ -1,16 +1,14 @@
-// SEG-Y files: velocity models in and out, shot records out, any file's traces in. Reading is
-// fdstencil's own (both byte orders, every sample format of rev 2, extended textual headers) and
-// needs nothing else; writing goes through libsegyio, optional at build time: without it
-// (Debian libsegyio-dev) available() is false and the writers throw Error(unsupported) saying how
-// to get it.
+// SEG-Y files: velocity models in and out, shot records out, any file's traces in, all
+// fdstencil's own code (both byte orders, every sample format of rev 2, extended textual
+// headers). libsegyio is not needed; the tests use it, where installed, as a second reader.
 //
 // Conventions (docs/wave.md, "SEG-Y"): a model's samples run down z, its inlines along y and its
 // crosslines along x; a 2D model is one line, its traces along x. The z spacing is the sample
 // interval times z_unit (metres per unit of the "microseconds" field: depth models written by
 // segyio.tools.from_array or Madagascar store millimetres there), the horizontal spacings the
 // distances between neighbouring traces' CDP coordinates (bytes 181-188, scaled by byte 71).
-// Files are fixed-length SEG-Y rev 0, 1 or 2; writing is big-endian IEEE float (format 5), to a
-// temporary name that is renamed into place.
+// Files are fixed-length SEG-Y rev 0, 1 or 2; writing is IEEE float (format 5), big-endian rev 1
+// or little-endian rev 2, the textual header in EBCDIC, to a temporary name renamed into place.
 #pragma once
 
 #include <cstdint>
@@ -21,9 +19,6 @@
 #include "fdstencil/wave.hpp"
 
 namespace fdstencil::segy {
-
-// Whether this build has libsegyio, which the writers need.
-bool available();
 
 // The z unit of depth models: the sample interval field read as millimetres.
 inline constexpr double kDefaultZUnit = 1e-3;
@@ -124,7 +119,9 @@ Grid from_model(const wave::Model& model);
 // with inlines 1..ny and crosslines 1..nx, the CDP coordinates (i dx, j dy) from the first point,
 // the sample interval dz / z_unit (a whole number, 1..65535). Throws Error(invalid_argument) for
 // a grid SEG-Y cannot hold, Error(io) when writing fails (nothing is left behind).
-void write_model(const std::filesystem::path& path, const Grid& grid, double z_unit = kDefaultZUnit);
+// little_endian: a rev 2 file in that byte order (the constant 16909060 at bytes 3297-3300).
+void write_model(const std::filesystem::path& path, const Grid& grid, double z_unit = kDefaultZUnit,
+                 bool little_endian = false);
 
 // One shot's traces at the receivers. Positions are metres from the model's first grid point
 // (z depth, y, x; y = 0 in 2D).
@@ -136,6 +133,7 @@ struct ShotRecord {
   wave::Point source;
   std::vector<wave::Point> receivers;
   int dim = 3;
+  bool little_endian = false;  // a rev 2 file in that byte order; else big-endian rev 1
 };
 
 // Writes the record in IEEE float, one trace per receiver, with the source and receiver positions

@@ -1,6 +1,6 @@
-// SEG-Y models and shot records written through libsegyio (to a temporary name, renamed into place
-// when complete), and the conversions between a Grid and the solver's Model. Reading is
-// segy_read.cpp's, without libsegyio.
+// SEG-Y models and shot records as fdstencil writes them (the layout of their headers; the bytes
+// are segy_write_file's), and the conversions between a Grid and the solver's Model. Reading is
+// segy_read.cpp's.
 #include "fdstencil/segy.hpp"
 
 #include <unistd.h>
@@ -21,10 +21,7 @@
 #include "fdstencil/field.hpp"
 #include "fdstencil/version.hpp"
 #include "wave/segy_common.hpp"
-
-#if FDSTENCIL_HAVE_SEGYIO
-#include <segyio/segy.h>
-#endif
+#include "wave/segy_write_file.hpp"
 
 namespace fdstencil::segy {
 
@@ -55,7 +52,7 @@ int64_t whole(double x) {
 
 }  // namespace
 
-// --- what works without libsegyio: conversions and checks ----------------------------------------
+// --- conversions and checks ---------------------------------------------------------------------
 
 wave::Model to_model(Grid g) {
   if (g.dim != 2 && g.dim != 3) bad("a SEG-Y model is 2D or 3D, not " + std::to_string(g.dim) + "D");
@@ -111,149 +108,34 @@ void check_record_timing(double dt, int64_t ns, const std::string& what) {
         std::to_string(ns));
 }
 
-#if !FDSTENCIL_HAVE_SEGYIO
-
-namespace {
-[[noreturn]] void unsupported() {
-  throw Error(ErrorKind::unsupported,
-              "this fdstencil was built without SEG-Y support (install libsegyio-dev and rebuild)");
-}
-}  // namespace
-
-bool available() { return false; }
-void write_model(const fs::path&, const Grid&, double) { unsupported(); }
-void write_shot(const fs::path&, const ShotRecord&) { unsupported(); }
-
-#else
-
-bool available() { return true; }
-
 namespace {
 
-// --- writing -------------------------------------------------------------------------------------
+using detail::BinaryHeaderBytes;
+using detail::ByteOrder;
+using detail::TraceHeaderBytes;
+namespace tr = detail::tr;
+namespace bin = detail::bin;
 
-struct Closer {
-  void operator()(segy_file* f) const { segy_close(f); }
-};
-using File = std::unique_ptr<segy_file, Closer>;
-
-// A temporary file's name, removed when the owner goes (a constructor that throws included)
-// unless kept: what makes a failed write leave nothing.
-class TempFile {
- public:
-  explicit TempFile(const fs::path& target) {
-    // pid keeps concurrent processes apart; the counter keeps threads of one process apart.
-    static std::atomic<uint64_t> counter{0};
-    path_ = target;
-    path_ += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
-  }
-  ~TempFile() {
-    if (armed_) {
-      std::error_code ec;
-      fs::remove(path_, ec);
-    }
-  }
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
-  const fs::path& path() const { return path_; }
-  void arm() { armed_ = true; }
-  void keep() { armed_ = false; }
-
- private:
-  fs::path path_;
-  bool armed_ = false;
-};
-
-// A SEG-Y file written to a temporary name beside its target and renamed over it by commit().
-class Writer {
- public:
-  Writer(const fs::path& path, const std::string& text, const char* bin, int64_t ns)
-      : path_(path), temp_(path) {
-    // "x" refuses an existing file, so we never write through someone else's temporary; segyio
-    // then opens the empty file for update.
-    FILE* f = std::fopen(temp_.path().c_str(), "wbx");
-    if (!f) fail("cannot create the temporary file " + temp_.path().string() + ": " + std::strerror(errno));
-    std::fclose(f);
-    temp_.arm();
-    file_.reset(segy_open(temp_.path().c_str(), "r+b"));
-    if (!file_) fail("cannot open " + temp_.path().string() + " for writing: " + std::strerror(errno));
-    trsize_ = segy_trsize(SEGY_IEEE_FLOAT_4_BYTE, int(ns));
-    ns_ = ns;
-    check(segy_write_textheader(file_.get(), 0, text.c_str()), "the textual header");
-    check(segy_write_binheader(file_.get(), bin), "the binary header");
-    buffer_.resize(size_t(trsize_));
-  }
-
-  void trace(int64_t t, const char* header, const float* samples) {
-    const long trace0 = SEGY_TEXT_HEADER_SIZE + SEGY_BINARY_HEADER_SIZE;
-    check(segy_write_traceheader(file_.get(), int(t), header, trace0, trsize_),
-          "trace " + std::to_string(t) + "'s header");
-    std::memcpy(buffer_.data(), samples, size_t(ns_) * sizeof(float));
-    segy_from_native(SEGY_IEEE_FLOAT_4_BYTE, ns_, buffer_.data());
-    check(segy_writetrace(file_.get(), int(t), buffer_.data(), trace0, trsize_),
-          "trace " + std::to_string(t));
-  }
-
-  void commit() {
-    // segy_close flushes and closes: a deferred write error surfaces here.
-    const int rc = segy_close(file_.release());
-    if (rc != SEGY_OK)
-      fail("closing the file failed (segyio error " + std::to_string(rc) + "): " + std::strerror(errno));
-    std::error_code ec;
-    fs::rename(temp_.path(), path_, ec);
-    if (ec) fail("cannot rename " + temp_.path().string() + " into place: " + ec.message());
-    temp_.keep();
-  }
-
- private:
-  [[noreturn]] void fail(const std::string& what) const {
-    throw Error(ErrorKind::io, path_.string() + ": " + what);
-  }
-  void check(int rc, const std::string& what) const {
-    if (rc != SEGY_OK)
-      fail("writing " + what + " failed (segyio error " + std::to_string(rc) + "): " + std::strerror(errno));
-  }
-
-  fs::path path_;
-  TempFile temp_;  // declared before file_: the file is closed before its name is removed
-  File file_;
-  int trsize_ = 0;
-  int64_t ns_ = 0;
-  std::vector<char> buffer_;
-};
-
-// The 3200-byte textual header: 40 card images "C nn ..." of 80 characters, ASCII here (segyio
-// writes EBCDIC), the last two as SEG-Y rev 1 asks.
-std::string text_header(std::vector<std::string> lines) {
-  lines.resize(38);
-  lines.push_back("SEG Y REV1");
-  lines.push_back("END TEXTUAL HEADER");
-  std::string text;
-  for (size_t l = 0; l < lines.size(); ++l) {
-    std::string card = (l + 1 < 10 ? "C " : "C") + std::to_string(l + 1) + " " + lines[l];
-    card.resize(80, ' ');
-    for (char& c : card)
-      if (static_cast<unsigned char>(c) > 126 || static_cast<unsigned char>(c) < 32) c = '?';
-    text += card;
-  }
-  return text;
+// The binary header both kinds of file share: IEEE float, metres, fixed length. Big-endian files
+// are rev 1; a little-endian one is rev 2, which allows that byte order and marks it with the
+// constant 16909060 at bytes 3297-3300.
+BinaryHeaderBytes common_binary(int64_t interval_units, int64_t ns, ByteOrder order) {
+  BinaryHeaderBytes b;
+  b.order = order;
+  b.set(bin::interval, interval_units);
+  b.set(bin::interval_original, interval_units);
+  b.set(bin::samples, ns);
+  b.set(bin::samples_original, ns);
+  b.set(bin::format, 5);              // IEEE float
+  b.set(bin::measurement_system, 1);  // metres
+  b.set(bin::revision_major, order == ByteOrder::little ? 2 : 1);
+  b.set(bin::fixed_length, 1);  // every trace has the binary header's sample count
+  b.set(bin::extended_text, 0);
+  if (order == ByteOrder::little) b.set(bin::byte_order_constant, 0x01020304);
+  return b;
 }
 
-void set(char* header, int which, int64_t value) { segy_set_field(header, which, int32_t(value)); }
-void bset(char* bin, int which, int64_t value) { segy_set_bfield(bin, which, int32_t(value)); }
-
-// The binary header both kinds of file share: big-endian IEEE float, metres, rev 1, fixed length.
-void common_binary(char* bin, int64_t interval_units, int64_t ns) {
-  bset(bin, SEGY_BIN_INTERVAL, interval_units);
-  bset(bin, SEGY_BIN_INTERVAL_ORIG, interval_units);
-  bset(bin, SEGY_BIN_SAMPLES, ns);
-  bset(bin, SEGY_BIN_SAMPLES_ORIG, ns);
-  bset(bin, SEGY_BIN_FORMAT, SEGY_IEEE_FLOAT_4_BYTE);
-  bset(bin, SEGY_BIN_MEASUREMENT_SYSTEM, 1);  // metres
-  bset(bin, SEGY_BIN_SEGY_REVISION, 0x0100);  // rev 1.0: major in the high byte, minor in the low
-  bset(bin, SEGY_BIN_TRACE_FLAG, 1);          // every trace has the binary header's sample count
-  bset(bin, SEGY_BIN_EXT_HEADERS, 0);
-}
+ByteOrder order_of(bool little_endian) { return little_endian ? ByteOrder::little : ByteOrder::big; }
 
 // A position in centimetres, or an error naming it: the 32-bit fields hold +-21474 km.
 int32_t centimetres(double metres, const std::string& what) {
@@ -266,7 +148,7 @@ int32_t centimetres(double metres, const std::string& what) {
 
 }  // namespace
 
-void write_model(const fs::path& path, const Grid& g, double z_unit) {
+void write_model(const fs::path& path, const Grid& g, double z_unit, bool little_endian) {
   const std::string where = path.string() + ": ";
   if (g.dim != 2 && g.dim != 3) bad(where + "a model is 2D or 3D, not " + std::to_string(g.dim) + "D");
   if (g.nz < 1 || g.nx < 1 || g.ny < 1 || (g.dim == 2 && g.ny != 1))
@@ -289,7 +171,7 @@ void write_model(const fs::path& path, const Grid& g, double z_unit) {
   if (g.nz > kMaxU16)
     bad(where + "nz = " + std::to_string(g.nz) + ", and a SEG-Y trace holds at most 65535 samples");
   if (g.ny * g.nx > INT_MAX)
-    bad(where + std::to_string(g.ny * g.nx) + " traces, more than segyio numbers (2^31 - 1)");
+    bad(where + std::to_string(g.ny * g.nx) + " traces, more than SEG-Y readers number (2^31 - 1)");
 
   // Coordinates in the finest of metres, decimetres, ... 0.1 mm that holds both spacings exactly
   // (12.5 m needs decimetres) and the far corner within 32 bits.
@@ -322,31 +204,29 @@ void write_model(const fs::path& path, const Grid& g, double z_unit) {
   std::snprintf(buf, sizeof buf, "CDP X, Y (BYTES 181-188) = (I DX, J DY) M, SCALAR %lld (BYTES 71-72)",
                 static_cast<long long>(scalar));
   lines.push_back(buf);
-  const std::string text = text_header(lines);
+  BinaryHeaderBytes b = common_binary(interval, g.nz, order_of(little_endian));
+  if (g.nx <= kMaxU16) b.set(bin::ensemble_traces, g.nx);  // traces per ensemble: one inline's
 
-  char bin[SEGY_BINARY_HEADER_SIZE] = {};
-  common_binary(bin, interval, g.nz);
-  if (g.nx <= kMaxU16) bset(bin, SEGY_BIN_TRACES, g.nx);  // traces per ensemble: one inline's
-
-  Writer w(path, text, bin, g.nz);
+  detail::SegyWriter w(path, detail::ebcdic_text_header(lines, little_endian ? 2 : 1), b, g.nz);
   std::vector<float> trace(static_cast<size_t>(g.nz));
   for (int64_t j = 0; j < g.ny; ++j)
     for (int64_t i = 0; i < g.nx; ++i) {
       const int64_t t = j * g.nx + i;
-      char h[SEGY_TRACE_HEADER_SIZE] = {};
-      set(h, SEGY_TR_SEQ_LINE, i + 1);
-      set(h, SEGY_TR_SEQ_FILE, t + 1);
-      set(h, SEGY_TR_ENSEMBLE, t + 1);
-      set(h, SEGY_TR_SOURCE_GROUP_SCALAR, scalar);
-      set(h, SEGY_TR_COORD_UNITS, 1);  // length (metres, the binary header says)
-      set(h, SEGY_TR_SAMPLE_COUNT, g.nz);
-      set(h, SEGY_TR_SAMPLE_INTER, interval);
-      set(h, SEGY_TR_CDP_X, std::llround(double(i) * g.dx * double(scale)));
-      set(h, SEGY_TR_CDP_Y, g.dim == 3 ? std::llround(double(j) * g.dy * double(scale)) : 0);
-      set(h, SEGY_TR_INLINE, j + 1);
-      set(h, SEGY_TR_CROSSLINE, i + 1);
+      TraceHeaderBytes h;
+      h.order = order_of(little_endian);
+      h.set(tr::seq_line, i + 1);
+      h.set(tr::seq_file, t + 1);
+      h.set(tr::ensemble, t + 1);
+      h.set(tr::coordinate_scalar, scalar);
+      h.set(tr::coordinate_units, 1);  // length (metres, the binary header says)
+      h.set(tr::samples, g.nz);
+      h.set(tr::interval, interval);
+      h.set(tr::cdp_x, std::llround(double(i) * g.dx * double(scale)));
+      h.set(tr::cdp_y, g.dim == 3 ? std::llround(double(j) * g.dy * double(scale)) : 0);
+      h.set(tr::inline_number, j + 1);
+      h.set(tr::crossline_number, i + 1);
       for (int64_t k = 0; k < g.nz; ++k) trace[size_t(k)] = g.v[size_t((k * g.ny + j) * g.nx + i)];
-      w.trace(t, h, trace.data());
+      w.trace(h, trace.data());
     }
   w.commit();
 }
@@ -356,7 +236,8 @@ void write_shot(const fs::path& path, const ShotRecord& r) {
   check_record_timing(r.dt, r.ns, where + "the shot record");
   const int64_t nrec = int64_t(r.receivers.size());
   if (nrec < 1) bad(where + "a shot record needs at least one receiver");
-  if (nrec > INT_MAX) bad(where + std::to_string(nrec) + " receivers, more than segyio numbers (2^31 - 1)");
+  if (nrec > INT_MAX)
+    bad(where + std::to_string(nrec) + " receivers, more than SEG-Y readers number (2^31 - 1)");
   if (int64_t(r.traces.size()) != nrec * r.ns)
     bad(where + "the record has " + std::to_string(r.traces.size()) + " samples for " + std::to_string(nrec) +
         " receivers x " + std::to_string(r.ns));
@@ -396,45 +277,42 @@ void write_shot(const fs::path& path, const ShotRecord& r) {
   lines.push_back("OFFSET 37: HORIZONTAL, WHOLE METRES (2D: NEGATIVE WHERE X < SOURCE X)");
   lines.push_back("CHANNEL 13 AND TRACE SEQUENCE 1, 5: 1..N IN RECEIVER ORDER");
   lines.push_back("AMPLITUDE: U OF U_TT = V^2 LAP U + V^2 F(T) DELTA(X - XS)");
-  const std::string text = text_header(lines);
-
-  char bin[SEGY_BINARY_HEADER_SIZE] = {};
-  common_binary(bin, us, r.ns);
+  const ByteOrder order = order_of(r.little_endian);
+  BinaryHeaderBytes b = common_binary(us, r.ns, order);
   // Traces per ensemble: the 2-byte field holds up to 65535; a larger spread writes 0, unknown.
-  if (nrec <= kMaxU16) bset(bin, SEGY_BIN_TRACES, nrec);
-  bset(bin, SEGY_BIN_ENSEMBLE_FOLD, 1);
-  bset(bin, SEGY_BIN_SORTING_CODE, 1);  // as recorded
+  if (nrec <= kMaxU16) b.set(bin::ensemble_traces, nrec);
+  b.set(bin::ensemble_fold, 1);
+  b.set(bin::sorting, 1);  // as recorded
 
-  Writer w(path, text, bin, r.ns);
+  detail::SegyWriter w(path, detail::ebcdic_text_header(lines, r.little_endian ? 2 : 1), b, r.ns);
   for (int64_t k = 0; k < nrec; ++k) {
     const wave::Point& p = r.receivers[size_t(k)];
-    char h[SEGY_TRACE_HEADER_SIZE] = {};
-    set(h, SEGY_TR_SEQ_LINE, k + 1);
-    set(h, SEGY_TR_SEQ_FILE, k + 1);
-    set(h, SEGY_TR_FIELD_RECORD, r.field_record);
-    set(h, SEGY_TR_NUMBER_ORIG_FIELD, k + 1);
-    set(h, SEGY_TR_TRACE_ID, 1);  // seismic data
+    TraceHeaderBytes h;
+    h.order = order;
+    h.set(tr::seq_line, k + 1);
+    h.set(tr::seq_file, k + 1);
+    h.set(tr::field_record, r.field_record);
+    h.set(tr::channel, k + 1);
+    h.set(tr::trace_id, 1);  // seismic data
     const double ox = p.x - r.source.x, oy = y_of(p) - y_of(r.source);
     const double offset = std::hypot(ox, oy);
-    set(h, SEGY_TR_OFFSET, std::llround(r.dim == 2 && ox < 0 ? -offset : offset));
-    set(h, SEGY_TR_RECV_GROUP_ELEV, -int64_t(at[size_t(k)].z));
-    set(h, SEGY_TR_SOURCE_DEPTH, sz);
-    set(h, SEGY_TR_ELEV_SCALAR, -kCentimetres);
-    set(h, SEGY_TR_SOURCE_GROUP_SCALAR, -kCentimetres);
-    set(h, SEGY_TR_SOURCE_X, sx);
-    set(h, SEGY_TR_SOURCE_Y, sy);
-    set(h, SEGY_TR_GROUP_X, at[size_t(k)].x);
-    set(h, SEGY_TR_GROUP_Y, at[size_t(k)].y);
-    set(h, SEGY_TR_COORD_UNITS, 1);  // length (metres, the binary header says)
-    set(h, SEGY_TR_SAMPLE_COUNT, r.ns);
-    set(h, SEGY_TR_SAMPLE_INTER, us);
-    set(h, SEGY_TR_CDP_X, at[size_t(k)].mid_x);
-    set(h, SEGY_TR_CDP_Y, at[size_t(k)].mid_y);
-    w.trace(k, h, r.traces.data() + k * r.ns);
+    h.set(tr::offset, std::llround(r.dim == 2 && ox < 0 ? -offset : offset));
+    h.set(tr::group_elevation, -int64_t(at[size_t(k)].z));
+    h.set(tr::source_depth, sz);
+    h.set(tr::elevation_scalar, -kCentimetres);
+    h.set(tr::coordinate_scalar, -kCentimetres);
+    h.set(tr::source_x, sx);
+    h.set(tr::source_y, sy);
+    h.set(tr::group_x, at[size_t(k)].x);
+    h.set(tr::group_y, at[size_t(k)].y);
+    h.set(tr::coordinate_units, 1);  // length (metres, the binary header says)
+    h.set(tr::samples, r.ns);
+    h.set(tr::interval, us);
+    h.set(tr::cdp_x, at[size_t(k)].mid_x);
+    h.set(tr::cdp_y, at[size_t(k)].mid_y);
+    w.trace(h, r.traces.data() + k * r.ns);
   }
   w.commit();
 }
-
-#endif  // FDSTENCIL_HAVE_SEGYIO
 
 }  // namespace fdstencil::segy

@@ -63,7 +63,6 @@ Thrown thrown(const std::function<void()>& f) {
 class Segy : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!segy::available()) GTEST_SKIP() << "built without libsegyio";
     dir_ = fs::temp_directory_path() / ("fdstencil_segy_" + std::to_string(::getpid()) + "_" +
                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
@@ -84,22 +83,6 @@ class Segy : public ::testing::Test {
 };
 
 }  // namespace
-
-// Reading needs no libsegyio (issue 34: it reads a missing file as missing); writing does.
-TEST(SegyBuild, WithoutLibsegyioEveryWriterRefusesSayingHowToGetIt) {
-  if (segy::available()) GTEST_SKIP() << "this build has libsegyio";
-  const std::vector<std::string> words = {"SEG-Y", "libsegyio-dev"};
-  EXPECT_TRUE(refuses([] { segy::read_model("x.sgy"); }, ErrorKind::io, {"x.sgy", "no such file"}));
-  const segy::Grid g = segy::from_model(wave::Model::constant(2, 4, 1, 5, 10.0, 2000.f));
-  EXPECT_TRUE(refuses([&] { segy::write_model("x.sgy", g); }, ErrorKind::unsupported, words));
-  segy::ShotRecord r;
-  r.dt = 1e-3;
-  r.ns = 4;
-  r.receivers = {{}};
-  r.traces.assign(4, 0.f);
-  EXPECT_TRUE(refuses([&] { segy::write_shot("x.sgy", r); }, ErrorKind::unsupported, words));
-  EXPECT_FALSE(fs::exists("x.sgy"));
-}
 
 #if FDSTENCIL_HAVE_SEGYIO
 
