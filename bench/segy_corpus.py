@@ -26,6 +26,10 @@ except ImportError:
     segyio = None
 
 SEGYIO_FORMATS = {1, 2, 3, 5, 8}
+# The trace header fields fdstencil reads (segyio's names), raw.
+HEADER_FIELDS = ["FieldRecord", "TraceNumber", "CDP", "INLINE_3D", "CROSSLINE_3D", "offset", "SourceX", "SourceY",
+                 "GroupX", "GroupY", "CDP_X", "CDP_Y", "SourceDepth", "ReceiverGroupElevation",
+                 "DelayRecordingTime", "SourceGroupScalar", "ElevationScalar", "ScalarTraceHeader"]
 # The standard's sample types, by format code (big-endian; .newbyteorder for little).
 NUMPY_TYPES = {6: ">f8", 9: ">i8", 10: ">u4", 11: ">u2", 12: ">u8", 16: "u1"}
 THREE_BYTE = {7: True, 15: False}  # int24, uint24: signed?
@@ -41,9 +45,10 @@ def segyio_one(path, out):
                 if fmt not in range(1, 17):
                     continue
                 np.save(out + ".npy", np.asarray(f.trace.raw[:], dtype=np.float32))
+                headers = [{k: int(h[getattr(segyio.TraceField, k)]) for k in HEADER_FIELDS} for h in f.header]
                 with open(out + ".json", "w") as j:
                     json.dump({"format": fmt, "little": endian == "little", "ns": len(f.samples),
-                               "traces": f.tracecount}, j)
+                               "traces": f.tracecount, "headers": headers}, j)
                 return 0
         except Exception:  # segyio's refusals are RuntimeError, OSError, ValueError...
             continue
@@ -87,6 +92,38 @@ def standard_samples(path, layout):
     return np.frombuffer(body.tobytes(), dtype=dt).reshape(ntr, ns).astype(np.float32)
 
 
+def scale(s):
+    """A SEG-Y scalar: positive multiplies, negative divides, 0 is 1."""
+    return 1.0 if s == 0 else float(s) if s > 0 else 1.0 / -s
+
+
+def expected_geometry(h):
+    """fdstencil's geometry of one trace, from segyio's raw fields and the standard's scalars."""
+    xy, z = scale(h["SourceGroupScalar"]), scale(h["ElevationScalar"])
+    return {"field_record": h["FieldRecord"], "channel": h["TraceNumber"], "cdp": h["CDP"],
+            "inline": h["INLINE_3D"], "crossline": h["CROSSLINE_3D"], "offset": h["offset"],
+            "source_x": h["SourceX"] * xy, "source_y": h["SourceY"] * xy, "group_x": h["GroupX"] * xy,
+            "group_y": h["GroupY"] * xy, "cdp_x": h["CDP_X"] * xy, "cdp_y": h["CDP_Y"] * xy,
+            "source_depth": h["SourceDepth"] * z, "group_elevation": h["ReceiverGroupElevation"] * z,
+            "delay_s": h["DelayRecordingTime"] * scale(h["ScalarTraceHeader"]) * 1e-3}
+
+
+def headers_agree(tool, path, headers):
+    """Whether `segy info --trace-headers` gives every trace the geometry segyio's fields say."""
+    r = subprocess.run([tool, "segy", "info", "--json", "--trace-headers", path], capture_output=True, text=True,
+                       timeout=120)
+    if r.returncode != 0:
+        return False
+    ours = json.loads(r.stdout)["trace_headers"]
+    if len(ours) != len(headers):
+        return False
+    for mine, h in zip(ours, headers):
+        for k, v in expected_geometry(h).items():
+            if abs(mine[k] - v) > 1e-9 * max(1.0, abs(v)):
+                return False
+    return True
+
+
 def fdstencil_read(tool, path, tmp):
     out = os.path.join(tmp, "traces.npy")
     if os.path.exists(out):
@@ -117,6 +154,9 @@ def compare(tool, path, tmp):
         row["reference"] = "segyio"
     row["equal"] = samples.shape == ours.shape and np.array_equal(
         samples.view(np.uint32), ours.astype(np.float32).view(np.uint32))
+    # segyio's headers are its layout's; where its layout is not the standard's, not compared.
+    if row["reference"] == "segyio":
+        row["headers_equal"] = headers_agree(tool, path, layout["headers"])
     if not row["equal"]:
         row["shapes"] = [list(samples.shape), list(ours.shape)]
     return row
@@ -146,6 +186,9 @@ def main():
         "fdstencil_reads": sum(r["fdstencil"] for r in rows),
         "both_equal": sum(r.get("equal", False) for r in both),
         "both_different": [r["file"] for r in both if not r["equal"]],
+        "headers_compared": sum("headers_equal" in r for r in both),
+        "headers_equal": sum(r.get("headers_equal", False) for r in both),
+        "headers_different": [r["file"] for r in both if r.get("headers_equal") is False],
         "segyio_only": [r["file"] for r in rows if r["segyio"] and not r["fdstencil"]],
         "fdstencil_only": [r["file"] for r in rows if r["fdstencil"] and not r["segyio"]],
         "segyio_version": getattr(segyio, "__version__", "?"),

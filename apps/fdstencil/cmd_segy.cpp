@@ -52,7 +52,7 @@ std::string number_text(double v) {
 struct Options {
   std::string file, out;
   std::string spacing, z_unit, iline_byte, xline_byte;
-  bool json = false, traces = false, little_endian = false;
+  bool json = false, traces = false, little_endian = false, trace_headers = false;
 };
 
 void add_read_flags(CLI::App* cmd, Options& o) {
@@ -122,10 +122,39 @@ int print_gather(const Options& o, const segy::Traces& t) {
   return 0;
 }
 
+// Every trace's geometry as read (metres and seconds, the scalars applied), in file order.
+int print_trace_headers(const segy::Traces& t) {
+  nlohmann::json j = file_json(t), rows = nlohmann::json::array();
+  for (const segy::TraceGeometry& g : t.geometry)
+    rows.push_back({{"field_record", g.field_record},
+                    {"channel", g.channel},
+                    {"cdp", g.cdp},
+                    {"inline", g.il},
+                    {"crossline", g.xl},
+                    {"offset", g.offset},
+                    {"source_x", g.sx},
+                    {"source_y", g.sy},
+                    {"group_x", g.gx},
+                    {"group_y", g.gy},
+                    {"cdp_x", g.cdp_x},
+                    {"cdp_y", g.cdp_y},
+                    {"source_depth", g.source_depth},
+                    {"group_elevation", g.group_elevation},
+                    {"delay_s", g.delay}});
+  j["kind"] = t.kind;
+  j["samples"] = t.ns;
+  j["sample_interval"] = t.sample_interval;
+  j["trace_headers"] = rows;
+  std::printf("%s\n", j.dump(1).c_str());
+  return 0;
+}
+
 int run_info(const Options& o) {
   segy::ReadOptions ro = segy_read_options(o.spacing, o.z_unit, o.iline_byte, o.xline_byte);
   ro.need_spacing = false;
+  if (o.trace_headers && !o.json) bad("--trace-headers lists every trace in JSON: give it with --json");
   const segy::Traces headers = segy::read_traces(o.file, ro, true);
+  if (o.trace_headers) return print_trace_headers(headers);
   if (headers.kind == "pre-stack") return print_gather(o, headers);
   const segy::Grid g = segy::read_model(o.file, ro);
   nlohmann::json j = segy_geometry_json(g, ro);
@@ -263,6 +292,10 @@ Action add_segy(CLI::App& app) {
                                    "traces, samples, field records, source and receiver x, offsets, delay");
   info->add_option("FILE", o->file, "The SEG-Y file")->required()->type_name("FILE.sgy");
   info->add_flag("--json", o->json, "Print JSON");
+  info->add_flag("--trace-headers", o->trace_headers,
+                 "With --json: every trace's geometry in file order (field record, channel, CDP, line "
+                 "numbers, offset, source and receiver positions, CDP coordinates, depths, delay; metres and "
+                 "seconds, the scalars applied)");
   add_read_flags(info, *o);
 
   auto* to_npy = cmd->add_subcommand(

@@ -90,6 +90,19 @@ class SegyCorpus(unittest.TestCase):
         self.assertEqual(gather["field_records"], 1)
         self.assertAlmostEqual(gather["delay_s"][0], 0.004)
 
+    def test_trace_headers_give_each_traces_geometry(self):
+        for order in ("msb", "lsb"):
+            path = os.path.join(CORPUS, f"shot-gather-{order}.sgy")
+            r = subprocess.run([CLI, "segy", "info", "--json", "--trace-headers", path], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            rows = json.loads(r.stdout)["trace_headers"]
+            self.assertEqual([t["group_x"] for t in rows], [100.0, 350.0, 600.0])
+            self.assertEqual([t["offset"] for t in rows], [-400.0, -150.0, 100.0])
+            self.assertEqual({t["field_record"] for t in rows}, {7})
+        r = subprocess.run([CLI, "segy", "info", "--trace-headers", path], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--trace-headers lists every trace in JSON", r.stderr)
+
     def test_headers_that_disagree_are_warned_of(self):
         for name, words in {"ns-trace-disagrees": ["462", "115-116", "read 4"],
                             "ns-binary-wrong": ["binary header says 7", "read 4, trace 0's"],
