@@ -180,7 +180,8 @@ double axis_spacing(const std::vector<const TraceInfo*>& at, int64_t lines, int6
         };
         bad(where + "irregular CDP coordinates (bytes 181-188, scaled by byte 71): " + name(a) + " and " +
             name(b) + " are " + num(d) + " m apart, neighbouring " + neighbours + " " + num(h) +
-            " m on average");
+            " m on average: a velocity model is a regular grid (resample it onto one and give it as .npy, or "
+            "write that with `fdstencil segy from-npy`)");
       }
     }
   return h;
@@ -360,7 +361,10 @@ Grid read_model(const fs::path& path, const ReadOptions& o) {
         "), not a velocity model: a model has one trace per grid column, placed by its inline and "
         "crossline numbers (bytes " +
         bytes_text(o.iline_byte, 4) + ", " + bytes_text(o.xline_byte, 4) +
-        ") or in file order; `fdstencil segy info` shows the file's geometry");
+        ") or in file order. `fdstencil segy info` shows the file's geometry; if its line numbers sit at "
+        "other "
+        "bytes, give them with --segy-inline-byte and --segy-crossline-byte, else convert the model to a "
+        "regular grid as .npy (`fdstencil segy from-npy` writes it back as SEG-Y)");
   Grid g;
   g.format = l.format;
   g.sample_interval = int(l.sample_interval);
