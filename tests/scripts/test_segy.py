@@ -129,6 +129,13 @@ class SegyTest(unittest.TestCase):
         self.assertEqual(side["shot_id"], shot_id)
         dt_us = side["dt"] * 1e6
         self.assertAlmostEqual(dt_us, round(dt_us), delta=1e-6, msg="the record's interval is whole microseconds")
+        # segy info reads it as the shot gather it is (issue 33: it once said "2D SEG-Y model",
+        # its sample interval read as a depth spacing).
+        info = fdstencil("segy", "info", os.path.join(run, "shot.sgy"))
+        self.assertEqual(info.returncode, 0, info.stderr)
+        self.assertIn("a pre-stack file", info.stdout)
+        self.assertNotIn("model", info.stdout.split("\n")[0])
+        self.assertNotIn("dz", info.stdout)
         with segyio.open(os.path.join(run, "shot.sgy"), ignore_geometry=True, endian=endian) as f:
             data = f.trace.raw[:]
             self.assertEqual(data.dtype, np.float32)
