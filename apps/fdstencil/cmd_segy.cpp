@@ -14,6 +14,7 @@
 
 #include "commands.hpp"
 #include "fdstencil/error.hpp"
+#include "fdstencil/field.hpp"
 #include "fdstencil/npy.hpp"
 #include "fdstencil/wave.hpp"
 
@@ -124,6 +125,9 @@ int print_gather(const Options& o, const segy::Traces& t) {
 
 // Every trace's geometry as read (metres and seconds, the scalars applied), in file order.
 int print_trace_headers(const segy::Traces& t) {
+  // A row of JSON takes about a kilobyte while it is built.
+  constexpr int64_t kRowBytes = 1024;
+  ensure_host_memory(int64_t(t.geometry.size()) * kRowBytes, "the trace headers' JSON");
   nlohmann::json j = file_json(t), rows = nlohmann::json::array();
   for (const segy::TraceGeometry& g : t.geometry)
     rows.push_back({{"field_record", g.field_record},
@@ -270,7 +274,8 @@ nlohmann::json segy_geometry_json(const segy::Grid& g, const segy::ReadOptions& 
       {"coordinates", g.coordinates},
       {"origin", {g.x0, g.y0}},
       {"vmin", g.v.empty() ? json(nullptr) : json(vmin)},
-      {"vmax", g.v.empty() ? json(nullptr) : json(vmax)}};
+      {"vmax", g.v.empty() ? json(nullptr) : json(vmax)},
+      {"warnings", g.warnings}};
   return j;
 }
 
@@ -278,8 +283,8 @@ Action add_segy(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "segy",
       "SEG-Y files: a file's geometry (a model, a post-stack volume or a pre-stack gather), and conversion "
-      "to and from .npy. Reading is fdstencil's own (both byte orders, every rev 2 sample format); writing "
-      "needs libsegyio (`fdstencil info` says whether this build has it). Samples run along z, inlines along "
+      "to and from .npy, read and written by fdstencil's own code (both byte orders, every rev 2 sample "
+      "format). Samples run along z, inlines along "
       "y, crosslines along x; "
       "the z spacing is the sample interval x --segy-z-unit, the others come from the CDP coordinates. Bad "
       "input exits 2 and writes nothing.");

@@ -155,11 +155,13 @@ void check_disk_space(const Setup& s) {
                     size_text(outputs + checkpoints) + " but " + s.out_dir.string() + " has only " +
                     size_text(free) + " free; the checkpoints " + size_text(checkpoints) +
                     " (without --checkpoint-every only a stop by a signal writes one), " + parts_text(parts));
-  std::fprintf(stderr,
-               "fdstencil: warning: %s has %s free, enough for the outputs (%s) but not for a checkpoint as "
-               "well (%s): a stop by SIGINT or SIGTERM could not write its checkpoint\n",
-               s.out_dir.string().c_str(), size_text(free).c_str(), size_text(outputs).c_str(),
-               size_text(checkpoints).c_str());
+  std::fprintf(
+      stderr,
+      "fdstencil: warning: %s has %s free, enough for the outputs (%s) but not for two checkpoints as "
+      "well (%s, the one on the disk and its successor's temporary): a stop by SIGINT or SIGTERM "
+      "could not write its checkpoint\n",
+      s.out_dir.string().c_str(), size_text(free).c_str(), size_text(outputs).c_str(),
+      size_text(checkpoints).c_str());
 }
 
 // The command as typed, quoted so that pasting it into a shell runs it again.

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <utility>
 
 namespace fdstencil::cli {
@@ -86,14 +87,17 @@ double notice_after_s() {
   const char* env = std::getenv("FDSTENCIL_NOTICE_AFTER_S");
   char* end = nullptr;
   const double v = env ? std::strtod(env, &end) : 1.0;
-  return env && end != env && std::isfinite(v) && v >= 0 ? v : 1.0;
+  // At most a day: a larger wait would overflow the condition variable's clock.
+  constexpr double kLongest = 86400;
+  return env && end != env && std::isfinite(v) && v >= 0 ? std::min(v, kLongest) : 1.0;
 }
 
 PhaseNotice::PhaseNotice(std::string label, std::string what, bool enabled, std::string unit)
     : label_(std::move(label)),
       what_(std::move(what)),
       unit_(std::move(unit)),
-      start_(std::chrono::steady_clock::now()) {
+      start_(std::chrono::steady_clock::now()),
+      exceptions_(std::uncaught_exceptions()) {
   if (!enabled) {
     ended_ = true;
     return;
@@ -137,6 +141,8 @@ void PhaseNotice::end() {
   if (watcher_.joinable()) watcher_.join();
   if (!spoke_) return;
   spoke_ = false;  // one closing line
+  // A phase ended by an exception did not finish: its error says what happened instead.
+  if (std::uncaught_exceptions() > exceptions_) return;
   std::fprintf(stderr, "%s: %s done in %.1f s\n", label_.c_str(), what_.c_str(), seconds_since(start_));
   std::fflush(stderr);
 }

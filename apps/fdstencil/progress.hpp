@@ -50,7 +50,7 @@ class PhaseNotice {
     done_ = done;
     total_ = total;
   }
-  void end();  // once; the destructor's call then does nothing
+  void end();  // once, from the thread that made the notice; the destructor's call then does nothing
 
  private:
   void watch(double after_s);
@@ -61,6 +61,7 @@ class PhaseNotice {
   bool ended_ = false, spoke_ = false;
   std::atomic<int64_t> done_{0}, total_{0};
   std::chrono::steady_clock::time_point start_;
+  int exceptions_ = 0;  // std::uncaught_exceptions() when the phase began
   std::thread watcher_;
 };
 

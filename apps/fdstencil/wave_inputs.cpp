@@ -331,6 +331,9 @@ ModelInput build_model(const Flags& f, const ModelPlanes& planes_of) {
     const segy::ReadOptions ro =
         segy_read_options(f.spacing, f.segy_z_unit, f.segy_iline_byte, f.segy_xline_byte);
     segy::Grid g = segy::read_model(f.model, ro);
+    // Headers that disagreed, and the reading chosen: said once, and kept in summary.json.
+    if (!f.quiet)
+      for (const std::string& w : g.warnings) std::fprintf(stderr, "fdstencil: warning: %s\n", w.c_str());
     extra["path"] = f.model;
     extra["format"] = "segy";
     extra["segy"] = segy_geometry_json(g, ro);
@@ -722,7 +725,8 @@ Setup prepare(const Flags& f, const ModelInput* given) {
   read_numerics(f, o);
   build_time(f, s);
   {
-    PhaseNotice positions(kNoticeLabel, "reading the sources and receivers", !f.quiet);
+    // Not for a survey's shots or a split run's ranks, which share a model read once: one line a run.
+    PhaseNotice positions(kNoticeLabel, "reading the sources and receivers", !f.quiet && !given);
     read_geometry(f, s);
   }
   // The record's size, and the wavelets', checked before either is made (issue 33: a billion

@@ -3,6 +3,7 @@
 
 #include <bit>
 #include <cstring>
+#include <limits>
 
 namespace fdstencil::segy::detail {
 
@@ -70,7 +71,13 @@ float decode_one(int code, ByteOrder order, const unsigned char* p) {
   switch (code) {
     case 1: return ibm_to_ieee(uint32_t(read_unsigned(p, 4, order)));
     case 5: return std::bit_cast<float>(uint32_t(read_unsigned(p, 4, order)));
-    case 6: return float(std::bit_cast<double>(read_unsigned(p, 8, order)));
+    case 6: {  // beyond float's range: infinity (the cast itself would be undefined there)
+      const double d = std::bit_cast<double>(read_unsigned(p, 8, order));
+      constexpr double kMax = std::numeric_limits<float>::max();
+      return d > kMax    ? std::numeric_limits<float>::infinity()
+             : d < -kMax ? -std::numeric_limits<float>::infinity()
+                         : float(d);
+    }
     case 2:
     case 3:
     case 7:

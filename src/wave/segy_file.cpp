@@ -147,7 +147,11 @@ void TraceFile::find_byte_order() {
 void TraceFile::find_trace0() {
   const int64_t after_headers = kTextHeaderBytes + kBinaryHeaderBytes;
   const int64_t count = detail::field(l_.bin, kBinExtText, 2, l_.order, 3201);
-  if (count >= 0) {
+  const int64_t first = l_.revision >= 2 ? int64_t(ufield(l_.bin, kBinFirstTrace, 8, l_.order, 3201)) : 0;
+  if (count == -1 && first >= after_headers && first <= l_.size) {
+    // rev 2 says where the traces start: no stanza to look for.
+    l_.extended_text = int((first - after_headers) / kTextHeaderBytes);
+  } else if (count >= 0) {
     l_.extended_text = int(count);
   } else if (count == -1) {
     unsigned char record[kTextHeaderBytes];
@@ -168,7 +172,6 @@ void TraceFile::find_trace0() {
   }
   l_.trace0 = after_headers + int64_t(l_.extended_text) * kTextHeaderBytes;
   if (l_.revision >= 2) {
-    const int64_t first = int64_t(ufield(l_.bin, kBinFirstTrace, 8, l_.order, 3201));
     if (first > 0 && first != l_.trace0) {
       if (first < after_headers || first > l_.size)
         bad(where_ + "the first trace's offset (bytes 3521-3528) is " + std::to_string(first) +

@@ -57,12 +57,14 @@ double scalar_unit(int64_t s) { return s == 0 ? 1.0 : s > 0 ? double(s) : 1.0 / 
 std::vector<int> line_numbers(std::vector<int> all, const std::string& where, const char* which, int byte) {
   std::sort(all.begin(), all.end());
   all.erase(std::unique(all.begin(), all.end()), all.end());
+  // Differences in 64 bits: line numbers are any 32-bit values.
+  const auto step = [&](size_t k) { return int64_t(all[k]) - int64_t(all[k - 1]); };
   for (size_t k = 2; k < all.size(); ++k)
-    if (all[k] - all[k - 1] != all[1] - all[0])
+    if (step(k) != step(1))
       bad(where + std::string(which) + " numbers (bytes " + bytes_text(byte, 4) +
           ") are not evenly stepped: " + std::to_string(all[k - 1]) + " is followed by " +
-          std::to_string(all[k]) + " where the step is " + std::to_string(all[1] - all[0]) + " (a missing " +
-          which + "?)");
+          std::to_string(all[k]) + " where the step is " + std::to_string(step(1)) + " (a missing " + which +
+          "?)");
   return all;
 }
 
@@ -96,6 +98,14 @@ Placement place(const std::vector<TraceInfo>& tr, const std::string& where, cons
   p.ils = line_numbers(il, where, "inline", o.iline_byte);
   p.xls = line_numbers(xl, where, "crossline", o.xline_byte);
   const int64_t nil = int64_t(p.ils.size()), nxl = int64_t(p.xls.size());
+  // A grid far larger than the traces is no model (numbers that both grow along a line, such as a
+  // CDP and a shotpoint): refused before a cell per (inline, crossline) pair is allocated.
+  if (nil > 1 && nxl > 1 && nil * nxl > 2 * n)
+    bad(where + std::to_string(nil) + " inline numbers x " + std::to_string(nxl) +
+        " crossline numbers (bytes " + bytes_text(o.iline_byte, 4) + ", " + bytes_text(o.xline_byte, 4) +
+        ") make " + std::to_string(nil * nxl) + " grid columns for " + std::to_string(n) +
+        " traces: not an inline x crossline grid (are the line numbers at other bytes? --segy-inline-byte, "
+        "--segy-crossline-byte)");
   if (nil > 1 && nxl > 1) {
     p.dim = 3;
     p.ny = nil;
@@ -293,9 +303,9 @@ Placement place_grid(const std::vector<TraceInfo>& traces, const detail::FileLay
   g.order = p.order;
   if (!p.ils.empty()) {
     g.il_first = p.ils.front(), g.il_last = p.ils.back(),
-    g.il_step = p.ils.size() > 1 ? p.ils[1] - p.ils[0] : 0;
+    g.il_step = p.ils.size() > 1 ? int(int64_t(p.ils[1]) - p.ils[0]) : 0;
     g.xl_first = p.xls.front(), g.xl_last = p.xls.back(),
-    g.xl_step = p.xls.size() > 1 ? p.xls[1] - p.xls[0] : 0;
+    g.xl_step = p.xls.size() > 1 ? int(int64_t(p.xls[1]) - p.xls[0]) : 0;
   }
   std::vector<const TraceInfo*> at(static_cast<size_t>(g.ny * g.nx));
   for (int64_t t = 0; t < n; ++t) at[size_t(p.cell[size_t(t)])] = &traces[size_t(t)];

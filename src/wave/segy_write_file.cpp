@@ -55,17 +55,25 @@ SegyWriter::SegyWriter(const fs::path& path, const std::vector<unsigned char>& t
   temp_ += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
   file_ = std::fopen(temp_.c_str(), "wbx");
   if (!file_) fail("cannot create the temporary file " + temp_.string() + ": " + std::strerror(errno));
-  write(text.data(), text.size(), "the textual header");
-  write(bin.bytes, sizeof bin.bytes, "the binary header");
-  buffer_.resize(size_t(ns) * 4);
+  try {
+    write(text.data(), text.size(), "the textual header");
+    write(bin.bytes, sizeof bin.bytes, "the binary header");
+    buffer_.resize(size_t(ns) * 4);
+  } catch (...) {  // the destructor does not run for a constructor that throws: its cleanup here
+    discard();
+    throw;
+  }
 }
 
-SegyWriter::~SegyWriter() {
+void SegyWriter::discard() {
   if (file_ == nullptr) return;
-  std::fclose(file_);  // not committed: the temporary goes
+  std::fclose(file_);
+  file_ = nullptr;
   std::error_code ec;
   fs::remove(temp_, ec);
 }
+
+SegyWriter::~SegyWriter() { discard(); }  // not committed: the temporary goes
 
 void SegyWriter::fail(const std::string& what) const {
   throw Error(ErrorKind::io, path_.string() + ": " + what);
@@ -88,11 +96,12 @@ void SegyWriter::commit() {
   if (std::fflush(file_) != 0 || ::fsync(fileno(file_)) != 0)
     fail("writing " + temp_.string() + " to the disk failed: " + std::strerror(errno));
   const int closed = std::fclose(file_);
+  const int error = errno;  // before remove() may change it
   file_ = nullptr;
   std::error_code ec;
   if (closed != 0) {
     fs::remove(temp_, ec);
-    fail("closing " + temp_.string() + " failed: " + std::strerror(errno));
+    fail("closing " + temp_.string() + " failed: " + std::strerror(error));
   }
   fs::rename(temp_, path_, ec);
   if (ec) {

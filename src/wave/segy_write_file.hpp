@@ -46,6 +46,7 @@ class SegyWriter {
 
  private:
   [[noreturn]] void fail(const std::string& what) const;
+  void discard();  // closes and removes the temporary, if still open
   void write(const void* data, size_t bytes, const std::string& what);
   std::filesystem::path path_, temp_;
   std::FILE* file_ = nullptr;

@@ -381,6 +381,8 @@ int64_t time_loop(Stepper& st, const Options& o, int64_t first, bool checkpoints
     timing.checkpoint_s += s;
     ++timing.checkpoints;
   };
+  // The setup is over: a first report, before the steps of the first report interval.
+  if (o.progress) o.progress(first, o.nt);
   int64_t n = first;
   for (; n < o.nt; ++n) {
     if (st.stop()) {
