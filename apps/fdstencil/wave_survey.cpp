@@ -121,13 +121,9 @@ void apply(const json& entry, Flags& f, const fs::path& base, const std::string&
   }
 }
 
-struct Shot {
-  int64_t id = 0;
-  Flags flags;
-  fs::path dir;
-};
+}  // namespace
 
-std::vector<Shot> read_survey(const Flags& base) {
+std::vector<SurveyShot> read_survey(const Flags& base) {
   const fs::path file = base.survey;
   std::ifstream in(file);
   if (!in) throw Error(ErrorKind::io, "--survey " + file.string() + ": cannot open the file");
@@ -147,11 +143,11 @@ std::vector<Shot> read_survey(const Flags& base) {
   const fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
   Flags defaults = base;
   if (doc.contains("defaults")) apply(doc["defaults"], defaults, dir, where + " defaults");
-  std::vector<Shot> shots;
+  std::vector<SurveyShot> shots;
   std::vector<int64_t> ids;
   for (size_t i = 0; i < doc["shots"].size(); ++i) {
     const json& e = doc["shots"][i];
-    Shot s;
+    SurveyShot s;
     s.id = int64_t(i) + 1;  // a shot without an id is numbered by its place, from 1
     if (e.is_object() && e.contains("id")) {
       if (!e["id"].is_number_integer() || e["id"].get<int64_t>() < 1 || e["id"].get<int64_t>() > kMaxShotId)
@@ -176,6 +172,8 @@ std::vector<Shot> read_survey(const Flags& base) {
     bad(where + ": shot id " + std::to_string(*d) + " appears twice");
   return shots;
 }
+
+namespace {
 
 // What makes a shot's outputs what they are: the run's own fingerprint and
 // every output setting.
@@ -258,7 +256,7 @@ int64_t parse_batch(const Flags& flags) {
 // (read once), and which of them are finished already (their done.json verified).
 struct Plan {
   int64_t batch = 1;
-  std::vector<Shot> shots;
+  std::vector<SurveyShot> shots;
   std::vector<Setup> setups;
   std::vector<std::string> ids, status;
   std::vector<size_t> todo;  // the unfinished shots, in the survey's order
@@ -276,7 +274,7 @@ Plan plan_survey(const Flags& flags) {
   p.shots = read_survey(flags);
   const ModelInput model = read_model(flags);
   p.setups.reserve(p.shots.size());
-  for (const Shot& shot : p.shots) {
+  for (const SurveyShot& shot : p.shots) {
     try {
       p.setups.push_back(prepare(shot.flags, &model));
       wave::check(p.setups.back().model(), p.setups.back().options);
