@@ -121,18 +121,36 @@ void apply(const json& entry, Flags& f, const fs::path& base, const std::string&
   }
 }
 
+// A survey nests 5 levels deep ({"shots": [{"sources": [[z, x]]}]}). Far deeper nesting is no
+// survey, and the messages that quote a value (json::dump, which recurses) overflowed the stack on
+// it: a shot of 100000 nested '[' crashed the tool.
+constexpr int kMaxSurveyDepth = 64;
+
+// The survey file's JSON; throws Error(io) naming the file when it is not JSON, or nested deeper
+// than a survey.
+json parse_survey_file(const fs::path& file) {
+  std::ifstream in(file);
+  if (!in) throw Error(ErrorKind::io, "--survey " + file.string() + ": cannot open the file");
+  const auto shallow = [&](int depth, json::parse_event_t, json&) {
+    if (depth > kMaxSurveyDepth)
+      throw Error(ErrorKind::io, "--survey " + file.string() + ": values nested more than " +
+                                     std::to_string(kMaxSurveyDepth) + " levels deep: not a survey file");
+    return true;
+  };
+  try {
+    return json::parse(in, shallow);
+  } catch (const json::exception& e) {
+    // A parse error, or a number beyond a double's range (1e999): out_of_range.406, not a
+    // parse_error, and an "internal error" when it went uncaught (found by fuzz/fuzz_survey.cpp).
+    throw Error(ErrorKind::io, "--survey " + file.string() + ": not valid JSON: " + e.what());
+  }
+}
+
 }  // namespace
 
 std::vector<SurveyShot> read_survey(const Flags& base) {
   const fs::path file = base.survey;
-  std::ifstream in(file);
-  if (!in) throw Error(ErrorKind::io, "--survey " + file.string() + ": cannot open the file");
-  json doc;
-  try {
-    doc = json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw Error(ErrorKind::io, "--survey " + file.string() + ": not valid JSON: " + e.what());
-  }
+  json doc = parse_survey_file(file);
   const std::string where = "--survey " + file.string();
   if (!doc.is_object()) bad(where + ": expected an object {\"shots\": [...]}");
   for (const auto& [key, v] : doc.items())

@@ -203,16 +203,23 @@ struct TraceInfo {
 // A coordinate scalar (byte 71): positive multiplies, negative divides, 0 means 1.
 double scalar_unit(int32_t s) { return s == 0 ? 1.0 : s > 0 ? double(s) : 1.0 / double(-s); }
 
-// The evenly stepped, ascending line numbers of one axis, or an error naming the gap.
+// The evenly stepped, ascending line numbers of one axis, or an error naming the gap. The steps are
+// taken in 64 bits: two 32-bit numbers differ by up to 2^32 - 1, which overflowed an int (found by
+// fuzz/fuzz_segy.cpp).
 std::vector<int> line_numbers(std::vector<int> all, const std::string& where, const char* which, int byte) {
   std::sort(all.begin(), all.end());
   all.erase(std::unique(all.begin(), all.end()), all.end());
+  const int64_t step = all.size() > 1 ? int64_t(all[1]) - all[0] : 0;
+  if (step > INT_MAX)  // Grid::il_step and xl_step are ints
+    bad(where + std::string(which) + " numbers (bytes " + bytes_text(byte, 4) + ") step by " +
+        std::to_string(step) + ", from " + std::to_string(all[0]) + " to " + std::to_string(all[1]) +
+        ": more than 2^31 - 1 between neighbouring lines");
   for (size_t k = 2; k < all.size(); ++k)
-    if (all[k] - all[k - 1] != all[1] - all[0])
+    if (int64_t(all[k]) - all[k - 1] != step)
       bad(where + std::string(which) + " numbers (bytes " + bytes_text(byte, 4) +
           ") are not evenly stepped: " + std::to_string(all[k - 1]) + " is followed by " +
-          std::to_string(all[k]) + " where the step is " + std::to_string(all[1] - all[0]) + " (a missing " +
-          which + "?)");
+          std::to_string(all[k]) + " where the step is " + std::to_string(step) + " (a missing " + which +
+          "?)");
   return all;
 }
 
