@@ -10,7 +10,8 @@
 # built). Idempotent: when everything is found it exits 0 without apt and without root. When a
 # requirement is missing and apt-get is absent or fails (no network), it exits non-zero naming
 # what is missing and the package that would provide it. The CUDA toolkit is optional (nvcc
-# enables the CUDA backend) and is not installed here.
+# enables the CUDA backend) and is not installed here, nor are clang and libclang-rt-14-dev, which
+# only the fuzzers need (fuzz/build.sh): a line says whether they are there.
 set -euo pipefail
 
 min_cmake=3.25
@@ -242,6 +243,16 @@ check_cuda() {  # informational only: the CUDA toolkit is optional and never ins
   fi
 }
 
+check_fuzz() {  # informational only: clang and libFuzzer are the fuzzers' (fuzz/build.sh), never installed here
+  local rt=/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a
+  if command -v clang++ >/dev/null 2>&1 && compgen -G "$rt" >/dev/null; then
+    say "clang++ with libFuzzer: fuzz/build.sh can build the fuzzers (optional)"
+  else
+    say "clang++ with libFuzzer not found: optional, for fuzz/build.sh only" \
+      "(Debian packages clang and libclang-rt-14-dev; not installed by this script)"
+  fi
+}
+
 check_all() {
   missing_what=()
   missing_pkg=()
@@ -290,6 +301,7 @@ cannot_install() {
 main() {
   check_all
   check_cuda
+  check_fuzz
   if [ ${#missing_what[@]} -eq 0 ] && [ ${#optional_what[@]} -eq 0 ]; then
     say "everything found, nothing to install"
     exit 0

@@ -199,6 +199,17 @@ struct SurveyRanks {
   std::function<void(const std::optional<Error>&)> agree;
 };
 
+// One shot of a survey file: its id, its run's flags (the command line's, then the file's defaults,
+// then its own keys) and its folder, OUTPUT/shot_<id>.
+struct SurveyShot {
+  int64_t id = 0;
+  Flags flags;
+  std::filesystem::path dir;
+};
+// The survey file flags.survey names, parsed and checked as JSON; the shots' own flags are checked
+// later, by prepare(). Throws Error naming the file, the shot and the key.
+std::vector<SurveyShot> read_survey(const Flags& flags);
+
 // fdstencil wave --survey FILE: every shot into OUTPUT/shot_<id>; returns the exit code.
 int run_survey(const Flags& flags, const std::string& command, const SurveyRanks& ranks = {});
 

@@ -121,22 +121,36 @@ void apply(const json& entry, Flags& f, const fs::path& base, const std::string&
   }
 }
 
-struct Shot {
-  int64_t id = 0;
-  Flags flags;
-  fs::path dir;
-};
+// A survey nests 5 levels deep ({"shots": [{"sources": [[z, x]]}]}). Far deeper nesting is no
+// survey, and the messages that quote a value (json::dump, which recurses) overflowed the stack on
+// it: a shot of 100000 nested '[' crashed the tool.
+constexpr int kMaxSurveyDepth = 64;
 
-std::vector<Shot> read_survey(const Flags& base) {
-  const fs::path file = base.survey;
+// The survey file's JSON; throws Error(io) naming the file when it is not JSON, or nested deeper
+// than a survey.
+json parse_survey_file(const fs::path& file) {
   std::ifstream in(file);
   if (!in) throw Error(ErrorKind::io, "--survey " + file.string() + ": cannot open the file");
-  json doc;
+  const auto shallow = [&](int depth, json::parse_event_t, json&) {
+    if (depth > kMaxSurveyDepth)
+      throw Error(ErrorKind::io, "--survey " + file.string() + ": values nested more than " +
+                                     std::to_string(kMaxSurveyDepth) + " levels deep: not a survey file");
+    return true;
+  };
   try {
-    doc = json::parse(in);
-  } catch (const json::parse_error& e) {
+    return json::parse(in, shallow);
+  } catch (const json::exception& e) {
+    // A parse error, or a number beyond a double's range (1e999): out_of_range.406, not a
+    // parse_error, and an "internal error" when it went uncaught (found by fuzz/fuzz_survey.cpp).
     throw Error(ErrorKind::io, "--survey " + file.string() + ": not valid JSON: " + e.what());
   }
+}
+
+}  // namespace
+
+std::vector<SurveyShot> read_survey(const Flags& base) {
+  const fs::path file = base.survey;
+  json doc = parse_survey_file(file);
   const std::string where = "--survey " + file.string();
   if (!doc.is_object()) bad(where + ": expected an object {\"shots\": [...]}");
   for (const auto& [key, v] : doc.items())
@@ -147,11 +161,11 @@ std::vector<Shot> read_survey(const Flags& base) {
   const fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
   Flags defaults = base;
   if (doc.contains("defaults")) apply(doc["defaults"], defaults, dir, where + " defaults");
-  std::vector<Shot> shots;
+  std::vector<SurveyShot> shots;
   std::vector<int64_t> ids;
   for (size_t i = 0; i < doc["shots"].size(); ++i) {
     const json& e = doc["shots"][i];
-    Shot s;
+    SurveyShot s;
     s.id = int64_t(i) + 1;  // a shot without an id is numbered by its place, from 1
     if (e.is_object() && e.contains("id")) {
       if (!e["id"].is_number_integer() || e["id"].get<int64_t>() < 1 || e["id"].get<int64_t>() > kMaxShotId)
@@ -176,6 +190,8 @@ std::vector<Shot> read_survey(const Flags& base) {
     bad(where + ": shot id " + std::to_string(*d) + " appears twice");
   return shots;
 }
+
+namespace {
 
 // What makes a shot's outputs what they are: the run's own fingerprint and
 // every output setting.
@@ -258,7 +274,7 @@ int64_t parse_batch(const Flags& flags) {
 // (read once), and which of them are finished already (their done.json verified).
 struct Plan {
   int64_t batch = 1;
-  std::vector<Shot> shots;
+  std::vector<SurveyShot> shots;
   std::vector<Setup> setups;
   std::vector<std::string> ids, status;
   std::vector<size_t> todo;  // the unfinished shots, in the survey's order
@@ -276,7 +292,7 @@ Plan plan_survey(const Flags& flags) {
   p.shots = read_survey(flags);
   const ModelInput model = read_model(flags);
   p.setups.reserve(p.shots.size());
-  for (const Shot& shot : p.shots) {
+  for (const SurveyShot& shot : p.shots) {
     try {
       p.setups.push_back(prepare(shot.flags, &model));
       wave::check(p.setups.back().model(), p.setups.back().options);

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <bit>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -49,6 +50,23 @@ uint64_t fnv1a(const std::string& s) {
   uint64_t h = 0xcbf29ce484222325ull;                        // the FNV offset basis
   for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;  // the FNV prime
   return h;
+}
+
+// A header field that must be an integer in [lo, hi]. nlohmann's get<int>() converts any number
+// regardless: a double beyond the type's range is undefined behaviour (fuzz/fuzz_checkpoint.cpp
+// found "format": 23454842345484.36), a larger integer wraps. Only a number is quoted: dump()
+// recurses, and a header nested a million levels deep would overflow the stack.
+int64_t integer_field(const nlohmann::json& v, const std::string& name, int64_t lo, int64_t hi,
+                      const std::filesystem::path& path) {
+  // Either kind of integer converts exactly up to INT64_MAX.
+  const bool integer =
+      v.is_number_integer() && !(v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX));
+  const int64_t x = integer ? v.get<int64_t>() : 0;
+  if (!integer || x < lo || x > hi)
+    detail::checkpoint_fail(
+        path, "malformed header: " + name + " is " + (v.is_number() ? v.dump() : std::string(v.type_name())) +
+                  ", not an integer in " + std::to_string(lo) + ".." + std::to_string(hi));
+  return x;
 }
 
 std::string hex(uint64_t v) {
@@ -158,17 +176,23 @@ CheckpointHeader read_head(int fd, const std::filesystem::path& path) {
   CheckpointHeader c;
   try {
     const nlohmann::json h = nlohmann::json::parse(header);
-    if (h.at("format").get<int>() != kFormat)
+    const auto integer = [&](const nlohmann::json& v, const std::string& name, int64_t lo, int64_t hi) {
+      return integer_field(v, name, lo, hi, path);
+    };
+    constexpr int64_t kMin = INT64_MIN, kMax = INT64_MAX;
+    if (const int64_t format = integer(h.at("format"), "format", kMin, kMax); format != kFormat)
       checkpoint_fail(
-          path, "format " + h.at("format").dump() + ", this build reads format " + std::to_string(kFormat));
-    c.step = h.at("step").get<int64_t>();
-    c.nt = h.at("nt").get<int64_t>();
+          path, "format " + std::to_string(format) + ", this build reads format " + std::to_string(kFormat));
+    c.step = integer(h.at("step"), "step", kMin, kMax);
+    c.nt = integer(h.at("nt"), "nt", kMin, kMax);
     c.fingerprint = std::stoull(h.at("fingerprint").get<std::string>(), nullptr, 16);
     c.backend = h.at("backend").get<std::string>();
-    c.element_bytes = h.at("element_bytes").get<int>();
-    for (const auto& a : h.at("arrays"))
-      c.arrays.push_back(
-          {a.at("name").get<std::string>(), a.at("bytes").get<int64_t>(), a.at("crc32c").get<uint32_t>()});
+    c.element_bytes = int(integer(h.at("element_bytes"), "element_bytes", INT_MIN, INT_MAX));
+    for (const auto& a : h.at("arrays")) {
+      const std::string name = a.at("name").get<std::string>();
+      c.arrays.push_back({name, integer(a.at("bytes"), "array " + name + "'s bytes", kMin, kMax),
+                          uint32_t(integer(a.at("crc32c"), "array " + name + "'s crc32c", 0, UINT32_MAX))});
+    }
   } catch (const Error&) {
     throw;
   } catch (const std::exception& e) {
@@ -179,7 +203,11 @@ CheckpointHeader read_head(int fd, const std::filesystem::path& path) {
   c.head = kPreamble + int64_t(header_len);
   // The sizes against the file's before any array is allocated.
   const off_t size = ::lseek(fd, 0, SEEK_END);
-  const int64_t expected = c.file_bytes();
+  // Summed with a check: sizes near 2^63 wrapped (undefined behaviour) before the comparison.
+  int64_t expected = c.head;
+  for (const ArrayEntry& a : c.arrays)
+    if (__builtin_add_overflow(expected, a.bytes, &expected))
+      checkpoint_fail(path, "its header's array sizes add up to more than 2^63 bytes (corrupt)");
   if (size != expected)
     checkpoint_fail(path, std::to_string(size) + " bytes where its header describes " +
                               std::to_string(expected) +

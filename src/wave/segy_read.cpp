@@ -59,6 +59,11 @@ std::vector<int> line_numbers(std::vector<int> all, const std::string& where, co
   all.erase(std::unique(all.begin(), all.end()), all.end());
   // Differences in 64 bits: line numbers are any 32-bit values.
   const auto step = [&](size_t k) { return int64_t(all[k]) - int64_t(all[k - 1]); };
+  // Grid::il_step and xl_step are ints, as the numbers are.
+  if (all.size() > 1 && step(1) > INT32_MAX)
+    bad(where + std::string(which) + " numbers (bytes " + bytes_text(byte, 4) + ") step by " +
+        std::to_string(step(1)) + ", from " + std::to_string(all[0]) + " to " + std::to_string(all[1]) +
+        ": more than a 32-bit step (are the line numbers at other bytes?)");
   for (size_t k = 2; k < all.size(); ++k)
     if (step(k) != step(1))
       bad(where + std::string(which) + " numbers (bytes " + bytes_text(byte, 4) +

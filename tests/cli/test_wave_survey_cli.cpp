@@ -257,6 +257,32 @@ TEST_F(WaveSurveyCli, AnInterruptedSurveyResumesToTheSameRecords) {
     EXPECT_EQ(bytes_of(cut / shot / "shot.npy"), bytes_of(whole / shot / "shot.npy")) << shot;
 }
 
+// Found by fuzz/fuzz_survey.cpp: a number beyond a double's range is valid JSON that nlohmann::json
+// refuses with out_of_range, not parse_error, and it escaped as an "internal error" with exit 1.
+TEST_F(WaveSurveyCli, ANumberBeyondADoubleIsRefusedAsBadInput) {
+  const fs::path out = dir_ / "out";
+  const fs::path survey = write("huge.json", "{\"shots\": [{\"source\": [300, 150], \"ricker\": 1e999}]}");
+  const Result r = run(kSurveyBase + " --survey " + survey.string() + " -o " + out.string());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("not valid JSON"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("number overflow parsing '1e999'"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("internal error"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(out));
+}
+
+// Found while writing fuzz/fuzz_survey.cpp (its inputs are too short to reach it): a shot nested
+// 100000 levels deep overflowed the stack in the message that quotes it (json::dump recurses).
+TEST_F(WaveSurveyCli, DeeplyNestedValuesAreRefusedWithoutACrash) {
+  const fs::path out = dir_ / "out";
+  const int depth = 100000;
+  const fs::path survey =
+      write("deep.json", "{\"shots\": [" + std::string(depth, '[') + std::string(depth, ']') + "]}");
+  const Result r = run(kSurveyBase + " --survey " + survey.string() + " -o " + out.string());
+  EXPECT_EQ(r.code, 2) << r.out.substr(0, 2000);
+  EXPECT_NE(r.out.find("nested more than 64 levels deep"), std::string::npos) << r.out.substr(0, 2000);
+  EXPECT_FALSE(fs::exists(out));
+}
+
 TEST_F(WaveSurveyCli, BadSurveysAreRefusedBeforeAnyShotRuns) {
   const fs::path out = dir_ / "out";
   const auto refused = [&](const std::string& text, const std::string& expect) {

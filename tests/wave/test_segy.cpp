@@ -616,6 +616,27 @@ TEST_F(Segy, InconsistentGeometryIsRefusedNamingTheTraces) {
   }
 }
 
+// Found by fuzz/fuzz_segy.cpp under UBSan (fuzz/regressions/segy/): line numbers 2^31 or more apart
+// overflowed an int in their steps, undefined behaviour, before they were compared. They are
+// refused by name.
+TEST_F(Segy, LineNumbersFarApartAreRefusedWithoutOverflow) {
+  segy::Grid g;
+  g.dim = 2, g.nz = 4, g.ny = 1, g.nx = 3, g.dz = g.dy = g.dx = 10;
+  g.v = velocities(12, 5);
+  const auto with_crosslines = [&](const std::string& name, std::vector<int64_t> crosslines) {
+    segy::write_model(path(name), g);
+    for (size_t t = 0; t < crosslines.size(); ++t)  // byte 193 of trace t's header
+      patch(path(name), 3600 + int64_t(t) * (240 + 4 * g.nz) + 192, crosslines[t], 4);
+    return path(name);
+  };
+  const fs::path wide = with_crosslines("wide.sgy", {INT32_MIN, 0, INT32_MAX});
+  EXPECT_TRUE(refuses([&] { segy::read_model(wide); }, ErrorKind::invalid_argument,
+                      {"crossline numbers (bytes 193-196) step by 2147483648", "-2147483648 to 0"}));
+  const fs::path uneven = with_crosslines("uneven.sgy", {INT32_MIN, INT32_MIN + 5, INT32_MAX});
+  EXPECT_TRUE(refuses([&] { segy::read_model(uneven); }, ErrorKind::invalid_argument,
+                      {"not evenly stepped", "-2147483643 is followed by 2147483647", "step is 5"}));
+}
+
 // --- writing: what SEG-Y cannot hold ------------------------------------------------------------
 
 TEST_F(Segy, WriteModelRefusesWhatSegyCannotHoldAndLeavesNothing) {

@@ -281,4 +281,45 @@ TEST_F(CheckpointFile, DamagedFilesAreRefusedNamingTheProblem) {
   expect_io(written("npy.ckpt", "\x93NUMPY" + std::string(40, ' ')), "not an fdstencil checkpoint");
 }
 
+// A checkpoint file of this header text and no array bytes, the header's checksum right: a damaged
+// header that passes its checksum.
+std::string with_header(const std::string& text) {
+  const uint64_t length = text.size();
+  const uint32_t crc = crc32c(text.data(), text.size());
+  std::string out("FDSCKPT1");
+  out.append(reinterpret_cast<const char*>(&length), sizeof length);
+  out.append(reinterpret_cast<const char*>(&crc), sizeof crc);
+  return out + text;
+}
+
+// Found by fuzz/fuzz_checkpoint.cpp under UBSan ("format": 23454842345484.36, in
+// fuzz/regressions/checkpoint/): header numbers an integer field cannot hold were converted anyway
+// (a double beyond the range is undefined behaviour, a larger integer wrapped). Found beside it by
+// reading: the other integer fields alike, and array sizes whose sum passes 2^63, which overflowed
+// before the comparison with the file's size.
+TEST_F(CheckpointFile, HeaderNumbersAnIntegerCannotHoldAreRefused) {
+  const auto header = [](const std::string& format, const std::string& element_bytes,
+                         const std::string& arrays) {
+    return with_header(R"({"format":)" + format + R"(,"step":1,"nt":2,"fingerprint":"0f","backend":"cpu",)" +
+                       R"("element_bytes":)" + element_bytes + R"(,"arrays":[)" + arrays + "]}");
+  };
+  const auto refused = [&](const std::string& content, const std::string& expect) {
+    const fs::path p = dir_ / "bad.ckpt";
+    std::ofstream(p, std::ios::binary) << content;
+    const auto [kind, what] = error_of([&] { wave::load_checkpoint(p); });
+    EXPECT_EQ(kind, ErrorKind::io) << what;
+    EXPECT_NE(what.find(expect), std::string::npos) << what;
+  };
+  refused(header("1e300", "4", ""), "format is 1e+300, not an integer");
+  refused(header("1.5", "4", ""), "format is 1.5, not an integer");
+  refused(header("1", "4294967300", ""), "element_bytes is 4294967300, not an integer in");
+  refused(header("1", "4", R"({"name":"u","bytes":1e30,"crc32c":0})"), "array u's bytes is 1e+30");
+  refused(header("1", "4", R"({"name":"u","bytes":18446744073709551615,"crc32c":0})"),
+          "array u's bytes is 18446744073709551615");
+  refused(header("1", "4", R"({"name":"u","bytes":0,"crc32c":-1})"), "array u's crc32c is -1");
+  refused(header("1", "4", R"({"name":"u","bytes":0,"crc32c":"x"})"), "array u's crc32c is string");
+  const std::string huge = R"({"name":"u","bytes":9223372036854775807,"crc32c":0})";
+  refused(header("1", "4", huge + "," + huge), "array sizes add up to more than 2^63 bytes");
+}
+
 }  // namespace
