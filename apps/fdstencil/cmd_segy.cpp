@@ -53,7 +53,7 @@ std::string number_text(double v) {
 struct Options {
   std::string file, out;
   std::string spacing, z_unit, iline_byte, xline_byte;
-  bool json = false, traces = false, little_endian = false, trace_headers = false;
+  bool json = false, traces = false, little_endian = false, trace_headers = false, overwrite = false;
 };
 
 void add_read_flags(CLI::App* cmd, Options& o) {
@@ -199,7 +199,17 @@ int run_info(const Options& o) {
   return 0;
 }
 
+// A conversion's OUT is the user's file if it exists: replaced only when asked (--overwrite), and the
+// refusal comes before the input is read.
+void check_output(const Options& o) {
+  std::error_code ec;
+  if (!o.overwrite && std::filesystem::exists(o.out, ec))
+    throw Error(ErrorKind::invalid_argument,
+                o.out + " exists: give --overwrite to replace it, or another OUT");
+}
+
 int run_to_npy(const Options& o) {
+  check_output(o);
   segy::ReadOptions ro = segy_read_options(o.spacing, o.z_unit, o.iline_byte, o.xline_byte);
   ro.need_spacing = false;
   if (o.traces) {  // whatever the file holds, its traces as they lie
@@ -219,6 +229,7 @@ int run_to_npy(const Options& o) {
 }
 
 int run_from_npy(const Options& o) {
+  check_output(o);
   if (o.spacing.empty())
     bad("--spacing is required: the model's grid spacing in metres, the same on every axis");
   const double h = positive_number(o.spacing, "--spacing");
@@ -308,6 +319,7 @@ Action add_segy(CLI::App& app) {
       "Write a SEG-Y model's samples as a float32 .npy of shape (nz,ny,nx), or (nz,nx) for a 2D line");
   to_npy->add_option("IN", o->file, "The SEG-Y file")->required()->type_name("IN.sgy");
   to_npy->add_option("OUT", o->out, "The .npy to write (atomically)")->required()->type_name("OUT.npy");
+  to_npy->add_flag("--overwrite", o->overwrite, "Replace OUT if it exists (refused otherwise)");
   to_npy->add_flag("--traces", o->traces,
                    "The traces in file order, shape (traces, samples), whatever the file holds (a shot "
                    "gather or any pre-stack file too)");
@@ -322,6 +334,7 @@ Action add_segy(CLI::App& app) {
   from_npy->add_option("OUT", o->out, "The SEG-Y file to write (atomically)")
       ->required()
       ->type_name("OUT.sgy");
+  from_npy->add_flag("--overwrite", o->overwrite, "Replace OUT if it exists (refused otherwise)");
   from_npy->add_option("--spacing", o->spacing, "Grid spacing in metres, the same on every axis (required)")
       ->type_name("H");
   from_npy

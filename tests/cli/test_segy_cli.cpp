@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -125,6 +126,24 @@ TEST_F(SegyCli, FromNpyInfoAndToNpyRoundTrip) {
   EXPECT_EQ(dm["spacing"]["z"], 0.125);
   EXPECT_EQ(json::parse(run("segy info --json --segy-z-unit 0.1 " + path("dm.sgy")).out)["spacing"]["z"],
             12.5);
+}
+
+// A conversion never replaces an existing file unless asked: refused by name, the file untouched;
+// --overwrite replaces it.
+TEST_F(SegyCli, ConversionsRefuseAnExistingOutputWithoutOverwrite) {
+  make_model();
+  for (const auto& [cmd, out] : {std::pair{"segy from-npy " + path("m.npy") + " ", path("keep.sgy")},
+                                 std::pair{"segy to-npy " + path("m.sgy") + " ", path("keep.npy")}}) {
+    std::ofstream(out) << "mine";
+    const std::string args = cmd + out + " --spacing 12.5";
+    const Result r = run(args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
+    EXPECT_NE(r.out.find(out + " exists: give --overwrite"), std::string::npos) << r.out;
+    std::ifstream in(out);
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "mine");
+    EXPECT_EQ(run(args + " --overwrite").code, 0) << args;
+    EXPECT_GT(fs::file_size(out), 4u);
+  }
 }
 
 TEST_F(SegyCli, WaveReadsASegyModelAndChecksTheSpacing) {

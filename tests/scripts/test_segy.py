@@ -297,7 +297,7 @@ class SegyTest(unittest.TestCase):
             self.assertAlmostEqual(h[segyio.TraceField.CDP_Y] * unit, 2 * 12.5)
         # 2D: one inline.
         np.save(npy, model[:, 0, :])
-        self.ok("segy", "from-npy", npy, sgy, "--spacing", 10)
+        self.ok("segy", "from-npy", npy, sgy, "--spacing", 10, "--overwrite")
         with segyio.open(sgy) as f:
             self.assertEqual(list(f.ilines), [1])
             self.assertTrue(np.array_equal(f.iline[1], model[:, 0, :].T))
