@@ -10,6 +10,7 @@
 #   serial    the same runs on 2 and 4 GPUs with the exchange before the inner planes
 #             (--overlap off): auto must never be slower
 #   survey    a survey of MGPU_SHOTS small 3D shots on 1 GPU, then across 2 and 4 (one shot per GPU)
+#   keptcheck a 3-shot survey's records on the kept GPU state against each shot run alone
 #   surveyalone the survey with each rank seeing only its GPU, and as one process per GPU without MPI
 #   big       a model whose state is at least 1.5x one card's memory, on every GPU, against the analytic
 #             solution (MGPU_BIG: computational points per axis)
@@ -149,6 +150,35 @@ stage_survey() {
       --output "$WORK/survey-$g" 2>>"$LOG" || { echo "survey on $g FAILED" | tee -a "$LOG"; status=1; }
   done
   report mgpu-survey
+}
+
+# A survey's shots on the state the first shot left (wave::Options::kept_state) against each shot
+# run alone: the records must be the same bytes (a layered model, a receiver line, shots that move
+# the source and change the wavelet), before the survey stage times the kept state.
+stage_keptcheck() {
+  mkdir -p "$WORK"
+  local model=(--layered 0:1800,600:2600 --shape 120,140,160 --spacing 10 --radius 4 --cpml 20 --steps 600
+               --receiver-line 30,700,50:30,700,1550:64 --no-final)
+  printf '{"shots": [{"id": 1, "source": [300, 700, 400], "ricker": 10},
+    {"id": 2, "source": [500, 600, 900], "ricker": 14}, {"id": 3, "source": [350, 800, 1200], "ricker": 8}]}' \
+    >"$WORK/kept.json"
+  rm -rf "$WORK/kept"
+  $FD wave --backend cuda --quiet "${model[@]}" --survey "$WORK/kept.json" --output "$WORK/kept" 2>>"$LOG" ||
+    { echo "keptcheck survey FAILED" | tee -a "$LOG"; status=1; return; }
+  local id src f
+  for id in 1 2 3; do
+    src=$(python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['shots'][$id-1]; print(','.join(map(str,s['source'])), s['ricker'])" "$WORK/kept.json")
+    rm -rf "$WORK/kept-alone-$id"
+    $FD wave --backend cuda --quiet "${model[@]}" --source "${src% *}" --ricker "${src#* }" \
+      --output "$WORK/kept-alone-$id" 2>>"$LOG" || status=1
+    f=$(printf "%s/kept/shot_%06d/shot.npy" "$WORK" "$id")
+    if cmp -s "$f" "$WORK/kept-alone-$id/shot.npy"; then
+      echo "shot $id: the same bytes as alone (state_kept $(python3 -c "import json,sys; print([s['state_kept'] for s in json.load(open(sys.argv[1]))['shots'] if s['id']==$id][0])" "$WORK/kept/survey.json"))" | tee -a "$LOG"
+    else
+      echo "shot $id: DIFFERS from its run alone" | tee -a "$LOG"
+      status=1
+    fi
+  done
 }
 
 # Where a survey across GPUs loses: the same shots on every GPU as stage survey, but (a) each rank

@@ -47,6 +47,9 @@ def survey_row(manifest):
         values = sorted(s[key] for s in shots if key in s)
         if values:
             row["median_" + key] = values[len(values) // 2]
+    # The shots that ran on the GPU state a rank's earlier shot left (wave::Options::kept_state).
+    if any("state_kept" in s for s in shots):
+        row["shots_state_kept"] = sum(1 for s in shots if s.get("state_kept"))
     return row
 
 
@@ -98,7 +101,8 @@ def report(runs_dir, out_path):
         print(f"{name:22s} {row['shots_run']} shots in {row['wall_s']:.1f} s: {row['shots_per_s']:.3f} shots/s"
               + (f"  efficiency {100 * seff[name]:.1f} %" if name in seff else "")
               + "".join(f"  {k} {row[k]:.3f}" for k in ("median_setup_s", "median_total_s", "median_shot_s")
-                        if k in row))
+                        if k in row)
+              + (f"  state kept {row['shots_state_kept']}" if "shots_state_kept" in row else ""))
     json.dump({"runs": runs, "efficiency": eff, "surveys": surveys, "survey_efficiency": seff},
               open(out_path, "w"), indent=1)
 

@@ -24,6 +24,7 @@
 
 #include "commands.hpp"
 #include "fdstencil/checksum.hpp"
+#include "fdstencil/device.hpp"
 #include "fdstencil/device_field.hpp"
 #include "fdstencil/error.hpp"
 #include "fdstencil/wave_comm.hpp"
@@ -376,14 +377,21 @@ Share run_shots(Plan& p, const Deal& deal, const std::string& command, int rank,
   std::mutex mu;  // the bar, the share
   std::map<size_t, int64_t> steps_of;
   const std::string of = deal.count ? "/" + std::to_string(*deal.count) : "";
-  // Runs shot i; false when the survey must stop (a failure or a signal).
-  const auto run_one = [&](size_t i, bool first) {
+  // Runs shot i, on the GPU state its thread kept from its last shot where the medium is the same
+  // (wave::Options::kept_state: only the first shot of a thread builds m and allocates); false when
+  // the survey must stop (a failure or a signal).
+  const auto run_one = [&](size_t i, bool first, const std::shared_ptr<wave::KeptState>& kept) {
     Setup& s = p.setups[i];
+    s.options.kept_state = kept;
+    struct Unkeep {  // the state stays with its worker, not with the shot's setup
+      Setup& s;
+      ~Unkeep() { s.options.kept_state.reset(); }
+    } unkeep{s};
     RunControl ctl;
     ctl.quiet = true;
-    // One bandwidth figure for the process: its first shot's, measured while nothing else of its
-    // own runs.
-    ctl.measure_bandwidth = first;
+    // One bandwidth figure for the survey: rank 0's first shot's (or the one process's), measured
+    // while nothing else of its own runs; the manifest reports one.
+    ctl.measure_bandwidth = first && rank <= 0;
     ctl.progress = [&, i](int64_t done, int64_t) {
       std::lock_guard lock(mu);
       steps_of[i] = done;
@@ -419,6 +427,7 @@ Share run_shots(Plan& p, const Deal& deal, const std::string& command, int rank,
                 // the shot's whole time here: its checks, its run, its outputs and their checksums
                 {"shot_s", shot_s},
                 {"gpts", r.result.timing.gpts},
+                {"state_kept", r.result.timing.state_kept},
                 {"first_step", r.result.first_step}};
       if (rank >= 0) e["rank"] = rank;
       if (gpu >= 0) e["gpu"] = gpu;
@@ -431,22 +440,24 @@ Share run_shots(Plan& p, const Deal& deal, const std::string& command, int rank,
     }
     return !InterruptGuard::requested();
   };
-  const auto worker = [&] {
+  // Each worker keeps its own GPU state between its shots; the first worker's is the first shot's.
+  const auto worker = [&](std::shared_ptr<wave::KeptState> kept) {
     while (!InterruptGuard::requested()) {
       const std::optional<size_t> i = deal.next();
-      if (!i || !run_one(*i, false)) return;
+      if (!i || !run_one(*i, false, kept)) return;
       std::lock_guard lock(mu);
       if (out.failure) return;
     }
   };
   // The first shot alone (it measures the copy bandwidth), then `batch` workers for the rest.
   const std::optional<size_t> first = deal.next();
-  if (first && run_one(*first, true)) {
+  std::shared_ptr<wave::KeptState> kept = wave::make_kept_state();
+  if (first && run_one(*first, true, kept)) {
     std::vector<std::thread> workers;
     const int64_t threads =
         deal.one_thread ? 1 : std::min<int64_t>(p.batch, int64_t(deal.count.value_or(1)) - 1);
-    for (int64_t w = 1; w < threads; ++w) workers.emplace_back(worker);
-    worker();
+    for (int64_t w = 1; w < threads; ++w) workers.emplace_back(worker, wave::make_kept_state());
+    worker(kept);
     for (auto& w : workers) w.join();
   }
   bar.finish();
@@ -562,6 +573,15 @@ Plan agreed_plan(const Flags& flags, const SurveyRanks& ranks) {
   return p;
 }
 
+// The process's GPU selected, and with it its CUDA context made, before the survey's clock starts
+// (as the launcher's start and the model's read are before it): a shot's time is then its own on
+// 1 GPU as on P, where P processes make their contexts at once. Nothing on the cpu.
+void ready_gpu(const Plan& p, int gpu) {
+  const wave::Options& o = p.setups.front().options;
+  const bool on_gpu = o.backend == "cuda" || (o.backend == "auto" && gpu_count() > 0 && !o.double_precision);
+  if (on_gpu && gpu_count() > 0) select_gpu(gpu >= 0 ? gpu : cuda::current_device());
+}
+
 }  // namespace
 
 int run_survey(const Flags& flags, const std::string& command, const SurveyRanks& ranks) {
@@ -589,6 +609,7 @@ int run_survey(const Flags& flags, const std::string& command, const SurveyRanks
                  p.batch > 1 ? (", " + std::to_string(p.batch) + " at a time").c_str() : "",
                  size > 1 ? (" across " + std::to_string(size) + " ranks").c_str() : "");
   InterruptGuard interrupts;
+  ready_gpu(p, ranks.gpu);
   const auto start = std::chrono::steady_clock::now();
   Share share = run_shots(p, deal, command, comm ? rank : -1, ranks.gpu, !quiet && lead);
   tickets.reset();  // every rank together (MPI_Win_free): run_shots returns on every rank

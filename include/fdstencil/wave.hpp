@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -17,7 +18,8 @@
 
 namespace fdstencil::wave {
 
-class Comm;  // fdstencil/wave_comm.hpp
+class Comm;       // fdstencil/wave_comm.hpp
+class KeptState;  // below, Options::kept_state
 
 // --- the velocity model --------------------------------------------------------------------------
 struct Model {
@@ -244,7 +246,18 @@ struct Options {
   // and the ranks step in lockstep with the slowest. 0 takes default_layer_plane_cost(radius); 1
   // cuts near-equal slabs.
   double layer_plane_cost = 0;
+  // A GPU state one run leaves for the next (make_kept_state): a run of the same medium on the
+  // same grid and GPU as the last one that held it (a survey's next shot) zeroes that state's
+  // wavefield and absorbing memory and takes its own sources, receivers, wavelets and absorbing
+  // profiles, instead of building m and allocating and uploading the whole state again. Any other
+  // run frees the kept state first and leaves its own in it. A run on one rank on the GPU only
+  // (the cpu and a split run keep nothing); one run at a time per KeptState (one per thread). The
+  // medium is recognised by its values (Model::checksum), not by its address.
+  std::shared_ptr<KeptState> kept_state;
 };
+
+// An empty KeptState, for Options::kept_state; it frees its GPU memory when the last pointer goes.
+std::shared_ptr<KeptState> make_kept_state();
 
 // The cost of a z-layer plane a split run's slabs are cut with: Options::layer_plane_cost, or the
 // radius's default where it is 0. A caller that cuts the slabs itself (a rank reading only its
@@ -274,6 +287,8 @@ struct Timing {
   // fastest per-step time over its timed blocks, ms (overlap_probe.hpp).
   std::string overlap;
   double probe_on_ms = 0, probe_off_ms = 0;
+  // The run took the GPU state an earlier run left in Options::kept_state (its m and allocation).
+  bool state_kept = false;
 };
 
 struct Result {

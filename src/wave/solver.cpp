@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -39,6 +40,19 @@
 #endif
 
 namespace fdstencil::wave {
+
+// What Options::kept_state holds between runs: the GPU state of the last run that kept one, the
+// GPU it lives on, and the key of the medium and grid it was built for (kept_key).
+class KeptState {
+ public:
+  uint64_t key = 0;
+  int device = -1;
+#if FDSTENCIL_HAVE_CUDA
+  std::unique_ptr<cuda::wave::AcousticGpu> gpu;
+#endif
+};
+
+std::shared_ptr<KeptState> make_kept_state() { return std::make_shared<KeptState>(); }
 
 namespace {
 
@@ -162,11 +176,13 @@ void fill_m(acoustic::Setup<T>& s, const Model& model, const Domain& d, double d
 // The setup of the computational planes `planes` ([0, nz) for a run on one rank; a slab of a run
 // split along z otherwise, built alone so that no rank holds the whole domain's m): its planes of
 // m, its taps, the z CPML seen from its planes (PmlAxis::offset, the slab's first plane), and the
-// free surface only where the slab holds z = 0.
+// free surface only where the slab holds z = 0. Without `with_m`, m stays empty: a kept GPU state
+// holds it already (Options::kept_state).
 template <class T>
 acoustic::Setup<T> build_setup(const Model& model, const Options& o, const Domain& d, double dt,
                                double reflection, double vmax, std::vector<acoustic::Tap>&& src_taps,
-                               std::vector<acoustic::Tap>&& rec_taps, const Domain::Slab& planes) {
+                               std::vector<acoustic::Tap>&& rec_taps, const Domain::Slab& planes,
+                               bool with_m = true) {
   acoustic::Setup<T> s;
   s.dim = d.dim;
   s.radius = d.radius;
@@ -177,7 +193,7 @@ acoustic::Setup<T> build_setup(const Model& model, const Options& o, const Domai
   s.slice = d.slice;
   s.origin = d.origin;  // the same head: R halo planes, then plane 0
   s.alloc = d.alloc - d.slice * (d.nz - s.nz);
-  fill_m(s, model, d, dt, planes);
+  if (with_m) fill_m(s, model, d, dt, planes);  // (without: a kept GPU state holds it already)
   const auto w2 = central_weights(2, d.radius, model.h), w1 = central_weights(1, d.radius, model.h);
   for (size_t r = 0; r < w2.size(); ++r) {
     s.w2[r] = T(w2[r]);
@@ -1045,19 +1061,53 @@ Identity identity_of(const Model& model, const Options& o, Result& res) {
 }
 
 #if FDSTENCIL_HAVE_CUDA
+// What a kept GPU state was built for: the medium's values and shape, the radius, dt (m is
+// (v dt)^2), the domain's storage and layers, the launch parameters and the GPU. A run with the
+// same key takes the kept state's m and allocation (Options::kept_state).
+uint64_t kept_key(const Model& model, const Options& o, const Checked& c) {
+  const Domain& d = c.d;
+  std::string k = fmt("%.17g", model.h) + " " + fmt("%.17g", c.dt) + " " + o.kernel_params;
+  for (int64_t v :
+       {int64_t(model.dim), model.nz, model.ny, model.nx, int64_t(model.checksum()), int64_t(o.radius), d.nx,
+        d.ny, d.nz, d.alloc, d.line, d.slice, d.origin, int64_t(cuda::current_device())})
+    k += " " + std::to_string(v);
+  for (int a = 0; a < 3; ++a) k += " " + std::to_string(d.lo[a]) + " " + std::to_string(d.hi[a]);
+  return std::hash<std::string>{}(k);
+}
+
+// The kept state of this run when it takes one (the same key on the same GPU), else nullptr; a
+// state kept for another medium or GPU is freed here, before this run's memory is checked.
+KeptState* take_kept(const Options& o, bool gpu, uint64_t& key, const Model& model, const Checked& c) {
+  KeptState* kept = gpu && !split(o) ? o.kept_state.get() : nullptr;
+  if (!kept) return nullptr;
+  key = kept_key(model, o, c);
+  if (kept->gpu && kept->key == key && kept->device == cuda::current_device()) return kept;
+  kept->gpu.reset();
+  return nullptr;
+}
+
 void run_gpu(const Model& model, const Options& o, Checked& c, Result& res, const Identity& id,
-             SplitVote* vote, std::chrono::steady_clock::time_point start) {
+             SplitVote* vote, std::chrono::steady_clock::time_point start, KeptState* reuse, uint64_t key) {
   const Domain& d = c.d;
   const auto config = cuda::wave::parse_config(o.kernel_params, d.dim, d.radius, d.nx * d.ny, has_layers(d));
   // The copy bandwidth of this run, before the state takes the memory: 1 GiB buffers, 20x the L2.
   if (o.measure_bandwidth)
     res.timing.copy_gbps = cuda::measure_copy_bandwidth(int64_t(1) << 30, 10).memcpy_gbps;
   auto setup = build_setup<float>(model, o, d, res.dt, res.reflection, c.vmax, std::move(c.src_taps),
-                                  std::move(c.rec_taps), planes_of(o, d));
+                                  std::move(c.rec_taps), planes_of(o, d), reuse == nullptr);
   if (split(o))
     return run_slab(setup, o, d, res, *vote, true, id.split_fingerprint, id.fingerprint,
                     id.resume_head ? &*id.resume_head : nullptr, start);
-  cuda::wave::AcousticGpu gpu_state(setup, config);
+  // The run owns its state while it steps: a failure frees it, and a kept one is not kept then.
+  std::unique_ptr<cuda::wave::AcousticGpu> owned;
+  if (reuse) {
+    owned = std::move(reuse->gpu);
+    owned->renew(setup);
+    res.timing.state_kept = true;
+  } else {
+    owned = std::make_unique<cuda::wave::AcousticGpu>(setup, config);
+  }
+  cuda::wave::AcousticGpu& gpu_state = *owned;
   if (o.resume) gpu_state.restore(from_checkpoint(*o.resume, setup));
   setup.m.clear();
   setup.m.shrink_to_fit();
@@ -1068,6 +1118,11 @@ void run_gpu(const Model& model, const Options& o, Checked& c, Result& res, cons
   if (res.steps_done == o.nt) {
     res.traces = gpu_state.traces();
     if (o.final_field) res.final_field = st.snapshot(o.nt);
+  }
+  if (KeptState* keep = o.kept_state.get(); keep && !split(o)) {
+    keep->gpu = std::move(owned);
+    keep->key = key;
+    keep->device = cuda::current_device();
   }
 }
 #endif
@@ -1122,7 +1177,13 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
   res.domain = c.d;
   const bool gpu = use_gpu(o);
   res.backend = gpu ? "cuda" : "cpu";
-  check_memory(model, o, c.d, gpu, true);
+  KeptState* reuse = nullptr;
+  [[maybe_unused]] uint64_t key = 0;  // (a cpu-only build keeps no state)
+#if FDSTENCIL_HAVE_CUDA
+  reuse = take_kept(o, gpu, key, model, c);
+#endif
+  // A kept state of this run's size holds the device memory the check would look for.
+  check_memory(model, o, c.d, gpu, reuse == nullptr);
   add_taps(c, model, o);
   add_warnings(res, model, o, c);
   res.reflection =
@@ -1131,7 +1192,7 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
   const Identity id = identity_of(model, o, res);
   if (split(o)) res.ranks = o.comm->size();
 #if FDSTENCIL_HAVE_CUDA
-  if (gpu) run_gpu(model, o, c, res, id, vote, start);
+  if (gpu) run_gpu(model, o, c, res, id, vote, start, reuse, key);
 #endif
   if (!gpu) run_cpu(model, o, c, res, id, vote, start);
   return finish(res, c.d, start);

@@ -206,6 +206,8 @@ TEST_F(WaveSurveyCli, RunsEveryShotIntoItsOwnDirectory) {
   const json manifest = read_json(out / "survey.json");
   EXPECT_EQ(manifest["shots_run"], 3);
   EXPECT_EQ(manifest["status"]["12"], "done");
+  // The cpu keeps no state between the shots (the GPU's: LaterShotsKeepTheGpuState... below).
+  for (const json& e : manifest["shots"]) EXPECT_EQ(e["state_kept"], false) << e.dump();
 }
 
 TEST_F(WaveSurveyCli, ARerunSkipsVerifiedShotsAndRunsDamagedOnesAgain) {
@@ -319,4 +321,26 @@ TEST_F(WaveSurveyCli, BadSurveysAreRefusedBeforeAnyShotRuns) {
   EXPECT_EQ(c.code, 2) << c.out;
   EXPECT_NE(c.out.find("--backend auto found no GPU"), std::string::npos) << c.out;
   EXPECT_FALSE(fs::exists(out));
+}
+
+// On the GPU a survey's later shots run on the state its first shot left (wave::Options::
+// kept_state: the medium's m and the allocation kept, the rest renewed), and each record is the
+// one its shot gives run alone, byte for byte: shot 13, with its own wavelet and receivers, too.
+// The manifest says which shots kept the state.
+TEST_F(WaveSurveyCli, LaterShotsKeepTheGpuStateAndMatchTheirRunsAlone) {
+  if (!fdstencil::test::gpu_present()) GTEST_SKIP() << "no GPU";
+  std::string base = kSurveyBase;
+  base.replace(base.find("--backend cpu"), 13, "--backend cuda");
+  const fs::path survey = write("survey.json", kThreeShots), out = dir_ / "out";
+  const Result r = run(base + " --survey " + survey.string() + " -o " + out.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  const json manifest = read_json(out / "survey.json");
+  ASSERT_EQ(manifest["shots"].size(), 3u) << manifest.dump();
+  for (const json& e : manifest["shots"]) EXPECT_EQ(e["state_kept"], e["id"] != 11) << e.dump();
+  const Result alone =
+      run("wave --backend cuda --quiet --layered 0:1800,200:2600 --shape 61,81 --spacing 10 --no-final "
+          "--source 300,650 --ricker 20 --receiver-line 30,100:30,700:4 --steps 250 -o " +
+          (dir_ / "alone").string());
+  ASSERT_EQ(alone.code, 0) << alone.out;
+  EXPECT_EQ(bytes_of(out / "shot_000013" / "shot.npy"), bytes_of(dir_ / "alone" / "shot.npy"));
 }

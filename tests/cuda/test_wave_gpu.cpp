@@ -659,3 +659,85 @@ TEST(WaveGpu, ResumesFromACheckpointBitForBit) {
     }
   }
 }
+
+namespace {
+
+// A second shot of checkpoint_case's model: other sources (two, another wavelet) and another
+// receiver count, so that every array the kept state renews changes size or values.
+wave::Options second_shot(const test::CheckpointCase& c) {
+  wave::Options o = c.options;
+  const double dt = wave::run_dt(c.model, o);
+  const bool y = c.model.dim == 3;
+  o.sources = {{{121.7, y ? 143.1 : 0.0, 88.4}, wave::ricker(18, 0.07, dt, o.nt)},
+               {{201.2, y ? 66.6 : 0.0, 240.9}, wave::ricker(30, 0.04, dt, o.nt)}};
+  o.receivers.push_back({300.1, y ? 250.5 : 0.0, 30.7});
+  o.receivers.push_back({12.9, y ? 20.2 : 0.0, 333.3});
+  return o;
+}
+
+void expect_same_run(const wave::Result& got, const wave::Result& fresh, const std::string& what) {
+  EXPECT_TRUE(test::same_bits(got.traces, fresh.traces))
+      << what << ": traces differ first at " << test::first_difference(got.traces, fresh.traces);
+  EXPECT_TRUE(test::same_bits(got.final_field, fresh.final_field)) << what << ": final fields differ";
+}
+
+}  // namespace
+
+// A run on a state kept from an earlier run (Options::kept_state) gives the bits of a run on a
+// state of its own: the earlier run's wavefield, CPML memory, taps and traces (non-zero, of other
+// sizes) leave nothing behind. A run of another medium, grid or launch builds its own state and
+// keeps it in place of the old; a resumed run on a kept state continues bit for bit.
+TEST(WaveGpu, AKeptStateGivesTheBitsOfAFreshOne) {
+  REQUIRE_GPU();
+  for (const auto& [dim, free_surface] : {std::pair{3, false}, std::pair{3, true}, std::pair{2, false}}) {
+    SCOPED_TRACE(std::to_string(dim) + "D" + (free_surface ? " free surface" : ""));
+    const auto c = test::checkpoint_case(dim, free_surface, "cuda");
+    const wave::Options b = second_shot(c);
+    wave::Model other = c.model;
+    other.v[other.v.size() / 2] *= 1.1f;  // one velocity: another medium of the same shape
+    wave::Options launch = b;
+    launch.kernel_params = dim == 3 ? R"({"design": "l1", "block": "32x8", "vec": 4, "nw": 16})"
+                                    : R"({"block": "64x1", "vec": 2, "nw": 8})";
+    const wave::Result fresh_a = wave::run(c.model, c.options), fresh_b = wave::run(c.model, b);
+    const wave::Result fresh_other = wave::run(other, b), fresh_launch = wave::run(c.model, launch);
+    ASSERT_FALSE(test::same_bits(fresh_a.traces, fresh_b.traces));
+    ASSERT_FALSE(test::same_bits(fresh_b.traces, fresh_other.traces));
+
+    const std::shared_ptr<wave::KeptState> kept = wave::make_kept_state();
+    const auto with_kept = [&kept](const wave::Model& m, wave::Options o) {
+      o.kept_state = kept;
+      return wave::run(m, o);
+    };
+    const wave::Result a = with_kept(c.model, c.options);
+    EXPECT_FALSE(a.timing.state_kept) << "the first run found a state to keep";
+    expect_same_run(a, fresh_a, "the first run");
+    const wave::Result b1 = with_kept(c.model, b);
+    EXPECT_TRUE(b1.timing.state_kept) << "the second shot of one medium built its own state";
+    expect_same_run(b1, fresh_b, "the second shot on the kept state");
+    const wave::Result o1 = with_kept(other, b);
+    EXPECT_FALSE(o1.timing.state_kept) << "another medium took the kept state";
+    expect_same_run(o1, fresh_other, "another medium");
+    const wave::Result b2 = with_kept(c.model, b);
+    EXPECT_FALSE(b2.timing.state_kept) << "the medium before the last took the last one's state";
+    expect_same_run(b2, fresh_b, "back to the first medium");
+    const wave::Result l1 = with_kept(c.model, launch);
+    EXPECT_FALSE(l1.timing.state_kept) << "another launch took the kept state";
+    expect_same_run(l1, fresh_launch, "another launch");
+
+    // A run stopped part-way leaves its state kept; the resumed run renews it and ends as the
+    // fresh run does.
+    wave::Options stop = b;
+    stop.kept_state = kept;
+    std::vector<wave::Checkpoint> taken;
+    stop.on_checkpoint = [&taken](const wave::Checkpoint& k) { taken.push_back(k); };
+    int64_t polls = 0;
+    stop.stop_requested = [&polls, &b] { return ++polls > b.nt / 2; };
+    ASSERT_TRUE(wave::run(c.model, stop).interrupted);
+    ASSERT_EQ(taken.size(), 1u);
+    wave::Options resume = b;
+    resume.resume = &taken.front();
+    const wave::Result r = with_kept(c.model, resume);
+    EXPECT_TRUE(r.timing.state_kept);
+    expect_same_run(r, fresh_b, "resumed on the kept state");
+  }
+}

@@ -57,6 +57,9 @@ struct DeviceArray {
   ~DeviceArray() {
     if (p) cudaFree(p);
   }
+  void zero() {
+    if (n > 0) FDS_CUDA_CHECK(cudaMemset(p, 0, size_t(n) * sizeof(T)));
+  }
   int64_t bytes() const { return n * int64_t(sizeof(T)); }
 };
 
@@ -950,6 +953,47 @@ void AcousticGpu::restore(const acoustic::State<float>& st) {
   for (int a = 0; a < 3; ++a)
     for (int v = 0; v < 3; ++v) put(d.pml[a][v], st.pml[a][v], "a CPML memory variable");
   put(d.traces, st.traces, "traces");
+}
+
+namespace {
+
+// Whether two setups have one storage and one set of absorbing layers: a state built for one takes
+// the other's run (AcousticGpu::renew).
+bool same_grid(const acoustic::Setup<float>& a, const acoustic::Setup<float>& b) {
+  bool same = a.dim == b.dim && a.radius == b.radius && a.nx == b.nx && a.ny == b.ny && a.nz == b.nz &&
+              a.line == b.line && a.slice == b.slice && a.origin == b.origin && a.alloc == b.alloc;
+  for (int ax = 0; ax < 3; ++ax)
+    same = same && a.axis[ax].lo == b.axis[ax].lo && a.axis[ax].hi == b.axis[ax].hi &&
+           a.axis[ax].n == b.axis[ax].n && a.axis[ax].offset == b.axis[ax].offset &&
+           a.coef[ax].size() == b.coef[ax].size();
+  return same;
+}
+
+}  // namespace
+
+void AcousticGpu::renew(const acoustic::Setup<float>& s) {
+  Impl& d = *impl_;
+  if (!same_grid(d.s, s))
+    throw Error(ErrorKind::invalid_argument,
+                "a kept GPU state renewed for another grid: it takes runs of its own storage and layers");
+  if (d.split.ready)
+    throw Error(ErrorKind::invalid_argument, "a split run's GPU state is not kept for another run");
+  FDS_CUDA_CHECK(cudaStreamSynchronize(d.stream));  // the last run's steps and downloads are over
+  d.u.zero();
+  d.prev.zero();
+  d.traces = DeviceArray<float>();  // freed before the new run's, which may be larger
+  for (int a = 0; a < 3; ++a) {
+    d.coef[a] = DeviceArray<acoustic::PmlCoef<float>>(s.coef[a].data(), int64_t(s.coef[a].size()));
+    for (auto& v : d.pml[a]) v.zero();
+  }
+  d.upload_sources(s);
+  d.upload_receivers(s);
+  d.s = s;
+  d.s.m.clear();
+  d.s.m.shrink_to_fit();
+  d.fill_args(s, d.c);
+  // As the constructor's: the legacy stream's memsets and uploads done before the run's stream goes.
+  FDS_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
 }
 
 int64_t AcousticGpu::bytes() const {

@@ -106,6 +106,11 @@ class AcousticGpu {
   int64_t state_array_bytes(int i) const;
   void copy_state_array(int i, void* host);
   void restore(const acoustic::State<float>& st);
+  // A new run on the same medium and grid (wave::Options::kept_state): u, u_prev, the CPML memory
+  // and the traces zeroed, and the absorbing profiles, sources, receivers and wavelets taken from
+  // `s` in place of the last run's; m, the launch and the stream stay (s.m is not read). Throws
+  // Error(invalid_argument) where s's storage or layers differ from the state's.
+  void renew(const acoustic::Setup<float>& s);
   int64_t bytes() const;
   // The kernel, its launch shape and its resources (registers, spills, occupancy).
   std::string describe() const;
