@@ -21,7 +21,13 @@ A campaign file (TOML) declares one study:
   kind       bench: `fdstencil bench --backend cuda ARGS --json RESULT`
              wave:  `fdstencil wave --backend cuda --quiet ARGS --output DIR`; RESULT is its summary.json
              cpml:  `python3 bench/wave_cpml.py --backend cuda --cli FD ARGS --output RESULT`
+             wave-sweep: one wave run per point of [sweep], ARGS and the point's arguments;
+                    RESULT holds a record per run: the point, the kernel, GPts/s, % of its bound
   args       the command's arguments
+  [sweep]    wave-sweep only: keys whose values are lists, run as their product; an entry that is
+             a list is added to the arguments as it is (["--shape", "1000,1000", ...]), a scalar
+             as --KEY VALUE (key's _ as -), an empty string not at all (the default); a table
+             kernel_params of lists is the product of its keys as --kernel-params JSON objects
   [reproduces]  file (under bench/results/), record (the fields that pick one record of a file of
              records), at (the figure's dotted path in the committed record or file), now (its path in
              the new result; default: at), noise (how far apart two runs of it may be), why (the
@@ -29,6 +35,7 @@ A campaign file (TOML) declares one study:
 
 Example: python3 bench/run.py carried laplacian-plan d2xyz-plan wave-step cpml-reflection pack
 """
+import itertools
 import json
 import os
 import shutil
@@ -115,8 +122,10 @@ class Runner:
         c = tomllib.load(open(path, "rb"))
         result = os.path.join(OUT, c["result"])
         self.log(f"=== {name}: {c['question']}")
-        if not self.sh(self.command(c, name, result), name):
+        if c["kind"] != "wave-sweep" and not self.sh(self.command(c, name, result), name):
             return
+        if c["kind"] == "wave-sweep":
+            return self.sweep(c, name, result)
         if c["kind"] == "wave":
             shutil.copy(os.path.join(WORK, name, "summary.json"), result)
         if "reproduces" in c:
@@ -132,7 +141,35 @@ class Runner:
         if c["kind"] == "cpml":
             return [sys.executable, os.path.join(ROOT, "bench", "wave_cpml.py"), "--backend", "cuda", "--cli", self.fd,
                     *c["args"], "--output", result]
-        sys.exit(f"campaign {name}: unknown kind '{c['kind']}' (bench, wave or cpml)")
+        sys.exit(f"campaign {name}: unknown kind '{c['kind']}' (bench, wave, cpml or wave-sweep)")
+
+    def sweep(self, c, name, result):
+        """The campaign's runs, one per point of the product of its [sweep] lists, into one table."""
+        axes = {k: sweep_values(v) for k, v in c["sweep"].items()}
+        keys = list(axes)
+        records = []
+        for i, point in enumerate(itertools.product(*axes.values())):
+            extra = []
+            for key, value in zip(keys, point):
+                if isinstance(value, list):
+                    extra += [str(v) for v in value]
+                elif value != "":
+                    extra += ["--" + key.replace("_", "-"), str(value)]
+            folder = os.path.join(WORK, f"{name}-{i}")
+            shutil.rmtree(folder, ignore_errors=True)
+            os.makedirs(WORK, exist_ok=True)
+            ok = self.sh([self.fd, "wave", "--backend", "cuda", "--quiet", *c["args"], *extra, "--output", folder],
+                         f"{name} run {i}")
+            record = dict(zip(keys, point)) | {"ok": ok}
+            if ok:
+                s = json.load(open(os.path.join(folder, "summary.json")))
+                t = s["timing"]
+                record |= {"kernel": s["kernel"], "computational": s["domain"]["computational"],
+                           "steps": s["steps"], "gpts": t["gpts"], "percent_of_bound": t["percent_of_bound"],
+                           "copy_gbps": t["copy_gbps"], "loop_s": t["loop_s"]}
+                self.log(f"{name} {i}: {point} {t['gpts']:.1f} GPts/s, {t['percent_of_bound']:.1f} % of bound")
+            records.append(record)
+            json.dump({"question": c["question"], "records": records}, open(result, "w"), indent=1)
 
     def check(self, name, rep, result):
         then = figure(json.load(open(os.path.join(RESULTS, rep["file"]))), rep.get("record"), rep["at"])
@@ -143,6 +180,14 @@ class Runner:
         self.log(f"{name}: {rep.get('now', rep['at'])} committed {then:.2f}, now {now:.2f} "
                  f"({'within' if ok else 'OUTSIDE'} the noise {rep['noise']})")
         json.dump(self.checks, open(os.path.join(OUT, "checks.json"), "w"), indent=1)
+
+
+def sweep_values(value):
+    """A [sweep] key's points: its list, or for a table of lists (kernel_params) the JSON object of
+    each point of their product."""
+    if not isinstance(value, dict):
+        return value
+    return [json.dumps(dict(zip(value, p))) for p in itertools.product(*value.values())]
 
 
 def figure(doc, record, at):

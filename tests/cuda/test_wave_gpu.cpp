@@ -468,6 +468,17 @@ TEST(WaveGpu, DefaultsFollowTheRadiusAndThePlaneSize) {
   expect_shape(tile8, StepDesign::tile, 8, 16, 16, 1, "tile by hand, R = 8");
   for (int64_t plane : {small, large})
     EXPECT_EQ(cuda::wave::default_config(2, 2, plane, false).design, StepDesign::l1);
+  // 2D (wave-2d-chunks): rows of 64 threads, vec 2, chunks of 2 rows on short rows and 4 on longer
+  // at R <= 4; 4, and 8 on long rows, at R = 5..8. A 2D model's plane is one row of nx points.
+  const auto r4short = cuda::wave::default_config(2, 4, 1040, true),
+             r4long = cuda::wave::default_config(2, 4, 2040, true),
+             r8mid = cuda::wave::default_config(2, 8, 2040, true),
+             r8long = cuda::wave::default_config(2, 8, 4040, true);
+  expect_shape(r4short, StepDesign::l1, 64, 1, 2, 0, "2D R = 4, 1040 points a row");
+  expect_shape(r4long, StepDesign::l1, 64, 1, 4, 0, "2D R = 4, 2040 points a row");
+  expect_shape(r8mid, StepDesign::l1, 64, 1, 4, 0, "2D R = 8, 2040 points a row");
+  expect_shape(r8long, StepDesign::l1, 64, 1, 8, 0, "2D R = 8, 4040 points a row");
+  EXPECT_EQ(r4long.vec, 2);
 }
 
 // The new keys' bad values, refused on the host by parse_config with the key named (CI runs it;

@@ -49,7 +49,8 @@ class Campaigns(unittest.TestCase):
             c = load(path)
             with self.subTest(campaign=os.path.basename(path)):
                 self.assertTrue(c["question"].endswith("?"), c["question"])
-                self.assertIn(c["kind"], ("bench", "wave", "cpml"))
+                self.assertIn(c["kind"], ("bench", "wave", "cpml", "wave-sweep"))
+                self.assertEqual("sweep" in c, c["kind"] == "wave-sweep")
                 self.assertTrue(all(isinstance(a, str) for a in c["args"]))
                 self.assertNotIn("--json", c["args"])  # the runner names the result
                 results.append(c["result"])
@@ -70,6 +71,37 @@ class Campaigns(unittest.TestCase):
     def test_a_figure_that_matches_no_record_is_refused(self):
         with self.assertRaises(SystemExit):
             run.figure({"records": [{"op": "d2x", "v": 1}]}, {"op": "d2z"}, "v")
+
+    def test_a_sweep_runs_the_product_of_its_lists(self):
+        # A stand-in for the tool: it writes the summary a wave run would, its kernel the arguments.
+        with tempfile.TemporaryDirectory() as tmp:
+            tool = os.path.join(tmp, "fd")
+            with open(tool, "w") as f:
+                f.write("#!/usr/bin/env python3\nimport json, os, sys\na = sys.argv[1:]\n"
+                        "o = a[a.index('--output') + 1]\nos.makedirs(o)\n"
+                        "t = {'gpts': 1.0, 'percent_of_bound': 2.0, 'copy_gbps': 3.0, 'loop_s': 4.0}\n"
+                        "json.dump({'kernel': ' '.join(a), 'domain': {'computational': [1]}, 'steps': 5,"
+                        " 'timing': t}, open(o + '/summary.json', 'w'))\n")
+            os.chmod(tool, 0o755)
+            saved = run.OUT, run.LOG, run.WORK
+            run.OUT, run.LOG, run.WORK = tmp, os.path.join(tmp, "log"), os.path.join(tmp, "work")
+            try:
+                r = run.Runner()
+                r.fd = tool
+                c = {"question": "?", "args": ["--steps", "5"],
+                     "sweep": {"model": [["--shape", "8,8"], ["--shape", "9,9"]], "radius": [2, 4],
+                               "kernel_params": {"vec": [2, 4], "split": [0, 1]}}}
+                r.sweep(c, "toy", os.path.join(tmp, "toy.json"))
+            finally:
+                run.OUT, run.LOG, run.WORK = saved
+            with open(os.path.join(tmp, "toy.json")) as f:
+                records = json.load(f)["records"]
+        self.assertEqual(len(records), 2 * 2 * 4)
+        self.assertEqual(r.failed, [])
+        last = records[-1]
+        self.assertEqual(json.loads(last["kernel_params"]), {"vec": 4, "split": 1})
+        self.assertIn("--shape 9,9 --radius 4 --kernel-params", last["kernel"])
+        self.assertEqual(last["gpts"], 1.0)
 
     def test_wave_campaigns_run_at_a_toy_size(self):
         cli = os.environ.get("FDSTENCIL_CLI")

@@ -77,7 +77,7 @@ struct DeviceArray {
 //   and 8x16 blocks, which put fewer interior points into boundary blocks, from R = 4;
 // - split pays where the interior kernel keeps the registers it needs (the tile's interior blocks
 //   drop from 114-164 registers to 60-127; the l1 march's interior kernel at R = 4 did not).
-// 2D: 128 threads along x, unmeasured.
+// 2D: rows of 64 threads, vec 2, each block marching a few rows (shape_2d).
 constexpr int64_t kTilePlanePoints = 512 * 512;
 // Without CPML, planes of up to kTinyPlanePoints (steps of ~0.1 ms, where 16x16 tiles of 16 planes
 // make only 2.6-3.9 rounds of the device's resident blocks at R = 4-8) have rows of their own.
@@ -89,8 +89,8 @@ constexpr int64_t kTinyPlanePoints = 256 * 256;
 
 // The l1 march's own shapes (the rows above that name it; R = 5..8 the shape R = 8 had before
 // the tile), for the defaults and for "design": "l1" by hand.
-KernelConfig l1_shape(int dim, int radius) {
-  if (dim == 2) return {128, 1, 2, 32};
+// (3D: the 2D step's shapes are shape_2d's.)
+KernelConfig l1_shape(int radius) {
   if (radius == 1) return {32, 8, 2, 16};
   if (radius == 2) return {16, 16, 2, 32};
   if (radius <= 4) return {32, 4, 4, 32};
@@ -107,17 +107,32 @@ constexpr KernelConfig kTileShape{8, 16, kTileVec, 16, StepDesign::tile, 0, 1};
 constexpr KernelConfig kTmaShape{16, 16, kTileVec, 16, StepDesign::tma, 0, 1, 2, StepDesign::tile};
 constexpr KernelConfig kTmaNarrow{8, 16, kTileVec, 16, StepDesign::tma, 0, 1, 2, StepDesign::tile};
 
+// The 2D step's shape for a radius and rows of nx points: 64x1 threads, vec 2, and chunks of a
+// few rows, so that even a 1000^2 model makes thousands of blocks and the two CPML columns, whose
+// blocks run the layer's arithmetic, hold few of each block's points. The chunk length, from the
+// campaign wave-2d-chunks on the H100 (bench/results/nvidia-h100/campaigns/wave-2d-chunks.json,
+// chunks of 1-16 rows at R = 2, 4, 8 on 1000^2, 2000^2 and 4000^2 models with a 20-point CPML): 2
+// rows on rows of up to kShortRow points and 4 above at R <= 4 (a chunk re-reads 2R rows of its
+// neighbours, from L2); 4, and 8 from kLongRow points, at R = 8, where the re-read rows weigh more.
+// R = 5..7 take R = 8's, unmeasured. 128x1 threads, the old default of 32-row chunks, ran 1.3-3x
+// slower there.
+constexpr int64_t kShortRow = 1200, kLongRow = 3000;
+KernelConfig shape_2d(int radius, int64_t nx) {
+  const int nw = radius <= 4 ? (nx <= kShortRow ? 2 : 4) : (nx < kLongRow ? 4 : 8);
+  return {64, 1, 2, nw};
+}
+
 KernelConfig default_for(int dim, int radius, int64_t plane_points, bool layers, bool slabs) {
   const bool small_plane = plane_points <= kTilePlanePoints, tiny_plane = plane_points <= kTinyPlanePoints;
-  if (dim == 2) return l1_shape(2, radius);
+  if (dim == 2) return shape_2d(radius, plane_points);
   if (radius == 1)
-    return small_plane ? KernelConfig{8, 16, kTileVec, 8, StepDesign::tile, 0, 1} : l1_shape(3, 1);
+    return small_plane ? KernelConfig{8, 16, kTileVec, 8, StepDesign::tile, 0, 1} : l1_shape(1);
   if (radius == 2)
-    return small_plane ? KernelConfig{8, 16, kTileVec, 8, StepDesign::tile, 1, 1} : l1_shape(3, 2);
-  if (radius == 3) return l1_shape(3, 3);
+    return small_plane ? KernelConfig{8, 16, kTileVec, 8, StepDesign::tile, 1, 1} : l1_shape(2);
+  if (radius == 3) return l1_shape(3);
   if (layers) return kTmaNarrow;
   if (tiny_plane) {
-    if (radius == 4) return l1_shape(3, 4);
+    if (radius == 4) return l1_shape(4);
     if (radius == 5) return {8, 16, kTileVec, 8, StepDesign::tma, 0, 1, 2, StepDesign::tile};
     if (radius == 6) return {8, 16, kTileVec, 8, StepDesign::tile, 0, 1};
     return kTmaShape;
@@ -293,7 +308,7 @@ KernelConfig design_default(int dim, int radius, int64_t plane_points, bool laye
                             StepDesign design) {
   const KernelConfig c = default_for(dim, radius, plane_points, layers, slabs);
   if (c.design == design) return c;
-  if (design == StepDesign::l1) return l1_shape(dim, radius);
+  if (design == StepDesign::l1) return l1_shape(radius);
   if (design == StepDesign::tile) return kTileShape;
   // tma by hand where the table's row names another design (R = 4 and 6 on planes of up to 256^2,
   // R = 1..3): the block the table gives tma at that radius elsewhere, in chunks of 16.
