@@ -143,6 +143,17 @@ class ResultsIndex(unittest.TestCase):
         self.assertEqual(results_index.main(check=True), 0,
                          "a bench/results/<device>/README.md is out of date: run python3 bench/results_index.py")
 
+    def test_a_copy_whose_history_lacks_a_files_commit_reads_the_index_as_current(self):
+        # The device machine's copy of the tree: its files are newer than its git history.
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                              cwd=ROOT).stdout.strip()
+        new = "- [a.txt](a.txt): not committed yet\n"
+        self.assertTrue(results_index.same_index(new, "- [a.txt](a.txt): added by 0000abc A subject\n"))
+        if head:  # a commit this history has: the file really was committed, and the index is stale
+            self.assertFalse(results_index.same_index(new, f"- [a.txt](a.txt): added by {head} A subject\n"))
+        self.assertFalse(results_index.same_index(new, "- [b.txt](b.txt): added by 0000abc A subject\n"))
+        self.assertFalse(results_index.same_index(new, ""))
+
 
 if __name__ == "__main__":
     unittest.main()
