@@ -202,6 +202,21 @@ check_python_segyio() {
   fi
 }
 
+# The Python package's module (python/, issue 36) is built against a Python with its headers, and
+# made in a virtual environment from Debian's Python (check_python_package): it needs the headers
+# (python3-dev) and venv (python3-venv). Optional.
+check_python_build() {
+  local py=/usr/bin/python3
+  [ -x "$py" ] || py=$(command -v python3 2>/dev/null) || return 0
+  if [ -f "$("$py" -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)/Python.h" ]; then
+    say "Python headers for $py: ok"
+  else
+    miss_optional "Python headers for $py (the Python module)" python3-dev
+  fi
+  if "$py" -c 'import ensurepip, venv' 2>/dev/null; then say "venv for $py: ok"
+  else miss_optional "venv for $py (the Python module's build environment)" python3-venv; fi
+}
+
 check_segyio() {  # optional: without it the SEG-Y tests that check files with it report skipped
   local h l
   h=$(find_header segyio/segy.h)
@@ -266,6 +281,7 @@ check_all() {
   check_package nlohmann-json nlohmann-json3-dev nlohmann/json.hpp nlohmann_jsonConfig.cmake \
     nlohmann_json-config.cmake
   check_python
+  check_python_build
   check_segyio
   check_mpi
   check_clang_format
@@ -298,7 +314,40 @@ cannot_install() {
   exit 0
 }
 
+# The Python package's build tools, which Debian 12 does not package (nanobind, scikit-build-core;
+# pytest for its tests beside them): a Python that has them already (the GPU machine's), else a
+# virtual environment build-deps/python made from Debian's Python, seeing its NumPy
+# (--system-site-packages), into which pip installs them from PyPI. CMake takes the first Python
+# that has nanobind (CMakeLists.txt). Optional: without them (no network) the module is not built
+# and its tests report skipped.
+check_python_package() {
+  local root venv py base
+  root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+  venv=$root/build-deps/python
+  for py in "$venv/bin/python" $(python_candidates); do
+    if [ -x "$py" ] && "$py" -c 'import nanobind, numpy, pytest' 2>/dev/null; then
+      say "Python package build: $py has nanobind, NumPy and pytest: ok"
+      return 0
+    fi
+  done
+  if [ -x /usr/bin/python3 ]; then base=/usr/bin/python3; else base=$(command -v python3) || return 0; fi
+  if [ ! -x "$venv/bin/python" ] && ! "$base" -m venv --system-site-packages "$venv" >/dev/null 2>&1; then
+    say "warning: cannot make a virtual environment with $base (Debian package python3-venv): the Python module is not built"
+    return 0
+  fi
+  if ! "$venv/bin/python" -m pip install -q nanobind scikit-build-core pytest >/dev/null 2>&1; then
+    say "warning: pip could not install nanobind, scikit-build-core and pytest into $venv (no network?): the Python module is not built, its tests report skipped"
+    return 0
+  fi
+  say "Python package build: nanobind, scikit-build-core and pytest installed into $venv"
+}
+
 main() {
+  (install_packages "$@") || exit $?
+  check_python_package
+}
+
+install_packages() {
   check_all
   check_cuda
   check_fuzz

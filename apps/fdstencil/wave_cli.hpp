@@ -125,8 +125,10 @@ Setup prepare(const Flags& flags, const ModelInput* model = nullptr);
 using ModelPlanes =
     std::function<std::optional<wave::Model::Window>(int dim, int64_t nz, int64_t ny, int64_t nx)>;
 // The model alone, as prepare() reads it; with `planes_of`, only the planes it names are kept
-// (Model::z0; a SEG-Y model is read whole).
-ModelInput read_model(const Flags& flags, const ModelPlanes& planes_of = {});
+// (Model::z0; a SEG-Y model is read whole). `summarise`: its extremes and checksum kept in
+// Model::whole, for a caller whose many runs would each pass over it for them (a survey's shots:
+// the kept GPU state recognises the medium by its checksum).
+ModelInput read_model(const Flags& flags, const ModelPlanes& planes_of = {}, bool summarise = false);
 // The model planes rank `rank` of `ranks` reads in a run split along z (Domain::model_planes), from
 // the flags' radius, CPML and free surface; nullopt (the whole model) when they do not parse or the
 // slabs would be too thin, which prepare() and the run then report.

@@ -304,7 +304,7 @@ std::vector<double> read_wavelet(const std::string& path) {
   return w;
 }
 
-ModelInput build_model(const Flags& f, const ModelPlanes& planes_of) {
+ModelInput build_model(const Flags& f, const ModelPlanes& planes_of, bool summarise) {
   ModelInput s;
   wave::Model model;
   const int given = int(!f.model.empty()) + int(!f.constant.empty()) + int(!f.layered.empty());
@@ -385,6 +385,7 @@ ModelInput build_model(const Flags& f, const ModelPlanes& planes_of) {
   }
   model.validate();
   const auto [vmin, vmax] = model.extremes();  // one pass over a model that may be large
+  if (summarise && !model.whole) model.whole = wave::Model::Summary{vmin, vmax, model.checksum()};
   s.json = {{"kind", kind},       {"dim", model.dim}, {"shape", model_shape(model)},
             {"spacing", model.h}, {"vmin", vmin},     {"vmax", vmax}};
   s.json.update(extra);
@@ -512,7 +513,9 @@ std::vector<int64_t> model_shape(const wave::Model& m) {
   return m.dim == 3 ? std::vector<int64_t>{m.nz, m.ny, m.nx} : std::vector<int64_t>{m.nz, m.nx};
 }
 
-ModelInput read_model(const Flags& f, const ModelPlanes& planes_of) { return build_model(f, planes_of); }
+ModelInput read_model(const Flags& f, const ModelPlanes& planes_of, bool summarise) {
+  return build_model(f, planes_of, summarise);
+}
 
 std::optional<wave::Model::Window> slab_model_planes(const Flags& f, int dim, int64_t nz, int64_t ny,
                                                      int64_t nx, int rank, int ranks) {
@@ -717,7 +720,7 @@ Setup prepare(const Flags& f, const ModelInput* given) {
   Setup s;
   read_output(f, s);
   PhaseNotice reading(kNoticeLabel, "reading the model " + f.model, !f.quiet && !given && !f.model.empty());
-  const ModelInput m = given ? *given : build_model(f, {});
+  const ModelInput m = given ? *given : build_model(f, {}, false);
   reading.end();
   s.model_ptr = m.model;
   s.model_json = m.json;

@@ -291,7 +291,7 @@ Plan plan_survey(const Flags& flags) {
   claim_survey_output(flags.output);
   p.batch = parse_batch(flags);
   p.shots = read_survey(flags);
-  const ModelInput model = read_model(flags);
+  const ModelInput model = read_model(flags, {}, /*summarise=*/true);
   p.setups.reserve(p.shots.size());
   for (const SurveyShot& shot : p.shots) {
     try {
@@ -609,9 +609,20 @@ int run_survey(const Flags& flags, const std::string& command, const SurveyRanks
                  p.batch > 1 ? (", " + std::to_string(p.batch) + " at a time").c_str() : "",
                  size > 1 ? (" across " + std::to_string(size) + " ranks").c_str() : "");
   InterruptGuard interrupts;
-  ready_gpu(p, ranks.gpu);
+  // A GPU that cannot be made ready fails this rank's share, voted on below with the shots' (a
+  // rank leaving here would leave the others waiting in the collectives).
+  std::exception_ptr not_ready;
+  try {
+    ready_gpu(p, ranks.gpu);
+  } catch (...) {
+    not_ready = std::current_exception();
+  }
   const auto start = std::chrono::steady_clock::now();
-  Share share = run_shots(p, deal, command, comm ? rank : -1, ranks.gpu, !quiet && lead);
+  Share share;
+  if (not_ready)
+    share.failure = not_ready;
+  else
+    share = run_shots(p, deal, command, comm ? rank : -1, ranks.gpu, !quiet && lead);
   tickets.reset();  // every rank together (MPI_Win_free): run_shots returns on every rank
   const Share ran = comm ? gather_shares(*comm, share) : share;
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -30,6 +30,8 @@ struct Model {
   // The first plane v holds: 0 when it holds them all. A rank of a run split along z may hold only
   // the planes its slab needs (a Window), so that no rank holds the whole model; `whole` then
   // keeps what the run needs of the others: their extremes and checksum, taken as they were read.
+  // A caller may fill it for a whole model too, to spare its runs their passes over it (v must
+  // not change then).
   int64_t z0 = 0;
   struct Summary {
     float vmin = 0, vmax = 0;

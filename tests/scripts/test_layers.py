@@ -11,7 +11,7 @@ import re
 import unittest
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-SCANNED = ("src", "include", "apps")
+SCANNED = ("src", "include", "apps", "python")
 EXTENSIONS = (".hpp", ".cpp", ".cu", ".cuh", ".h", ".hpp.in")
 
 # The include roots ("X" of #include "X/...") each layer may name. "fdstencil" is the public headers.
@@ -32,7 +32,8 @@ ALLOWED = {
 }
 # The bench layer sits at the top beside the apps: it may name anything but them. The apps (the
 # command-line tool) name anything but the backends: the device through fdstencil/device.hpp.
-FORBIDDEN = {"bench": {"apps"}, "apps": {"reference", "cpu", "cuda"}}
+# The Python package's module sits beside the tool, under the same rule.
+FORBIDDEN = {"bench": {"apps"}, "apps": {"reference", "cpu", "cuda"}, "python": {"reference", "cpu", "cuda"}}
 LAYERS = set(ALLOWED) | set(FORBIDDEN)
 
 # System headers that exist only with the CUDA toolkit.

@@ -994,6 +994,9 @@ void AcousticGpu::renew(const acoustic::Setup<float>& s) {
   if (d.split.ready)
     throw Error(ErrorKind::invalid_argument, "a split run's GPU state is not kept for another run");
   FDS_CUDA_CHECK(cudaStreamSynchronize(d.stream));  // the last run's steps and downloads are over
+  // The taps, wavelets and traces are this run's own, and may need more than the last run's.
+  if (const int64_t grow = state_bytes(s) - bytes(); grow > 0)
+    ensure_device_memory(grow, "the wave solver's state");
   d.u.zero();
   d.prev.zero();
   d.traces = DeviceArray<float>();  // freed before the new run's, which may be larger

@@ -1,0 +1,98 @@
+"""Acoustic wave propagation: `forward` runs one shot through a velocity model and returns the
+receivers' traces, with the same solver (and the same bits) as `fdstencil wave`."""
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _core
+
+# As the tool's: a Ricker's delay is 1.5 periods (its start ~1e-8 of its peak), and a wavelet is
+# sampled whole, at least nt samples and at most 2^20 (apps/fdstencil/wave_inputs.cpp).
+RICKER_DELAY_PERIODS = 1.5
+MAX_WAVELET_SAMPLES = 1 << 20
+
+
+def ricker(f0, dt, nt, delay=None):
+    """A Ricker wavelet of peak frequency f0 (Hz) sampled every dt seconds, as `fdstencil wave
+    --ricker F0 [--delay T]` builds it: delayed by 1.5 / f0 unless `delay` says, and sampled until
+    the pulse has passed (at least nt samples). float64."""
+    f0, dt = float(f0), float(dt)
+    if not (f0 > 0 and math.isfinite(f0)):
+        raise ValueError(f"ricker: the peak frequency must be positive, got {f0}")
+    if not (dt > 0 and math.isfinite(dt)):
+        raise ValueError(f"ricker: dt must be positive, got {dt}")
+    delay = RICKER_DELAY_PERIODS / f0 if delay is None else float(delay)
+    if delay < 0:
+        raise ValueError(f"ricker: the delay must be at least 0 s, got {delay}")
+    whole = math.ceil((delay + RICKER_DELAY_PERIODS / f0) / dt) + 1
+    n = max(int(nt), int(min(whole, MAX_WAVELET_SAMPLES)))
+    return np.asarray(_core.ricker(f0, delay, dt, n), dtype=np.float64)
+
+
+def max_stable_dt(dim, radius, spacing, vmax):
+    """The leapfrog's largest stable step for this order, spacing and top velocity, seconds."""
+    return _core.max_stable_dt(int(dim), int(radius), float(spacing), float(vmax))
+
+
+@dataclass
+class Shot:
+    traces: np.ndarray  # (receivers, nt) float32: receiver r at t = n dt is traces[r, n]
+    dt: float  # the time step the run took, seconds
+    final_field: object  # u after nt steps on the model's points (float32, the model's shape), or None
+    timing: dict  # loop_s, total_s, gpts, backend, kernel
+
+
+def _points(name, value, dim):
+    a = np.ascontiguousarray(value, dtype=np.float64)
+    if a.ndim == 1 and a.size == dim:
+        a = a.reshape(1, dim)
+    if a.ndim != 2 or a.shape[1] != dim:
+        raise ValueError(f"{name}: expected positions of shape (n, {dim}) in metres, z first; got shape "
+                         f"{np.shape(value)}")
+    if not np.all(np.isfinite(a)):
+        raise ValueError(f"{name}: positions must be finite")
+    return a
+
+
+def forward(velocity, spacing, nt, sources, wavelets, receivers=(), dt=None, radius=4, cpml=20,
+            free_surface=False, backend="auto", final_field=False):
+    """One shot through `velocity` ((nz, nx) or (nz, ny, nx), m/s, float32 or convertible), spacing
+    in metres, `nt` steps of `dt` seconds (None: 0.8 of the stability limit, as the tool's).
+
+    sources: (n, dim) positions in metres, z first; wavelets: (n, samples) or one (samples,) shared
+    by every source, sampled at dt (ricker() builds one). receivers: (m, dim) positions. radius:
+    the stencil's half-width (order 2R). cpml: absorbing points outside every face (0: none).
+    backend: "auto" (the GPU when there is one), "cuda" or "cpu". Returns a Shot. Raises ValueError
+    for bad input (with the tool's message), MemoryError when the state does not fit, and
+    KeyboardInterrupt on Ctrl-C (the run stops at a step boundary)."""
+    v = np.asarray(velocity)
+    if v.dtype != np.float32:
+        if not np.issubdtype(v.dtype, np.floating) and not np.issubdtype(v.dtype, np.integer):
+            raise TypeError(f"velocity: expected a real array, got dtype {v.dtype}")
+        v = v.astype(np.float32)
+    v = np.ascontiguousarray(v)
+    if v.ndim not in (2, 3):
+        raise ValueError(f"velocity: expected a 2D (nz, nx) or 3D (nz, ny, nx) model, got shape {v.shape}")
+    dim = v.ndim
+    nt = int(nt)
+    if nt < 1:
+        raise ValueError(f"nt: at least 1 step, got {nt}")
+    if dt is None:
+        vmax = float(np.max(v))
+        if not math.isfinite(vmax) or vmax <= 0:
+            raise ValueError("velocity: the model's values must be finite and positive")
+        dt = 0.8 * max_stable_dt(dim, radius, spacing, vmax)
+    src = _points("sources", sources, dim)
+    rec = _points("receivers", receivers, dim) if len(receivers) else np.zeros((0, dim))
+    w = np.ascontiguousarray(wavelets, dtype=np.float64)
+    if w.ndim == 1:
+        w = np.ascontiguousarray(np.broadcast_to(w, (src.shape[0], w.size)))
+    if w.ndim != 2 or w.shape[0] != src.shape[0]:
+        raise ValueError(f"wavelets: expected one (samples,) or one per source ({src.shape[0]}, samples), got "
+                         f"shape {np.shape(wavelets)}")
+    if backend not in ("auto", "cuda", "cpu"):
+        raise ValueError(f"backend: expected 'auto', 'cuda' or 'cpu', got {backend!r}")
+    traces, run_dt, field, timing = _core.run_wave(v, float(spacing), float(dt), nt, src, w, rec, int(radius),
+                                                   int(cpml), bool(free_surface), backend, bool(final_field))
+    return Shot(traces=traces, dt=run_dt, final_field=field, timing=timing)

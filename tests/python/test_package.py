@@ -1,0 +1,163 @@
+"""The Python package (python/fdstencil) against the tool it shares its C++ with: the version and
+`info`, the coefficients against exact derivatives, a shot through fdstencil.wave.forward against
+the same shot through `fdstencil wave` (the same bits), bad input raising Python's errors with the
+tool's messages, Ctrl-C, and memory over many calls. On the cpu backend (the GPU's are a device
+run's); FDSTENCIL_CLI names the tool."""
+import os
+import resource
+import signal
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+
+import numpy as np
+import pytest
+
+import fdstencil
+
+CLI = os.environ.get("FDSTENCIL_CLI", "")
+needs_cli = pytest.mark.skipif(not os.path.exists(CLI), reason="FDSTENCIL_CLI does not name the built tool")
+
+
+@needs_cli
+def test_version_and_info_are_the_tools():
+    assert subprocess.run([CLI, "--version"], capture_output=True, text=True).stdout.strip() == fdstencil.__version__
+    tool = subprocess.run([CLI, "info"], capture_output=True, text=True)
+    here = subprocess.run([sys.executable, "-m", "fdstencil", "info"], capture_output=True, text=True)
+    assert here.returncode == 0, here.stderr
+    assert here.stdout == tool.stdout
+    assert subprocess.run([sys.executable, "-m", "fdstencil", "nonsense"], capture_output=True).returncode == 2
+
+
+def test_coefficients_differentiate_polynomials_exactly():
+    h = 0.5
+    for radius in (1, 2, 4, 8):
+        w2 = fdstencil.coeffs(radius, derivative=2, spacing=h)
+        w1 = fdstencil.coeffs(radius, derivative=1, spacing=h)
+        assert w2.shape == (2 * radius + 1,) and w2.dtype == np.float64
+        x = np.arange(-radius, radius + 1) * h  # the offsets, around a point at 0
+        for p in range(2 * radius + 1):  # exact up to degree 2R
+            assert abs(np.dot(w2, x**p) - (2.0 if p == 2 else 0.0)) < 1e-7 * max(1.0, np.dot(np.abs(w2), np.abs(x)**p))
+            assert abs(np.dot(w1, x**p) - (1.0 if p == 1 else 0.0)) < 1e-7 * max(1.0, np.dot(np.abs(w1), np.abs(x)**p))
+    assert np.allclose(fdstencil.coeffs(1), [1, -2, 1])
+    with pytest.raises(ValueError):
+        fdstencil.coeffs(9)
+    with pytest.raises(ValueError):
+        fdstencil.coeffs(2, derivative=3)
+
+
+def shot_inputs():
+    v = np.full((60, 90), 1800, np.float32)
+    v[30:] = 2500  # a reflector
+    dt, nt = 0.001, 300
+    return v, dt, nt, [[105.0, 333.0]], [[20.0, 50.0 + 70 * i] for i in range(10)]
+
+
+@needs_cli
+def test_a_shot_is_the_same_bits_as_the_tools():
+    v, dt, nt, sources, receivers = shot_inputs()
+    shot = fdstencil.wave.forward(v, spacing=10.0, nt=nt, dt=dt, sources=sources,
+                                  wavelets=fdstencil.wave.ricker(15, dt, nt), receivers=receivers,
+                                  cpml=10, backend="cpu")
+    assert shot.traces.shape == (10, nt) and shot.traces.dtype == np.float32
+    assert np.all(np.isfinite(shot.traces)) and np.max(np.abs(shot.traces)) > 0
+    with tempfile.TemporaryDirectory() as tmp:
+        np.save(os.path.join(tmp, "v.npy"), v)
+        np.save(os.path.join(tmp, "r.npy"), np.array(receivers))
+        r = subprocess.run([CLI, "wave", "--quiet", "--backend", "cpu", "--model", os.path.join(tmp, "v.npy"),
+                            "--spacing", "10", "--dt", "0.001", "--steps", str(nt), "--cpml", "10",
+                            "--source", "105,333", "--ricker", "15", "--receivers", os.path.join(tmp, "r.npy"),
+                            "--no-final", "-o", os.path.join(tmp, "o")], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        record = np.load(os.path.join(tmp, "o", "shot.npy"))
+    assert record.shape == shot.traces.shape
+    assert record.tobytes() == shot.traces.tobytes()
+
+
+def test_the_final_field_and_the_default_step():
+    v, dt, nt, sources, receivers = shot_inputs()
+    shot = fdstencil.wave.forward(v, 10.0, 50, sources, fdstencil.wave.ricker(15, dt, 50), receivers,
+                                  backend="cpu", final_field=True)
+    assert shot.final_field.shape == v.shape and shot.final_field.dtype == np.float32
+    assert shot.dt == pytest.approx(0.8 * fdstencil.wave.max_stable_dt(2, 4, 10.0, 2500.0), rel=1e-12)
+
+
+def test_bad_input_raises_pythons_errors_with_the_tools_messages():
+    v, dt, nt, sources, receivers = shot_inputs()
+    w = fdstencil.wave.ricker(15, dt, nt)
+    run = lambda **k: fdstencil.wave.forward(**({"velocity": v, "spacing": 10.0, "nt": nt, "dt": dt,
+                                                 "sources": sources, "wavelets": w, "backend": "cpu"} | k))
+    with pytest.raises(TypeError, match="dtype"):
+        run(velocity=v.astype(np.complex64))
+    with pytest.raises(ValueError, match="2D"):
+        run(velocity=v[0])
+    bad = v.copy()
+    bad[3, 4] = -1
+    with pytest.raises(ValueError, match="index"):
+        run(velocity=bad)
+    with pytest.raises(ValueError, match="outside|inside"):
+        run(sources=[[105.0, 5000.0]])
+    with pytest.raises(ValueError, match="radius"):
+        run(radius=0)
+    with pytest.raises(ValueError, match="stability limit"):
+        run(dt=1.0)
+    with pytest.raises(ValueError, match="positions"):
+        run(receivers=[[1.0, 2.0, 3.0]])
+    with pytest.raises(MemoryError):
+        run(nt=10**13, receivers=receivers)  # the traces alone: 10 x 10^13 floats
+    with pytest.raises(ValueError, match="backend"):
+        run(backend="gpu")
+
+
+def test_ctrl_c_raises_keyboard_interrupt_within_a_second():
+    code = textwrap.dedent("""
+        import numpy as np, fdstencil, sys
+        v = np.full((300, 300), 2000, np.float32)
+        print("running", flush=True)
+        try:
+            fdstencil.wave.forward(v, 10.0, 10**7, [[1500.0, 1500.0]], np.ones(10), backend="cpu")
+        except KeyboardInterrupt:
+            print("interrupted", flush=True)
+            sys.exit(3)
+    """)
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                         env=os.environ | {"OMP_NUM_THREADS": "1"})
+    assert p.stdout.readline().strip() == "running"
+    time.sleep(0.5)
+    sent = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    out, _ = p.communicate(timeout=20)
+    assert p.returncode == 3 and "interrupted" in out
+    assert time.monotonic() - sent < 1.5
+
+
+def rss_kib():
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+
+
+def test_ten_thousand_calls_do_not_grow_the_memory():
+    v = np.full((16, 16), 2000, np.float32)
+    w = np.ones(4)
+    call = lambda: fdstencil.wave.forward(v, 10.0, 4, [[75.0, 75.0]], w, [[20.0, 20.0]], cpml=2, backend="cpu",
+                                          final_field=True)
+    for _ in range(200):  # the allocator's pools settle first
+        call()
+        fdstencil.coeffs(4)
+    before = rss_kib()
+    for _ in range(10000):
+        call()
+        fdstencil.coeffs(4)
+    grown = rss_kib() - before
+    assert grown < 2048, f"the process grew {grown} KiB over 10,000 calls"
+
+
+def test_the_readme_example_runs():
+    readme = open(os.path.join(os.path.dirname(__file__), "..", "..", "README.md")).read()
+    at = readme.index("A shot from NumPy:")
+    block = readme[readme.index("```python\n", at) + len("```python\n"):readme.index("```\n", at + 30)]
+    out = subprocess.run([sys.executable, "-c", block], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("(400, 1200) ")
