@@ -1,5 +1,5 @@
 // fdstencil._core: the C++ half of the Python package (nanobind), over the same library the tool
-// uses: the coefficients, the tool's `info`, and wave::run on NumPy arrays. The Python half
+// uses: the coefficients, the tool's `info`, wave::run on NumPy arrays, and plans (plan.cpp). The Python half
 // (python/fdstencil/) checks and shapes the arguments; errors come back as Python's own:
 // ValueError for bad input, MemoryError for memory, OSError for files, RuntimeError otherwise.
 #include <nanobind/nanobind.h>
@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "bindings.hpp"
 #include "commands.hpp"
 #include "fdstencil/coefficients.hpp"
 #include "fdstencil/error.hpp"
@@ -152,6 +153,7 @@ NB_MODULE(_core, m) {
   m.def("max_stable_dt", &wave::max_stable_dt, nb::arg("dim"), nb::arg("radius"), nb::arg("spacing"),
         nb::arg("vmax"));
   m.def("ricker", &wave::ricker, nb::arg("f0"), nb::arg("delay"), nb::arg("dt"), nb::arg("n"));
+  fdstencil::python::bind_plan(m);
   m.def("run_wave", &run_wave, nb::arg("velocity"), nb::arg("spacing"), nb::arg("dt"), nb::arg("nt"),
         nb::arg("sources"), nb::arg("wavelets"), nb::arg("receivers"), nb::arg("radius"), nb::arg("cpml"),
         nb::arg("free_surface"), nb::arg("backend"), nb::arg("final_field"));

@@ -14,9 +14,10 @@ returns NumPy arrays. See docs/python.md.
 import numpy as np
 
 from . import _core, wave
+from .plan import Plan
 
 __version__ = _core.__version__
-__all__ = ["coeffs", "info", "wave", "__version__"]
+__all__ = ["Plan", "coeffs", "info", "wave", "__version__"]
 
 
 def coeffs(radius, derivative=2, spacing=1.0):

@@ -1,0 +1,109 @@
+// fdstencil._core.HostPlan: a Plan (fdstencil/plan.hpp) applied to a caller's NumPy arrays in
+// place, through views over their memory (view_of): no copy of either array. The arrays hold the
+// interior and a halo of R points on every side, (nz + 2R, ny + 2R, nx + 2R), x contiguous; the
+// C++ plan is built for the strides and alignment of the arrays it meets (one per distinct layout,
+// kept), since a plan's layout is fixed.
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+
+#include "bindings.hpp"
+#include "fdstencil/error.hpp"
+#include "fdstencil/field.hpp"
+#include "fdstencil/plan.hpp"
+#include "fdstencil/stencil.hpp"
+
+namespace nb = nanobind;
+
+namespace fdstencil::python {
+
+namespace {
+
+[[noreturn]] void bad(const std::string& what) { throw Error(ErrorKind::invalid_argument, what); }
+
+template <class T>
+using HostArray = nb::ndarray<T, nb::numpy, nb::ndim<3>, nb::device::cpu>;
+
+class HostPlan {
+ public:
+  HostPlan(const std::string& op, int radius, int64_t nz, int64_t ny, int64_t nx, double hz, double hy,
+           double hx, const std::string& dtype, const std::string& backend)
+      : stencil_{parse_op(op), radius, {hx, hy, hz}},
+        interior_{nx, ny, nz},
+        dtype_(dtype),
+        backend_(backend) {
+    validate(stencil_);
+    validate_extents(stencil_, interior_);
+    if (dtype != "float32" && dtype != "float64") bad("dtype must be float32 or float64, got " + dtype);
+    if (backend != "cpu" && backend != "reference")
+      bad("backend '" + backend + "': NumPy arrays run on the host backends, cpu or reference");
+  }
+
+  HostPlan(const HostPlan&) = delete;  // it owns its plans
+  HostPlan& operator=(const HostPlan&) = delete;
+
+  template <class T>
+  void apply(const HostArray<const T>& in, const HostArray<T>& out) {
+    const FieldView<const T> vin = view(in, "u");
+    const FieldView<T> vout = view(out, "out");
+    if (vin.layout().line() != vout.layout().line() || vin.layout().slice() != vout.layout().slice())
+      bad("u and out have different strides: a plan applies to arrays of one layout");
+    const Plan& plan = plan_for(vin.layout(), vout.layout());
+    nb::gil_scoped_release nogil;
+    plan.apply(vin, vout);
+  }
+
+  std::string describe() const { return plans_.empty() ? "" : plans_.begin()->second->describe().dump(); }
+
+ private:
+  template <class A>
+  auto view(const A& a, const char* name) const {
+    const int R = stencil_.radius;
+    const int64_t want[3] = {interior_.nz + 2 * R, interior_.ny + 2 * R, interior_.nx + 2 * R};
+    for (int d = 0; d < 3; ++d)
+      if (int64_t(a.shape(size_t(d))) != want[d])
+        bad(std::string(name) + ": expected shape (" + std::to_string(want[0]) + ", " +
+            std::to_string(want[1]) + ", " + std::to_string(want[2]) + "), the interior and a halo of " +
+            std::to_string(R) + " on every side; got (" + std::to_string(a.shape(0)) + ", " +
+            std::to_string(a.shape(1)) + ", " + std::to_string(a.shape(2)) + ")");
+    if (a.stride(2) != 1) bad(std::string(name) + ": x (the last axis) must be contiguous");
+    auto* origin = a.data() + R * (a.stride(0) + a.stride(1) + 1);
+    return view_of(origin, Memory::host, interior_, R, a.stride(1), a.stride(0));
+  }
+
+  // The plan of this layout: built the first time it is met. Both arrays' alignment is the
+  // weaker of the two, so one plan serves the pair.
+  const Plan& plan_for(const Layout& a, const Layout& b) {
+    const auto key = std::make_tuple(a.line(), a.slice(), std::min(a.align_bytes(), b.align_bytes()));
+    auto it = plans_.find(key);
+    if (it == plans_.end()) {
+      PlanOptions o;
+      o.backend = backend_;
+      const Layout& weaker = a.align_bytes() <= b.align_bytes() ? a : b;
+      it = plans_.emplace(key, std::make_unique<Plan>(stencil_, weaker, o)).first;
+    }
+    return *it->second;
+  }
+
+  Stencil stencil_;
+  Extents interior_;
+  std::string dtype_, backend_;
+  std::map<std::tuple<int64_t, int64_t, int64_t>, std::unique_ptr<Plan>> plans_;
+};
+
+}  // namespace
+
+void bind_plan(nb::module_& m) {
+  nb::class_<HostPlan>(m, "HostPlan")
+      .def(nb::init<const std::string&, int, int64_t, int64_t, int64_t, double, double, double,
+                    const std::string&, const std::string&>())
+      .def("apply_f32", &HostPlan::apply<float>, nb::arg("u"), nb::arg("out"))
+      .def("apply_f64", &HostPlan::apply<double>, nb::arg("u"), nb::arg("out"))
+      .def("describe", &HostPlan::describe);
+}
+
+}  // namespace fdstencil::python
