@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,12 @@ std::vector<wave::Point> points_of(const HostDoubles& p, int dim) {
   return out;
 }
 
+// A GPU state one run leaves for the next of the same medium (wave::Options::kept_state): the
+// several shots of one forward_many call share one.
+struct KeptHandle {
+  std::shared_ptr<wave::KeptState> state = wave::make_kept_state();
+};
+
 // How often a run asks Python whether Ctrl-C was pressed: often enough to stop within a second.
 constexpr auto kSignalPoll = std::chrono::milliseconds(100);
 
@@ -90,7 +97,8 @@ constexpr auto kSignalPoll = std::chrono::milliseconds(100);
 // boundary and raises KeyboardInterrupt.
 nb::tuple run_wave(const HostFloats& velocity, double spacing, double dt, int64_t nt,
                    const HostDoubles& sources, const HostDoubles& wavelets, const HostDoubles& receivers,
-                   int radius, int cpml, bool free_surface, const std::string& backend, bool final_field) {
+                   int radius, int cpml, bool free_surface, const std::string& backend, bool final_field,
+                   const KeptHandle* kept) {
   const wave::Model model = model_of(velocity, spacing);
   wave::Options o;
   o.radius = radius;
@@ -100,6 +108,7 @@ nb::tuple run_wave(const HostFloats& velocity, double spacing, double dt, int64_
   o.boundary.free_surface = free_surface;
   o.backend = backend;
   o.final_field = final_field;
+  if (kept) o.kept_state = kept->state;
   const std::vector<wave::Point> at = points_of(sources, model.dim);
   for (size_t s = 0; s < at.size(); ++s) {
     const double* w = wavelets.data() + s * wavelets.shape(1);
@@ -139,6 +148,7 @@ nb::tuple run_wave(const HostFloats& velocity, double spacing, double dt, int64_
   timing["gpts"] = r.timing.gpts;
   timing["backend"] = r.backend;
   timing["kernel"] = r.kernel;
+  timing["state_kept"] = r.timing.state_kept;
   return nb::make_tuple(tr, r.dt, field, timing);
 }
 
@@ -154,7 +164,9 @@ NB_MODULE(_core, m) {
         nb::arg("vmax"));
   m.def("ricker", &wave::ricker, nb::arg("f0"), nb::arg("delay"), nb::arg("dt"), nb::arg("n"));
   fdstencil::python::bind_plan(m);
+  nb::class_<KeptHandle>(m, "KeptState").def(nb::init<>());
   m.def("run_wave", &run_wave, nb::arg("velocity"), nb::arg("spacing"), nb::arg("dt"), nb::arg("nt"),
         nb::arg("sources"), nb::arg("wavelets"), nb::arg("receivers"), nb::arg("radius"), nb::arg("cpml"),
-        nb::arg("free_surface"), nb::arg("backend"), nb::arg("final_field"));
+        nb::arg("free_surface"), nb::arg("backend"), nb::arg("final_field"),
+        nb::arg("kept").none() = nb::none());
 }

@@ -40,7 +40,7 @@ class Shot:
     traces: np.ndarray  # (receivers, nt) float32: receiver r at t = n dt is traces[r, n]
     dt: float  # the time step the run took, seconds
     final_field: object  # u after nt steps on the model's points (float32, the model's shape), or None
-    timing: dict  # loop_s, total_s, gpts, backend, kernel
+    timing: dict  # loop_s, total_s, gpts, backend, kernel, state_kept
 
 
 def _points(name, value, dim):
@@ -55,8 +55,21 @@ def _points(name, value, dim):
     return a
 
 
+def forward_many(velocity, spacing, nt, shots, dt=None, radius=4, cpml=20, free_surface=False, backend="auto",
+                 final_field=False):
+    """Several shots through one model, one after another: `shots` is a list of dicts with the
+    keys sources, wavelets and receivers (as forward's). On the GPU each shot after the first runs
+    on the state the one before left (the model's m and the allocation kept, the wavefield zeroed:
+    wave::Options::kept_state), as a `fdstencil wave --survey` does; each shot's traces are those
+    it gives alone. Returns a list of Shot."""
+    kept = _core.KeptState()
+    return [forward(velocity, spacing, nt, s["sources"], s["wavelets"], s.get("receivers", ()), dt=dt, radius=radius,
+                    cpml=cpml, free_surface=free_surface, backend=backend, final_field=final_field, _kept=kept)
+            for s in shots]
+
+
 def forward(velocity, spacing, nt, sources, wavelets, receivers=(), dt=None, radius=4, cpml=20,
-            free_surface=False, backend="auto", final_field=False):
+            free_surface=False, backend="auto", final_field=False, _kept=None):
     """One shot through `velocity` ((nz, nx) or (nz, ny, nx), m/s, float32 or convertible), spacing
     in metres, `nt` steps of `dt` seconds (None: 0.8 of the stability limit, as the tool's).
 
@@ -94,5 +107,6 @@ def forward(velocity, spacing, nt, sources, wavelets, receivers=(), dt=None, rad
     if backend not in ("auto", "cuda", "cpu"):
         raise ValueError(f"backend: expected 'auto', 'cuda' or 'cpu', got {backend!r}")
     traces, run_dt, field, timing = _core.run_wave(v, float(spacing), float(dt), nt, src, w, rec, int(radius),
-                                                   int(cpml), bool(free_surface), backend, bool(final_field))
+                                                   int(cpml), bool(free_surface), backend, bool(final_field),
+                                                   _kept)
     return Shot(traces=traces, dt=run_dt, final_field=field, timing=timing)
