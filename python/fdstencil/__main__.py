@@ -3,14 +3,18 @@ import sys
 
 from . import _core
 
+USAGE = ("usage: python -m fdstencil info [--json]\n\n"
+         "Prints the version, the build (CUDA, OpenMP), the backends and the GPUs, as `fdstencil info` does.")
+
 
 def main(argv):
-    if len(argv) < 1 or argv[0] in ("-h", "--help") or argv[0] != "info":
-        print("usage: python -m fdstencil info [--json]\n\nPrints the version, the build (CUDA, OpenMP), "
-              "the backends and the GPUs, as `fdstencil info` does.", file=sys.stderr if argv[:1] not in (
-                  ["-h"], ["--help"]) else sys.stdout)
-        return 0 if argv[:1] in (["-h"], ["--help"]) else 2
-    sys.stdout.flush()
+    if argv[:1] in (["-h"], ["--help"]):
+        print(USAGE)
+        return 0
+    if argv[:1] != ["info"]:
+        print(USAGE, file=sys.stderr)
+        return 2
+    sys.stdout.flush()  # Python's buffered text before the C++ printf's
     return _core.info(argv[1:])
 
 
