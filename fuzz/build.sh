@@ -21,7 +21,7 @@ if ! "$cxx" -fsanitize=fuzzer,address,undefined "$probe/probe.cpp" -o "$probe/pr
   exit 1
 fi
 cc=${cxx/clang++/clang}
-CC=$cc CXX=$cxx cmake -S . -B build-fuzz -G Ninja -DFDSTENCIL_FUZZ=ON -DFDSTENCIL_CUDA=OFF \
+CC=$cc CXX=$cxx cmake -S . -B build-fuzz -G Ninja -DFDSTENCIL_FUZZ=ON -DFDSTENCIL_CUDA=OFF -DFDSTENCIL_PYTHON=OFF \
   -DFDSTENCIL_MPI=OFF -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" "$@" >/dev/null
 cmake --build build-fuzz -j "${FUZZ_BUILD_JOBS:-$(nproc)}" \

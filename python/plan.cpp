@@ -48,6 +48,8 @@ class HostPlan {
 
   template <class T>
   void apply(const HostArray<const T>& in, const HostArray<T>& out) {
+    if (dtype_ != (sizeof(T) == 4 ? "float32" : "float64"))
+      bad("the plan is for " + dtype_ + " arrays, given " + (sizeof(T) == 4 ? "float32" : "float64"));
     const FieldView<const T> vin = view(in, "u");
     const FieldView<T> vout = view(out, "out");
     if (vin.layout().line() != vout.layout().line() || vin.layout().slice() != vout.layout().slice())
@@ -57,7 +59,7 @@ class HostPlan {
     plan.apply(vin, vout);
   }
 
-  std::string describe() const { return plans_.empty() ? "" : plans_.begin()->second->describe().dump(); }
+  std::string describe() const { return last_ ? last_->describe().dump() : ""; }
 
  private:
   template <class A>
@@ -86,13 +88,15 @@ class HostPlan {
       const Layout& weaker = a.align_bytes() <= b.align_bytes() ? a : b;
       it = plans_.emplace(key, std::make_unique<Plan>(stencil_, weaker, o)).first;
     }
-    return *it->second;
+    last_ = it->second.get();
+    return *last_;
   }
 
   Stencil stencil_;
   Extents interior_;
   std::string dtype_, backend_;
   std::map<std::tuple<int64_t, int64_t, int64_t>, std::unique_ptr<Plan>> plans_;
+  const Plan* last_ = nullptr;  // the plan of the last call, for describe()
 };
 
 }  // namespace

@@ -331,7 +331,9 @@ check_python_package() {
     fi
   done
   if [ -x /usr/bin/python3 ]; then base=/usr/bin/python3; else base=$(command -v python3) || return 0; fi
-  if [ ! -x "$venv/bin/python" ] && ! "$base" -m venv --system-site-packages "$venv" >/dev/null 2>&1; then
+  # A venv made without python3-venv has a python but no pip: made again (--clear) once it can be.
+  if ! "$venv/bin/python" -m pip --version >/dev/null 2>&1 &&
+    ! "$base" -m venv --clear --system-site-packages "$venv" >/dev/null 2>&1; then
     say "warning: cannot make a virtual environment with $base (Debian package python3-venv): the Python module is not built"
     return 0
   fi
@@ -343,7 +345,8 @@ check_python_package() {
 }
 
 main() {
-  (install_packages "$@") || exit $?
+  # A subshell, since install_packages ends with exit; a failure there ends the script (set -e).
+  (install_packages "$@")
   check_python_package
 }
 

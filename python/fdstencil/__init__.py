@@ -28,5 +28,6 @@ def coeffs(radius, derivative=2, spacing=1.0):
 
 
 def info(json=False):
-    """Prints what `fdstencil info` prints (version, build, backends, GPUs); 0 on success."""
+    """Prints what `fdstencil info` prints (version, build, backends, GPUs); 0 on success. It goes
+    to the process's C stdout, not sys.stdout (a notebook or redirect_stdout does not catch it)."""
     return _core.info(["--json"] if json else [])

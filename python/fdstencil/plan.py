@@ -14,9 +14,10 @@ class Plan:
     (nz, ny, nx) points at `spacing` (one h, or (hz, hy, hx)). Called as plan(u, out=None): u and
     out hold the interior and a halo of `radius` points on every side, shape (nz + 2R, ny + 2R,
     nx + 2R), x (the last axis) contiguous; out's interior becomes op(u), its halo is left as it
-    was. Both are used in place, without a copy: a slice of a larger array is taken as a view of
-    it. u with a non-contiguous x axis is copied once (np.ascontiguousarray); out must have one.
-    out=None makes a zeroed array. Returns out.
+    was. Both are used in place, without a copy, when they share a layout (a slice of a larger
+    array is taken as a view of it). Otherwise u, which is only read, is copied once into a dense
+    array when out is dense (as out=None makes it: a zeroed array), and refused when out is not.
+    out's x axis must be contiguous. Returns out.
 
     backend: "cpu" (OpenMP, vectorized), "reference" (plain loops in double), or "auto", which
     is "cpu" for NumPy arrays (GPU arrays are not taken yet: docs/python.md)."""
@@ -50,17 +51,22 @@ class Plan:
             raise TypeError(f"u: expected a NumPy array, got {type(u).__name__} (GPU arrays: not yet, docs/python.md)")
         if u.dtype != self.dtype:
             raise TypeError(f"u: the plan is for {self.dtype}, got {u.dtype}")
-        if u.ndim == 3 and u.strides[2] != u.itemsize:
-            u = np.ascontiguousarray(u)  # the one copy: the kernels read x-lines contiguously
         if out is None:
             out = np.zeros(self.padded_shape, self.dtype)
         if not isinstance(out, np.ndarray) or out.dtype != self.dtype:
             raise TypeError(f"out: expected a NumPy array of {self.dtype}")
         if not out.flags.writeable:
             raise ValueError("out: the array is read-only")
+        if u.strides != out.strides:
+            # A plan's layout is fixed: u copied into out's (dense) layout, the one copy made.
+            if not out.flags.c_contiguous:
+                raise ValueError("u and out have different strides, and out is not contiguous: give arrays of "
+                                 "one layout (a plan applies to arrays of one layout)")
+            u = np.ascontiguousarray(u)
         self._apply(u, out)
         return out
 
     def describe(self):
-        """The plan the last call used, as JSON text: its variant, parameters and how they were chosen."""
+        """The plan the last call used, as JSON text: its variant, parameters and how they were chosen
+        ("" before the first call)."""
         return self._plan.describe()

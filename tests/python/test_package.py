@@ -76,6 +76,12 @@ def test_a_shot_is_the_same_bits_as_the_tools():
     assert record.tobytes() == shot.traces.tobytes()
 
 
+def test_a_run_without_receivers_returns_an_empty_record():
+    v, dt, nt, sources, _ = shot_inputs()
+    shot = fdstencil.wave.forward(v, 10.0, 20, sources, fdstencil.wave.ricker(15, dt, 20), dt=dt, backend="cpu")
+    assert shot.traces.shape == (0, 20) and shot.traces.dtype == np.float32
+
+
 def test_the_final_field_and_the_default_step():
     v, dt, nt, sources, receivers = shot_inputs()
     shot = fdstencil.wave.forward(v, 10.0, 50, sources, fdstencil.wave.ricker(15, dt, 50), receivers,
@@ -128,9 +134,11 @@ def test_ctrl_c_raises_keyboard_interrupt_within_a_second():
     time.sleep(0.5)
     sent = time.monotonic()
     p.send_signal(signal.SIGINT)
-    out, _ = p.communicate(timeout=20)
-    assert p.returncode == 3 and "interrupted" in out
-    assert time.monotonic() - sent < 1.5
+    assert p.stdout.readline().strip() == "interrupted"
+    took = time.monotonic() - sent  # to the handler, not the interpreter's exit
+    p.communicate(timeout=20)
+    assert p.returncode == 3
+    assert took < 1.0, f"KeyboardInterrupt {took:.2f} s after SIGINT"
 
 
 def rss_kib():
