@@ -1,10 +1,11 @@
 """A 2D shot gather from Python, plotted with Matplotlib: a layered model with a dipping
 interface, a source near the surface, a line of receivers, the record as an image.
 
-    python3 examples/python/shot_gather.py [--output gather.png] [--backend auto|cuda|cpu] [--quick]
+    python3 examples/python/shot_gather.py [--output gather.png] [--overwrite] [--backend auto|cuda|cpu] [--quick]
 
 Needs the fdstencil package (pip install ., or PYTHONPATH=build/python) and Matplotlib."""
 import argparse
+import os
 import time
 
 import numpy as np
@@ -25,9 +26,12 @@ def model(nz=300, nx=600, h=10.0):
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--output", default="shot_gather.png")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing --output file")
     p.add_argument("--backend", default="auto")
     p.add_argument("--quick", action="store_true", help="a model a quarter the size, for a test")
     a = p.parse_args()
+    if os.path.exists(a.output) and not a.overwrite:
+        p.error(f"{a.output} exists: give --overwrite to replace it, or another --output")
     # quick: a lower peak frequency on the coarser grid keeps the points per wavelength near the full run's
     h, nt, f0 = (20.0, 1000, 6.0) if a.quick else (10.0, 2500, 15.0)
     v = model(150, 300, h) if a.quick else model(h=h)

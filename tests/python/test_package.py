@@ -182,6 +182,10 @@ def test_the_shot_gather_example_runs(tmp_path):
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert (tmp_path / "g.png").stat().st_size > 10000
+    # The figure is the user's file now: a second run refuses to replace it unless asked.
+    again = subprocess.run([sys.executable, example, "--quick", "--backend", "cpu", "--output", str(tmp_path / "g.png")],
+                           capture_output=True, text=True, timeout=300)
+    assert again.returncode == 2 and "--overwrite" in again.stderr
 
 
 def test_several_shots_in_one_call_are_each_shots_own():
