@@ -24,7 +24,7 @@ inline constexpr const char* kNoticeLabel = "fdstencil wave";
 
 // The defaults the help states, as text because the flags are text until parsed (Flags).
 inline constexpr const char* kDefaultRadius = "4";   // order 8, wave::Options::radius
-inline constexpr const char* kDefaultCpml = "20";    // points, wave::Boundary::cpml_width
+inline constexpr const char* kDefaultCpml = "10";    // points, wave::Boundary::cpml_width
 inline constexpr const char* kDefaultCfl = "0.8";    // wave::Options::cfl_safety
 inline constexpr const char* kDefaultRicker = "10";  // Hz: a typical seismic source's peak frequency
 // The Ricker's delay is 1.5 / f0: at t = 0 the wavelet is then ~1e-8 of its peak, so the source

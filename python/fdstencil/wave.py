@@ -55,7 +55,7 @@ def _points(name, value, dim):
     return a
 
 
-def forward_many(velocity, spacing, nt, shots, dt=None, radius=4, cpml=20, free_surface=False, backend="auto",
+def forward_many(velocity, spacing, nt, shots, dt=None, radius=4, cpml=10, free_surface=False, backend="auto",
                  final_field=False):
     """Several shots through one model, one after another: `shots` is a list of dicts with the
     keys sources, wavelets and receivers (as forward's). On the GPU each shot after the first runs
@@ -68,7 +68,7 @@ def forward_many(velocity, spacing, nt, shots, dt=None, radius=4, cpml=20, free_
             for s in shots]
 
 
-def forward(velocity, spacing, nt, sources, wavelets, receivers=(), dt=None, radius=4, cpml=20,
+def forward(velocity, spacing, nt, sources, wavelets, receivers=(), dt=None, radius=4, cpml=10,
             free_surface=False, backend="auto", final_field=False, _kept=None):
     """One shot through `velocity` ((nz, nx) or (nz, ny, nx), m/s, float32 or convertible), spacing
     in metres, `nt` steps of `dt` seconds (None: 0.8 of the stability limit, as the tool's).
