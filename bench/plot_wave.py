@@ -50,6 +50,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import png_out  # noqa: E402
 from report_wave import InputError, expand, load_summary  # noqa: E402
 import wave_files  # noqa: E402
 from wave_files import AXES, read_json, read_npy  # noqa: E402
@@ -587,9 +588,8 @@ def main(argv=None):
     args = p.parse_args(argv)
 
     try:
-        out_dir = os.path.dirname(os.path.abspath(args.output))
-        if not os.path.isdir(out_dir) or not os.access(out_dir, os.W_OK):
-            raise InputError(f"{args.output}: its folder {out_dir} does not exist or is not writable")
+        if png_out.folder_problem(args.output):
+            raise InputError(png_out.folder_problem(args.output))
         if args.cmd == "trace":
             payload = trace_inputs(args)
             payload["k"] = args.receiver
@@ -608,13 +608,9 @@ def main(argv=None):
         print(f"plot_wave.py: error: {e}", file=sys.stderr)
         return 2
 
-    try:
-        import matplotlib
-    except ImportError:
-        print("plot_wave.py: error: matplotlib is not installed for " + sys.executable, file=sys.stderr)
+    plt = png_out.pyplot("plot_wave.py")
+    if plt is None:
         return 1
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
     if args.cmd == "trace":
         fig = fig_trace(payload, plt)
@@ -628,18 +624,7 @@ def main(argv=None):
         fig = fig_cpml(*payload, plt)
     else:
         fig = fig_perf(payload, args.reference_gpts, plt)
-    fig.tight_layout()
-    tmp = args.output + ".tmp.png"
-    try:
-        fig.savefig(tmp, dpi=DPI)
-        os.replace(tmp, args.output)  # nothing half-written under the final name
-    except OSError as e:
-        print(f"plot_wave.py: error: cannot write {args.output}: {e}", file=sys.stderr)
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        return 1
-    print(args.output)
-    return 0
+    return png_out.save(fig, args.output, DPI, "plot_wave.py")
 
 
 if __name__ == "__main__":

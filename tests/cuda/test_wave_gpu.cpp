@@ -429,7 +429,7 @@ TEST(WaveGpu, DefaultsFollowTheRadiusAndThePlaneSize) {
   EXPECT_EQ(t4.vec, 4);
   expect_shape(t5, StepDesign::tma, 8, 16, 8, 1, "tiny R = 5");
   EXPECT_EQ(t5.ahead, 2);
-  for (int r = 4; r <= 8; ++r) {
+  for (int r = 5; r <= 8; ++r) {
     const auto layered = cuda::wave::default_config(3, r, tiny, true);
     EXPECT_EQ(layered.design, StepDesign::tma) << r;
     EXPECT_EQ(layered.bx, 8) << r;
@@ -447,9 +447,10 @@ TEST(WaveGpu, DefaultsFollowTheRadiusAndThePlaneSize) {
     EXPECT_EQ(t.bx, 16) << r;
     EXPECT_EQ(t.nw, 16) << r;
   }
-  // Below R = 4 the layers change nothing.
+  // Below R = 4 the layers change nothing, but at R = 2 on planes of up to 512^2 (below).
   for (int r = 1; r <= 3; ++r)
     for (int64_t plane : {small, large}) {
+      if (r == 2 && plane == small) continue;
       const auto a = cuda::wave::default_config(3, r, plane, false),
                  b = cuda::wave::default_config(3, r, plane, true);
       EXPECT_EQ(a.design, b.design) << r;
@@ -479,6 +480,31 @@ TEST(WaveGpu, DefaultsFollowTheRadiusAndThePlaneSize) {
   expect_shape(r8mid, StepDesign::l1, 64, 1, 4, 0, "2D R = 8, 2040 points a row");
   expect_shape(r8long, StepDesign::l1, 64, 1, 8, 0, "2D R = 8, 4040 points a row");
   EXPECT_EQ(r4long.vec, 2);
+}
+
+// With CPML layers on small planes the l1 march in one kernel, 32x4 threads of 2-wide vectors in
+// chunks of 8 planes: R = 2 on planes of up to 512^2, R = 3 and 4 up to 256^2, from R = 5 up to
+// 256^2 / 2 (between the 148^2 where it won and the 236^2 where it lost); above each, and without
+// layers, the other rows; R = 1 keeps its tile.
+TEST(WaveGpu, SmallPlanesWithLayersTakeTheL1MarchInShortChunks) {
+  using cuda::wave::StepDesign;
+  const auto layer_l1 = [](const cuda::wave::KernelConfig& c) {
+    return c.design == StepDesign::l1 && c.bx == 32 && c.by == 4 && c.vec == 2 && c.nw == 8 && c.split == 0;
+  };
+  const struct {
+    int radius;
+    int64_t last;  // the largest plane that takes it
+  } rows[] = {{2, 512 * 512}, {3, 256 * 256}, {4, 256 * 256}, {5, 256 * 128}, {8, 256 * 128}};
+  for (const auto& row : rows) {
+    EXPECT_TRUE(layer_l1(cuda::wave::default_config(3, row.radius, row.last, true))) << row.radius;
+    EXPECT_TRUE(layer_l1(cuda::wave::default_config(3, row.radius, 148 * 148, true))) << row.radius;
+    EXPECT_FALSE(layer_l1(cuda::wave::default_config(3, row.radius, row.last + 1, true))) << row.radius;
+    EXPECT_FALSE(layer_l1(cuda::wave::default_config(3, row.radius, row.last, false))) << row.radius;
+  }
+  EXPECT_EQ(cuda::wave::default_config(3, 4, 256 * 256 + 1, true).design, StepDesign::tma);
+  EXPECT_EQ(cuda::wave::default_config(3, 1, 148 * 148, true).design, StepDesign::tile);
+  // A design named by hand starts from its own defaults there too.
+  EXPECT_EQ(cuda::wave::parse_config(R"({"design": "tma"})", 3, 4, 148 * 148, true).design, StepDesign::tma);
 }
 
 // The new keys' bad values, refused on the host by parse_config with the key named (CI runs it;

@@ -122,9 +122,26 @@ KernelConfig shape_2d(int radius, int64_t nx) {
   return {64, 1, 2, nw};
 }
 
+// With CPML layers on small planes: the l1 march in one kernel, 32x4 threads of 2-wide vectors,
+// chunks of 8 planes (campaigns wave-3d-small-launch, wave-3d-small-l1 and wave-3d-layer-defaults,
+// bench/results/nvidia-h100/campaigns/). There the blocks that touch a layer take most of the step
+// (216^3 + 20 points at R = 4: the tile's boundary march 268 us a step, tma's interior 65 us), and
+// short chunks of narrow blocks put fewer interior points into them and more blocks in flight.
+// Where it won on the H100 (10-point CPML, 1000 steps): R = 2 on every plane measured, up to 492^2
+// (1.04-1.36x); R = 4 up to 256^2 (1.14-1.53x; 0.99x at 364^2); R = 8 at 148^2 (1.28x; 0.95x at
+// 236^2). R = 3 takes R = 2's and 4's rule, R = 5..7 R = 8's, unmeasured; R = 1 keeps its tile.
+constexpr KernelConfig kLayerL1{32, 4, 2, 8};
+constexpr int64_t kLayerL1PlaneWide = kTinyPlanePoints / 2;  // R >= 5: between 148^2 and 236^2
+bool layer_l1(int radius, int64_t plane_points) {
+  if (radius == 2) return plane_points <= kTilePlanePoints;
+  if (radius == 3 || radius == 4) return plane_points <= kTinyPlanePoints;
+  return radius >= 5 && plane_points <= kLayerL1PlaneWide;
+}
+
 KernelConfig default_for(int dim, int radius, int64_t plane_points, bool layers, bool slabs) {
   const bool small_plane = plane_points <= kTilePlanePoints, tiny_plane = plane_points <= kTinyPlanePoints;
   if (dim == 2) return shape_2d(radius, plane_points);
+  if (layers && layer_l1(radius, plane_points)) return kLayerL1;
   if (radius == 1)
     return small_plane ? KernelConfig{8, 16, kTileVec, 8, StepDesign::tile, 0, 1} : l1_shape(1);
   if (radius == 2)
