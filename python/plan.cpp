@@ -1,8 +1,9 @@
-// fdstencil._core.HostPlan: a Plan (fdstencil/plan.hpp) applied to a caller's NumPy arrays in
-// place, through views over their memory (view_of): no copy of either array. The arrays hold the
-// interior and a halo of R points on every side, (nz + 2R, ny + 2R, nx + 2R), x contiguous; the
-// C++ plan is built for the strides and alignment of the arrays it meets (one per distinct layout,
-// kept), since a plan's layout is fixed.
+// fdstencil._core.ArrayPlan: a Plan (fdstencil/plan.hpp) applied to a caller's arrays in place,
+// through views over their memory (view_of): no copy of either array. NumPy arrays on the host
+// backends (cpu, reference); GPU arrays of a DLPack framework (CuPy, PyTorch) on cuda, the
+// work enqueued on the caller's stream. The arrays hold the interior and a halo of R points on
+// every side, (nz + 2R, ny + 2R, nx + 2R), x contiguous; the C++ plan is built for the strides and
+// alignment of the arrays it meets (one per distinct layout, kept), since a plan's layout is fixed.
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
 
@@ -12,6 +13,7 @@
 #include <tuple>
 
 #include "bindings.hpp"
+#include "fdstencil/device.hpp"
 #include "fdstencil/error.hpp"
 #include "fdstencil/field.hpp"
 #include "fdstencil/plan.hpp"
@@ -27,41 +29,64 @@ namespace {
 
 template <class T>
 using HostArray = nb::ndarray<T, nb::numpy, nb::ndim<3>, nb::device::cpu>;
+// Any framework's CUDA array, taken through DLPack.
+template <class T>
+using GpuArray = nb::ndarray<T, nb::ndim<3>, nb::device::cuda>;
 
-class HostPlan {
+class ArrayPlan {
  public:
-  HostPlan(const std::string& op, int radius, int64_t nz, int64_t ny, int64_t nx, double hz, double hy,
-           double hx, const std::string& dtype, const std::string& backend)
+  ArrayPlan(const std::string& op, int radius, int64_t nz, int64_t ny, int64_t nx, double hz, double hy,
+            double hx, const std::string& dtype, const std::string& backend)
       : stencil_{parse_op(op), radius, {hx, hy, hz}},
         interior_{nx, ny, nz},
         dtype_(dtype),
-        backend_(backend) {
+        backend_(backend),
+        memory_(backend == "cuda" ? Memory::device : Memory::host) {
     validate(stencil_);
     validate_extents(stencil_, interior_);
     if (dtype != "float32" && dtype != "float64") bad("dtype must be float32 or float64, got " + dtype);
-    if (backend != "cpu" && backend != "reference")
-      bad("backend '" + backend + "': NumPy arrays run on the host backends, cpu or reference");
+    if (backend != "cpu" && backend != "reference" && backend != "cuda")
+      bad("backend '" + backend + "': expected cuda (GPU arrays), cpu or reference (NumPy arrays)");
+    if (memory_ == Memory::device) {
+      if (cuda::device_count() == 0) bad("backend 'cuda': " + cuda::no_device_reason());
+      device_ = cuda::current_device();
+    }
   }
 
-  HostPlan(const HostPlan&) = delete;  // it owns its plans
-  HostPlan& operator=(const HostPlan&) = delete;
+  ArrayPlan(const ArrayPlan&) = delete;  // it owns its plans
+  ArrayPlan& operator=(const ArrayPlan&) = delete;
 
   template <class T>
   void apply(const HostArray<const T>& in, const HostArray<T>& out) {
-    if (dtype_ != (sizeof(T) == 4 ? "float32" : "float64"))
-      bad("the plan is for " + dtype_ + " arrays, given " + (sizeof(T) == 4 ? "float32" : "float64"));
-    const FieldView<const T> vin = view(in, "u");
-    const FieldView<T> vout = view(out, "out");
-    if (vin.layout().line() != vout.layout().line() || vin.layout().slice() != vout.layout().slice())
-      bad("u and out have different strides: a plan applies to arrays of one layout");
-    const Plan& plan = plan_for(vin.layout(), vout.layout());
-    nb::gil_scoped_release nogil;
-    plan.apply(vin, vout);
+    if (memory_ != Memory::host) bad("the plan runs on cuda: give it GPU arrays");
+    run<T>(view(in, "u"), view(out, "out"), nullptr);
+  }
+
+  // On `stream` (a cudaStream_t as an integer; 0 the legacy default stream); returns once the
+  // work is enqueued. Both arrays must live on the GPU the plan was made on.
+  template <class T>
+  void apply_gpu(const GpuArray<const T>& in, const GpuArray<T>& out, uintptr_t stream) {
+    if (memory_ != Memory::device) bad("the plan runs on " + backend_ + ": give it NumPy arrays");
+    if (in.device_id() != device_ || out.device_id() != device_)
+      bad("u is on GPU " + std::to_string(in.device_id()) + " and out on GPU " +
+          std::to_string(out.device_id()) + "; the plan was made on GPU " + std::to_string(device_));
+    run<T>(view(in, "u"), view(out, "out"), reinterpret_cast<Stream>(stream));
   }
 
   std::string describe() const { return last_ ? last_->describe().dump() : ""; }
 
  private:
+  template <class T>
+  void run(const FieldView<const T>& vin, const FieldView<T>& vout, Stream stream) {
+    if (dtype_ != (sizeof(T) == 4 ? "float32" : "float64"))
+      bad("the plan is for " + dtype_ + " arrays, given " + (sizeof(T) == 4 ? "float32" : "float64"));
+    if (vin.layout().line() != vout.layout().line() || vin.layout().slice() != vout.layout().slice())
+      bad("u and out have different strides: a plan applies to arrays of one layout");
+    const Plan& plan = plan_for(vin.layout(), vout.layout());
+    nb::gil_scoped_release nogil;
+    plan.apply(vin, vout, stream);
+  }
+
   template <class A>
   auto view(const A& a, const char* name) const {
     const int R = stencil_.radius;
@@ -74,7 +99,7 @@ class HostPlan {
             std::to_string(a.shape(1)) + ", " + std::to_string(a.shape(2)) + ")");
     if (a.stride(2) != 1) bad(std::string(name) + ": x (the last axis) must be contiguous");
     auto* origin = a.data() + R * (a.stride(0) + a.stride(1) + 1);
-    return view_of(origin, Memory::host, interior_, R, a.stride(1), a.stride(0));
+    return view_of(origin, memory_, interior_, R, a.stride(1), a.stride(0));
   }
 
   // The plan of this layout: built the first time it is met. Both arrays' alignment is the
@@ -95,6 +120,8 @@ class HostPlan {
   Stencil stencil_;
   Extents interior_;
   std::string dtype_, backend_;
+  Memory memory_;
+  int device_ = -1;  // the GPU a cuda plan was made on
   std::map<std::tuple<int64_t, int64_t, int64_t>, std::unique_ptr<Plan>> plans_;
   const Plan* last_ = nullptr;  // the plan of the last call, for describe()
 };
@@ -102,12 +129,14 @@ class HostPlan {
 }  // namespace
 
 void bind_plan(nb::module_& m) {
-  nb::class_<HostPlan>(m, "HostPlan")
+  nb::class_<ArrayPlan>(m, "ArrayPlan")
       .def(nb::init<const std::string&, int, int64_t, int64_t, int64_t, double, double, double,
                     const std::string&, const std::string&>())
-      .def("apply_f32", &HostPlan::apply<float>, nb::arg("u"), nb::arg("out"))
-      .def("apply_f64", &HostPlan::apply<double>, nb::arg("u"), nb::arg("out"))
-      .def("describe", &HostPlan::describe);
+      .def("apply_f32", &ArrayPlan::apply<float>, nb::arg("u"), nb::arg("out"))
+      .def("apply_f64", &ArrayPlan::apply<double>, nb::arg("u"), nb::arg("out"))
+      .def("apply_gpu_f32", &ArrayPlan::apply_gpu<float>, nb::arg("u"), nb::arg("out"), nb::arg("stream"))
+      .def("apply_gpu_f64", &ArrayPlan::apply_gpu<double>, nb::arg("u"), nb::arg("out"), nb::arg("stream"))
+      .def("describe", &ArrayPlan::describe);
 }
 
 }  // namespace fdstencil::python

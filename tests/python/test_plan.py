@@ -85,7 +85,7 @@ def test_bad_input_is_refused_with_the_reason():
     with pytest.raises(ValueError, match="op"):
         fdstencil.Plan("d3x", 2, (4, 5, 6))
     with pytest.raises(ValueError, match="backend"):
-        fdstencil.Plan("d2x", 2, (4, 5, 6), backend="cuda")
+        fdstencil.Plan("d2x", 2, (4, 5, 6), backend="gpu")
     ro = np.zeros(plan.padded_shape, np.float32)
     ro.flags.writeable = False
     with pytest.raises(ValueError, match="read-only"):
