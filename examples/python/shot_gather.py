@@ -23,15 +23,21 @@ def model(nz=300, nx=600, h=10.0):
     return v
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--output", default="shot_gather.png")
+def example_args(doc, output, backend_help="fdstencil's backend"):
+    """The examples' options: the figure (never replaced unless asked), the backend, --quick."""
+    p = argparse.ArgumentParser(description=doc.splitlines()[0])
+    p.add_argument("--output", default=output)
     p.add_argument("--overwrite", action="store_true", help="replace an existing --output file")
-    p.add_argument("--backend", default="auto")
+    p.add_argument("--backend", default="auto", choices=("auto", "cuda", "cpu"), help=backend_help)
     p.add_argument("--quick", action="store_true", help="a model a quarter the size, for a test")
     a = p.parse_args()
     if os.path.exists(a.output) and not a.overwrite:
         p.error(f"{a.output} exists: give --overwrite to replace it, or another --output")
+    return a
+
+
+def main():
+    a = example_args(__doc__, "shot_gather.png")
     # quick: a lower peak frequency on the coarser grid keeps the points per wavelength near the full run's
     h, nt, f0 = (20.0, 1000, 6.0) if a.quick else (10.0, 2500, 15.0)
     v = model(150, 300, h) if a.quick else model(h=h)

@@ -188,6 +188,25 @@ def test_the_shot_gather_example_runs(tmp_path):
     assert again.returncode == 2 and "--overwrite" in again.stderr
 
 
+def test_the_deepwave_example_runs_with_or_without_deepwave(tmp_path):
+    pytest.importorskip("matplotlib")
+    example = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "python", "versus_deepwave.py")
+    png = tmp_path / "v.png"
+    out = subprocess.run([sys.executable, example, "--quick", "--backend", "cpu", "--output", str(png)],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("fdstencil (cpu): 150 receivers x 1000 steps in ")
+    try:
+        import deepwave  # noqa: F401
+        assert "the records: correlation 0.99" in out.stdout, out.stdout
+    except ImportError:
+        assert "Deepwave is not here" in out.stdout, out.stdout
+    assert png.stat().st_size > 10000
+    again = subprocess.run([sys.executable, example, "--quick", "--output", str(png)], capture_output=True, text=True,
+                           timeout=300)
+    assert again.returncode == 2 and "--overwrite" in again.stderr
+
+
 def test_several_shots_in_one_call_are_each_shots_own():
     v, dt, nt, sources, receivers = shot_inputs()
     shots = [{"sources": [[105.0, 333.0]], "wavelets": fdstencil.wave.ricker(15, dt, nt), "receivers": receivers},
