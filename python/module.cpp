@@ -164,6 +164,7 @@ NB_MODULE(_core, m) {
         nb::arg("vmax"));
   m.def("ricker", &wave::ricker, nb::arg("f0"), nb::arg("delay"), nb::arg("dt"), nb::arg("n"));
   fdstencil::python::bind_plan(m);
+  fdstencil::python::bind_tune(m);
   nb::class_<KeptHandle>(m, "KeptState").def(nb::init<>());
   m.def("run_wave", &run_wave, nb::arg("velocity"), nb::arg("spacing"), nb::arg("dt"), nb::arg("nt"),
         nb::arg("sources"), nb::arg("wavelets"), nb::arg("receivers"), nb::arg("radius"), nb::arg("cpml"),

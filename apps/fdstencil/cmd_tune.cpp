@@ -127,15 +127,8 @@ int run_tune(const TuneOpts& o, bool json_show) {
                 e.effective_gbps, e.pct_of_copy, r.timed, r.seconds);
     std::fflush(stdout);
     // The cache's own entry, with the size as given, the search's counts and every candidate.
-    nlohmann::json rec = to_json(e);
+    nlohmann::json rec = to_json(r);
     rec["size"] = {c.size.nx, c.size.ny, c.size.nz};
-    rec["timed"] = r.timed;
-    rec["failed"] = r.failed;
-    rec["unsupported"] = r.unsupported;
-    rec["budget_reached"] = r.budget_reached;
-    rec["seconds"] = r.seconds;
-    rec["cache_file"] = r.cache_file;
-    rec["candidates"] = r.candidates;
     doc["cases"].push_back(rec);
     if (!o.json_path.empty()) write_json_file(o.json_path, doc);  // a cut-off run keeps its cases
   }

@@ -53,6 +53,10 @@ struct TuneResult {
   nlohmann::json candidates = nlohmann::json::array();
 };
 
+// The winner's cache entry (to_json(TuningEntry)) with the search's counts, its time, the cache
+// file written and every candidate: what `fdstencil tune --json` and fdstencil.tune report.
+nlohmann::json to_json(const TuneResult& r);
+
 // `interior` counts the points written (for laplacian7, the grid without its boundary). Throws
 // Error(invalid_argument) for a bad case or option, Error(unsupported) without a GPU,
 // Error(out_of_memory) when the case does not fit the device or the host, Error(io) when the

@@ -15,9 +15,10 @@ import numpy as np
 
 from . import _core, wave
 from .plan import Plan
+from .tune import tune
 
 __version__ = _core.__version__
-__all__ = ["Plan", "coeffs", "info", "wave", "__version__"]
+__all__ = ["Plan", "coeffs", "info", "tune", "wave", "__version__"]
 
 
 def coeffs(radius, derivative=2, spacing=1.0):
