@@ -37,7 +37,7 @@ def max_stable_dt(dim, radius, spacing, vmax):
 
 @dataclass
 class Shot:
-    traces: np.ndarray  # (receivers, nt) float32: receiver r at t = n dt is traces[r, n]
+    traces: object  # (receivers, nt) float32, the model's kind of array: receiver r at t = n dt is traces[r, n]
     dt: float  # the time step the run took, seconds
     final_field: object  # u after nt steps on the model's points (float32, the model's shape), or None
     timing: dict  # loop_s, total_s, gpts, backend, kernel, state_kept
@@ -53,6 +53,33 @@ def _points(name, value, dim):
     if not np.all(np.isfinite(a)):
         raise ValueError(f"{name}: positions must be finite")
     return a
+
+
+def _host(a):
+    """A framework's array (PyTorch, CuPy) as NumPy on the host, copied there once where it lives on
+    the GPU; anything else as np.asarray takes it."""
+    module = type(a).__module__
+    if module.startswith("torch"):
+        return a.detach().cpu().numpy()
+    if module.startswith("cupy"):
+        return a.get()
+    return np.asarray(a)
+
+
+def _like(model):
+    """How to hand a NumPy result back as the model's kind of array, on the model's device."""
+    module = type(model).__module__
+    if module.startswith("torch"):
+        import torch
+        return lambda a: None if a is None else torch.from_numpy(a).to(model.device)
+    if module.startswith("cupy"):
+        import cupy
+
+        def to_model_device(a):
+            with cupy.cuda.Device(model.device.id):
+                return cupy.asarray(a)
+        return lambda a: None if a is None else to_model_device(a)
+    return lambda a: a
 
 
 def forward_many(velocity, spacing, nt, shots, dt=None, radius=4, cpml=10, free_surface=False, backend="auto",
@@ -78,8 +105,14 @@ def forward(velocity, spacing, nt, sources, wavelets, receivers=(), dt=None, rad
     the stencil's half-width (order 2R). cpml: absorbing points outside every face (0: none).
     backend: "auto" (the GPU when there is one), "cuda" or "cpu". Returns a Shot. Raises ValueError
     for bad input (with the tool's message), MemoryError when the state does not fit, and
-    KeyboardInterrupt on Ctrl-C (the run stops at a step boundary)."""
-    v = np.asarray(velocity)
+    KeyboardInterrupt on Ctrl-C (the run stops at a step boundary).
+
+    The model may be a PyTorch tensor or a CuPy array, on the host or a GPU: it is copied to the
+    host once (the solver copies every model into its own storage), and the traces and the final
+    field come back as that framework's arrays on the model's device. Positions and wavelets may
+    be such arrays too."""
+    back = _like(velocity)
+    v = _host(velocity)
     if v.dtype != np.float32:
         if not np.issubdtype(v.dtype, np.floating) and not np.issubdtype(v.dtype, np.integer):
             raise TypeError(f"velocity: expected a real array, got dtype {v.dtype}")
@@ -96,9 +129,9 @@ def forward(velocity, spacing, nt, sources, wavelets, receivers=(), dt=None, rad
         if not math.isfinite(vmax) or vmax <= 0:
             raise ValueError("velocity: the model's values must be finite and positive")
         dt = 0.8 * max_stable_dt(dim, radius, spacing, vmax)
-    src = _points("sources", sources, dim)
-    rec = _points("receivers", receivers, dim) if len(receivers) else np.zeros((0, dim))
-    w = np.ascontiguousarray(wavelets, dtype=np.float64)
+    src = _points("sources", _host(sources), dim)
+    rec = _points("receivers", _host(receivers), dim) if len(receivers) else np.zeros((0, dim))
+    w = np.ascontiguousarray(_host(wavelets), dtype=np.float64)
     if w.ndim == 1:
         w = np.ascontiguousarray(np.broadcast_to(w, (src.shape[0], w.size)))
     if w.ndim != 2 or w.shape[0] != src.shape[0]:
@@ -109,4 +142,4 @@ def forward(velocity, spacing, nt, sources, wavelets, receivers=(), dt=None, rad
     traces, run_dt, field, timing = _core.run_wave(v, float(spacing), float(dt), nt, src, w, rec, int(radius),
                                                    int(cpml), bool(free_surface), backend, bool(final_field),
                                                    _kept)
-    return Shot(traces=traces, dt=run_dt, final_field=field, timing=timing)
+    return Shot(traces=back(traces), dt=run_dt, final_field=back(field), timing=timing)

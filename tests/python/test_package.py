@@ -188,6 +188,20 @@ def test_the_shot_gather_example_runs(tmp_path):
     assert again.returncode == 2 and "--overwrite" in again.stderr
 
 
+def test_a_torch_model_gives_torch_traces_of_the_same_bits():
+    torch = pytest.importorskip("torch")
+    v, dt, nt, sources, receivers = shot_inputs()
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    w = fdstencil.wave.ricker(15, dt, nt)
+    ref = fdstencil.wave.forward(v, 10.0, nt, sources, w, receivers, dt=dt, cpml=10, backend="cpu", final_field=True)
+    got = fdstencil.wave.forward(torch.from_numpy(v).to(device), 10.0, nt, torch.tensor(sources, device=device),
+                                 torch.from_numpy(w), torch.tensor(receivers), dt=dt, cpml=10, backend="cpu",
+                                 final_field=True)
+    for a, b in ((got.traces, ref.traces), (got.final_field, ref.final_field)):
+        assert isinstance(a, torch.Tensor) and a.device.type == device and a.dtype == torch.float32
+        assert a.cpu().numpy().tobytes() == b.tobytes()
+
+
 def test_the_deepwave_example_runs_with_or_without_deepwave(tmp_path):
     pytest.importorskip("matplotlib")
     example = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "python", "versus_deepwave.py")
