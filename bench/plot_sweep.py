@@ -4,7 +4,7 @@
 Usage: python3 bench/plot_sweep.py FILE.json ... --output PNG [--title TEXT] [--widths 0,10]
 
 Each record of each file is one `fdstencil wave` run: its radius (the record's `radius`, else the
-`--radius` in its arguments, else 4, the CLI's default), its model shape (`--shape` in its `model`
+`--radius` in its arguments, else the R= of its kernel's description), its model shape (`--shape` in its `model`
 or other list arguments) and its computational extents (`computational`: model + layers). The
 layer width is their difference over two. The figure has a panel per dimension (2D, 3D), a line per
 radius (colour) and layer width (solid with layers, dashed without), points at the model's points
@@ -19,13 +19,13 @@ import argparse
 import json
 import math
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import png_out  # noqa: E402
 
 DPI = 130  # as bench/plot_wave.py: legible 7-8 inch figures in docs/ at ~1000 pixels wide
-DEFAULT_RADIUS = 4  # fdstencil wave's --radius default (apps/fdstencil/wave_cli.hpp)
 
 
 class InputError(Exception):
@@ -49,7 +49,12 @@ def point_of(record, where):
         raise InputError(f"{where}: a record needs --shape, computational extents and gpts")
     if len(shape) != len(comp) or len(comp) not in (2, 3) or not math.isfinite(gpts) or gpts <= 0:
         raise InputError(f"{where}: shape {shape}, extents {comp} and GPts/s {gpts} do not fit together")
-    radius = record.get("radius", flag_value(record, "--radius") or DEFAULT_RADIUS)
+    radius = record.get("radius", flag_value(record, "--radius"))
+    if radius is None:  # the campaign's fixed arguments are not in its records: the kernel says R
+        found = re.search(r"\bR=(\d+)", str(record.get("kernel", "")))
+        if not found:
+            raise InputError(f"{where}: the record names no radius (no radius, --radius or kernel R=)")
+        radius = found.group(1)
     return {"dim": len(comp), "radius": int(radius), "width": (comp[-1] - shape[-1]) // 2,
             "points": math.prod(shape), "gpts": gpts}
 
@@ -112,8 +117,9 @@ def main(argv=None):
     p.add_argument("--widths", type=parse_widths, help="only runs with these layer widths, e.g. 0,10 (default all)")
     args = p.parse_args(argv)
     try:
-        if png_out.folder_problem(args.output):
-            raise InputError(png_out.folder_problem(args.output))
+        problem = png_out.folder_problem(args.output)
+        if problem:
+            raise InputError(problem)
         points = read_points(args.files, args.widths)
     except InputError as e:
         print(f"plot_sweep.py: error: {e}", file=sys.stderr)

@@ -588,8 +588,9 @@ def main(argv=None):
     args = p.parse_args(argv)
 
     try:
-        if png_out.folder_problem(args.output):
-            raise InputError(png_out.folder_problem(args.output))
+        problem = png_out.folder_problem(args.output)
+        if problem:
+            raise InputError(problem)
         if args.cmd == "trace":
             payload = trace_inputs(args)
             payload["k"] = args.receiver

@@ -17,8 +17,9 @@ np.save("/tmp/wavefig/model2d.npy", v.astype(np.float32))
 PY
 
 # 2. One shot: a 15 Hz Ricker at 20 m depth, 201 receivers at 10 m depth every 10 m, 1.2 s, a
-#    snapshot at step 700 (t = 0.444 s).
-"$FD" wave --model /tmp/wavefig/model2d.npy --spacing 5 --time 1.2 \
+#    snapshot at step 700 (t = 0.444 s); the 20-point CPML the committed figures were drawn with
+#    (the default before issue 35 made it 10).
+"$FD" wave --model /tmp/wavefig/model2d.npy --spacing 5 --time 1.2 --cpml 20 \
   --source 20,700 --ricker 15 --receiver-line 10,0:10,2000:201 --snapshot-steps 700 --output /tmp/wavefig/run
 
 # 3. The pictures.

@@ -14,6 +14,7 @@
 
 #include "bindings.hpp"
 #include "fdstencil/device.hpp"
+#include "fdstencil/device_field.hpp"
 #include "fdstencil/error.hpp"
 #include "fdstencil/field.hpp"
 #include "fdstencil/plan.hpp"
@@ -33,10 +34,30 @@ using HostArray = nb::ndarray<T, nb::numpy, nb::ndim<3>, nb::device::cpu>;
 template <class T>
 using GpuArray = nb::ndarray<T, nb::ndim<3>, nb::device::cuda>;
 
+// Makes `device` the current GPU while it lives (plans are built and launched on the current
+// one), then restores the caller's: a framework may have made another current meanwhile.
+class OnDevice {
+ public:
+  explicit OnDevice(int device) : before_(cuda::current_device()) {
+    if (device != before_) select_gpu(device);
+  }
+  ~OnDevice() {
+    try {
+      if (cuda::current_device() != before_) select_gpu(before_);
+    } catch (const Error&) {  // restoring is best effort: the work itself has already been enqueued
+    }
+  }
+  OnDevice(const OnDevice&) = delete;
+  OnDevice& operator=(const OnDevice&) = delete;
+
+ private:
+  int before_;
+};
+
 class ArrayPlan {
  public:
   ArrayPlan(const std::string& op, int radius, int64_t nz, int64_t ny, int64_t nx, double hz, double hy,
-            double hx, const std::string& dtype, const std::string& backend)
+            double hx, const std::string& dtype, const std::string& backend, int device)
       : stencil_{parse_op(op), radius, {hx, hy, hz}},
         interior_{nx, ny, nz},
         dtype_(dtype),
@@ -49,7 +70,7 @@ class ArrayPlan {
       bad("backend '" + backend + "': expected cuda (GPU arrays), cpu or reference (NumPy arrays)");
     if (memory_ == Memory::device) {
       if (cuda::device_count() == 0) bad("backend 'cuda': " + cuda::no_device_reason());
-      device_ = cuda::current_device();
+      device_ = device >= 0 ? device : cuda::current_device();
     }
   }
 
@@ -62,14 +83,15 @@ class ArrayPlan {
     run<T>(view(in, "u"), view(out, "out"), nullptr);
   }
 
-  // On `stream` (a cudaStream_t as an integer; 0 the legacy default stream); returns once the
-  // work is enqueued. Both arrays must live on the GPU the plan was made on.
+  // On `stream` (a cudaStream_t as an integer; 0 the legacy default stream) of the plan's GPU,
+  // made current for the call; returns once the work is enqueued. Both arrays must live there.
   template <class T>
   void apply_gpu(const GpuArray<const T>& in, const GpuArray<T>& out, uintptr_t stream) {
     if (memory_ != Memory::device) bad("the plan runs on " + backend_ + ": give it NumPy arrays");
     if (in.device_id() != device_ || out.device_id() != device_)
       bad("u is on GPU " + std::to_string(in.device_id()) + " and out on GPU " +
           std::to_string(out.device_id()) + "; the plan was made on GPU " + std::to_string(device_));
+    const OnDevice on(device_);
     run<T>(view(in, "u"), view(out, "out"), reinterpret_cast<Stream>(stream));
   }
 
@@ -131,11 +153,15 @@ class ArrayPlan {
 void bind_plan(nb::module_& m) {
   nb::class_<ArrayPlan>(m, "ArrayPlan")
       .def(nb::init<const std::string&, int, int64_t, int64_t, int64_t, double, double, double,
-                    const std::string&, const std::string&>())
-      .def("apply_f32", &ArrayPlan::apply<float>, nb::arg("u"), nb::arg("out"))
-      .def("apply_f64", &ArrayPlan::apply<double>, nb::arg("u"), nb::arg("out"))
-      .def("apply_gpu_f32", &ArrayPlan::apply_gpu<float>, nb::arg("u"), nb::arg("out"), nb::arg("stream"))
-      .def("apply_gpu_f64", &ArrayPlan::apply_gpu<double>, nb::arg("u"), nb::arg("out"), nb::arg("stream"))
+                    const std::string&, const std::string&, int>())
+      // noconvert: an array of another type or layout is refused, never copied into a temporary
+      // that would take the result.
+      .def("apply_f32", &ArrayPlan::apply<float>, nb::arg("u").noconvert(), nb::arg("out").noconvert())
+      .def("apply_f64", &ArrayPlan::apply<double>, nb::arg("u").noconvert(), nb::arg("out").noconvert())
+      .def("apply_gpu_f32", &ArrayPlan::apply_gpu<float>, nb::arg("u").noconvert(),
+           nb::arg("out").noconvert(), nb::arg("stream"))
+      .def("apply_gpu_f64", &ArrayPlan::apply_gpu<double>, nb::arg("u").noconvert(),
+           nb::arg("out").noconvert(), nb::arg("stream"))
       .def("describe", &ArrayPlan::describe);
 }
 

@@ -25,8 +25,8 @@ BURST = 100
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--size", type=int, default=64, help="the interior's edge, points (default 64)")
-    p.add_argument("--radius", type=int, default=4)
-    p.add_argument("--calls", type=int, default=2000)
+    p.add_argument("--radius", type=int, default=4, help="the stencil's radius R (default 4)")
+    p.add_argument("--calls", type=int, default=2000, help="calls in the long loop (default 2000)")
     p.add_argument("--output", help="write the figures as JSON here (default: print them)")
     a = p.parse_args()
     try:

@@ -1,4 +1,7 @@
-"""fdstencil.Plan: an operator prepared once for one size and applied to NumPy arrays in place."""
+"""fdstencil.Plan: an operator prepared once for one size and applied in place to NumPy arrays on the
+host or to PyTorch and CuPy arrays on their GPU."""
+import contextlib
+
 import numpy as np
 
 from . import _core
@@ -57,7 +60,7 @@ class Plan:
         """The arrays' shape: the interior and the halo, (nz + 2R, ny + 2R, nx + 2R)."""
         return tuple(n + 2 * self.radius for n in self.shape)
 
-    def _plan(self, memory):
+    def _plan(self, memory, device=-1):
         if memory not in self._plans:
             if memory == "gpu" and self.backend not in ("auto", "cuda"):
                 raise ValueError(f"the plan's backend is {self.backend!r}: GPU arrays run on 'cuda'")
@@ -65,7 +68,7 @@ class Plan:
                 raise ValueError("the plan's backend is 'cuda': give it GPU arrays (CuPy, PyTorch)")
             backend = "cuda" if memory == "gpu" else ("cpu" if self.backend == "auto" else self.backend)
             self._plans[memory] = _core.ArrayPlan(self.op, self.radius, *self.shape, *self._spacing,
-                                                  self.dtype.name, backend)
+                                                  self.dtype.name, backend, device)
         self._last = self._plans[memory]
         return self._last
 
@@ -100,17 +103,22 @@ class Plan:
     def _gpu(self, u, out, stream):
         if _dtype_name(u) != self.dtype.name:
             raise TypeError(f"u: the plan is for {self.dtype}, got {_dtype_name(u)}")
-        if out is None:
-            out = _zeros_like(u)
-        if not _gpu_array(out) or _dtype_name(out) != self.dtype.name:
-            raise TypeError(f"out: expected a GPU array of {self.dtype}")
-        if tuple(_strides(u)) != tuple(_strides(out)):
-            if not _dense(out):
-                raise ValueError("u and out have different strides, and out is not contiguous: give arrays of "
-                                 "one layout (a plan applies to arrays of one layout)")
-            u = _dense_copy(u)  # the one copy made, in out's (dense) layout
-        plan = self._plan("gpu")
-        (plan.apply_gpu_f32 if self.dtype == np.float32 else plan.apply_gpu_f64)(u, out, _stream_of(u, stream))
+        handle = _stream_of(u, stream)
+        # A zeroed out and a dense copy of u are made on the stream the work goes on (the current
+        # one unless `stream` names another), so that they are ready before it reads them and
+        # their memory is reused only after it.
+        with _on_stream(u, handle) if stream is not None else contextlib.nullcontext():
+            if out is None:
+                out = _zeros_like(u)
+            if not _gpu_array(out) or _dtype_name(out) != self.dtype.name:
+                raise TypeError(f"out: expected a GPU array of {self.dtype}")
+            if tuple(_strides(u)) != tuple(_strides(out)):
+                if not _dense(out):
+                    raise ValueError("u and out have different strides, and out is not contiguous: give arrays "
+                                     "of one layout (a plan applies to arrays of one layout)")
+                u = _dense_copy(u)  # the one copy made, in out's (dense) layout
+            plan = self._plan("gpu", u.__dlpack_device__()[1])
+            (plan.apply_gpu_f32 if self.dtype == np.float32 else plan.apply_gpu_f64)(u, out, handle)
         return out
 
     def describe(self):
@@ -160,6 +168,20 @@ def _zeros_like(a):
         with cupy.cuda.Device(a.device.id):
             return cupy.zeros(a.shape, dtype=a.dtype)
     raise TypeError(f"out: give an output array for {type(a).__name__} (made here for PyTorch and CuPy only)")
+
+
+def _on_stream(a, handle):
+    """A context in which a's framework makes its arrays on stream `handle` (and on a's GPU)."""
+    if _torch(a):
+        import torch
+        return torch.cuda.stream(torch.cuda.ExternalStream(handle, device=a.device))
+    if type(a).__module__.startswith("cupy"):
+        import cupy
+        both = contextlib.ExitStack()
+        both.enter_context(cupy.cuda.Device(a.device.id))
+        both.enter_context(cupy.cuda.ExternalStream(handle))
+        return both
+    return contextlib.nullcontext()
 
 
 def _stream_of(a, stream):

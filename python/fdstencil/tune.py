@@ -16,12 +16,12 @@ def tune(op, radius, shape, dtype=np.float32, budget=60.0, cache_file=None, stor
     ~/.cache/fdstencil/tuning.json) unless store=False; plans built after it take it. `progress`, a
     callable, receives each line of the search (else they go to stderr).
 
-    Returns a dict, the record `fdstencil tune --json` gives a case: the cache entry (the device,
-    the winner's variant and params, median_ms, effective_gbps, the copy bandwidth measured in the
-    same run (copy_gbps), pct_of_copy, tuned_at), the candidates timed, failed and unsupported,
-    whether the budget was reached, seconds, the cache file written ("" when store=False), and
-    every candidate with its status. ValueError without a GPU (with the reason) and for a bad case; the GIL is released
-    while it searches."""
+    Returns a dict, the record `fdstencil tune --json` gives a case less its size: the cache entry
+    (the device, the winner's variant and params, median_ms, effective_gbps, the copy bandwidth
+    measured in the same run (copy_gbps), pct_of_copy, tuned_at), the candidates timed, failed and
+    unsupported, whether the budget was reached, seconds, the cache file written ("" when
+    store=False), and every candidate with its status. ValueError without a GPU (with the reason)
+    and for a bad case; the GIL is released while it searches."""
     if op not in OPS:
         raise ValueError(f"op {op!r}: expected one of {', '.join(OPS)}")
     if len(shape) != 3:

@@ -14,7 +14,6 @@
 #include <sstream>
 
 #include "fdstencil/error.hpp"
-#include "fdstencil/tune.hpp"
 #include "fdstencil/tuning_cache.hpp"
 #include "fdstencil/version.hpp"
 
@@ -46,18 +45,6 @@ nlohmann::json to_json(const TuningEntry& e) {
           {"candidates", e.candidates},
           {"seconds", e.seconds},
           {"tuned_at", e.tuned_at}};
-}
-
-nlohmann::json to_json(const TuneResult& r) {
-  nlohmann::json rec = to_json(r.best);
-  rec["timed"] = r.timed;
-  rec["failed"] = r.failed;
-  rec["unsupported"] = r.unsupported;
-  rec["budget_reached"] = r.budget_reached;
-  rec["seconds"] = r.seconds;
-  rec["cache_file"] = r.cache_file;
-  rec["candidates"] = r.candidates;
-  return rec;
 }
 
 namespace {

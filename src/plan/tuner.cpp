@@ -61,6 +61,18 @@ void check_options(const TuneOptions& o) {
 
 }  // namespace
 
+nlohmann::json to_json(const TuneResult& r) {
+  nlohmann::json rec = to_json(r.best);
+  rec["timed"] = r.timed;
+  rec["failed"] = r.failed;
+  rec["unsupported"] = r.unsupported;
+  rec["budget_reached"] = r.budget_reached;
+  rec["seconds"] = r.seconds;
+  rec["cache_file"] = r.cache_file;
+  rec["candidates"] = r.candidates;
+  return rec;
+}
+
 #ifndef FDSTENCIL_HAVE_CUDA
 
 TuneResult tune(Op op, int radius, DType dtype, Extents interior, const TuneOptions& opt) {

@@ -421,7 +421,7 @@ TEST(WaveGpu, DefaultsFollowTheRadiusAndThePlaneSize) {
     }
   // Planes of up to 256^2 without layers: R = 4 the l1 march's own shape, R = 5 tma 8x16 in chunks
   // of 8, R = 6 the tile 8x16 in chunks of 8 (split), R = 7 and 8 tma 16x16 in chunks of 16; with
-  // layers tma 8x16 in chunks of 16, as on larger planes.
+  // layers from R = 5 tma 8x16 in chunks of 16, as on larger planes (R = 4: the next test's rule).
   const int64_t tiny = 256 * 256;
   const auto t4 = cuda::wave::default_config(3, 4, tiny, false),
              t5 = cuda::wave::default_config(3, 5, tiny, false);
@@ -503,8 +503,13 @@ TEST(WaveGpu, SmallPlanesWithLayersTakeTheL1MarchInShortChunks) {
   }
   EXPECT_EQ(cuda::wave::default_config(3, 4, 256 * 256 + 1, true).design, StepDesign::tma);
   EXPECT_EQ(cuda::wave::default_config(3, 1, 148 * 148, true).design, StepDesign::tile);
-  // A design named by hand starts from its own defaults there too.
-  EXPECT_EQ(cuda::wave::parse_config(R"({"design": "tma"})", 3, 4, 148 * 148, true).design, StepDesign::tma);
+  // A design named by hand there starts from the table's row the rule replaced: tma 8x16 in chunks
+  // of 16 (R = 4), the tile 8x16 in chunks of 8 with zq (R = 2).
+  expect_shape(cuda::wave::parse_config(R"({"design": "tma"})", 3, 4, 148 * 148, true), StepDesign::tma, 8,
+               16, 16, 1, "tma by hand, R = 4, layers");
+  const auto tile2 = cuda::wave::parse_config(R"({"design": "tile"})", 3, 2, 148 * 148, true);
+  expect_shape(tile2, StepDesign::tile, 8, 16, 8, 1, "tile by hand, R = 2, layers");
+  EXPECT_EQ(tile2.zq, 1);
 }
 
 // The new keys' bad values, refused on the host by parse_config with the key named (CI runs it;

@@ -43,6 +43,7 @@ def test_torch_arrays_in_place_on_the_current_stream(op, radius, dtype):
     out = torch.full(plan.padded_shape, float("nan"), dtype=tdt, device="cuda")  # poisoned
     where = out.data_ptr()
     side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())  # u and out were made on the default stream
     with torch.cuda.stream(side):  # the framework's current stream is the one used
         got = plan(u, out)
     side.synchronize()
@@ -64,7 +65,8 @@ def test_torch_out_none_a_given_stream_and_a_slice():
     big = torch.randn((20, 21, 40), device="cuda")
     u = big[3:13, 4:15, 5:17]  # a slice: copied once into out's dense layout
     s = torch.cuda.Stream()
-    out = plan(u, stream=s)
+    s.wait_stream(torch.cuda.current_stream())  # big was made on the default stream
+    out = plan(u, stream=s)  # out and u's dense copy made on s
     s.synchronize()
     assert isinstance(out, torch.Tensor) and out.is_cuda and out.is_contiguous()
     want = _reference("d2xyz", 2, u.cpu().numpy())

@@ -39,8 +39,11 @@ class PlotSweepTest(unittest.TestCase):
         self.assertEqual({p["dim"] for p in points}, {2, 3})
         self.assertEqual({p["radius"] for p in points}, {2, 4, 8})
         self.assertEqual({p["width"] for p in points}, {0, 10})
-        # wave-3d-layers also ran 216^3 with 20 points: only --widths lets it in.
+        # wave-3d-layers also ran 216^3 with 20 points: --widths 0,10 leaves it out, no filter keeps it.
         self.assertIn(20, {p["width"] for p in plot_sweep.read_points(FILES, None)})
+        # A record without a radius of its own takes its kernel's R= (wave-3d-small-l1: R = 4).
+        l1 = plot_sweep.read_points([os.path.join(CAMPAIGNS, "wave-3d-small-l1.json")], None)
+        self.assertEqual({p["radius"] for p in l1}, {4})
         big = [p for p in points if p["dim"] == 3 and p["points"] == 472 ** 3]
         self.assertEqual(len(big), 6)  # 3 radii, with and without layers
 
@@ -50,10 +53,15 @@ class PlotSweepTest(unittest.TestCase):
             broken = os.path.join(out, "broken.json")
             with open(broken, "w") as f:
                 f.write("{not json")
+            radiusless = os.path.join(out, "radiusless.json")
+            with open(radiusless, "w") as f:
+                json.dump({"records": [{"ok": True, "gpts": 1.0, "computational": [30, 30],
+                                        "model": ["--shape", "10,10"], "kernel": "acoustic_step"}]}, f)
             shapeless = os.path.join(out, "shapeless.json")
             with open(shapeless, "w") as f:
                 json.dump({"records": [{"ok": True, "gpts": 1.0, "computational": [10, 10]}]}, f)
-            for args in ([broken], [os.path.join(out, "missing.json")], [shapeless], [FILES[0], "--widths", "7"],
+            for args in ([broken], [os.path.join(out, "missing.json")], [shapeless], [radiusless],
+                         [FILES[0], "--widths", "7"],
                          [FILES[0], "--output", os.path.join(out, "no", "such", "dir.png")]):
                 cmd = [*args] if "--output" in args else [*args, "--output", png]
                 r = run(*cmd)

@@ -127,9 +127,10 @@ KernelConfig shape_2d(int radius, int64_t nx) {
 // bench/results/nvidia-h100/campaigns/). There the blocks that touch a layer take most of the step
 // (216^3 + 20 points at R = 4: the tile's boundary march 268 us a step, tma's interior 65 us), and
 // short chunks of narrow blocks put fewer interior points into them and more blocks in flight.
-// Where it won on the H100 (10-point CPML, 1000 steps): R = 2 on every plane measured, up to 492^2
-// (1.04-1.36x); R = 4 up to 256^2 (1.14-1.53x; 0.99x at 364^2); R = 8 at 148^2 (1.28x; 0.95x at
-// 236^2). R = 3 takes R = 2's and 4's rule, R = 5..7 R = 8's, unmeasured; R = 1 keeps its tile.
+// It won on the H100 (1000 steps) at R = 2 on every plane measured, up to 492^2; at R = 4 up to
+// 256^2 (256^2 with a 20-point layer, the others with 10), not at 364^2; at R = 8 on 148^2, not
+// on 236^2. R = 3 takes R = 2's and 4's rule, R = 5..7 R = 8's, unmeasured; R = 1 keeps its tile.
+// Chunks of 8, not 4: 4 led by at most 5 % (128^3 at R = 2 and 4, 216^3 at R = 2), 8 elsewhere.
 constexpr KernelConfig kLayerL1{32, 4, 2, 8};
 constexpr int64_t kLayerL1PlaneWide = kTinyPlanePoints / 2;  // R >= 5: between 148^2 and 236^2
 bool layer_l1(int radius, int64_t plane_points) {
@@ -138,10 +139,11 @@ bool layer_l1(int radius, int64_t plane_points) {
   return radius >= 5 && plane_points <= kLayerL1PlaneWide;
 }
 
-KernelConfig default_for(int dim, int radius, int64_t plane_points, bool layers, bool slabs) {
+// The table's row before the layers' small-plane rule: each design by hand on those planes starts
+// from it (design_default).
+KernelConfig table_row(int dim, int radius, int64_t plane_points, bool layers, bool slabs) {
   const bool small_plane = plane_points <= kTilePlanePoints, tiny_plane = plane_points <= kTinyPlanePoints;
   if (dim == 2) return shape_2d(radius, plane_points);
-  if (layers && layer_l1(radius, plane_points)) return kLayerL1;
   if (radius == 1)
     return small_plane ? KernelConfig{8, 16, kTileVec, 8, StepDesign::tile, 0, 1} : l1_shape(1);
   if (radius == 2)
@@ -162,6 +164,11 @@ KernelConfig default_for(int dim, int radius, int64_t plane_points, bool layers,
   KernelConfig c = radius == 5 || radius == 6 ? kTmaNarrow : kTmaShape;
   if (long_chunks) c.nw = 64;
   return c;
+}
+
+KernelConfig default_for(int dim, int radius, int64_t plane_points, bool layers, bool slabs) {
+  if (dim == 3 && layers && layer_l1(radius, plane_points)) return kLayerL1;
+  return table_row(dim, radius, plane_points, layers, slabs);
 }
 
 // `ahead` as d2xyz tma's (seismic/variants_tma.cu kMaxAhead): beyond 8 tiles the ring holds more
@@ -325,6 +332,9 @@ KernelConfig design_default(int dim, int radius, int64_t plane_points, bool laye
                             StepDesign design) {
   const KernelConfig c = default_for(dim, radius, plane_points, layers, slabs);
   if (c.design == design) return c;
+  // Where the layers' rule took the l1 march, a design by hand starts from the table's own row.
+  const KernelConfig row = table_row(dim, radius, plane_points, layers, slabs);
+  if (row.design == design) return row;
   if (design == StepDesign::l1) return l1_shape(radius);
   if (design == StepDesign::tile) return kTileShape;
   // tma by hand where the table's row names another design (R = 4 and 6 on planes of up to 256^2,
