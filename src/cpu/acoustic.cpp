@@ -1,5 +1,8 @@
-// The acoustic step on the cpu: each point's derivatives from plain loops over the taps, then
-// physics/acoustic.hpp's CPML and leapfrog, planes shared among OpenMP threads.
+// The acoustic step on the cpu: planes shared among OpenMP threads. On each x-line the run of
+// points clear of every CPML layer (and of the free surface's mirror) takes interior_run, the
+// plain sum of second derivatives with R a constant, which the compiler unrolls and vectorizes;
+// every other point takes the general loop over the taps with physics/acoustic.hpp's CPML. Both
+// add the same products in the same order, so a point's value does not depend on its path.
 #include "cpu/acoustic.hpp"
 
 #include <cstring>
@@ -42,6 +45,106 @@ void AcousticCpu<T>::restore(const acoustic::State<T>& st) {
   traces_ = st.traces;
 }
 
+namespace {
+
+// u^{n+1} over `count` points of one x-line from point p, none in a layer: d2x + d2y + d2z, each
+// summed over the taps r = 0..2R, then the leapfrog, as the general loop does for such a point.
+template <int R, bool Y, class T>
+void interior_line(const T* __restrict u, T* __restrict out, const T* __restrict m, int64_t p, int64_t count,
+                   int64_t line, int64_t slice, const T* __restrict w2) {
+  // Vectorized across the points (each lane sums its own taps in order), the taps unrolled.
+#pragma omp simd
+  for (int64_t q = p; q < p + count; ++q) {
+    T lap = 0, d2 = 0;
+#pragma GCC unroll 17
+    for (int r = 0; r <= 2 * R; ++r) d2 += w2[r] * u[q + r - R];
+    lap += d2;
+    if constexpr (Y) {
+      d2 = 0;
+#pragma GCC unroll 17
+      for (int r = 0; r <= 2 * R; ++r) d2 += w2[r] * u[q + (r - R) * line];
+      lap += d2;
+    }
+    d2 = 0;
+#pragma GCC unroll 17
+    for (int r = 0; r <= 2 * R; ++r) d2 += w2[r] * u[q + (r - R) * slice];
+    lap += d2;
+    out[q] = acoustic::leapfrog(u[q], out[q], m[q], lap);
+  }
+}
+
+template <int R, class T>
+void interior_run(const T* u, T* out, const T* m, int64_t p, int64_t count, int64_t line, int64_t slice,
+                  bool y, const T* w2) {
+  if (y)
+    interior_line<R, true>(u, out, m, p, count, line, slice, w2);
+  else
+    interior_line<R, false>(u, out, m, p, count, line, slice, w2);
+}
+
+template <class T>
+using InteriorRun = void (*)(const T*, T*, const T*, int64_t, int64_t, int64_t, int64_t, bool, const T*);
+
+template <class T, int... Rs>
+InteriorRun<T> interior_run_for(int radius, std::integer_sequence<int, Rs...>) {
+  InteriorRun<T> f = nullptr;
+  ((radius == Rs + 1 ? (f = &interior_run<Rs + 1, T>, 0) : 0), ...);
+  return f;
+}
+
+// u^{n+1} at points [i0, i1) of x-line (j, k), any of them in a layer: each axis's second
+// derivative (and, in that axis's layer, its first and the CPML), the odd mirror above a free
+// surface, the leapfrog. `pml`: the memory variables, per axis psi, chi, phi.
+template <int R, class T>
+void general_points(const acoustic::Setup<T>& s, std::vector<T> (&pml)[3][3], const T* u, T* out, int64_t j,
+                    int64_t k, int64_t i0, int64_t i1) {
+  const int64_t stride[3] = {1, s.line, s.slice};
+  const bool has_axis[3] = {true, s.dim == 3, true};
+  const bool mirror = s.free_surface && k < R;  // z taps above the surface read its mirror image
+  for (int64_t i = i0; i < i1; ++i) {
+    const int64_t p = s.origin + i + j * s.line + k * s.slice;
+    const int64_t c[3] = {i, j, k};
+    T lap = 0;
+    for (int a = 0; a < 3; ++a) {
+      if (!has_axis[a]) continue;
+      const int slot = s.axis[a].slot(c[a]);
+      T d2 = 0, d1 = 0;
+#pragma GCC unroll 17
+      for (int r = 0; r <= 2 * R; ++r) {
+        const int64_t off = r - R;
+        const T v = a == 2 && mirror && k + off < 0
+                        ? -u[p + (-2 * k - off) * s.slice]  // odd mirror about z = 0
+                        : u[p + off * stride[a]];
+        d2 += s.w2[r] * v;
+        if (slot >= 0) d1 += s.w1[r] * v;
+      }
+      if (slot < 0) {
+        lap += d2;
+      } else {
+        const int64_t q = acoustic::pml_index(a, slot, i, j, k, s.nx, s.ny, s.axis[a].slots());
+        lap += acoustic::cpml_second_derivative(d2, d1, s.coef[a][size_t(slot)], pml[a][0][q], pml[a][1][q],
+                                                pml[a][2][q]);
+      }
+    }
+    T next = acoustic::leapfrog(u[p], out[p], s.m[p], lap);
+    if (s.free_surface && k == 0) next = T(0);
+    out[p] = next;
+  }
+}
+
+template <class T>
+using GeneralPoints = void (*)(const acoustic::Setup<T>&, std::vector<T> (&)[3][3], const T*, T*, int64_t,
+                               int64_t, int64_t, int64_t);
+
+template <class T, int... Rs>
+GeneralPoints<T> general_points_for(int radius, std::integer_sequence<int, Rs...>) {
+  GeneralPoints<T> f = nullptr;
+  ((radius == Rs + 1 ? (f = &general_points<Rs + 1, T>, 0) : 0), ...);
+  return f;
+}
+
+}  // namespace
+
 template <class T>
 void AcousticCpu<T>::step(int64_t n) {
   const acoustic::Setup<T>& s = s_;
@@ -51,8 +154,6 @@ void AcousticCpu<T>::step(int64_t n) {
   for (const acoustic::Tap& t : s.receivers)
     traces_[size_t(t.id) * size_t(s.nt) + size_t(n)] +=
         T(t.w) * u[s.origin + t.i + t.j * s.line + t.k * s.slice];
-  const int64_t stride[3] = {1, s.line, s.slice};
-  const bool has_axis[3] = {true, s.dim == 3, true};
 #pragma omp parallel
   {
 #if defined(__SSE2__)
@@ -62,39 +163,27 @@ void AcousticCpu<T>::step(int64_t n) {
     const unsigned caller_csr = _mm_getcsr();
     _mm_setcsr(caller_csr | 0x8040);  // FTZ | DAZ
 #endif
+    const InteriorRun<T> run = interior_run_for<T>(R, std::make_integer_sequence<int, kMaxRadius>{});
+    const GeneralPoints<T> general = general_points_for<T>(R, std::make_integer_sequence<int, kMaxRadius>{});
+    // The x-line's points clear of the x layers; the line is clear of the y and z layers (and of
+    // the planes a free surface mirrors) or it takes the general loop whole.
+    const int64_t x0 = s.axis[0].lo, x1 = s.nx - s.axis[0].hi;
+    const auto line_clear = [&](int64_t j, int64_t k) {
+      return x0 < x1 && s.axis[2].slot(k) < 0 && (s.dim == 2 || s.axis[1].slot(j) < 0) &&
+             !(s.free_surface && k < R);
+    };
 #pragma omp for schedule(static)
     for (int64_t k = 0; k < s.nz; ++k)
-      for (int64_t j = 0; j < s.ny; ++j)
-        for (int64_t i = 0; i < s.nx; ++i) {
-          const int64_t p = s.origin + i + j * s.line + k * s.slice;
-          const int64_t c[3] = {i, j, k};
-          T lap = 0;
-          for (int a = 0; a < 3; ++a) {
-            if (!has_axis[a]) continue;
-            T d2 = 0, d1 = 0;
-            for (int r = 0; r <= 2 * R; ++r) {
-              const int64_t off = r - R;
-              T v;
-              if (a == 2 && s.free_surface && k + off < 0)
-                v = -u[p + (-2 * k - off) * s.slice];  // the odd mirror image about z = 0
-              else
-                v = u[p + off * stride[a]];
-              d2 += s.w2[r] * v;
-              d1 += s.w1[r] * v;
-            }
-            const int slot = s.axis[a].slot(c[a]);
-            if (slot < 0) {
-              lap += d2;
-            } else {
-              const int64_t q = acoustic::pml_index(a, slot, i, j, k, s.nx, s.ny, s.axis[a].slots());
-              lap += acoustic::cpml_second_derivative(d2, d1, s.coef[a][size_t(slot)], pml_[a][0][q],
-                                                      pml_[a][1][q], pml_[a][2][q]);
-            }
-          }
-          T next = acoustic::leapfrog(u[p], out[p], s.m[p], lap);
-          if (s.free_surface && k == 0) next = T(0);
-          out[p] = next;
+      for (int64_t j = 0; j < s.ny; ++j) {
+        if (!line_clear(j, k)) {
+          general(s, pml_, u, out, j, k, 0, s.nx);
+          continue;
         }
+        general(s, pml_, u, out, j, k, 0, x0);
+        run(u, out, s.m.data(), s.origin + x0 + j * s.line + k * s.slice, x1 - x0, s.line, s.slice,
+            s.dim == 3, s.w2.data());
+        general(s, pml_, u, out, j, k, x1, s.nx);
+      }
 #if defined(__SSE2__)
     _mm_setcsr(caller_csr);  // the library leaves the caller's floating-point mode as it found it
 #endif
