@@ -44,7 +44,7 @@ class OnDevice {
   ~OnDevice() {
     try {
       if (cuda::current_device() != before_) select_gpu(before_);
-    } catch (const Error&) {  // restoring is best effort: the work itself has already been enqueued
+    } catch (...) {  // restoring is best effort: the work itself has already been enqueued
     }
   }
   OnDevice(const OnDevice&) = delete;

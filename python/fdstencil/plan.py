@@ -20,8 +20,8 @@ class Plan:
     halo is left as it was. Returns out, an array of u's kind.
 
     NumPy arrays run on the host. Writable GPU arrays of a framework that speaks DLPack (CuPy,
-    PyTorch) run on the GPU current when the plan's GPU side was made (at construction with
-    backend="cuda", else at the first GPU call; arrays on another GPU are refused), enqueued on
+    PyTorch) run on their GPU: the first GPU array's under "auto", the current GPU at construction
+    under "cuda" (arrays on another GPU are then refused), enqueued on
     `stream` (a CUDA stream handle as an integer, or an object with .cuda_stream or .ptr, as
     PyTorch's and CuPy's streams have), by default the framework's current stream (PyTorch, CuPy;
     else the legacy default stream); the call returns once the work is enqueued. Both arrays are
@@ -103,22 +103,24 @@ class Plan:
     def _gpu(self, u, out, stream):
         if _dtype_name(u) != self.dtype.name:
             raise TypeError(f"u: the plan is for {self.dtype}, got {_dtype_name(u)}")
-        handle = _stream_of(u, stream)
-        # A zeroed out and a dense copy of u are made on the stream the work goes on (the current
-        # one unless `stream` names another), so that they are ready before it reads them and
-        # their memory is reused only after it.
-        with _on_stream(u, handle) if stream is not None else contextlib.nullcontext():
-            if out is None:
-                out = _zeros_like(u)
-            if not _gpu_array(out) or _dtype_name(out) != self.dtype.name:
-                raise TypeError(f"out: expected a GPU array of {self.dtype}")
-            if tuple(_strides(u)) != tuple(_strides(out)):
-                if not _dense(out):
-                    raise ValueError("u and out have different strides, and out is not contiguous: give arrays "
-                                     "of one layout (a plan applies to arrays of one layout)")
-                u = _dense_copy(u)  # the one copy made, in out's (dense) layout
-            plan = self._plan("gpu", u.__dlpack_device__()[1])
-            (plan.apply_gpu_f32 if self.dtype == np.float32 else plan.apply_gpu_f64)(u, out, handle)
+        device = u.__dlpack_device__()[1]  # u's GPU, before any copy of it
+        with _on_device(u):  # the framework's current GPU is u's while it makes arrays and names streams
+            handle = _stream_of(u, stream)
+            # A zeroed out and a dense copy of u are made on the stream the work goes on (the
+            # current one unless `stream` names another), so that they are ready before it reads
+            # them and their memory is reused only after it.
+            with _on_stream(u, handle) if stream is not None else contextlib.nullcontext():
+                if out is None:
+                    out = _zeros_like(u)
+                if not _gpu_array(out) or _dtype_name(out) != self.dtype.name:
+                    raise TypeError(f"out: expected a GPU array of {self.dtype}")
+                if tuple(_strides(u)) != tuple(_strides(out)):
+                    if not _dense(out):
+                        raise ValueError("u and out have different strides, and out is not contiguous: give "
+                                         "arrays of one layout (a plan applies to arrays of one layout)")
+                    u = _dense_copy(u)  # the one copy made, in out's (dense) layout
+                plan = self._plan("gpu", device)
+                (plan.apply_gpu_f32 if self.dtype == np.float32 else plan.apply_gpu_f64)(u, out, handle)
         return out
 
     def describe(self):
@@ -170,17 +172,31 @@ def _zeros_like(a):
     raise TypeError(f"out: give an output array for {type(a).__name__} (made here for PyTorch and CuPy only)")
 
 
-def _on_stream(a, handle):
-    """A context in which a's framework makes its arrays on stream `handle` (and on a's GPU)."""
+def _on_device(a):
+    """A context in which a's framework takes a's GPU as the current one."""
     if _torch(a):
         import torch
+        return torch.cuda.device(a.device)
+    if type(a).__module__.startswith("cupy"):
+        import cupy
+        return cupy.cuda.Device(a.device.id)
+    return contextlib.nullcontext()
+
+
+# CUDA's handles of the legacy default stream: 0 and cudaStreamLegacy.
+_LEGACY_STREAMS = (0, 1)
+
+
+def _on_stream(a, handle):
+    """A context in which a's framework makes its arrays on stream `handle`."""
+    if _torch(a):
+        import torch
+        if handle in _LEGACY_STREAMS:  # PyTorch's default stream is the legacy one; it reserves odd ids
+            return torch.cuda.stream(torch.cuda.default_stream(a.device))
         return torch.cuda.stream(torch.cuda.ExternalStream(handle, device=a.device))
     if type(a).__module__.startswith("cupy"):
         import cupy
-        both = contextlib.ExitStack()
-        both.enter_context(cupy.cuda.Device(a.device.id))
-        both.enter_context(cupy.cuda.ExternalStream(handle))
-        return both
+        return cupy.cuda.ExternalStream(handle)
     return contextlib.nullcontext()
 
 
