@@ -133,9 +133,11 @@ class SegyTest(unittest.TestCase):
         # its sample interval read as a depth spacing).
         info = fdstencil("segy", "info", os.path.join(run, "shot.sgy"))
         self.assertEqual(info.returncode, 0, info.stderr)
-        self.assertIn("a pre-stack file", info.stdout)
-        self.assertNotIn("model", info.stdout.split("\n")[0])
-        self.assertNotIn("dz", info.stdout)
+        # The file's path (a random temporary folder) is taken out: its letters can spell "dz".
+        said = info.stdout.replace(os.path.join(run, "shot.sgy"), "SHOT")
+        self.assertIn("a pre-stack file", said)
+        self.assertNotIn("model", said.split("\n")[0])
+        self.assertNotIn("dz", said)
         with segyio.open(os.path.join(run, "shot.sgy"), ignore_geometry=True, endian=endian) as f:
             data = f.trace.raw[:]
             self.assertEqual(data.dtype, np.float32)
