@@ -27,7 +27,9 @@ A campaign file (TOML) declares one study:
   [sweep]    wave-sweep only: keys whose values are lists, run as their product; an entry that is
              a list is added to the arguments as it is (["--shape", "1000,1000", ...]), a scalar
              as --KEY VALUE (key's _ as -), an empty string not at all (the default); a table
-             kernel_params of lists is the product of its keys as --kernel-params JSON objects
+             kernel_params of lists is the product of its keys as --kernel-params JSON objects;
+             the key progress takes "quiet" (--quiet, every other sweep's way) or "bar" (the progress
+             reports a run without --quiet makes, into the log)
   [reproduces]  file (under bench/results/), record (the fields that pick one record of a file of
              records), at (the figure's dotted path in the committed record or file), now (its path in
              the new result; default: at), noise (how far apart two runs of it may be), why (the
@@ -149,16 +151,20 @@ class Runner:
         keys = list(axes)
         records = []
         for i, point in enumerate(itertools.product(*axes.values())):
-            extra = []
+            extra, quiet = [], ["--quiet"]
             for key, value in zip(keys, point):
-                if isinstance(value, list):
+                if key == "progress":
+                    if value not in ("quiet", "bar"):
+                        sys.exit(f"campaign {name}: progress is \"quiet\" or \"bar\", not {value!r}")
+                    quiet = ["--quiet"] if value == "quiet" else []
+                elif isinstance(value, list):
                     extra += [str(v) for v in value]
                 elif value != "":
                     extra += ["--" + key.replace("_", "-"), str(value)]
             folder = os.path.join(WORK, f"{name}-{i}")
             shutil.rmtree(folder, ignore_errors=True)
             os.makedirs(WORK, exist_ok=True)
-            ok = self.sh([self.fd, "wave", "--backend", "cuda", "--quiet", *c["args"], *extra, "--output", folder],
+            ok = self.sh([self.fd, "wave", "--backend", "cuda", *quiet, *c["args"], *extra, "--output", folder],
                          f"{name} run {i}")
             record = dict(zip(keys, point)) | {"ok": ok}
             if ok:

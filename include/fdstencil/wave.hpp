@@ -186,7 +186,8 @@ struct Options {
   bool double_precision = false;        // cpu only: the whole solver in double, for verification
   // Kernel parameters of the GPU step (empty: the defaults for R): {"block": "32x4", "vec": 4, "nw": 16}
   std::string kernel_params;
-  // Called from the time loop with the steps done so far (at most ~200 times per run).
+  // Called from the time loop with the steps done so far (at most ~200 times per run); on the GPU
+  // a report may lag the steps queued by a block, so that the device's queue never runs dry.
   std::function<void(int64_t done, int64_t total)> progress;
   // Whether Result::final_field is filled: a split run gathers it whole on rank 0, which a run
   // too large for one rank's memory must not.
@@ -202,7 +203,9 @@ struct Options {
   // next one is copied into instead of fresh memory; an empty Checkpoint when it has none.
   std::function<Checkpoint()> checkpoint_buffer;
   // Polled at each step boundary: when it returns true the run stops there, hands on_checkpoint
-  // (when set) the state of that boundary and returns with Result::interrupted set.
+  // (when set) the state of that boundary and returns with Result::interrupted set. The GPU's time
+  // loop enqueues steps in blocks (CUDA graphs) and asks for each boundary of a block before
+  // enqueuing it.
   std::function<bool()> stop_requested;
   // Continue from this state instead of rest (nullptr: start at step 0). It must belong to this
   // run (the same fingerprint) and backend; run() refuses it otherwise, naming the difference.

@@ -14,6 +14,7 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -350,8 +351,33 @@ acoustic::State<T> from_checkpoint(const Checkpoint& c, const acoustic::Setup<T>
   return st;
 }
 
+// A block of steps [n, n + k): as CUDA graphs where the stepper runs them (GpuStepper::steps),
+// else one by one.
+template <class Stepper>
+void run_block(Stepper& st, int64_t n, int64_t k) {
+  if constexpr (requires { st.steps(n, k); })
+    st.steps(n, k);
+  else
+    for (int64_t i = 0; i < k; ++i) st.step(n + i);
+}
+
+// A stepper that marks its queue (GpuStepper): the loop enqueues blocks of steps and waits only
+// for the block before the last, so the host never drains the device, nor runs far ahead of it.
+template <class Stepper>
+constexpr bool kMarksQueue = requires(Stepper& s) {
+  s.mark(0);
+  s.wait_mark(0);
+  s.graph_steps();
+};
+
+// The steps of a block at most, where the stepper marks its queue: kBlockGraphs graphs, or
+// kBlockSteps steps where it runs no graphs. With two blocks in flight, a stop or the last report
+// waits for at most two blocks of steps.
+constexpr int64_t kBlockGraphs = 4, kBlockSteps = 16;
+
 // The time loop, shared by the backends through a stepper `st`:
-// - step(n) and sync();
+// - step(n) and sync(); where it has them, steps(n, k) (a block as CUDA graphs of graph_steps()
+//   steps) and mark(slot) / wait_mark(slot) (kMarksQueue);
 // - stop(): stop_requested, asked of every rank of a split run together;
 // - snapshot(step): the model's points of u now, the whole domain's (a split run's gathered on rank
 //   0, or written by every rank), handed to on_snapshot where hands_out() (one rank, or rank 0 of
@@ -360,7 +386,9 @@ acoustic::State<T> from_checkpoint(const Checkpoint& c, const acoustic::Setup<T>
 //   the file every rank of a split run writes its part of; its bytes.
 // `checkpoints`: whether states are taken (a split run's every rank takes part in each gather).
 // Runs steps [first, nt) unless a stop ends it early; returns the steps done. `started`: when the
-// run began, so that its setup's time is reported.
+// run began, so that its setup's time is reported. Steps go in blocks that end at the loop's
+// events (a snapshot, a progress report, a checkpoint); stop() is still asked at every step
+// boundary, each block's before it is enqueued.
 template <class Stepper>
 int64_t time_loop(Stepper& st, const Options& o, int64_t first, bool checkpoints, Timing& timing,
                   std::chrono::steady_clock::time_point started) {
@@ -369,7 +397,13 @@ int64_t time_loop(Stepper& st, const Options& o, int64_t first, bool checkpoints
   snaps.erase(std::unique(snaps.begin(), snaps.end()), snaps.end());
   // A resumed run's earlier snapshots were taken by the run that wrote the checkpoint.
   size_t next_snap = size_t(std::lower_bound(snaps.begin(), snaps.end(), first) - snaps.begin());
-  const int64_t every = std::max<int64_t>(1, o.nt / kProgressReports);
+  int64_t graph = 1, block = 1;
+  if constexpr (kMarksQueue<Stepper>) {
+    graph = std::max<int64_t>(1, st.graph_steps());
+    block = graph > 1 ? kBlockGraphs * graph : kBlockSteps;
+  }
+  // Progress at whole graphs, so that no report cuts a graph short.
+  const int64_t every = (std::max<int64_t>(1, o.nt / kProgressReports) + graph - 1) / graph * graph;
   double outside = 0;  // seconds spent on snapshots, checkpoints and progress, not stepping
   const auto t0 = std::chrono::steady_clock::now();
   const auto since = [](std::chrono::steady_clock::time_point a) {
@@ -397,28 +431,63 @@ int64_t time_loop(Stepper& st, const Options& o, int64_t first, bool checkpoints
     timing.checkpoint_s += s;
     ++timing.checkpoints;
   };
-  // The setup is over: a first report, before the steps of the first report interval.
-  if (o.progress) o.progress(first, o.nt);
-  int64_t n = first;
-  for (; n < o.nt; ++n) {
-    if (st.stop()) {
+  int64_t shown = -1;
+  const auto show = [&](int64_t done) {
+    const auto a = std::chrono::steady_clock::now();
+    o.progress(done, o.nt);
+    shown = done;
+    outside += since(a);
+  };
+  // After each block: the bar reports steps done, not steps queued. A stepper that marks its queue
+  // waits for the block before this one and reports it where it ended at a report's step; the
+  // others wait for the steps queued at each report.
+  int64_t marked[2] = {-1, -1};
+  int slot = 0;
+  const auto block_done = [&](int64_t done) {
+    if constexpr (kMarksQueue<Stepper>) {
+      st.mark(slot);
+      marked[slot] = done;
+      slot ^= 1;
+      if (marked[slot] < 0) return;
+      st.wait_mark(slot);
+      const int64_t k = std::exchange(marked[slot], -1);
+      if (o.progress && k % every == 0) show(k);
+    } else if (o.progress && (done % every == 0 || done == o.nt)) {
       st.sync();
-      if (checkpoints) checkpoint(n);
-      break;
+      show(done);
     }
+  };
+  // The end of the block that starts at step n: the next event's step.
+  const auto block_end = [&](int64_t n) {
+    int64_t end = std::min(o.nt, n + block);
+    if (o.progress) end = std::min(end, (n / every + 1) * every);
+    if (next_snap < snaps.size()) end = std::min(end, snaps[next_snap]);
+    if (o.checkpoint_every > 0 && checkpoints)
+      end = std::min(end, (n / o.checkpoint_every + 1) * o.checkpoint_every);
+    return end;
+  };
+  // The setup is over: a first report, before the steps of the first report interval.
+  if (o.progress) show(first);
+  int64_t n = first;
+  bool stopping = false;
+  while (n < o.nt && !(stopping = st.stop())) {
     take(n);
-    st.step(n);
-    if (o.progress && ((n + 1) % every == 0 || n + 1 == o.nt)) {
-      st.sync();  // the bar reports steps done, not steps queued
-      const auto a = std::chrono::steady_clock::now();
-      o.progress(n + 1, o.nt);
-      outside += since(a);
-    }
-    if (o.checkpoint_every > 0 && checkpoints && (n + 1) % o.checkpoint_every == 0 && n + 1 < o.nt)
-      checkpoint(n + 1);
+    int64_t end = block_end(n);
+    for (int64_t b = n + 1; b < end && !stopping; ++b)
+      if (st.stop()) {
+        stopping = true;
+        end = b;
+      }
+    run_block(st, n, end - n);
+    n = end;
+    block_done(n);
+    if (stopping) break;
+    if (o.checkpoint_every > 0 && checkpoints && n % o.checkpoint_every == 0 && n < o.nt) checkpoint(n);
   }
   st.sync();
+  if (stopping && checkpoints) checkpoint(n);
   timing.loop_s = since(t0) - outside;
+  if (o.progress && shown != n) show(n);
   if (n == o.nt) take(o.nt);
   return n;
 }
@@ -586,6 +655,10 @@ struct GpuStepper {
   // mostly take neither, and each would otherwise fault in pages the size of its state.
   std::vector<float> scratch;
   void step(int64_t n) { s.step(n); }
+  void steps(int64_t n, int64_t k) { s.steps(n, k); }
+  int graph_steps() const { return s.graph_steps(); }
+  void mark(int slot) { s.mark(slot); }
+  void wait_mark(int slot) { s.wait_mark(slot); }
   void sync() { s.synchronize(); }
   bool stop() { return o.stop_requested && o.stop_requested(); }
   bool hands_out() const { return true; }

@@ -544,6 +544,11 @@ TEST(WaveGpu, ZqAndSplitValuesAreCheckedOnTheHost) {
   EXPECT_EQ(cuda::wave::parse_config(R"({"design": "tma", "boundary": "l1"})", 3, 4, small, false).boundary,
             cuda::wave::StepDesign::l1);
   refused(R"({"design": "dma"})", 3, 4, "\"l1\", \"tile\" or \"tma\"");
+  refused(R"({"graph": 3})", 3, 4, "graph must be 0 or an even count");
+  refused(R"({"graph": -2})", 2, 4, "graph must be 0 or an even count");
+  refused(R"({"graph": 1026})", 3, 4, "up to 1024");
+  EXPECT_EQ(cuda::wave::parse_config(R"({"graph": 0})", 3, 4, small, false).graph, 0);
+  EXPECT_EQ(cuda::wave::parse_config(R"({"graph": 1024})", 2, 4, 1000, true).graph, 1024);
   EXPECT_EQ(cuda::wave::parse_config(R"({"design": "l1", "vec": 2})", 3, 1, small, false).vec, 2);
 }
 
@@ -724,6 +729,55 @@ void expect_same_run(const wave::Result& got, const wave::Result& fresh, const s
 }
 
 }  // namespace
+
+// CUDA graphs of 2 to 64 steps (KernelConfig::graph) against one step at a time: the same kernels
+// in the same order, so the same bits in the traces, the final field and snapshots taken between
+// graphs (at steps no graph boundary falls on); and progress reports of steps done, from 0 to nt.
+TEST(WaveGpu, GraphsGiveTheBitsOfOneStepAtATime) {
+  REQUIRE_GPU();
+  for (const auto& [dim, free_surface] : {std::pair{3, false}, std::pair{3, true}, std::pair{2, false}}) {
+    SCOPED_TRACE(std::to_string(dim) + "D" + (free_surface ? " free surface" : ""));
+    const auto c = test::checkpoint_case(dim, free_surface, "cuda");
+    const int64_t nt = c.options.nt;
+    const auto run = [&c, nt](const char* params, std::vector<wave::Snapshot>& snaps,
+                              std::vector<int64_t>& reports) {
+      wave::Options o = c.options;
+      o.kernel_params = params;
+      o.snapshot_steps = {0, 7, 33, 101, nt - 1};
+      o.on_snapshot = [&snaps](const wave::Snapshot& s) { snaps.push_back(s); };
+      o.progress = [&reports, nt](int64_t done, int64_t total) {
+        EXPECT_EQ(total, nt);
+        reports.push_back(done);
+      };
+      return wave::run(c.model, o);
+    };
+    std::vector<wave::Snapshot> one_snaps;
+    std::vector<int64_t> one_reports;
+    const wave::Result one = run(R"({"graph": 0})", one_snaps, one_reports);
+    ASSERT_NE(one.kernel.find("graph=0"), std::string::npos) << one.kernel;
+    for (const char* params : {R"({"graph": 2})", R"({"graph": 8})", R"({"graph": 64})"}) {
+      SCOPED_TRACE(params);
+      std::vector<wave::Snapshot> snaps;
+      std::vector<int64_t> reports;
+      const wave::Result r = run(params, snaps, reports);
+      const std::string p = params;
+      EXPECT_NE(r.kernel.find("graph=" + p.substr(p.find(':') + 2, p.find('}') - p.find(':') - 2)),
+                std::string::npos)
+          << r.kernel;
+      expect_same_run(r, one, params);
+      ASSERT_EQ(snaps.size(), one_snaps.size());
+      for (size_t i = 0; i < snaps.size(); ++i) {
+        EXPECT_EQ(snaps[i].step, one_snaps[i].step);
+        EXPECT_TRUE(test::same_bits(snaps[i].field, one_snaps[i].field)) << "snapshot at " << snaps[i].step;
+      }
+      ASSERT_FALSE(reports.empty());
+      EXPECT_EQ(reports.front(), 0);
+      EXPECT_EQ(reports.back(), nt);
+      EXPECT_TRUE(std::is_sorted(reports.begin(), reports.end()));
+      EXPECT_LE(reports.size(), one_reports.size() + 1);
+    }
+  }
+}
 
 // A run on a state kept from an earlier run (Options::kept_state) gives the bits of a run on a
 // state of its own: the earlier run's wavefield, CPML memory, taps and traces (non-zero, of other

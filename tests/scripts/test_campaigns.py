@@ -72,8 +72,10 @@ class Campaigns(unittest.TestCase):
         with self.assertRaises(SystemExit):
             run.figure({"records": [{"op": "d2x", "v": 1}]}, {"op": "d2z"}, "v")
 
-    def test_a_sweep_runs_the_product_of_its_lists(self):
-        # A stand-in for the tool: it writes the summary a wave run would, its kernel the arguments.
+    @staticmethod
+    def sweep_records(sweep):
+        """The records of a sweep over `sweep` by a stand-in for the tool, which writes the summary a
+        wave run would, its kernel the arguments; and the runner's failed stages."""
         with tempfile.TemporaryDirectory() as tmp:
             tool = os.path.join(tmp, "fd")
             with open(tool, "w") as f:
@@ -88,20 +90,30 @@ class Campaigns(unittest.TestCase):
             try:
                 r = run.Runner()
                 r.fd = tool
-                c = {"question": "?", "args": ["--steps", "5"],
-                     "sweep": {"model": [["--shape", "8,8"], ["--shape", "9,9"]], "radius": [2, 4],
-                               "kernel_params": {"vec": [2, 4], "split": [0, 1]}}}
-                r.sweep(c, "toy", os.path.join(tmp, "toy.json"))
+                r.sweep({"question": "?", "args": ["--steps", "5"], "sweep": sweep}, "toy", os.path.join(tmp, "t.json"))
             finally:
                 run.OUT, run.LOG, run.WORK = saved
-            with open(os.path.join(tmp, "toy.json")) as f:
-                records = json.load(f)["records"]
+            with open(os.path.join(tmp, "t.json")) as f:
+                return json.load(f)["records"], r.failed
+
+    def test_a_sweep_runs_the_product_of_its_lists(self):
+        records, failed = self.sweep_records({"model": [["--shape", "8,8"], ["--shape", "9,9"]], "radius": [2, 4],
+                                              "kernel_params": {"vec": [2, 4], "split": [0, 1]}})
         self.assertEqual(len(records), 2 * 2 * 4)
-        self.assertEqual(r.failed, [])
+        self.assertEqual(failed, [])
         last = records[-1]
         self.assertEqual(json.loads(last["kernel_params"]), {"vec": 4, "split": 1})
         self.assertIn("--shape 9,9 --radius 4 --kernel-params", last["kernel"])
         self.assertEqual(last["gpts"], 1.0)
+
+    def test_a_sweeps_progress_key_drops_quiet_for_a_bar(self):
+        records, _ = self.sweep_records({"progress": ["quiet", "bar"], "radius": [4]})
+        quiet, bar = (rec["kernel"] for rec in records)
+        self.assertIn("--quiet", quiet.split())
+        self.assertNotIn("--quiet", bar.split())
+        self.assertNotIn("--progress", quiet + bar)  # the key is the runner's, not the tool's
+        with self.assertRaises(SystemExit):
+            self.sweep_records({"progress": ["loud"]})
 
     def test_wave_campaigns_run_at_a_toy_size(self):
         cli = os.environ.get("FDSTENCIL_CLI")

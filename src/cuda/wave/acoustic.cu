@@ -166,9 +166,20 @@ KernelConfig table_row(int dim, int radius, int64_t plane_points, bool layers, b
   return c;
 }
 
+// Steps a CUDA graph holds by default (KernelConfig::graph): 32 led 0, 8 and 128 at every radius
+// and model of the campaign wave-graphs (bench/results/nvidia-h100/campaigns/: 2D 1000^2 and
+// 2000^2, 3D 128^3 and 216^3, R = 2, 4, 8); 128 lost in 2D, where a longer graph cuts the run
+// into fewer, longer blocks. Every 2D model and 3D planes of up to kTilePlanePoints; larger 3D
+// steps take a millisecond or more, where a launch's few microseconds are lost in the noise and
+// the time loop's blocks of graphs would hold a stop for seconds.
+constexpr int kGraphSteps = 32;
+
 KernelConfig default_for(int dim, int radius, int64_t plane_points, bool layers, bool slabs) {
-  if (dim == 3 && layers && layer_l1(radius, plane_points)) return kLayerL1;
-  return table_row(dim, radius, plane_points, layers, slabs);
+  KernelConfig c = dim == 3 && layers && layer_l1(radius, plane_points)
+                       ? kLayerL1
+                       : table_row(dim, radius, plane_points, layers, slabs);
+  if (!slabs && (dim == 2 || plane_points <= kTilePlanePoints)) c.graph = kGraphSteps;
+  return c;
 }
 
 // `ahead` as d2xyz tma's (seismic/variants_tma.cu kMaxAhead): beyond 8 tiles the ring holds more
@@ -322,7 +333,7 @@ std::string describe(const KernelConfig& c) {
          (c.design == StepDesign::tma
               ? " ahead=" + std::to_string(c.ahead) + " boundary=" + design_name(c.boundary)
               : "") +
-         " faces=" + std::to_string(c.faces);
+         " faces=" + std::to_string(c.faces) + " graph=" + std::to_string(c.graph);
 }
 
 // The defaults of one design for a radius and plane: the table's where it names that design;
@@ -395,6 +406,8 @@ KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t 
       c.split = value.get<int>();
     } else if (key == "faces" && value.is_number_integer()) {
       c.faces = value.get<int>();
+    } else if (key == "graph" && value.is_number_integer()) {
+      c.graph = value.get<int>();
     } else if (key == "ahead" && value.is_number_integer()) {
       c.ahead = value.get<int>();
       ahead_given = true;
@@ -409,7 +422,8 @@ KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t 
       throw Error(ErrorKind::invalid_argument,
                   "unknown or mistyped kernel parameter '" + key + "': " + value.dump() +
                       " (valid: block \"BXxBY\", vec 2|4, nw N, design \"l1\"|\"tile\"|\"tma\", zq 0|1, "
-                      "split 0|1, ahead 0..8, boundary \"l1\"|\"tile\", faces 0|1)");
+                      "split 0|1, ahead 0..8, boundary \"l1\"|\"tile\", faces 0|1, graph 0|2..1024 "
+                      "even)");
     }
   }
   if (c.design != StepDesign::l1) {
@@ -462,6 +476,11 @@ KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t 
   if (c.zq != 0 && c.zq != 1)
     throw Error(ErrorKind::invalid_argument,
                 "kernel parameter zq must be 0 or 1, got " + std::to_string(c.zq));
+  if (c.graph < 0 || c.graph > kMaxGraphSteps || c.graph % 2 != 0)
+    throw Error(ErrorKind::invalid_argument,
+                "kernel parameter graph must be 0 or an even count of steps up to " +
+                    std::to_string(kMaxGraphSteps) +
+                    " (a graph ends on the time level it starts from), got " + std::to_string(c.graph));
   if (c.zq == 1 && c.design != StepDesign::tile)
     throw Error(ErrorKind::invalid_argument,
                 "kernel parameter zq 1 is the tile design's: add \"design\": \"tile\"");
@@ -521,6 +540,24 @@ struct AcousticGpu::Impl {
     int64_t calls = 0;
     int64_t sampled_from = 0;  // the call that sampling (re)started at
   } split;
+  // CUDA graphs of c.graph steps (AcousticGpu::steps): one for each array that holds u^n where a
+  // graph starts (an odd run of single steps between graphs swaps the two), and the device word
+  // their steps count from.
+  struct Graph {
+    const float* u = nullptr;
+    cudaGraphExec_t exec = nullptr;
+  };
+  Graph graphs[2];
+  DeviceArray<int64_t> step_base;
+  cudaEvent_t marks[2] = {nullptr, nullptr};  // AcousticGpu::mark's
+  cudaGraphExec_t graph_now();                // the graph for u^n where it is now, captured once
+  cudaGraphExec_t capture();
+  void drop_graphs() {
+    for (Graph& g : graphs) {
+      if (g.exec) cudaGraphExecDestroy(g.exec);
+      g = Graph{};
+    }
+  }
   // The constructor's steps, in order.
   void allocate(const acoustic::Setup<float>& s, const KernelConfig& c, size_t step_smem_bytes);
   void upload_sources(const acoustic::Setup<float>& s);
@@ -529,6 +566,9 @@ struct AcousticGpu::Impl {
   void ready_split();                // makes `split`'s stream, events and chunk ranges once
   Halo halo_of(float* level) const;  // a time level's face and halo planes
   ~Impl() {
+    drop_graphs();
+    for (cudaEvent_t e : marks)
+      if (e) cudaEventDestroy(e);
     for (auto& q : split.samples)
       for (cudaEvent_t e : q) cudaEventDestroy(e);
     if (split.handover) cudaEventDestroy(split.handover);
@@ -684,6 +724,7 @@ void AcousticGpu::Impl::allocate(const acoustic::Setup<float>& s, const KernelCo
                                         int(d.boundary_smem)));
   d.u = DeviceArray<float>(s.alloc);
   d.prev = DeviceArray<float>(s.alloc);
+  if (c.graph > 0) d.step_base = DeviceArray<int64_t>(1);
   d.m = DeviceArray<float>(s.m.data(), s.alloc);
   if (c.design == StepDesign::tma)  // the two time levels' maps, u^n being either in turn
     for (int l = 0; l < 2; ++l) {
@@ -840,6 +881,79 @@ void AcousticGpu::step(int64_t n) {
   d.begin_step(n);
   d.launch_chunks(0, int(d.grid.z), n, d.stream);
   std::swap(d.u, d.prev);
+}
+
+namespace {
+
+__global__ void set_step_base(int64_t* base, int64_t step) { *base = step; }
+__global__ void advance_step_base(int64_t* base, int64_t steps) { *base += steps; }
+
+}  // namespace
+
+// c.graph steps from a step base: the kernels of step() with steps 0, 1, ... relative to
+// *step_base, then the base advanced past them. The arguments are the state's as they are now
+// (renew drops the graphs).
+cudaGraphExec_t AcousticGpu::Impl::capture() {
+  args.step_base = record.step_base = step_base.p;
+  const float* first_u = u.p;
+  cudaGraph_t graph = nullptr;
+  FDS_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  try {
+    for (int k = 0; k < c.graph; ++k) {
+      begin_step(k);
+      launch_chunks(0, int(grid.z), k, stream);
+      std::swap(u, prev);
+    }
+    advance_step_base<<<1, 1, 0, stream>>>(step_base.p, c.graph);
+    FDS_CUDA_CHECK_LAUNCH();
+  } catch (...) {
+    cudaStreamEndCapture(stream, &graph);
+    if (graph) cudaGraphDestroy(graph);
+    if (u.p != first_u) std::swap(u, prev);
+    args.step_base = record.step_base = nullptr;
+    throw;
+  }
+  args.step_base = record.step_base = nullptr;
+  FDS_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+  cudaGraphExec_t exec = nullptr;
+  const cudaError_t made = cudaGraphInstantiate(&exec, graph, 0);
+  cudaGraphDestroy(graph);
+  FDS_CUDA_CHECK(made);
+  return exec;
+}
+
+cudaGraphExec_t AcousticGpu::Impl::graph_now() {
+  for (const Graph& g : graphs)
+    if (g.exec && g.u == u.p) return g.exec;
+  Graph& free = graphs[graphs[0].exec ? 1 : 0];
+  free.exec = capture();
+  free.u = u.p;
+  return free.exec;
+}
+
+void AcousticGpu::steps(int64_t first, int64_t count) {
+  Impl& d = *impl_;
+  const int64_t g = d.c.graph, end = first + count;
+  int64_t n = first;
+  if (g > 0 && count >= g) {
+    const cudaGraphExec_t exec = d.graph_now();
+    set_step_base<<<1, 1, 0, d.stream>>>(d.step_base.p, n);
+    FDS_CUDA_CHECK_LAUNCH();
+    for (; n + g <= end; n += g) FDS_CUDA_CHECK(cudaGraphLaunch(exec, d.stream));
+  }
+  for (; n < end; ++n) step(n);
+}
+
+int AcousticGpu::graph_steps() const { return impl_->c.graph; }
+
+void AcousticGpu::mark(int slot) {
+  cudaEvent_t& e = impl_->marks[slot];
+  if (!e) FDS_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  FDS_CUDA_CHECK(cudaEventRecord(e, impl_->stream));
+}
+
+void AcousticGpu::wait_mark(int slot) {
+  if (impl_->marks[slot]) FDS_CUDA_CHECK(cudaEventSynchronize(impl_->marks[slot]));
 }
 
 void AcousticGpu::Impl::ready_split() {
@@ -1021,6 +1135,7 @@ void AcousticGpu::renew(const acoustic::Setup<float>& s) {
   if (d.split.ready)
     throw Error(ErrorKind::invalid_argument, "a split run's GPU state is not kept for another run");
   FDS_CUDA_CHECK(cudaStreamSynchronize(d.stream));  // the last run's steps and downloads are over
+  d.drop_graphs();                                  // they hold the last run's taps, wavelets and traces
   // The taps, wavelets and traces are this run's own, and may need more than the last run's.
   if (const int64_t grow = state_bytes(s) - bytes(); grow > 0)
     ensure_device_memory(grow, "the wave solver's state");

@@ -36,14 +36,19 @@ struct KernelConfig {
   // A slab of a split run: 1 runs its face chunks on the exchange's stream beside the inner
   // chunks, 0 before them on the run's stream (AcousticGpu::step_faces). Other runs ignore it.
   int faces = 1;
+  // Steps a CUDA graph holds (AcousticGpu::steps): 0 launches each step's kernels one by one; an
+  // even count (the graph ends on the time level it starts from) of 2..kMaxGraphSteps replays them
+  // as one graph. A split run's slabs ignore it.
+  int graph = 0;
 };
+inline constexpr int kMaxGraphSteps = 1024;
 // The defaults for a radius, a computational plane of nx x ny points and CPML layers (any, or
 // none; the table in acoustic.cu cites the runs that chose them). `slabs`: the state is one slab
 // of a split run (its faces are whole chunks, so the chunks stay short).
 KernelConfig default_config(int dim, int radius, int64_t plane_points, bool layers, bool slabs = false);
 // {"block": "BXxBY", "vec": 2|4, "nw": N, "design": "l1"|"tile"|"tma", "zq": 0|1 (tile only),
-// "split": 0|1 (1 under tma), "ahead": 0..8, "boundary": "l1"|"tile" (tma only) and "faces": 0|1
-// (a split run's slabs)}, missing keys from the defaults, or where
+// "split": 0|1 (1 under tma), "ahead": 0..8, "boundary": "l1"|"tile" (tma only), "faces": 0|1
+// (a split run's slabs) and "graph": 0 or an even 2..1024}, missing keys from the defaults, or where
 // a "design" is named from that design's own (acoustic.cu's design_default; vec 4 under "tile"
 // and "tma", their only width); throws Error(invalid_argument) naming a bad key or value.
 KernelConfig parse_config(const std::string& json, int dim, int radius, int64_t plane_points, bool layers,
@@ -63,6 +68,15 @@ class AcousticGpu {
   AcousticGpu& operator=(const AcousticGpu&) = delete;
   // Records the receivers' u^n and enqueues step n, on the run's own stream.
   void step(int64_t n);
+  // Steps [first, first + count), as step() would: in CUDA graphs of KernelConfig::graph steps
+  // where the count allows, the rest one by one. The same kernels, arguments and order, so the
+  // same bits.
+  void steps(int64_t first, int64_t count);
+  // Progress without draining the stream: mark(slot) records an event after the steps enqueued so
+  // far, wait_mark(slot) waits for that event (slot 0 or 1).
+  void mark(int slot);
+  void wait_mark(int slot);
+  int graph_steps() const;  // KernelConfig::graph
 
   // A slab of a run split along z (issue 14) steps in two parts around the halo exchange of
   // u^{n+1}. step_faces(n) records the receivers and enqueues the chunks of planes that write

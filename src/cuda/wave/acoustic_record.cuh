@@ -20,6 +20,7 @@ struct RecordArgs {
   float* traces;          // nrec x nt
   int nrec;
   int64_t nt;
+  const int64_t* step_base;  // as StepArgs::step_base: a graph's steps are relative to it
 };
 
 __global__ void __launch_bounds__(kRecordThreads) acoustic_record(RecordArgs a, int64_t n) {
@@ -30,7 +31,7 @@ __global__ void __launch_bounds__(kRecordThreads) acoustic_record(RecordArgs a, 
   for (int t = a.start[r] + lane; t < a.start[r + 1]; t += 32) sum += a.weight[t] * a.u[a.offset[t]];
 #pragma unroll
   for (int w = 16; w > 0; w /= 2) sum += __shfl_down_sync(0xFFFFFFFFu, sum, w);
-  if (lane == 0) a.traces[int64_t(r) * a.nt + n] = sum;
+  if (lane == 0) a.traces[int64_t(r) * a.nt + (a.step_base ? n + *a.step_base : n)] = sum;
 }
 
 }  // namespace fdstencil::cuda::wave

@@ -74,6 +74,10 @@ struct StepArgs {
   const acoustic::Tap* taps;  // the sources'
   const float* wavelets;      // nsrc x nt
   int64_t nt;
+  // A CUDA graph's steps (AcousticGpu::steps): the step passed is relative to *step_base, which
+  // the graph's last node advances, so that one graph serves every block of steps. nullptr: the
+  // step passed is the step.
+  const int64_t* step_base;
 };
 
 __device__ __forceinline__ int64_t tap_key(int64_t i, int64_t j, int64_t k, int64_t nx, int64_t ny) {
@@ -184,6 +188,7 @@ __device__ __forceinline__ void update_points(const StepArgs& a, const Vec<float
         count = half;
       }
     }
+    const int64_t step = a.step_base ? n + *a.step_base : n;
     for (int t = first; t < te && a.tap_key[t] < hi_key; ++t) {
       const acoustic::Tap tp = a.taps[t];
       // hi_key may run past the line's end when nx < V: a key there is another line's point.
@@ -191,7 +196,8 @@ __device__ __forceinline__ void update_points(const StepArgs& a, const Vec<float
       const int e = tp.i - i0;
 #pragma unroll
       for (int ee = 0; ee < V; ++ee)
-        if (ee == e) o.v[ee] += tp.w * a.wavelets[tp.id * a.nt + n];  // constant indices keep o in registers
+        if (ee == e)
+          o.v[ee] += tp.w * a.wavelets[tp.id * a.nt + step];  // constant indices keep o in registers
     }
   }
   store_streaming(out, o, a.nx - i0);
