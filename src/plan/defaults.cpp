@@ -183,6 +183,23 @@ std::vector<std::pair<std::string, Params>> default_choices(const Problem& p) {
   return out;
 }
 
+// The card every row with a device folder in its comment was measured on (nvidia-h100): its name
+// as CUDA gives it, "NVIDIA H100 80GB HBM3", "NVIDIA H100 PCIe", holds this.
+constexpr std::string_view kMeasuredCard = "H100";
+
+bool card_has_defaults(std::string_view device) {
+  return device.find(kMeasuredCard) != std::string_view::npos;
+}
+
+std::string untuned_card_notice(std::string_view device, Op op, int radius, Extents interior) {
+  const int64_t edge = op == Op::laplacian7 ? 2 : 0;  // tune's --size counts laplacian7's boundary
+  return "the built-in launch choices were measured on an " + std::string(kMeasuredCard) + ", not on this " +
+         std::string(device) + ": `fdstencil tune --op " + std::string(op_name(op)) + " --radius " +
+         std::to_string(radius) + " --size " + std::to_string(interior.nx + edge) + "," +
+         std::to_string(interior.ny + edge) + "," + std::to_string(interior.nz + edge) +
+         "` measures this card's into the tuning cache, which plans then take (docs/library.md)";
+}
+
 std::vector<std::pair<std::string, Params>> all_default_choices(Op op) {
   std::vector<std::pair<std::string, Params>> out;
   for (const Row& r : kRows)

@@ -28,6 +28,15 @@ std::string_view size_class_name(SizeClass c);
 // can run. Every operator and radius has at least one row.
 std::vector<std::pair<std::string, Params>> default_choices(const Problem& p);
 
+// Whether the table was measured on the card named `device` (cudaDeviceProp::name): the H100's
+// rows serve every card, but only an H100 has them as its own.
+bool card_has_defaults(std::string_view device);
+
+// What a plan says, once, where it takes the built-in choices on a card without its own: which
+// card they were measured on, and the `fdstencil tune` command that measures this case here.
+// `interior` as the plan's (for laplacian7 the tune's --size adds the boundary back).
+std::string untuned_card_notice(std::string_view device, Op op, int radius, Extents interior);
+
 // Every row of the table for `op`, whatever its size class, radii and type: the tuner's first
 // round tries them all, so a size between the classes starts from each class's best.
 std::vector<std::pair<std::string, Params>> all_default_choices(Op op);

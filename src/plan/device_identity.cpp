@@ -28,4 +28,14 @@ TuningKey current_key(Op op, int radius, DType dtype, Extents interior) {
   return k;
 }
 
+std::string current_device_name() {
+#ifdef FDSTENCIL_HAVE_CUDA
+  const std::string why = cuda::no_device_reason();
+  if (!why.empty()) throw Error(ErrorKind::unsupported, why);
+  return cuda::device_info(cuda::current_device())["name"].get<std::string>();
+#else
+  throw Error(ErrorKind::unsupported, "this build has no CUDA backend");
+#endif
+}
+
 }  // namespace fdstencil

@@ -10,4 +10,7 @@ namespace fdstencil {
 // without the CUDA backend or a GPU.
 TuningKey current_key(Op op, int radius, DType dtype, Extents interior);
 
+// The current device's name (cudaDeviceProp::name); throws as current_key.
+std::string current_device_name();
+
 }  // namespace fdstencil

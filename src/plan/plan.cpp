@@ -176,6 +176,8 @@ Plan::Plan(const Stencil& s, const Layout& layout, const PlanOptions& opt) {
     }
   }
   const std::string cls(size_class_name(size_class(layout.interior(), p.dtype())));
+  if (const std::string card = current_device_name(); !card_has_defaults(card))
+    warn(untuned_card_notice(card, s.op, s.radius, layout.interior()));
   std::string reasons;
   for (const auto& [name, params] : default_choices(p)) {
     const Variant* v = find_variant(s.op, "cuda", name);

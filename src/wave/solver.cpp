@@ -1163,6 +1163,11 @@ void run_gpu(const Model& model, const Options& o, Checked& c, Result& res, cons
              SplitVote* vote, std::chrono::steady_clock::time_point start, KeptState* reuse, uint64_t key) {
   const Domain& d = c.d;
   const auto config = cuda::wave::parse_config(o.kernel_params, d.dim, d.radius, d.nx * d.ny, has_layers(d));
+  if (o.kernel_params.empty())
+    if (std::string notice = cuda::wave::untuned_card_notice(
+            cuda::device_info(cuda::current_device())["name"].get<std::string>());
+        !notice.empty())
+      res.warnings.push_back(std::move(notice));
   // The copy bandwidth of this run, before the state takes the memory: 1 GiB buffers, 20x the L2.
   if (o.measure_bandwidth)
     res.timing.copy_gbps = cuda::measure_copy_bandwidth(int64_t(1) << 30, 10).memcpy_gbps;

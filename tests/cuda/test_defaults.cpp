@@ -63,3 +63,19 @@ TEST(Defaults, EveryChoiceIsARegisteredVariantThatCanRun) {
       }
   }
 }
+
+// The table is the H100's own (each row's comment names an nvidia-h100 result or none); on any other
+// card a plan says so once, with the tune command that measures the case there.
+TEST(Defaults, OnlyTheMeasuredCardHasTheTableAsItsOwn) {
+  EXPECT_TRUE(card_has_defaults("NVIDIA H100 80GB HBM3"));
+  EXPECT_TRUE(card_has_defaults("NVIDIA H100 PCIe"));
+  EXPECT_FALSE(card_has_defaults("NVIDIA H200"));
+  EXPECT_FALSE(card_has_defaults("NVIDIA A100-SXM4-80GB"));
+  EXPECT_FALSE(card_has_defaults(""));
+  const std::string n = untuned_card_notice("NVIDIA A100-SXM4-80GB", Op::d2xyz, 4, {512, 256, 128});
+  EXPECT_NE(n.find("NVIDIA A100-SXM4-80GB"), std::string::npos) << n;
+  EXPECT_NE(n.find("`fdstencil tune --op d2xyz --radius 4 --size 512,256,128`"), std::string::npos) << n;
+  // laplacian7's plan counts the points it writes; tune's --size the grid with its boundary.
+  const std::string l = untuned_card_notice("NVIDIA H200", Op::laplacian7, 1, {510, 510, 510});
+  EXPECT_NE(l.find("--op laplacian7 --radius 1 --size 512,512,512`"), std::string::npos) << l;
+}

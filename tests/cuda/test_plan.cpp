@@ -259,7 +259,11 @@ TEST(CudaPlan, TheTuningCacheSteersThePlanAndABadOneFallsBack) {
   std::vector<std::string> warnings;
   PlanOptions o;
   o.cache_file = file.string();
-  o.warn = [&](const std::string& w) { warnings.push_back(w); };
+  // The cache's warnings: on a card other than the H100 the built-in defaults also say once that
+  // they were measured elsewhere (untuned_card_notice), which is not about the cache.
+  o.warn = [&](const std::string& w) {
+    if (w.find("launch choices were measured on") == std::string::npos) warnings.push_back(w);
+  };
   {
     const Plan plan(s, l, o);
     EXPECT_EQ(plan.variant(), "window_vec");

@@ -552,6 +552,16 @@ TEST(WaveGpu, ZqAndSplitValuesAreCheckedOnTheHost) {
   EXPECT_EQ(cuda::wave::parse_config(R"({"design": "l1", "vec": 2})", 3, 1, small, false).vec, 2);
 }
 
+// The launch table was measured on the H100 and checked on the H200: a run at the defaults on any
+// other card says so, naming the card and how to choose another launch.
+TEST(WaveGpu, AnUnmeasuredCardIsTold) {
+  for (const char* measured : {"NVIDIA H100 80GB HBM3", "NVIDIA H100 PCIe", "NVIDIA H200", "NVIDIA H200 NVL"})
+    EXPECT_EQ(cuda::wave::untuned_card_notice(measured), "") << measured;
+  const std::string n = cuda::wave::untuned_card_notice("NVIDIA L40S");
+  EXPECT_NE(n.find("NVIDIA L40S"), std::string::npos) << n;
+  EXPECT_NE(n.find("--kernel-params"), std::string::npos) << n;
+}
+
 // A KernelConfig built by hand skips parse_config: the state's constructor checks `ahead` itself,
 // before it touches the device (so CI runs this too).
 TEST(WaveGpu, AHandBuiltConfigsAheadIsChecked) {

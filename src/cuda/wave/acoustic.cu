@@ -325,6 +325,19 @@ KernelConfig default_config(int dim, int radius, int64_t plane_points, bool laye
   return default_for(dim, radius, plane_points, layers, slabs);
 }
 
+// The cards the defaults above were measured on: each table row's campaign ran on the H100, and
+// the H200's runs of them (bench/results/nvidia-h200/campaigns/) found the same crossovers.
+constexpr std::string_view kMeasuredCards[] = {"H100", "H200"};
+
+std::string untuned_card_notice(std::string_view device) {
+  for (std::string_view card : kMeasuredCards)
+    if (device.find(card) != std::string_view::npos) return "";
+  return "the wave step's default launch was measured on the H100 and the H200, not on this " +
+         std::string(device) +
+         ": --kernel-params picks another (docs/wave.md), and the campaigns wave-2d-sizes-layers and "
+         "wave-3d-sizes (bench/run.py) time the defaults on it";
+}
+
 std::string describe(const KernelConfig& c) {
   return "acoustic_step block=" + std::to_string(c.bx) + "x" + std::to_string(c.by) +
          " vec=" + std::to_string(c.vec) + " nw=" + std::to_string(c.nw) +

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "physics/acoustic.hpp"
@@ -54,6 +55,9 @@ KernelConfig default_config(int dim, int radius, int64_t plane_points, bool laye
 KernelConfig parse_config(const std::string& json, int dim, int radius, int64_t plane_points, bool layers,
                           bool slabs = false);
 std::string describe(const KernelConfig& c);
+// What a run at the default launch says on a card the table was not measured on ("" on the H100
+// and the H200, whose campaigns chose and checked it; `device` as cudaDeviceProp::name gives it).
+std::string untuned_card_notice(std::string_view device);
 
 // The device bytes a run's state takes: three fields, the CPML memory, the taps, the traces.
 int64_t state_bytes(const acoustic::Setup<float>& s);
