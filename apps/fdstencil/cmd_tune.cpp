@@ -11,6 +11,7 @@
 #include "fdstencil/error.hpp"
 #include "fdstencil/tune.hpp"
 #include "fdstencil/tuning_cache.hpp"
+#include "tune_wave.hpp"
 #ifdef FDSTENCIL_HAVE_CUDA
 #include "fdstencil/device.hpp"
 #endif
@@ -25,7 +26,97 @@ struct TuneOpts {
   double budget = 60;
   int reps = 10;
   bool show = false, no_store = false, quiet = false;
+  // --wave: the wave step's launch on models of these shapes (NZ,NY,NX or NZ,NX).
+  bool wave = false, free_surface = false;
+  std::vector<std::string> shapes;
+  int cpml = 10;
+  int64_t steps = 500;
 };
+
+// A wave case's model shape: NZ,NY,NX (3D) or NZ,NX (2D), as `fdstencil wave --shape`.
+WaveCase wave_shape(const std::string& text) {
+  const auto parts = split(text, ',');
+  if (parts.size() != 2 && parts.size() != 3)
+    throw Error(ErrorKind::invalid_argument, "--shape '" + text + "': expected NZ,NY,NX (3D) or NZ,NX (2D)");
+  std::vector<int64_t> n;
+  for (const auto& p : parts) {
+    const int v = parse_int(p, "--shape");
+    if (v < 1)
+      throw Error(ErrorKind::invalid_argument, "--shape '" + text + "': every extent must be at least 1");
+    n.push_back(v);
+  }
+  WaveCase c;
+  c.dim = int(n.size());
+  c.nz = n.front();
+  c.nx = n.back();
+  c.ny = c.dim == 3 ? n[1] : 1;
+  return c;
+}
+
+// Every wave case checked before the first is timed.
+std::vector<WaveCase> wave_cases(const TuneOpts& o) {
+  if (o.shapes.empty()) throw Error(ErrorKind::invalid_argument, "--wave needs --shape: the model to time");
+  if (o.radii.empty()) throw Error(ErrorKind::invalid_argument, "--wave needs --radius");
+  if (!o.ops.empty() || !o.sizes.empty())
+    throw Error(ErrorKind::invalid_argument,
+                "--wave times the wave step: --op and --size are the operators'");
+  if (o.cpml < 0)
+    throw Error(ErrorKind::invalid_argument, "--cpml " + std::to_string(o.cpml) + ": at least 0");
+  if (o.steps < 1)
+    throw Error(ErrorKind::invalid_argument, "--steps " + std::to_string(o.steps) + ": at least 1");
+  std::vector<WaveCase> cases;
+  for (const auto& shape : o.shapes)
+    for (const auto& r : split(o.radii, ',')) {
+      WaveCase c = wave_shape(shape);
+      c.radius = parse_int(r, "--radius");
+      if (c.radius < 1 || c.radius > kMaxRadius)
+        throw Error(ErrorKind::invalid_argument,
+                    "--radius " + r + ": the wave step runs R = 1.." + std::to_string(kMaxRadius));
+      c.cpml = o.cpml;
+      c.free_surface = o.free_surface;
+      cases.push_back(c);
+    }
+  return cases;
+}
+
+// tune --wave: each case's candidates timed, the fastest stored in the wave tuning cache.
+int run_tune_wave(const TuneOpts& o) {
+  const std::vector<WaveCase> cases = wave_cases(o);
+  const std::filesystem::path file = wave_cache_file(o.cache);
+  if (!o.json_path.empty()) check_writable(o.json_path);
+  if (!o.no_store) {
+    std::filesystem::create_directories(file.parent_path());
+    check_writable(file.string());
+  }
+  if (gpu_count() == 0)
+    throw Error(ErrorKind::unsupported, "fdstencil tune --wave needs a GPU: " + gpu_unavailable_reason());
+  std::string device;
+#ifdef FDSTENCIL_HAVE_CUDA
+  device = cuda::device_info(cuda::current_device())["name"].get<std::string>();
+#endif
+  WaveTuneOptions to;
+  to.steps = o.steps;
+  if (!o.quiet) to.progress = [](const std::string& line) { std::fprintf(stderr, "  %s\n", line.c_str()); };
+  nlohmann::json doc = {{"device", device}, {"cases", nlohmann::json::array()}};
+  std::printf("%-16s %2s %4s %10s %10s %6s  %s\n", "shape", "R", "cpml", "default", "tuned", "gain",
+              "kernel parameters");
+  for (const WaveCase& c : cases) {
+    const std::string shape =
+        std::to_string(c.nz) + (c.dim == 3 ? "," + std::to_string(c.ny) : "") + "," + std::to_string(c.nx);
+    if (!o.quiet)
+      std::fprintf(stderr, "tuning the wave step on %s at R=%d, cpml %d\n", shape.c_str(), c.radius, c.cpml);
+    const nlohmann::json r = tune_wave(device, c, to);
+    const double base = r["default_gpts"].get<double>(), best = r["gpts"].get<double>();
+    std::printf("%-16s %2d %4d %10.1f %10.1f %5.2fx  %s\n", shape.c_str(), c.radius, c.cpml, base, best,
+                best / base, r["kernel_params"].dump().c_str());
+    std::fflush(stdout);
+    if (!o.no_store) store_wave_entry(file, r);
+    doc["cases"].push_back(r);
+    if (!o.json_path.empty()) write_json_file(o.json_path, doc);
+  }
+  if (!o.no_store) std::fprintf(stderr, "fdstencil: stored in %s\n", file.string().c_str());
+  return 0;
+}
 
 struct Case {
   Op op;
@@ -38,12 +129,25 @@ int show_cache(const TuneOpts& o, bool json) {
   const std::filesystem::path file = o.cache.empty() ? default_cache_file() : std::filesystem::path(o.cache);
   const TuningCache c = TuningCache::load(
       file, [](const std::string& w) { std::fprintf(stderr, "fdstencil: warning: %s\n", w.c_str()); });
+  const std::filesystem::path wave_file = wave_cache_file(o.cache);
+  const nlohmann::json wave = wave_entries(
+      wave_file, [](const std::string& w) { std::fprintf(stderr, "fdstencil: warning: %s\n", w.c_str()); });
   if (json) {
-    nlohmann::json out = {{"file", file.string()}, {"entries", nlohmann::json::array()}};
+    nlohmann::json out = {{"file", file.string()},
+                          {"entries", nlohmann::json::array()},
+                          {"wave_file", wave_file.string()},
+                          {"wave_entries", wave}};
     for (const TuningEntry& e : c.entries()) out["entries"].push_back(to_json(e));
     std::printf("%s\n", out.dump(2).c_str());
     return 0;
   }
+  std::printf("# wave tuning cache: %s (%zu entries)\n", wave_file.string().c_str(), wave.size());
+  for (const nlohmann::json& e : wave)
+    std::printf("%-24s %dD %-16s R=%d cpml %d%s %s (%.1f GPts/s, default %.1f)\n",
+                e.value("device", "").c_str(), e.value("dim", 0), e["shape"].dump().c_str(),
+                e.value("radius", 0), e.value("cpml", 0),
+                e.value("free_surface", false) ? " free surface" : "", e["kernel_params"].dump().c_str(),
+                e.value("gpts", 0.0), e.value("default_gpts", 0.0));
   std::printf("# tuning cache: %s (%zu entries)\n", file.string().c_str(), c.entries().size());
   if (c.entries().empty()) return 0;
   std::printf("%-24s %-10s %2s %-6s %-16s %-12s %-44s %9s %7s\n", "device", "op", "R", "type", "interior",
@@ -58,6 +162,7 @@ int show_cache(const TuneOpts& o, bool json) {
 
 int run_tune(const TuneOpts& o, bool json_show) {
   if (o.show) return show_cache(o, json_show);
+  if (o.wave) return run_tune_wave(o);
   if (o.ops.empty())
     throw Error(ErrorKind::invalid_argument, "--op is required (or --show to print the cache)");
   if (o.sizes.empty())
@@ -164,6 +269,17 @@ Action add_tune(CLI::App& app) {
   cmd->add_flag("--no-store", o->no_store, "Search and report, but leave the cache as it is");
   cmd->add_option("--json", o->json_path, "Write every case and every candidate tried to this JSON file");
   cmd->add_flag("--quiet,-q", o->quiet, "No progress on stderr");
+  cmd->add_flag(
+      "--wave", o->wave,
+      "Tune the wave step's launch instead (--shape, --radius, --cpml, --free-surface, --steps): "
+      "the fastest candidate whose field is the default's to the bit goes into wave-tuning.json beside "
+      "the cache, which `fdstencil wave` then takes on this card for runs of that grid");
+  cmd->add_option("--shape", o->shapes,
+                  "--wave: the model's points NZ,NY,NX (3D) or NZ,NX (2D); repeat for several");
+  cmd->add_option("--cpml", o->cpml, "--wave: CPML points on every face")->capture_default_str();
+  cmd->add_flag("--free-surface", o->free_surface, "--wave: a free surface at z = 0 instead of the top CPML");
+  cmd->add_option("--steps", o->steps, "--wave: steps of each timed run (3 timed runs, their median)")
+      ->capture_default_str();
   cmd->add_flag("--show", o->show, "Print the cache (its file, then one row per entry) and exit");
   cmd->add_flag("--show-json", *json, "Print the cache as JSON and exit");
   return [o, json] {

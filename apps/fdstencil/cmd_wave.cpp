@@ -21,7 +21,11 @@
 #include "checkpoint_writer.hpp"
 #include "interrupt.hpp"
 #include "progress.hpp"
+#include "tune_wave.hpp"
 #include "wave_cli.hpp"
+#ifdef FDSTENCIL_HAVE_CUDA
+#include "fdstencil/device.hpp"
+#endif
 #if FDSTENCIL_HAVE_MPI
 #include "mpi/mpi_comm.hpp"
 #endif
@@ -331,6 +335,23 @@ nlohmann::json write_outputs(const Setup& s, ShotRun& run, const std::vector<flo
 
 }  // namespace
 
+// A single-GPU run without --kernel-params takes the launch `fdstencil tune --wave` stored for this
+// card and grid, if any (tune_wave.hpp); the summary names the file. Split runs keep their slabs'
+// own defaults.
+static void take_tuned_launch(Setup& s) {
+  wave::Options& o = s.options;
+  const bool gpu = o.backend == "cuda" || (o.backend == "auto" && !o.double_precision && gpu_count() > 0);
+  if (!gpu || o.comm != nullptr || !o.kernel_params.empty()) return;
+#ifdef FDSTENCIL_HAVE_CUDA
+  const std::filesystem::path file = wave_cache_file("");
+  const std::string device = cuda::device_info(cuda::current_device())["name"].get<std::string>();
+  o.kernel_params = tuned_launch(file, device, wave_case_of(s.model(), o), [](const std::string& w) {
+    std::fprintf(stderr, "fdstencil: warning: %s\n", w.c_str());
+  });
+  if (!o.kernel_params.empty()) s.launch_from = file.string();
+#endif
+}
+
 ShotRun run_shot(Setup& s, const std::string& command, const RunControl& control) {
   const std::vector<float> analytic = control.prechecked ? *control.prechecked : shot_prechecks(s);
   // Every check has passed, the solver's own too: the earlier run's outputs go (--overwrite). A
@@ -378,6 +399,7 @@ ShotRun run_shot(Setup& s, const std::string& command, const RunControl& control
   s.options.stop_requested = [] { return InterruptGuard::requested(); };
   s.options.resume = resumed.get();
   s.options.measure_bandwidth = control.measure_bandwidth;
+  take_tuned_launch(s);
   bool ran = false;
   try {
     run.result = wave::run(s.model(), s.options);

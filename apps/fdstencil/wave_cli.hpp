@@ -115,6 +115,7 @@ struct Setup {
   int shot_id = 1;                  // the shot's number: FieldRecord in shot.sgy, shot_id in shot.json
   bool resume = false;              // --resume: continue from out_dir's checkpoint
   bool overwrite = false;           // --overwrite: an earlier run's outputs in out_dir are removed first
+  std::string launch_from;          // the wave tuning cache the GPU launch came from ("": the defaults)
 };
 
 // Parses and checks every flag and input file; throws Error (an input error, exit code 2) naming

@@ -226,6 +226,7 @@ void write_summary(const Setup& s, const wave::Result& r, const std::string& com
               {"backend", r.backend},
               {"double_precision", s.options.double_precision},
               {"kernel", r.kernel},
+              {"launch_from", s.launch_from.empty() ? json(nullptr) : json(s.launch_from)},
               {"radius", s.options.radius},
               {"model", s.model_json},
               {"domain", domain_json(r.domain)},

@@ -349,13 +349,9 @@ std::string describe(const KernelConfig& c) {
          " faces=" + std::to_string(c.faces) + " graph=" + std::to_string(c.graph);
 }
 
-// The defaults of one design for a radius and plane: the table's where it names that design;
-// else l1_shape, kTileShape or kTmaShape. A "design" given by hand starts from these, not from
-// the other design's block, vector and chunk.
-KernelConfig design_default(int dim, int radius, int64_t plane_points, bool layers, bool slabs,
-                            StepDesign design) {
-  const KernelConfig c = default_for(dim, radius, plane_points, layers, slabs);
-  if (c.design == design) return c;
+// A design by hand where the defaults name another: its shape (design_default).
+static KernelConfig other_design(int dim, int radius, int64_t plane_points, bool layers, bool slabs,
+                                 StepDesign design) {
   // Where the layers' rule took the l1 march, a design by hand starts from the table's own row.
   const KernelConfig row = table_row(dim, radius, plane_points, layers, slabs);
   if (row.design == design) return row;
@@ -364,6 +360,18 @@ KernelConfig design_default(int dim, int radius, int64_t plane_points, bool laye
   // tma by hand where the table's row names another design (R = 4 and 6 on planes of up to 256^2,
   // R = 1..3): the block the table gives tma at that radius elsewhere, in chunks of 16.
   return radius == 5 || radius == 6 ? kTmaNarrow : kTmaShape;
+}
+
+// The defaults of one design for a radius and plane: the table's where it names that design;
+// else l1_shape, kTileShape or kTmaShape. A "design" given by hand starts from these, not from
+// the other design's block, vector and chunk.
+KernelConfig design_default(int dim, int radius, int64_t plane_points, bool layers, bool slabs,
+                            StepDesign design) {
+  const KernelConfig c = default_for(dim, radius, plane_points, layers, slabs);
+  if (c.design == design) return c;
+  KernelConfig other = other_design(dim, radius, plane_points, layers, slabs, design);
+  other.graph = c.graph;  // the launches' batching is the run's, whichever design
+  return other;
 }
 
 KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t plane_points, bool layers,

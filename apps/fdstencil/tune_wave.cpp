@@ -1,0 +1,218 @@
+// The wave step's launch tuned per card (see tune_wave.hpp).
+#include "tune_wave.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+
+#include "commands.hpp"
+#include "fdstencil/error.hpp"
+#include "fdstencil/tuning_cache.hpp"
+#include "fdstencil/version.hpp"
+
+namespace fdstencil::cli {
+
+namespace {
+
+constexpr const char* kFormat = "fdstencil-wave-tuning";
+constexpr int kFormatVersion = 1;
+
+// The timed model: the campaigns' medium (bench/campaigns/wave-*.toml), a 2000 m/s box at 10 m
+// with an 8 Hz Ricker in its middle, 0.15 s late so that it starts from rest.
+constexpr double kSpacing = 10, kFrequency = 8, kDelay = 0.15;
+constexpr float kVelocity = 2000;
+
+nlohmann::json key_of(const std::string& device, const WaveCase& c) {
+  return {{"device", device},   {"dim", c.dim},
+          {"radius", c.radius}, {"shape", {c.nz, c.ny, c.nx}},
+          {"cpml", c.cpml},     {"free_surface", c.free_surface}};
+}
+
+bool same_key(const nlohmann::json& entry, const nlohmann::json& key) {
+  for (const auto& [k, v] : key.items())
+    if (!entry.contains(k) || entry[k] != v) return false;
+  return true;
+}
+
+// The file's entries; an absent file has none, a damaged one throws Error(io).
+nlohmann::json load_entries(const std::filesystem::path& file) {
+  std::ifstream f(file);
+  if (!f) return nlohmann::json::array();
+  const nlohmann::json doc = nlohmann::json::parse(f, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object() || doc.value("format", "") != kFormat ||
+      !doc.contains("entries") || !doc["entries"].is_array())
+    throw Error(ErrorKind::io, file.string() + " is not a wave tuning cache (format " + kFormat + ")");
+  if (doc.value("format_version", 0) != kFormatVersion)
+    throw Error(ErrorKind::io, file.string() + " is format version " +
+                                   std::to_string(doc.value("format_version", 0)) + ", this build reads " +
+                                   std::to_string(kFormatVersion));
+  return doc["entries"];
+}
+
+std::string now_utc() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+wave::Options timed_options(const WaveCase& c, const wave::Model& m, int64_t steps) {
+  wave::Options o;
+  o.radius = c.radius;
+  o.boundary.cpml_width = c.cpml;
+  o.boundary.free_surface = c.free_surface;
+  o.nt = steps;
+  o.backend = "cuda";
+  const double dt = wave::run_dt(m, o);
+  const wave::Point middle{double(c.nz - 1) / 2 * kSpacing, double(c.ny - 1) / 2 * kSpacing,
+                           double(c.nx - 1) / 2 * kSpacing};
+  o.sources.push_back({middle, wave::ricker(kFrequency, kDelay, dt, steps)});
+  return o;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+WaveCase wave_case_of(const wave::Model& m, const wave::Options& o) {
+  return {m.dim, o.radius, m.nz, m.ny, m.nx, o.boundary.cpml_width, o.boundary.free_surface};
+}
+
+std::filesystem::path wave_cache_file(const std::string& plans_cache) {
+  const std::filesystem::path plans =
+      plans_cache.empty() ? default_cache_file() : std::filesystem::path(plans_cache);
+  return plans.parent_path() / "wave-tuning.json";
+}
+
+nlohmann::json wave_entries(const std::filesystem::path& file,
+                            const std::function<void(const std::string&)>& warn) {
+  try {
+    return load_entries(file);
+  } catch (const Error& e) {
+    warn(e.what());
+    return nlohmann::json::array();
+  }
+}
+
+std::string tuned_launch(const std::filesystem::path& file, const std::string& device, const WaveCase& c,
+                         const std::function<void(const std::string&)>& warn) {
+  const nlohmann::json key = key_of(device, c);
+  for (const nlohmann::json& e :
+       wave_entries(file, [&warn](const std::string& w) { warn(w + ": the default launch is used"); }))
+    if (same_key(e, key) && e.contains("kernel_params") && e["kernel_params"].is_object())
+      return e["kernel_params"].dump();
+  return "";
+}
+
+std::vector<std::string> wave_candidates(int dim, int radius) {
+  if (dim == 2)  // rows of 32-128 threads, 2 or 4 points each, chunks of 2-8 rows (shape_2d's)
+    return {R"({"block": "64x1", "vec": 2, "nw": 2})",  R"({"block": "64x1", "vec": 2, "nw": 4})",
+            R"({"block": "64x1", "vec": 2, "nw": 8})",  R"({"block": "128x1", "vec": 2, "nw": 4})",
+            R"({"block": "32x1", "vec": 2, "nw": 4})",  R"({"block": "64x1", "vec": 4, "nw": 4})",
+            R"({"block": "128x1", "vec": 4, "nw": 2})", R"({"graph": 8})"};
+  // The three designs in the shapes acoustic.cu's table names for some radius or plane.
+  std::vector<std::string> c = {R"({"design": "l1", "block": "32x4", "vec": 2, "nw": 8})",
+                                R"({"design": "l1", "block": "32x4", "vec": 4, "nw": 32})",
+                                R"({"design": "l1", "block": "16x16", "vec": 2, "nw": 32})",
+                                R"({"design": "l1", "block": "32x8", "vec": 2, "nw": 16})",
+                                R"({"design": "tile", "block": "8x16", "nw": 8, "split": 1})",
+                                R"({"design": "tma", "block": "8x16", "nw": 16})",
+                                R"({"design": "tma", "block": "16x16", "nw": 16})",
+                                R"({"design": "tma", "block": "16x16", "nw": 64})"};
+  if (radius >= 2) c.push_back(R"({"design": "tile", "block": "8x16", "nw": 8, "zq": 1, "split": 1})");
+  return c;
+}
+
+nlohmann::json tune_wave(const std::string& device, const WaveCase& c, const WaveTuneOptions& opt) {
+  const wave::Model m = wave::Model::constant(c.dim, c.nz, c.ny, c.nx, kSpacing, kVelocity);
+  const auto say = [&](const std::string& line) {
+    if (opt.progress) opt.progress(line);
+  };
+  // One candidate: a warm-up run (the state's setup, the graphs' capture), then reps timed runs;
+  // its field against the default's.
+  std::vector<float> reference;
+  double copy_gbps = 0;
+  const auto time_one = [&](const std::string& params) {
+    nlohmann::json rec = {
+        {"kernel_params", params.empty() ? nlohmann::json::object() : nlohmann::json::parse(params)}};
+    wave::Options o = timed_options(c, m, opt.steps);
+    o.kernel_params = params;
+    std::vector<double> gpts;
+    try {
+      for (int i = 0; i <= opt.reps; ++i) {
+        o.measure_bandwidth = params.empty() && i == 0;
+        const wave::Result r = wave::run(m, o);
+        if (o.measure_bandwidth) copy_gbps = r.timing.copy_gbps;
+        if (i == 0) {
+          rec["kernel"] = r.kernel;
+          if (params.empty()) reference = r.final_field;
+          if (r.final_field != reference) {  // the same arithmetic in every launch: the same bits
+            rec["status"] = "FAILED";
+            rec["why"] = "its final field differs from the default launch's";
+            return rec;
+          }
+        } else {
+          gpts.push_back(r.timing.gpts);
+        }
+      }
+    } catch (const Error& e) {
+      if (params.empty())
+        throw Error(ErrorKind::verification, std::string("the default launch: ") + e.what());
+      rec["status"] = "unsupported";
+      rec["why"] = e.what();
+      return rec;
+    }
+    rec["status"] = "ok";
+    rec["gpts"] = median(gpts);
+    return rec;
+  };
+  nlohmann::json out = key_of(device, c);
+  const nlohmann::json base = time_one("");
+  say("default " + base["kernel"].get<std::string>() + ": " + std::to_string(base["gpts"].get<double>()) +
+      " GPts/s");
+  nlohmann::json candidates = nlohmann::json::array({base});
+  nlohmann::json best = base;
+  for (const std::string& p : wave_candidates(c.dim, c.radius)) {
+    const nlohmann::json r = time_one(p);
+    say(p + ": " +
+        (r["status"] == "ok" ? std::to_string(r["gpts"].get<double>()) + " GPts/s"
+                             : r["status"].get<std::string>() + " (" + r["why"].get<std::string>() + ")"));
+    candidates.push_back(r);
+    if (r["status"] == "ok" && r["gpts"].get<double>() > best["gpts"].get<double>()) best = r;
+  }
+  out["kernel_params"] = best["kernel_params"];
+  out["kernel"] = best["kernel"];
+  out["gpts"] = best["gpts"];
+  out["default_gpts"] = base["gpts"];
+  out["copy_gbps"] = copy_gbps;
+  out["steps"] = opt.steps;
+  out["reps"] = opt.reps;
+  out["tuned_at"] = now_utc();
+  out["library_version"] = kVersion;
+  out["candidates"] = candidates;
+  return out;
+}
+
+void store_wave_entry(const std::filesystem::path& file, const nlohmann::json& record) {
+  nlohmann::json entry = record;
+  entry.erase("candidates");
+  const WaveCase c{entry["dim"].get<int>(),          entry["radius"].get<int>(),
+                   entry["shape"][0].get<int64_t>(), entry["shape"][1].get<int64_t>(),
+                   entry["shape"][2].get<int64_t>(), entry["cpml"].get<int>(),
+                   entry["free_surface"].get<bool>()};
+  const nlohmann::json key = key_of(entry["device"].get<std::string>(), c);
+  nlohmann::json entries = nlohmann::json::array();
+  for (const nlohmann::json& e : load_entries(file))
+    if (!same_key(e, key)) entries.push_back(e);
+  entries.push_back(entry);
+  std::filesystem::create_directories(file.parent_path());
+  write_json_file(file.string(),
+                  {{"format", kFormat}, {"format_version", kFormatVersion}, {"entries", entries}});
+}
+
+}  // namespace fdstencil::cli

@@ -1,0 +1,64 @@
+// The wave step's launch tuned per card (issue 35). `fdstencil tune --wave` times the step's
+// candidate launches (kernel parameters) on one model, checks each against the default launch's
+// final field bit for bit (every design does the same arithmetic in the same order), and stores
+// the fastest in the wave tuning cache, keyed by the card's name and the run's grid: dimension,
+// model shape, radius, CPML width and free surface. `fdstencil wave` takes the stored launch where
+// a single-GPU run matches an entry and --kernel-params is not given.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fdstencil/wave.hpp"
+
+namespace fdstencil::cli {
+
+struct WaveCase {
+  int dim = 3, radius = 4;
+  int64_t nz = 0, ny = 1, nx = 0;  // the model's points (ny 1 in 2D)
+  int cpml = 10;
+  bool free_surface = false;
+};
+
+// The case of a run about to start.
+WaveCase wave_case_of(const wave::Model& m, const wave::Options& o);
+
+// The wave tuning cache: wave-tuning.json beside the plans' tuning cache (`plans_cache`, or
+// default_cache_file() when empty).
+std::filesystem::path wave_cache_file(const std::string& plans_cache);
+
+// The file's entries (none where it is absent; a damaged one: none, and a warning).
+nlohmann::json wave_entries(const std::filesystem::path& file,
+                            const std::function<void(const std::string&)>& warn);
+
+// The stored kernel parameters (a JSON object's text) of `device` and `c`, or "" where none is
+// stored. A damaged file gives "" and a warning through `warn`.
+std::string tuned_launch(const std::filesystem::path& file, const std::string& device, const WaveCase& c,
+                         const std::function<void(const std::string&)>& warn);
+
+// The launches tune_wave tries for a dimension and radius: the defaults' designs and shapes
+// around them (acoustic.cu's table), each a --kernel-params object.
+std::vector<std::string> wave_candidates(int dim, int radius);
+
+struct WaveTuneOptions {
+  int64_t steps = 500;                               // steps a timed run takes
+  int reps = 3;                                      // timed runs per candidate (median)
+  std::function<void(const std::string&)> progress;  // one line per candidate
+};
+
+// Times every candidate on a homogeneous model of `c` (2000 m/s, 10 m, a Ricker source in the
+// middle) on the current GPU, `device`, and returns the record: the key, the fastest candidate
+// whose field is the default launch's to the bit, the default's and every candidate's GPts/s,
+// the copy bandwidth of the same run. Throws Error(verification) when the default launch fails.
+nlohmann::json tune_wave(const std::string& device, const WaveCase& c, const WaveTuneOptions& o);
+
+// Stores a tune_wave record in `file` (its candidates left out), replacing the entry of its key.
+// Throws Error(io) for a damaged file or one it cannot write.
+void store_wave_entry(const std::filesystem::path& file, const nlohmann::json& record);
+
+}  // namespace fdstencil::cli
