@@ -79,6 +79,16 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
+size_t wave_winner(const nlohmann::json& candidates) {
+  size_t best = 0;
+  for (size_t i = 1; i < candidates.size(); ++i)
+    if (candidates[i].value("status", "") == "ok" &&
+        candidates[i]["gpts"].get<double>() > candidates[best]["gpts"].get<double>())
+      best = i;
+  const double base = candidates[0]["gpts"].get<double>();
+  return candidates[best]["gpts"].get<double>() > base * (1 + kMinGain) ? best : 0;
+}
+
 WaveCase wave_case_of(const wave::Model& m, const wave::Options& o) {
   return {m.dim, o.radius, m.nz, m.ny, m.nx, o.boundary.cpml_width, o.boundary.free_surface};
 }
@@ -176,15 +186,14 @@ nlohmann::json tune_wave(const std::string& device, const WaveCase& c, const Wav
   say("default " + base["kernel"].get<std::string>() + ": " + std::to_string(base["gpts"].get<double>()) +
       " GPts/s");
   nlohmann::json candidates = nlohmann::json::array({base});
-  nlohmann::json best = base;
   for (const std::string& p : wave_candidates(c.dim, c.radius)) {
     const nlohmann::json r = time_one(p);
     say(p + ": " +
         (r["status"] == "ok" ? std::to_string(r["gpts"].get<double>()) + " GPts/s"
                              : r["status"].get<std::string>() + " (" + r["why"].get<std::string>() + ")"));
     candidates.push_back(r);
-    if (r["status"] == "ok" && r["gpts"].get<double>() > best["gpts"].get<double>()) best = r;
   }
+  const nlohmann::json& best = candidates[wave_winner(candidates)];
   out["kernel_params"] = best["kernel_params"];
   out["kernel"] = best["kernel"];
   out["gpts"] = best["gpts"];

@@ -45,6 +45,15 @@ std::string tuned_launch(const std::filesystem::path& file, const std::string& d
 // around them (acoustic.cu's table), each a --kernel-params object.
 std::vector<std::string> wave_candidates(int dim, int radius);
 
+// A candidate replaces the default launch only where it runs more than kMinGain faster: the same
+// launch timed twice over 1000 steps differed by up to 0.5 % on the H100 (campaign wave-graphs,
+// each launch quiet and with progress reports), so a smaller gain is the noise's.
+inline constexpr double kMinGain = 0.01;
+
+// The winner among tune_wave's candidates (the default's first, each with "status" and, where
+// "ok", "gpts"): the fastest, unless it beats the default by kMinGain or less; then the default (0).
+size_t wave_winner(const nlohmann::json& candidates);
+
 struct WaveTuneOptions {
   int64_t steps = 500;                               // steps a timed run takes
   int reps = 3;                                      // timed runs per candidate (median)
@@ -52,8 +61,9 @@ struct WaveTuneOptions {
 };
 
 // Times every candidate on a homogeneous model of `c` (2000 m/s, 10 m, a Ricker source in the
-// middle) on the current GPU, `device`, and returns the record: the key, the fastest candidate
-// whose field is the default launch's to the bit, the default's and every candidate's GPts/s,
+// middle) on the current GPU, `device`, and returns the record: the key, the winner (wave_winner)
+// among the candidates whose field is the default launch's to the bit, the default's and every
+// candidate's GPts/s,
 // the copy bandwidth of the same run. Throws Error(verification) when the default launch fails.
 nlohmann::json tune_wave(const std::string& device, const WaveCase& c, const WaveTuneOptions& o);
 

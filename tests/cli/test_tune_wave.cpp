@@ -158,3 +158,18 @@ TEST_F(TuneWave, ATunedLaunchIsTakenByTheRunsOfItsGrid) {
   EXPECT_TRUE(nlohmann::json::parse(std::ifstream(path("other/summary.json")))["launch_from"].is_null());
 }
 #endif
+
+// The default launch stays unless a candidate beats it by more than the noise (kMinGain); failed
+// and unsupported candidates never win, however fast they were recorded.
+TEST(TuneWaveWinner, TheDefaultStaysWithinTheNoise) {
+  const auto cands = [](double a, double b, const char* status_b) {
+    return nlohmann::json::array({{{"status", "ok"}, {"gpts", a}}, {{"status", status_b}, {"gpts", b}}});
+  };
+  EXPECT_EQ(cli::wave_winner(cands(100, 100.5, "ok")), 0u);
+  EXPECT_EQ(cli::wave_winner(cands(100, 101.5, "ok")), 1u);
+  EXPECT_EQ(cli::wave_winner(cands(100, 150, "FAILED")), 0u);
+  EXPECT_EQ(cli::wave_winner(cands(100, 150, "unsupported")), 0u);
+  nlohmann::json three = cands(100, 103, "ok");
+  three.push_back({{"status", "ok"}, {"gpts", 105.0}});
+  EXPECT_EQ(cli::wave_winner(three), 2u);
+}
