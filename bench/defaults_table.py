@@ -89,7 +89,9 @@ def table():
              "A row serves its radius band, size class (the bytes of one xy plane: small up to 512 KiB,",
              "medium up to 2 MiB) and type; its figures are every record of its file that ran that launch,",
              "as % of the cudaMemcpy bandwidth measured in the same run. Rows marked none are the fallbacks,",
-             "chosen for what they can run. Which row wins at run time: docs/library.md.", "",
+             "chosen for what they can run. Rows chosen from nvidia-h200 files are the H200's own: a plan",
+             "on an H200 tries them first, and every card takes the others. Which row wins at run time:",
+             "docs/library.md.", "",
              "| op | R | size class | type | variant | parameters | chosen from | measured |",
              "|---|---|---|---|---|---|---|---|"]
     for row in rows():

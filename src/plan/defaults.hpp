@@ -26,11 +26,12 @@ std::string_view size_class_name(SizeClass c);
 
 // The built-in choices for `p` on the cuda backend, preferred first: a plan takes the first that
 // can run. Every operator and radius has at least one row.
-std::vector<std::pair<std::string, Params>> default_choices(const Problem& p);
+// On a card whose `device` name holds H200, its own rows come first.
+std::vector<std::pair<std::string, Params>> default_choices(const Problem& p, std::string_view device = {});
 
-// Whether the table was measured on the card named `device` (cudaDeviceProp::name): the H100's
-// rows serve every card, but only an H100 has them as its own.
-bool card_has_defaults(std::string_view device);
+// Whether `op` has rows measured on the card named `device` (cudaDeviceProp::name): the H100's
+// rows serve every card and are an H100's own; an H200 has rows of its own for d2xyz and d2xy.
+bool card_has_defaults(std::string_view device, Op op);
 
 // What a plan says, once, where it takes the built-in choices on a card without its own: which
 // card they were measured on, and the `fdstencil tune` command that measures this case here.

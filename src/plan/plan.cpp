@@ -176,10 +176,10 @@ Plan::Plan(const Stencil& s, const Layout& layout, const PlanOptions& opt) {
     }
   }
   const std::string cls(size_class_name(size_class(layout.interior(), p.dtype())));
-  if (const std::string card = current_device_name(); !card_has_defaults(card))
-    warn(untuned_card_notice(card, s.op, s.radius, layout.interior()));
+  const std::string card = current_device_name();
+  if (!card_has_defaults(card, s.op)) warn(untuned_card_notice(card, s.op, s.radius, layout.interior()));
   std::string reasons;
-  for (const auto& [name, params] : default_choices(p)) {
+  for (const auto& [name, params] : default_choices(p, card)) {
     const Variant* v = find_variant(s.op, "cuda", name);
     const std::string why = try_candidate(v, params, p, merged);
     if (why.empty()) {
