@@ -132,6 +132,118 @@ void general_points(const acoustic::Setup<T>& s, std::vector<T> (&pml)[3][3], co
   }
 }
 
+// u^{n+1} at points [i0, i1) of x-line (j, k), clear of a free surface's mirrored planes, where
+// the line lies in a y layer (PY: slot sy) or a z layer (PZ: slot sz), or the points in an x layer
+// (PX: slots sx, sx + 1, ... from i0): general_points' arithmetic in its order, vectorized across
+// the points. The line's y and z slots and coefficients are the same at each point, and its
+// memory variables' rows run along x (pml_index: x fastest for y and z, the slot for x, which
+// rises with x inside a layer).
+template <int R, bool Y, bool PX, bool PY, bool PZ, class T>
+void layer_line(const acoustic::Setup<T>& s, std::vector<T> (&pml)[3][3], const T* __restrict u,
+                T* __restrict out, int64_t j, int64_t k, int64_t i0, int64_t i1, int sx, int sy, int sz) {
+  const int64_t base = s.origin + j * s.line + k * s.slice, line = s.line, slice = s.slice;
+  const T* __restrict w2 = s.w2.data();
+  const T* __restrict w1 = s.w1.data();
+  const T* __restrict m = s.m.data();
+  T *px[3] = {}, *py[3] = {}, *pz[3] = {};
+  const acoustic::PmlCoef<T>* __restrict cx = nullptr;
+  acoustic::PmlCoef<T> cy{}, cz{};
+  if constexpr (PX) {  // indexed by i - i0 from here
+    const int64_t q = acoustic::pml_index(0, sx, 0, j, k, s.nx, s.ny, s.axis[0].slots());
+    for (int v = 0; v < 3; ++v) px[v] = pml[0][v].data() + q - i0;
+    cx = s.coef[0].data() + sx - i0;
+  }
+  if constexpr (PY) {
+    const int64_t q = acoustic::pml_index(1, sy, 0, j, k, s.nx, s.ny, s.axis[1].slots());
+    for (int v = 0; v < 3; ++v) py[v] = pml[1][v].data() + q;
+    cy = s.coef[1][size_t(sy)];
+  }
+  if constexpr (PZ) {
+    const int64_t q = acoustic::pml_index(2, sz, 0, j, k, s.nx, s.ny, s.axis[2].slots());
+    for (int v = 0; v < 3; ++v) pz[v] = pml[2][v].data() + q;
+    cz = s.coef[2][size_t(sz)];
+  }
+#pragma omp simd
+  for (int64_t i = i0; i < i1; ++i) {
+    const int64_t p = base + i;
+    T lap = 0;
+    {
+      T d2 = 0, d1 = 0;
+#pragma GCC unroll 17
+      for (int r = 0; r <= 2 * R; ++r) {
+        const T v = u[p + r - R];
+        d2 += w2[r] * v;
+        if constexpr (PX) d1 += w1[r] * v;
+      }
+      if constexpr (PX)
+        lap += acoustic::cpml_second_derivative(d2, d1, cx[i], px[0][i], px[1][i], px[2][i]);
+      else
+        lap += d2;
+    }
+    if constexpr (Y) {
+      T d2 = 0, d1 = 0;
+#pragma GCC unroll 17
+      for (int r = 0; r <= 2 * R; ++r) {
+        const T v = u[p + (r - R) * line];
+        d2 += w2[r] * v;
+        if constexpr (PY) d1 += w1[r] * v;
+      }
+      if constexpr (PY)
+        lap += acoustic::cpml_second_derivative(d2, d1, cy, py[0][i], py[1][i], py[2][i]);
+      else
+        lap += d2;
+    }
+    T d2 = 0, d1 = 0;
+#pragma GCC unroll 17
+    for (int r = 0; r <= 2 * R; ++r) {
+      const T v = u[p + (r - R) * slice];
+      d2 += w2[r] * v;
+      if constexpr (PZ) d1 += w1[r] * v;
+    }
+    if constexpr (PZ)
+      lap += acoustic::cpml_second_derivative(d2, d1, cz, pz[0][i], pz[1][i], pz[2][i]);
+    else
+      lap += d2;
+    out[p] = acoustic::leapfrog(u[p], out[p], m[p], lap);
+  }
+}
+
+// layer_line for a radius, chosen per run of points by which layers it lies in (at least one:
+// sx, sy or sz is a slot; sx the first point's).
+template <int R, class T>
+void layer_run(const acoustic::Setup<T>& s, std::vector<T> (&pml)[3][3], const T* u, T* out, int64_t j,
+               int64_t k, int64_t i0, int64_t i1, int sx, int sy, int sz) {
+  const auto go = [&]<bool Y, bool PX, bool PY, bool PZ>() {
+    layer_line<R, Y, PX, PY, PZ>(s, pml, u, out, j, k, i0, i1, sx, sy, sz);
+  };
+  const int layers = int(sx >= 0) | int(sy >= 0) << 1 | int(sz >= 0) << 2;
+  if (s.dim == 2) {
+    if (layers == 1) return go.template operator()<false, true, false, false>();
+    if (layers == 4) return go.template operator()<false, false, false, true>();
+    return go.template operator()<false, true, false, true>();
+  }
+  switch (layers) {
+    case 1: return go.template operator()<true, true, false, false>();
+    case 2: return go.template operator()<true, false, true, false>();
+    case 3: return go.template operator()<true, true, true, false>();
+    case 4: return go.template operator()<true, false, false, true>();
+    case 5: return go.template operator()<true, true, false, true>();
+    case 6: return go.template operator()<true, false, true, true>();
+    default: return go.template operator()<true, true, true, true>();
+  }
+}
+
+template <class T>
+using LayerRun = void (*)(const acoustic::Setup<T>&, std::vector<T> (&)[3][3], const T*, T*, int64_t, int64_t,
+                          int64_t, int64_t, int, int, int);
+
+template <class T, int... Rs>
+LayerRun<T> layer_run_for(int radius, std::integer_sequence<int, Rs...>) {
+  LayerRun<T> f = nullptr;
+  ((radius == Rs + 1 ? (f = &layer_run<Rs + 1, T>, 0) : 0), ...);
+  return f;
+}
+
 template <class T>
 using GeneralPoints = void (*)(const acoustic::Setup<T>&, std::vector<T> (&)[3][3], const T*, T*, int64_t,
                                int64_t, int64_t, int64_t);
@@ -165,24 +277,26 @@ void AcousticCpu<T>::step(int64_t n) {
 #endif
     const InteriorRun<T> run = interior_run_for<T>(R, std::make_integer_sequence<int, kMaxRadius>{});
     const GeneralPoints<T> general = general_points_for<T>(R, std::make_integer_sequence<int, kMaxRadius>{});
-    // The x-line's points clear of the x layers; the line is clear of the y and z layers (and of
-    // the planes a free surface mirrors) or it takes the general loop whole.
+    const LayerRun<T> layer = layer_run_for<T>(R, std::make_integer_sequence<int, kMaxRadius>{});
+    // Each x-line in three runs, the x layers' and the points between: the interior's loop where
+    // a run lies in no layer, the layers' vectorized loop where it does; whole lines among the
+    // planes a free surface mirrors by the general loop.
     const int64_t x0 = s.axis[0].lo, x1 = s.nx - s.axis[0].hi;
-    const auto line_clear = [&](int64_t j, int64_t k) {
-      return x0 < x1 && s.axis[2].slot(k) < 0 && (s.dim == 2 || s.axis[1].slot(j) < 0) &&
-             !(s.free_surface && k < R);
-    };
 #pragma omp for schedule(static)
     for (int64_t k = 0; k < s.nz; ++k)
       for (int64_t j = 0; j < s.ny; ++j) {
-        if (!line_clear(j, k)) {
+        if (x0 >= x1 || (s.free_surface && k < R)) {
           general(s, pml_, u, out, j, k, 0, s.nx);
           continue;
         }
-        general(s, pml_, u, out, j, k, 0, x0);
-        run(u, out, s.m.data(), s.origin + x0 + j * s.line + k * s.slice, x1 - x0, s.line, s.slice,
-            s.dim == 3, s.w2.data());
-        general(s, pml_, u, out, j, k, x1, s.nx);
+        const int sz = s.axis[2].slot(k), sy = s.dim == 3 ? s.axis[1].slot(j) : -1;
+        if (x0 > 0) layer(s, pml_, u, out, j, k, 0, x0, s.axis[0].slot(0), sy, sz);
+        if (sy < 0 && sz < 0)
+          run(u, out, s.m.data(), s.origin + x0 + j * s.line + k * s.slice, x1 - x0, s.line, s.slice,
+              s.dim == 3, s.w2.data());
+        else
+          layer(s, pml_, u, out, j, k, x0, x1, -1, sy, sz);
+        if (x1 < s.nx) layer(s, pml_, u, out, j, k, x1, s.nx, s.axis[0].slot(x1), sy, sz);
       }
 #if defined(__SSE2__)
     _mm_setcsr(caller_csr);  // the library leaves the caller's floating-point mode as it found it
