@@ -87,6 +87,7 @@ int run_tune_wave(const TuneOpts& o) {
   if (!o.no_store) {
     std::filesystem::create_directories(file.parent_path());
     check_writable(file.string());
+    check_wave_cache(file);  // a damaged file fails now, not after the first case is timed
   }
   if (gpu_count() == 0)
     throw Error(ErrorKind::unsupported, "fdstencil tune --wave needs a GPU: " + gpu_unavailable_reason());

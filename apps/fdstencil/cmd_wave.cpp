@@ -24,6 +24,7 @@
 #include "tune_wave.hpp"
 #include "wave_cli.hpp"
 #ifdef FDSTENCIL_HAVE_CUDA
+#include "cuda/wave/acoustic.hpp"
 #include "fdstencil/device.hpp"
 #endif
 #if FDSTENCIL_HAVE_MPI
@@ -345,10 +346,21 @@ static void take_tuned_launch(Setup& s) {
 #ifdef FDSTENCIL_HAVE_CUDA
   const std::filesystem::path file = wave_cache_file("");
   const std::string device = cuda::device_info(cuda::current_device())["name"].get<std::string>();
-  o.kernel_params = tuned_launch(file, device, wave_case_of(s.model(), o), [](const std::string& w) {
-    std::fprintf(stderr, "fdstencil: warning: %s\n", w.c_str());
-  });
-  if (!o.kernel_params.empty()) s.launch_from = file.string();
+  const auto warn = [](const std::string& w) { std::fprintf(stderr, "fdstencil: warning: %s\n", w.c_str()); };
+  const wave::Model& m = s.model();
+  const std::string params = tuned_launch(file, device, wave_case_of(m, o), warn);
+  if (params.empty()) return;
+  try {  // an entry another build wrote, with a key or value this one refuses: the defaults
+    const int64_t w = o.boundary.cpml_width;  // the computational plane, as the solver's parse sees it
+    const int64_t plane = (m.nx + 2 * w) * (m.dim == 3 ? m.ny + 2 * w : 1);
+    cuda::wave::parse_config(params, m.dim, o.radius, plane, w > 0);
+  } catch (const Error& e) {
+    warn(file.string() + ": the tuned launch " + params + " is refused (" + e.what() +
+         "): the default launch is used");
+    return;
+  }
+  o.kernel_params = params;
+  s.launch_from = file.string();
 #endif
 }
 

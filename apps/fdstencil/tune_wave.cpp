@@ -101,13 +101,28 @@ std::filesystem::path wave_cache_file(const std::string& plans_cache) {
 
 nlohmann::json wave_entries(const std::filesystem::path& file,
                             const std::function<void(const std::string&)>& warn) {
+  nlohmann::json all;
   try {
-    return load_entries(file);
+    all = load_entries(file);
   } catch (const Error& e) {
     warn(e.what());
     return nlohmann::json::array();
   }
+  // An entry edited by hand out of shape is left out, with a word.
+  nlohmann::json out = nlohmann::json::array();
+  for (const nlohmann::json& e : all) {
+    const bool whole = e.is_object() && e.contains("shape") && e["shape"].is_array() &&
+                       e["shape"].size() == 3 && e.contains("kernel_params") &&
+                       e["kernel_params"].is_object() && e.contains("device") && e["device"].is_string();
+    if (whole)
+      out.push_back(e);
+    else
+      warn(file.string() + ": an entry without its device, shape or kernel_params is left out: " + e.dump());
+  }
+  return out;
 }
+
+void check_wave_cache(const std::filesystem::path& file) { load_entries(file); }
 
 std::string tuned_launch(const std::filesystem::path& file, const std::string& device, const WaveCase& c,
                          const std::function<void(const std::string&)>& warn) {

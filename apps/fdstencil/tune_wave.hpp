@@ -36,6 +36,9 @@ std::filesystem::path wave_cache_file(const std::string& plans_cache);
 nlohmann::json wave_entries(const std::filesystem::path& file,
                             const std::function<void(const std::string&)>& warn);
 
+// Throws Error(io) where `file` exists and is not a wave tuning cache this build reads.
+void check_wave_cache(const std::filesystem::path& file);
+
 // The stored kernel parameters (a JSON object's text) of `device` and `c`, or "" where none is
 // stored. A damaged file gives "" and a warning through `warn`.
 std::string tuned_launch(const std::filesystem::path& file, const std::string& device, const WaveCase& c,

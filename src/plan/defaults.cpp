@@ -158,7 +158,7 @@ constexpr Row kRows[] = {
 // `fdstencil tune` on an H200 in float at 256^3 (small) and 512^3 (medium), kept where they beat
 // kRows' choice as the plan ran it on the same card (fused-plan-cards-h200.json; the d2xy radii
 // left out ran within the noise of it). Their comments name the device folder and file as above.
-constexpr std::string_view kH200 = "H200";
+constexpr std::string_view kH200 = " H200";  // "NVIDIA H200 ...", not "NVIDIA GH200 ..."
 // clang-format off
 constexpr Row kH200Rows[] = {
   {Op::d2xyz, 1, 1, S, Type::f32, "tma", R"({"ahead": 4, "block": "16x16x1", "nw": 64, "order": "xyz", "regs": 0, "strips": 1})"},  // nvidia-h200: campaigns/tune-fused-h200.json
@@ -215,7 +215,7 @@ std::vector<std::pair<std::string, Params>> default_choices(const Problem& p, st
 
 // The card every row with a device folder in its comment was measured on (nvidia-h100): its name
 // as CUDA gives it, "NVIDIA H100 80GB HBM3", "NVIDIA H100 PCIe", holds this.
-constexpr std::string_view kMeasuredCard = "H100";
+constexpr std::string_view kMeasuredCard = " H100";  // "NVIDIA H100 ...", not "NVIDIA GH100 ..."
 
 bool card_has_defaults(std::string_view device, Op op) {
   if (device.find(kMeasuredCard) != std::string_view::npos) return true;
@@ -225,15 +225,17 @@ bool card_has_defaults(std::string_view device, Op op) {
 
 std::string untuned_card_notice(std::string_view device, Op op, int radius, Extents interior) {
   const int64_t edge = op == Op::laplacian7 ? 2 : 0;  // tune's --size counts laplacian7's boundary
-  return "the built-in launch choices were measured on an " + std::string(kMeasuredCard) + ", not on this " +
-         std::string(device) + ": `fdstencil tune --op " + std::string(op_name(op)) + " --radius " +
-         std::to_string(radius) + " --size " + std::to_string(interior.nx + edge) + "," +
-         std::to_string(interior.ny + edge) + "," + std::to_string(interior.nz + edge) +
+  return "the built-in launch choices were measured on an H100, not on this " + std::string(device) +
+         ": `fdstencil tune --op " + std::string(op_name(op)) + " --radius " + std::to_string(radius) +
+         " --size " + std::to_string(interior.nx + edge) + "," + std::to_string(interior.ny + edge) + "," +
+         std::to_string(interior.nz + edge) +
          "` measures this card's into the tuning cache, which plans then take (docs/library.md)";
 }
 
 std::vector<std::pair<std::string, Params>> all_default_choices(Op op) {
   std::vector<std::pair<std::string, Params>> out;
+  for (const Row& r : kH200Rows)
+    if (r.op == op) out.emplace_back(r.variant, Params::parse(r.params));
   for (const Row& r : kRows)
     if (r.op == op) out.emplace_back(r.variant, Params::parse(r.params));
   return out;

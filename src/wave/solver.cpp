@@ -487,7 +487,10 @@ int64_t time_loop(Stepper& st, const Options& o, int64_t first, bool checkpoints
   st.sync();
   if (stopping && checkpoints) checkpoint(n);
   timing.loop_s = since(t0) - outside;
-  if (o.progress && shown != n) show(n);
+  // A stepper that marks its queue reports its last block here; the others reported it in the loop
+  // (and, as ever, nothing at a stop).
+  if constexpr (kMarksQueue<Stepper>)
+    if (o.progress && shown != n) show(n);
   if (n == o.nt) take(o.nt);
   return n;
 }

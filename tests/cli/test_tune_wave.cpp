@@ -91,7 +91,24 @@ TEST_F(TuneWave, ADamagedFileGivesTheDefaultLaunchAndAWarning) {
     ASSERT_EQ(warnings.size(), 1u) << text;
     EXPECT_NE(warnings[0].find(file.string()), std::string::npos) << warnings[0];
     EXPECT_THROW(cli::store_wave_entry(file, record("NVIDIA H100 80GB HBM3", a, "{}")), Error) << text;
+    EXPECT_THROW(cli::check_wave_cache(file), Error) << text;
   }
+  // An entry edited out of shape is left out with a word; the whole ones still serve.
+  std::ofstream(file) << R"({"format": "fdstencil-wave-tuning", "format_version": 1, "entries": [7,
+    {"device": "NVIDIA H100 80GB HBM3", "dim": 3, "radius": 4, "shape": [64, 64, 64], "cpml": 10,
+     "free_surface": false},
+    {"device": "NVIDIA H100 80GB HBM3", "dim": 3, "radius": 4, "shape": [64, 64, 64], "cpml": 10,
+     "free_surface": false, "kernel_params": {"nw": 8}}]})";
+  std::vector<std::string> warnings;
+  EXPECT_EQ(cli::tuned_launch(file, "NVIDIA H100 80GB HBM3", a,
+                              [&warnings](const std::string& w) { warnings.push_back(w); }),
+            R"({"nw":8})");
+  EXPECT_EQ(warnings.size(), 2u);
+  // tune --wave refuses a damaged cache before it times anything.
+  std::ofstream(file) << "{ not json";
+  const Result r = run("tune --wave --shape 64,64 --radius 4 --cache " + path("plans.json"));
+  EXPECT_NE(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("not a wave tuning cache"), std::string::npos) << r.out;
 }
 
 TEST_F(TuneWave, BadCasesAreRefusedBeforeAnyRun) {

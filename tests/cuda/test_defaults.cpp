@@ -79,6 +79,7 @@ TEST(Defaults, OnlyTheMeasuredCardHasTheTableAsItsOwn) {
     EXPECT_EQ(card_has_defaults("NVIDIA H200", op), op == Op::d2xyz || op == Op::d2xy) << op_name(op);
     EXPECT_FALSE(card_has_defaults("NVIDIA A100-SXM4-80GB", op));
     EXPECT_FALSE(card_has_defaults("", op));
+    EXPECT_FALSE(card_has_defaults("NVIDIA GH200 480GB", op));  // another card, whose name holds H200
   }
   const std::string n = untuned_card_notice("NVIDIA A100-SXM4-80GB", Op::d2xyz, 4, {512, 256, 128});
   EXPECT_NE(n.find("NVIDIA A100-SXM4-80GB"), std::string::npos) << n;
@@ -99,6 +100,7 @@ TEST(Defaults, TheH200TakesItsOwnRowsFirst) {
   EXPECT_EQ(params["nw"], 32);
   EXPECT_EQ(first(Op::d2xyz, 4, 512, DType::f32, "NVIDIA H100 80GB HBM3").first, "pipelined");
   EXPECT_EQ(first(Op::d2xy, 2, 256, DType::f32, "NVIDIA H200").second["block"], "16x8x1");
+  EXPECT_EQ(first(Op::d2xyz, 4, 512, DType::f32, "NVIDIA GH200 480GB").first, "pipelined");
   for (const auto& [op, r, n, t] :
        {std::tuple{Op::d2xyz, 4, int64_t(512), DType::f64},
         std::tuple{Op::d2xyz, 6, int64_t(512), DType::f32}, std::tuple{Op::d2x, 4, int64_t(256), DType::f32},

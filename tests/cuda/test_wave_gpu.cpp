@@ -557,6 +557,7 @@ TEST(WaveGpu, ZqAndSplitValuesAreCheckedOnTheHost) {
 TEST(WaveGpu, AnUnmeasuredCardIsTold) {
   for (const char* measured : {"NVIDIA H100 80GB HBM3", "NVIDIA H100 PCIe", "NVIDIA H200", "NVIDIA H200 NVL"})
     EXPECT_EQ(cuda::wave::untuned_card_notice(measured), "") << measured;
+  EXPECT_NE(cuda::wave::untuned_card_notice("NVIDIA GH200 480GB"), "");
   const std::string n = cuda::wave::untuned_card_notice("NVIDIA L40S");
   EXPECT_NE(n.find("NVIDIA L40S"), std::string::npos) << n;
   EXPECT_NE(n.find("--kernel-params"), std::string::npos) << n;
@@ -569,6 +570,18 @@ TEST(WaveGpu, AHandBuiltConfigsAheadIsChecked) {
   s.dim = 3;
   s.radius = 4;
   s.nx = s.ny = s.nz = 16;
+  for (int graph : {-2, 3, 2048}) {  // an odd graph would end on the other time level
+    cuda::wave::KernelConfig c = cuda::wave::default_config(3, 4, 512 * 512, false);
+    c.graph = graph;
+    try {
+      cuda::wave::AcousticGpu state(s, c);
+      ADD_FAILURE() << "graph " << graph << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::invalid_argument) << e.what();
+      EXPECT_NE(std::string(e.what()).find("graph must be 0 or an even count"), std::string::npos)
+          << e.what();
+    }
+  }
   for (int ahead : {-1, 9, 1000}) {
     cuda::wave::KernelConfig c = cuda::wave::default_config(3, 4, 512 * 512, false);
     ASSERT_EQ(c.design, cuda::wave::StepDesign::tma);

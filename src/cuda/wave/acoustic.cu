@@ -327,7 +327,8 @@ KernelConfig default_config(int dim, int radius, int64_t plane_points, bool laye
 
 // The cards the defaults above were measured on: each table row's campaign ran on the H100, and
 // the H200's runs of them (bench/results/nvidia-h200/campaigns/) found the same crossovers.
-constexpr std::string_view kMeasuredCards[] = {"H100", "H200"};
+// A space before the model, so that a GH200 (another card) is not taken for an H200.
+constexpr std::string_view kMeasuredCards[] = {" H100", " H200"};
 
 std::string untuned_card_notice(std::string_view device) {
   for (std::string_view card : kMeasuredCards)
@@ -693,6 +694,11 @@ static size_t check_launch(const acoustic::Setup<float>& s, const KernelConfig& 
                 "zq " + std::to_string(c.zq) + " needs the tile design and R >= 2 (zq 1)");
   if (c.split != 0 && c.split != 1) throw Error(ErrorKind::invalid_argument, "split must be 0 or 1");
   if (c.faces != 0 && c.faces != 1) throw Error(ErrorKind::invalid_argument, "faces must be 0 or 1");
+  // An odd graph would end on the other time level than it starts from (AcousticGpu::steps).
+  if (c.graph < 0 || c.graph > kMaxGraphSteps || c.graph % 2 != 0)
+    throw Error(ErrorKind::invalid_argument, "graph must be 0 or an even count of steps up to " +
+                                                 std::to_string(kMaxGraphSteps) + ", got " +
+                                                 std::to_string(c.graph));
   if (c.design == StepDesign::tma && (c.split != 1 || c.vec != kTileVec || c.boundary == StepDesign::tma))
     throw Error(
         ErrorKind::invalid_argument,
