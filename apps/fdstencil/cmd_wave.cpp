@@ -24,7 +24,6 @@
 #include "tune_wave.hpp"
 #include "wave_cli.hpp"
 #ifdef FDSTENCIL_HAVE_CUDA
-#include "cuda/wave/acoustic.hpp"
 #include "fdstencil/device.hpp"
 #endif
 #if FDSTENCIL_HAVE_MPI
@@ -350,16 +349,18 @@ static void take_tuned_launch(Setup& s) {
   const wave::Model& m = s.model();
   const std::string params = tuned_launch(file, device, wave_case_of(m, o), warn);
   if (params.empty()) return;
-  try {  // an entry another build wrote, with a key or value this one refuses: the defaults
-    const int64_t w = o.boundary.cpml_width;  // the computational plane, as the solver's parse sees it
-    const int64_t plane = (m.nx + 2 * w) * (m.dim == 3 ? m.ny + 2 * w : 1);
-    cuda::wave::parse_config(params, m.dim, o.radius, plane, w > 0);
+  // An entry another build wrote, with a key or value this one refuses, gives way to the defaults;
+  // an error that is the run's own, not the launch's, is the run's to report (run() gives it again).
+  o.kernel_params = params;
+  try {
+    wave::check(m, o);
   } catch (const Error& e) {
+    o.kernel_params.clear();
+    wave::check(m, o);
     warn(file.string() + ": the tuned launch " + params + " is refused (" + e.what() +
          "): the default launch is used");
     return;
   }
-  o.kernel_params = params;
   s.launch_from = file.string();
 #endif
 }
