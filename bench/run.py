@@ -27,7 +27,8 @@ A campaign file (TOML) declares one study:
   [sweep]    wave-sweep only: keys whose values are lists, run as their product; an entry that is
              a list is added to the arguments as it is (["--shape", "1000,1000", ...]), a scalar
              as --KEY VALUE (key's _ as -), an empty string not at all (the default); a table
-             kernel_params of lists is the product of its keys as --kernel-params JSON objects;
+             kernel_params of lists is the product of its keys as --kernel-params JSON objects, and a
+             list of tables (kernel_params = [{graph = 0}, ...]) is each table as one;
              the key progress takes "quiet" (--quiet, every other sweep's way) or "bar" (the progress
              reports a run without --quiet makes, into the log)
   [reproduces]  file (under bench/results/), record (the fields that pick one record of a file of
@@ -192,7 +193,7 @@ def sweep_values(value):
     """A [sweep] key's points: its list, or for a table of lists (kernel_params) the JSON object of
     each point of their product."""
     if not isinstance(value, dict):
-        return value
+        return [json.dumps(v) if isinstance(v, dict) else v for v in value]
     return [json.dumps(dict(zip(value, p))) for p in itertools.product(*value.values())]
 
 

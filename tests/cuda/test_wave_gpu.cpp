@@ -550,6 +550,19 @@ TEST(WaveGpu, ZqAndSplitValuesAreCheckedOnTheHost) {
   EXPECT_EQ(cuda::wave::parse_config(R"({"graph": 0})", 3, 4, small, false).graph, 0);
   EXPECT_EQ(cuda::wave::parse_config(R"({"graph": 1024})", 2, 4, 1000, true).graph, 1024);
   EXPECT_EQ(cuda::wave::parse_config(R"({"design": "l1", "vec": 2})", 3, 1, small, false).vec, 2);
+  refused(R"({"temporal": 1})", 2, 4, "temporal must be 0 or 2..4");
+  refused(R"({"temporal": 5})", 2, 4, "temporal must be 0 or 2..4");
+  refused(R"({"temporal": 2})", 3, 4, "2D only");
+  refused(R"({"temporal": 3, "graph": 32})", 2, 4, "multiple of 2 x temporal = 6");
+  // Without a graph given, the default's is cut to a multiple of 2 T.
+  EXPECT_EQ(cuda::wave::parse_config(R"({"temporal": 3})", 2, 4, 1000, true).graph, 30);
+  EXPECT_EQ(cuda::wave::parse_config(R"({"temporal": 4, "graph": 0})", 2, 4, 1000, true).graph, 0);
+  const cuda::wave::KernelConfig t = cuda::wave::parse_config(
+      R"({"temporal": 2, "temporal_block": 128, "temporal_nw": 9})", 2, 4, 1000, true);
+  EXPECT_EQ(t.temporal, 2);
+  EXPECT_EQ(t.temporal_block, 128);
+  EXPECT_EQ(t.temporal_nw, 9);
+  EXPECT_NE(cuda::wave::describe(t).find("temporal=2 temporal_block=128 temporal_nw=9"), std::string::npos);
 }
 
 // The launch table was measured on the H100 and checked on the H200: a run at the defaults on any
@@ -858,5 +871,70 @@ TEST(WaveGpu, AKeptStateGivesTheBitsOfAFreshOne) {
     const wave::Result r = with_kept(c.model, resume);
     EXPECT_TRUE(r.timing.state_kept);
     expect_same_run(r, fresh_b, "resumed on the kept state");
+  }
+}
+
+// Temporal blocking (KernelConfig::temporal: T steps a pass, overlapped blocks marching a
+// wavefront) against one step at a time: the same bits in the traces, the final field and the
+// snapshots, at R = 1, 4 and 8 and T = 2, 3 and 4, with CPML layers on every face or a free
+// surface, blocks much narrower than the model (several strips, so taps fall in blocks' halos) and
+// chunks that do not divide it, passes alone and in CUDA graphs, snapshots at steps no pass ends
+// on; and a second shot on a kept state.
+TEST(WaveGpu, TemporalBlockingGivesTheBitsOfOneStepAtATime) {
+  REQUIRE_GPU();
+  for (const bool free_surface : {false, true}) {
+    auto c = test::checkpoint_case(2, free_surface, "cuda");
+    // Receivers across the model and a second source near a strip's edge: taps in several strips.
+    for (int r = 0; r < 12; ++r) c.options.receivers.push_back({7.3 + 73.1 * r, 0.0, 455.5 - 17.2 * r});
+    c.options.sources.push_back({{478.6, 0.0, 600.2}, c.options.sources.front().wavelet});
+    c.options.nt = 211;
+    for (auto& src : c.options.sources) src.wavelet.resize(size_t(c.options.nt));
+    for (const int radius : {1, 4, 8}) {
+      wave::Options o = c.options;
+      o.radius = radius;
+      for (auto& src : o.sources)  // the wavelet's length is the run's, whatever the radius's dt
+        src.wavelet = wave::ricker(25, 0.05, wave::run_dt(c.model, o), o.nt);
+      const int64_t nt = o.nt;
+      const auto run = [&](const std::string& params, std::vector<wave::Snapshot>& snaps) {
+        wave::Options p = o;
+        p.kernel_params = params;
+        p.snapshot_steps = {0, 7, 33, 101, nt - 1};
+        p.on_snapshot = [&snaps](const wave::Snapshot& s) { snaps.push_back(s); };
+        return wave::run(c.model, p);
+      };
+      std::vector<wave::Snapshot> one_snaps;
+      const wave::Result one = run(R"({"graph": 0})", one_snaps);
+      for (const int T : {2, 3, 4}) {
+        const int block = 2 * T * radius + 32 <= 64 ? 64 : 2 * T * radius + 32 <= 128 ? 128 : 256;
+        for (const int graph : {0, 24}) {
+          const std::string params = "{\"temporal\": " + std::to_string(T) +
+                                     ", \"temporal_block\": " + std::to_string(block) +
+                                     ", \"temporal_nw\": 7, \"graph\": " + std::to_string(graph) + "}";
+          SCOPED_TRACE(std::string(free_surface ? "free surface " : "") + "R = " + std::to_string(radius) +
+                       " " + params);
+          std::vector<wave::Snapshot> snaps;
+          const wave::Result r = run(params, snaps);
+          EXPECT_NE(r.kernel.find("temporal=" + std::to_string(T)), std::string::npos) << r.kernel;
+          expect_same_run(r, one, params);
+          ASSERT_EQ(snaps.size(), one_snaps.size());
+          for (size_t i = 0; i < snaps.size(); ++i)
+            EXPECT_TRUE(test::same_bits(snaps[i].field, one_snaps[i].field))
+                << "snapshot at " << snaps[i].step;
+        }
+      }
+    }
+    // A kept state renews the pass's taps, samples and second set of arrays for the next shot.
+    const wave::Options b = second_shot(c);
+    wave::Options tb = b;
+    tb.kernel_params = R"({"temporal": 4, "temporal_block": 128, "temporal_nw": 11})";
+    wave::Options ta = c.options;
+    ta.kernel_params = tb.kernel_params;
+    const wave::Result fresh_b = wave::run(c.model, b);
+    const std::shared_ptr<wave::KeptState> kept = wave::make_kept_state();
+    ta.kept_state = tb.kept_state = kept;
+    (void)wave::run(c.model, ta);
+    const wave::Result b1 = wave::run(c.model, tb);
+    EXPECT_TRUE(b1.timing.state_kept);
+    expect_same_run(b1, fresh_b, "a second shot by temporal passes on a kept state");
   }
 }

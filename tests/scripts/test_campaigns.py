@@ -106,6 +106,13 @@ class Campaigns(unittest.TestCase):
         self.assertIn("--shape 9,9 --radius 4 --kernel-params", last["kernel"])
         self.assertEqual(last["gpts"], 1.0)
 
+    def test_a_sweeps_list_of_tables_is_one_run_each(self):
+        records, failed = self.sweep_records({"kernel_params": [{"graph": 0}, {"temporal": 2, "temporal_nw": 16}]})
+        self.assertEqual(failed, [])
+        self.assertEqual([json.loads(r["kernel_params"]) for r in records],
+                         [{"graph": 0}, {"temporal": 2, "temporal_nw": 16}])
+        self.assertIn('--kernel-params {"temporal": 2, "temporal_nw": 16}', records[1]["kernel"])
+
     def test_a_sweeps_progress_key_drops_quiet_for_a_bar(self):
         records, _ = self.sweep_records({"progress": ["quiet", "bar"], "radius": [4]})
         quiet, bar = (rec["kernel"] for rec in records)

@@ -14,6 +14,14 @@ __device__ __forceinline__ void copy_async16(void* dst_smem, const void* src_glo
                : "memory");
 }
 
+// One 4-byte element (.ca: through L1, the only caching 4-byte copies take); `valid` false reads
+// nothing and fills zeros (the source size 0), so a copy past the data needs no branch.
+__device__ __forceinline__ void copy_async4(void* dst_smem, const void* src_global, bool valid) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(smem_addr(dst_smem)), "l"(src_global),
+               "r"(valid ? 4 : 0)
+               : "memory");
+}
+
 __device__ __forceinline__ void copy_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 
 __device__ __forceinline__ void copy_async_wait_all() { asm volatile("cp.async.wait_group 0;" ::: "memory"); }

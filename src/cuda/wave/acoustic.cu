@@ -16,52 +16,13 @@
 #include "fdstencil/device.hpp"
 #include "cuda/wave/acoustic_record.cuh"
 #include "cuda/wave/acoustic_step.cuh"
+#include "cuda/wave/acoustic_temporal.hpp"
+#include "cuda/wave/device_array.hpp"
 #include "fdstencil/error.hpp"
 
 namespace fdstencil::cuda::wave {
 
 namespace {
-
-// A device allocation of n elements, zeroed.
-template <class T>
-struct DeviceArray {
-  T* p = nullptr;
-  int64_t n = 0;
-  DeviceArray() = default;
-  explicit DeviceArray(int64_t count) : n(count) {
-    if (n > 0) {
-      FDS_CUDA_CHECK(cudaMalloc(&p, size_t(n) * sizeof(T)));
-      FDS_CUDA_CHECK(cudaMemset(p, 0, size_t(n) * sizeof(T)));
-    }
-  }
-  DeviceArray(const T* host, int64_t count) : DeviceArray(count) {
-    if (n > 0) FDS_CUDA_CHECK(cudaMemcpy(p, host, size_t(n) * sizeof(T), cudaMemcpyHostToDevice));
-  }
-  // Whole-array copies on `stream`, waited for: a checkpoint's download and a resume's upload.
-  void download(T* host, cudaStream_t stream) const {
-    if (n == 0) return;
-    FDS_CUDA_CHECK(cudaMemcpyAsync(host, p, size_t(n) * sizeof(T), cudaMemcpyDeviceToHost, stream));
-    FDS_CUDA_CHECK(cudaStreamSynchronize(stream));
-  }
-  void upload(const T* host, cudaStream_t stream) {
-    if (n == 0) return;
-    FDS_CUDA_CHECK(cudaMemcpyAsync(p, host, size_t(n) * sizeof(T), cudaMemcpyHostToDevice, stream));
-    FDS_CUDA_CHECK(cudaStreamSynchronize(stream));
-  }
-  DeviceArray(DeviceArray&& o) noexcept : p(o.p), n(o.n) { o.p = nullptr; }
-  DeviceArray& operator=(DeviceArray&& o) noexcept {
-    std::swap(p, o.p);
-    std::swap(n, o.n);
-    return *this;
-  }
-  ~DeviceArray() {
-    if (p) cudaFree(p);
-  }
-  void zero() {
-    if (n > 0) FDS_CUDA_CHECK(cudaMemset(p, 0, size_t(n) * sizeof(T)));
-  }
-  int64_t bytes() const { return n * int64_t(sizeof(T)); }
-};
 
 // The default launch shape per radius, plane size and CPML (any layer or none): each row the
 // fastest of its call's candidates on the H100 in float (issue 13; the tables, with the figures,
@@ -347,7 +308,10 @@ std::string describe(const KernelConfig& c) {
          (c.design == StepDesign::tma
               ? " ahead=" + std::to_string(c.ahead) + " boundary=" + design_name(c.boundary)
               : "") +
-         " faces=" + std::to_string(c.faces) + " graph=" + std::to_string(c.graph);
+         " faces=" + std::to_string(c.faces) + " graph=" + std::to_string(c.graph) +
+         (c.temporal ? " temporal=" + std::to_string(c.temporal) + " temporal_block=" +
+                           std::to_string(c.temporal_block) + " temporal_nw=" + std::to_string(c.temporal_nw)
+                     : "");
 }
 
 // A design by hand where the defaults name another: its shape (design_default).
@@ -392,7 +356,7 @@ KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t 
                        *d == "l1"     ? StepDesign::l1
                        : *d == "tile" ? StepDesign::tile
                                       : StepDesign::tma);
-  bool vec_given = false, ahead_given = false, boundary_given = false;
+  bool vec_given = false, ahead_given = false, boundary_given = false, graph_given = false;
   for (const auto& [key, value] : j.items()) {
     if (key == "design") {
       const std::string v = value.is_string() ? value.get<std::string>() : "";
@@ -430,6 +394,13 @@ KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t 
       c.faces = value.get<int>();
     } else if (key == "graph" && value.is_number_integer()) {
       c.graph = value.get<int>();
+      graph_given = true;
+    } else if (key == "temporal" && value.is_number_integer()) {
+      c.temporal = value.get<int>();
+    } else if (key == "temporal_block" && value.is_number_integer()) {
+      c.temporal_block = value.get<int>();
+    } else if (key == "temporal_nw" && value.is_number_integer()) {
+      c.temporal_nw = value.get<int>();
     } else if (key == "ahead" && value.is_number_integer()) {
       c.ahead = value.get<int>();
       ahead_given = true;
@@ -445,7 +416,7 @@ KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t 
                   "unknown or mistyped kernel parameter '" + key + "': " + value.dump() +
                       " (valid: block \"BXxBY\", vec 2|4, nw N, design \"l1\"|\"tile\"|\"tma\", zq 0|1, "
                       "split 0|1, ahead 0..8, boundary \"l1\"|\"tile\", faces 0|1, graph 0|2..1024 "
-                      "even)");
+                      "even, temporal 0|2..4, temporal_block N, temporal_nw N)");
     }
   }
   if (c.design != StepDesign::l1) {
@@ -506,6 +477,20 @@ KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t 
   if (c.zq == 1 && c.design != StepDesign::tile)
     throw Error(ErrorKind::invalid_argument,
                 "kernel parameter zq 1 is the tile design's: add \"design\": \"tile\"");
+  if (c.temporal != 0 && (c.temporal < 2 || c.temporal > kMaxTemporalSteps))
+    throw Error(ErrorKind::invalid_argument, "kernel parameter temporal must be 0 or 2.." +
+                                                 std::to_string(kMaxTemporalSteps) + ", got " +
+                                                 std::to_string(c.temporal));
+  if (c.temporal != 0 && dim != 2)
+    throw Error(ErrorKind::invalid_argument, "kernel parameter temporal (temporal blocking) is 2D only");
+  if (c.temporal != 0 && c.graph % (2 * c.temporal) != 0) {
+    // A graph of temporal passes ends on the arrays it starts from after an even count of them.
+    if (graph_given)
+      throw Error(ErrorKind::invalid_argument,
+                  "kernel parameter graph must be a multiple of 2 x temporal = " +
+                      std::to_string(2 * c.temporal) + " steps, got " + std::to_string(c.graph));
+    c.graph -= c.graph % (2 * c.temporal);
+  }
   if (c.zq == 1 && radius < 2)
     throw Error(ErrorKind::invalid_argument,
                 "kernel parameter zq 1 is compiled from R = 2 (at R = 1 the queue is 3 vectors)");
@@ -535,6 +520,13 @@ struct AcousticGpu::Impl {
   DeviceArray<int64_t> rec_offset;
   DeviceArray<float> rec_weight;
   DeviceArray<float> wavelets, traces;
+  // Temporal blocking (KernelConfig::temporal): the pass's launch, and the second pair of time
+  // levels and CPML memory its outputs go to; the two sets swap after each pass (`flipped`
+  // counts them, odd or even: a graph is captured for one parity).
+  std::unique_ptr<TemporalLaunch> temporal;
+  DeviceArray<float> u2, prev2;
+  DeviceArray<float> pml2[3][3];
+  bool flipped = false;
   dim3 grid, block;
   StepKernels kernels;
   size_t smem = 0;           // dynamic shared memory of the interior kernel's launch (step_smem)
@@ -567,9 +559,10 @@ struct AcousticGpu::Impl {
   // their steps count from.
   struct Graph {
     const float* u = nullptr;
+    bool flipped = false;
     cudaGraphExec_t exec = nullptr;
   };
-  Graph graphs[2];
+  Graph graphs[4];
   DeviceArray<int64_t> step_base;
   cudaEvent_t marks[2] = {nullptr, nullptr};  // AcousticGpu::mark's
   cudaGraphExec_t graph_now();                // the graph for u^n where it is now, captured once
@@ -585,6 +578,11 @@ struct AcousticGpu::Impl {
   void upload_sources(const acoustic::Setup<float>& s);
   void upload_receivers(const acoustic::Setup<float>& s);
   void fill_args(const acoustic::Setup<float>& s, const KernelConfig& c);
+  void ready_temporal(const acoustic::Setup<float>& s);  // after the sources and receivers
+  // Steps n .. n + T - 1 by one temporal pass, then the swap of the two sets of arrays.
+  void temporal_pass(int64_t n);
+  void swap_sets();
+  void point_args_at_memory();       // StepArgs' CPML memory: the current set's
   void ready_split();                // makes `split`'s stream, events and chunk ranges once
   Halo halo_of(float* level) const;  // a time level's face and halo planes
   ~Impl() {
@@ -725,6 +723,9 @@ static size_t check_launch(const acoustic::Setup<float>& s, const KernelConfig& 
                       (c.design == StepDesign::tile ? ": a smaller block" : ": a smaller block or ahead"));
   }
   if (c.design == StepDesign::tma) check_tma_box(s, c);
+  check_temporal(s, c);
+  if (c.temporal != 0 && c.graph % (2 * c.temporal) != 0)
+    throw Error(ErrorKind::invalid_argument, "graph must be a multiple of 2 x temporal steps");
   return smem;
 }
 
@@ -733,7 +734,7 @@ static size_t check_launch(const acoustic::Setup<float>& s, const KernelConfig& 
 void AcousticGpu::Impl::allocate(const acoustic::Setup<float>& s, const KernelConfig& c,
                                  size_t step_smem_bytes) {
   Impl& d = *this;
-  ensure_device_memory(state_bytes(s), "the wave solver's state");
+  ensure_device_memory(state_bytes(s) + temporal_bytes(s, c), "the wave solver's state");
   d.c = c;
   d.smem = step_smem_bytes;
   d.boundary_smem = wave::boundary_smem(c, s.radius);  // the free function, not the member
@@ -761,6 +762,12 @@ void AcousticGpu::Impl::allocate(const acoustic::Setup<float>& s, const KernelCo
   for (int a = 0; a < 3; ++a) {
     d.coef[a] = DeviceArray<acoustic::PmlCoef<float>>(s.coef[a].data(), int64_t(s.coef[a].size()));
     for (auto& v : d.pml[a]) v = DeviceArray<float>(s.points_per_slot(a) * s.axis[a].slots());
+    if (c.temporal)
+      for (auto& v : d.pml2[a]) v = DeviceArray<float>(s.points_per_slot(a) * s.axis[a].slots());
+  }
+  if (c.temporal) {
+    d.u2 = DeviceArray<float>(s.alloc);
+    d.prev2 = DeviceArray<float>(s.alloc);
   }
   FDS_CUDA_CHECK(cudaStreamCreateWithFlags(&d.stream, cudaStreamNonBlocking));
 }
@@ -839,10 +846,8 @@ void AcousticGpu::Impl::fill_args(const acoustic::Setup<float>& s, const KernelC
   for (int ax = 0; ax < 3; ++ax) {
     a.axis[ax] = s.axis[ax];
     a.coef[ax] = d.coef[ax].p;
-    a.psi[ax] = d.pml[ax][0].p;
-    a.chi[ax] = d.pml[ax][1].p;
-    a.phi[ax] = d.pml[ax][2].p;
   }
+  d.point_args_at_memory();
   a.free_surface = s.free_surface;
   a.tap_start = d.tap_start.p;
   a.tap_key = d.tap_key.p;
@@ -858,6 +863,46 @@ void AcousticGpu::Impl::fill_args(const acoustic::Setup<float>& s, const KernelC
   r.nt = s.nt;
 }
 
+void AcousticGpu::Impl::point_args_at_memory() {
+  for (int ax = 0; ax < 3; ++ax) {
+    args.psi[ax] = pml[ax][0].p;
+    args.chi[ax] = pml[ax][1].p;
+    args.phi[ax] = pml[ax][2].p;
+  }
+}
+
+void AcousticGpu::Impl::ready_temporal(const acoustic::Setup<float>& s) {
+  temporal.reset();
+  if (!c.temporal) return;
+  const acoustic::PmlCoef<float>* const coefs[3] = {coef[0].p, coef[1].p, coef[2].p};
+  temporal = std::make_unique<TemporalLaunch>(s, c, m.p, coefs, wavelets.p,
+                                              TemporalReceivers{rec_start.p, rec_weight.p, traces.p});
+}
+
+void AcousticGpu::Impl::swap_sets() {
+  std::swap(u, u2);
+  std::swap(prev, prev2);
+  for (int a = 0; a < 3; ++a)
+    for (int v = 0; v < 3; ++v) std::swap(pml[a][v], pml2[a][v]);
+  flipped = !flipped;
+  point_args_at_memory();
+}
+
+void AcousticGpu::Impl::temporal_pass(int64_t n) {
+  TemporalLevels l{};
+  l.u = u.p + s.origin;
+  l.prev = prev.p + s.origin;
+  l.u_out = u2.p + s.origin;
+  l.prev_out = prev2.p + s.origin;
+  for (int a = 0; a < 3; ++a)
+    for (int v = 0; v < 3; ++v) {
+      l.pml_in[a][v] = pml[a][v].p;
+      l.pml_out[a][v] = pml2[a][v].p;
+    }
+  temporal->launch(l, n, args.step_base, stream);
+  swap_sets();
+}
+
 AcousticGpu::AcousticGpu(const acoustic::Setup<float>& s, const KernelConfig& c)
     : impl_(std::make_unique<Impl>()) {
   Impl& d = *impl_;
@@ -869,6 +914,7 @@ AcousticGpu::AcousticGpu(const acoustic::Setup<float>& s, const KernelConfig& c)
   d.s.m.clear();
   d.s.m.shrink_to_fit();
   d.fill_args(s, c);
+  d.ready_temporal(s);
   // The memsets and uploads above ran on the legacy stream, which the run's non-blocking stream
   // does not wait for (and a memset, or a pageable upload's last DMA, may still be in flight):
   // done before any step, receiver sample or resume's upload is enqueued on the run's stream.
@@ -886,7 +932,7 @@ std::string AcousticGpu::describe() const {
   const nlohmann::json b = kernel_resources(d.kernels.boundary, threads, d.boundary_smem);
   const nlohmann::json r = inner > 0 ? kernel_resources(d.kernels.interior, threads, d.smem) : b;
   return wave::describe(d.c) + " R=" + std::to_string(d.s.radius) + (d.s.dim == 3 ? " 3D" : " 2D") +
-         " regs=" + r.value("regs", nlohmann::json()).dump() +
+         (d.temporal ? d.temporal->describe() : "") + " regs=" + r.value("regs", nlohmann::json()).dump() +
          " spill_bytes=" + r.value("spill_bytes", nlohmann::json()).dump() +
          " occupancy=" + r.value("occupancy", nlohmann::json()).dump() +
          " boundary_regs=" + b.value("regs", nlohmann::json()).dump() +
@@ -923,19 +969,27 @@ __global__ void advance_step_base(int64_t* base, int64_t steps) { *base += steps
 cudaGraphExec_t AcousticGpu::Impl::capture() {
   args.step_base = record.step_base = step_base.p;
   const float* first_u = u.p;
+  const bool first_flipped = flipped;
   cudaGraph_t graph = nullptr;
   FDS_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
   try {
-    for (int k = 0; k < c.graph; ++k) {
+    for (int k = 0; k < c.graph;) {
+      if (temporal) {  // c.graph is a multiple of 2 T: the passes end on the arrays they start from
+        temporal_pass(k);
+        k += temporal->steps();
+        continue;
+      }
       begin_step(k);
       launch_chunks(0, int(grid.z), k, stream);
       std::swap(u, prev);
+      ++k;
     }
     advance_step_base<<<1, 1, 0, stream>>>(step_base.p, c.graph);
     FDS_CUDA_CHECK_LAUNCH();
   } catch (...) {
     cudaStreamEndCapture(stream, &graph);
     if (graph) cudaGraphDestroy(graph);
+    if (flipped != first_flipped) swap_sets();
     if (u.p != first_u) std::swap(u, prev);
     args.step_base = record.step_base = nullptr;
     throw;
@@ -951,11 +1005,20 @@ cudaGraphExec_t AcousticGpu::Impl::capture() {
 
 cudaGraphExec_t AcousticGpu::Impl::graph_now() {
   for (const Graph& g : graphs)
-    if (g.exec && g.u == u.p) return g.exec;
-  Graph& free = graphs[graphs[0].exec ? 1 : 0];
-  free.exec = capture();
-  free.u = u.p;
-  return free.exec;
+    if (g.exec && g.u == u.p && g.flipped == flipped) return g.exec;
+  // Each (array holding u^n, set of arrays) has its graph: two without temporal blocking, four
+  // with. A free slot, or the last one again.
+  Graph* free = &graphs[3];
+  for (Graph& g : graphs)
+    if (!g.exec) {
+      free = &g;
+      break;
+    }
+  if (free->exec) cudaGraphExecDestroy(free->exec);
+  free->exec = capture();
+  free->u = u.p;
+  free->flipped = flipped;
+  return free->exec;
 }
 
 void AcousticGpu::steps(int64_t first, int64_t count) {
@@ -968,6 +1031,8 @@ void AcousticGpu::steps(int64_t first, int64_t count) {
     FDS_CUDA_CHECK_LAUNCH();
     for (; n + g <= end; n += g) FDS_CUDA_CHECK(cudaGraphLaunch(exec, d.stream));
   }
+  if (d.temporal)
+    for (const int T = d.temporal->steps(); n + T <= end; n += T) d.temporal_pass(n);
   for (; n < end; ++n) step(n);
 }
 
@@ -1164,7 +1229,7 @@ void AcousticGpu::renew(const acoustic::Setup<float>& s) {
   FDS_CUDA_CHECK(cudaStreamSynchronize(d.stream));  // the last run's steps and downloads are over
   d.drop_graphs();                                  // they hold the last run's taps, wavelets and traces
   // The taps, wavelets and traces are this run's own, and may need more than the last run's.
-  if (const int64_t grow = state_bytes(s) - bytes(); grow > 0)
+  if (const int64_t grow = state_bytes(s) + temporal_bytes(s, d.c) - bytes(); grow > 0)
     ensure_device_memory(grow, "the wave solver's state");
   d.u.zero();
   d.prev.zero();
@@ -1179,6 +1244,7 @@ void AcousticGpu::renew(const acoustic::Setup<float>& s) {
   d.s.m.clear();
   d.s.m.shrink_to_fit();
   d.fill_args(s, d.c);
+  d.ready_temporal(s);
   // As the constructor's: the legacy stream's memsets and uploads done before the run's stream goes.
   FDS_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
 }
@@ -1191,7 +1257,9 @@ int64_t AcousticGpu::bytes() const {
   for (int a = 0; a < 3; ++a) {
     b += d.coef[a].bytes();
     for (const auto& v : d.pml[a]) b += v.bytes();
+    for (const auto& v : d.pml2[a]) b += v.bytes();
   }
+  b += d.u2.bytes() + d.prev2.bytes() + (d.temporal ? d.temporal->bytes() : 0);
   return b;
 }
 

@@ -41,15 +41,24 @@ struct KernelConfig {
   // even count (the graph ends on the time level it starts from) of 2..kMaxGraphSteps replays them
   // as one graph. A split run's slabs ignore it.
   int graph = 0;
+  // Temporal blocking (2D, acoustic_temporal.cuh): 0 steps one at a time; T = 2..kMaxTemporalSteps
+  // takes T steps a pass over memory, in blocks of temporal_block threads (each block computing
+  // 2 T R columns beside those it owns) marching temporal_nw rows. A graph then holds a multiple
+  // of 2 T steps (an even count of passes, which ends on the arrays it starts from).
+  int temporal = 0;
+  int temporal_block = 256;
+  int temporal_nw = 64;
 };
 inline constexpr int kMaxGraphSteps = 1024;
+inline constexpr int kMaxTemporalSteps = 4;  // T queues of 2R + 1 registers a thread: 4 x 17 at R = 8
 // The defaults for a radius, a computational plane of nx x ny points and CPML layers (any, or
 // none; the table in acoustic.cu cites the runs that chose them). `slabs`: the state is one slab
 // of a split run (its faces are whole chunks, so the chunks stay short).
 KernelConfig default_config(int dim, int radius, int64_t plane_points, bool layers, bool slabs = false);
 // {"block": "BXxBY", "vec": 2|4, "nw": N, "design": "l1"|"tile"|"tma", "zq": 0|1 (tile only),
 // "split": 0|1 (1 under tma), "ahead": 0..8, "boundary": "l1"|"tile" (tma only), "faces": 0|1
-// (a split run's slabs) and "graph": 0 or an even 2..1024}, missing keys from the defaults, or where
+// (a split run's slabs), "graph": 0 or an even 2..1024, and "temporal": 0|2..4, "temporal_block":
+// threads, "temporal_nw": rows (2D)}, missing keys from the defaults, or where
 // a "design" is named from that design's own (acoustic.cu's design_default; vec 4 under "tile"
 // and "tma", their only width); throws Error(invalid_argument) naming a bad key or value.
 KernelConfig parse_config(const std::string& json, int dim, int radius, int64_t plane_points, bool layers,
