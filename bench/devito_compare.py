@@ -57,8 +57,11 @@ def run_fdstencil(cli, a):
         if r.returncode != 0:
             raise RuntimeError(f"fdstencil failed: {r.stderr.strip()}")
         s = json.load(open(os.path.join(work, "o", "summary.json")))
-        return {"gpts": s["timing"]["gpts"], "loop_s": s["timing"]["loop_s"], "kernel": s["kernel"],
-                "computational": s["domain"]["computational"], "dt": s["dt"]}
+        t = s["timing"]
+        # The run's own copy probe and bound (runs of 10^9 point-steps or more) and its threads.
+        return {"gpts": t["gpts"], "loop_s": t["loop_s"], "kernel": s["kernel"],
+                "computational": s["domain"]["computational"], "dt": s["dt"], "threads": t.get("threads"),
+                "copy_gbps": t["copy_gbps"], "percent_of_bound": t["percent_of_bound"]}
 
 
 def damping(shape, layer):

@@ -65,15 +65,17 @@ json domain_json(const wave::Domain& d) {
 }
 
 json timing_json(const wave::Timing& t) {
-  return {{"loop_s", t.loop_s},
-          {"total_s", t.total_s},
-          {"setup_s", t.setup_s},
-          {"gpts", t.gpts},
-          {"bytes_per_point", t.bytes_per_point},
-          {"copy_gbps", t.copy_gbps},
-          {"bound_gpts", t.bound_gpts},
-          {"percent_of_bound", t.percent_of_bound},
-          {"device_bytes", t.device_bytes}};
+  json j = {{"loop_s", t.loop_s},
+            {"total_s", t.total_s},
+            {"setup_s", t.setup_s},
+            {"gpts", t.gpts},
+            {"bytes_per_point", t.bytes_per_point},
+            {"copy_gbps", t.copy_gbps},
+            {"bound_gpts", t.bound_gpts},
+            {"percent_of_bound", t.percent_of_bound},
+            {"device_bytes", t.device_bytes}};
+  if (t.threads > 0) j["threads"] = t.threads;  // a cpu run's
+  return j;
 }
 
 }  // namespace
@@ -288,8 +290,10 @@ std::string human_summary(const Setup& s, const wave::Result& r, const json& ana
                 static_cast<long long>(r.nt), time_text(r.dt).c_str(), 100 * r.dt / r.dt_limit,
                 time_text(r.dt_limit).c_str(), time_text(double(r.nt) * r.dt).c_str());
   text += buf;
-  text += " on " + r.backend + (s.options.double_precision ? " in double precision" : "") + " (" + r.kernel +
-          "). ";
+  text +=
+      " on " + r.backend + (s.options.double_precision ? " in double precision" : "") + " (" + r.kernel +
+      (t.threads > 0 ? ", " + std::to_string(t.threads) + (t.threads == 1 ? " thread" : " threads") : "") +
+      "). ";
   std::snprintf(buf, sizeof buf, "Time loop %s, total %s: %.3g GPts/s", time_text(t.loop_s).c_str(),
                 time_text(t.total_s).c_str(), t.gpts);
   text += buf;

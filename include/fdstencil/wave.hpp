@@ -278,8 +278,10 @@ struct Timing {
   double setup_s = 0;          // before the loop: checks, the model's pass, the state's setup and upload
   double gpts = 0;             // computational points x steps / loop_s / 1e9
   double bytes_per_point = 0;  // the interior step's DRAM bytes per point (16: u, u_prev, m read; u written)
-  double copy_gbps = 0;        // GPU: the device-to-device copy bandwidth measured in this run
-  double bound_gpts = 0;       // copy_gbps / bytes_per_point
+  // GPU: the device-to-device copy bandwidth measured in this run; cpu: the host's (STREAM's copy
+  // by the run's threads), in runs of 10^9 point-steps or more, else 0 (no bound reported)
+  double copy_gbps = 0;
+  double bound_gpts = 0;  // copy_gbps / bytes_per_point
   double percent_of_bound = 0;
   int64_t device_bytes = 0;       // memory the state took on the device (or host for cpu)
   int64_t checkpoints = 0;        // states handed to on_checkpoint
@@ -297,6 +299,7 @@ struct Timing {
   double probe_on_ms = 0, probe_off_ms = 0;
   // The run took the GPU state an earlier run left in Options::kept_state (its m and allocation).
   bool state_kept = false;
+  int threads = 0;  // cpu: the OpenMP threads that stepped the run (0 on the GPU)
 };
 
 struct Result {

@@ -5,6 +5,7 @@
 // add the same products in the same order, so a point's value does not depend on its path.
 #include "cpu/acoustic.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 #if defined(__SSE2__)
@@ -15,8 +16,20 @@ namespace fdstencil::cpu {
 
 template <class T>
 AcousticCpu<T>::AcousticCpu(acoustic::Setup<T> setup) : s_(std::move(setup)) {
-  u_.assign(size_t(s_.alloc), T(0));
-  u_prev_.assign(size_t(s_.alloc), T(0));
+  u_.resize(size_t(s_.alloc));
+  u_prev_.resize(size_t(s_.alloc));
+  // First touch: the storage's planes shared as step() shares the computational ones (static
+  // over planes), each zeroed by its thread.
+  const int64_t planes = (s_.alloc + s_.slice - 1) / s_.slice;
+  T* u = u_.data();
+  T* prev = u_prev_.data();
+  const int64_t alloc = s_.alloc, slice = s_.slice;
+#pragma omp parallel for schedule(static)
+  for (int64_t k = 0; k < planes; ++k) {
+    const int64_t first = k * slice, count = std::min(slice, alloc - first);
+    std::fill_n(u + first, count, T(0));
+    std::fill_n(prev + first, count, T(0));
+  }
   for (int a = 0; a < 3; ++a)
     for (auto& v : pml_[a]) v.assign(size_t(s_.points_per_slot(a) * s_.axis[a].slots()), T(0));
   traces_.assign(size_t(s_.nrec) * size_t(s_.nt), T(0));
@@ -32,14 +45,14 @@ int64_t AcousticCpu<T>::bytes() const {
 
 template <class T>
 void AcousticCpu<T>::copy_state_array(int i, void* host) const {
-  const std::vector<T>& a = array(i);
-  if (!a.empty()) std::memcpy(host, a.data(), a.size() * sizeof(T));
+  const auto [a, n] = array(i);
+  if (n > 0) std::memcpy(host, a, n * sizeof(T));
 }
 
 template <class T>
 void AcousticCpu<T>::restore(const acoustic::State<T>& st) {
-  u_ = st.u;
-  u_prev_ = st.u_prev;
+  u_.assign(st.u.begin(), st.u.end());
+  u_prev_.assign(st.u_prev.begin(), st.u_prev.end());
   for (int a = 0; a < 3; ++a)
     for (int v = 0; v < 3; ++v) pml_[a][v] = st.pml[a][v];
   traces_ = st.traces;

@@ -2,11 +2,35 @@
 // solver of machines without one. The per-point physics is physics/acoustic.hpp's.
 #pragma once
 
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "physics/acoustic.hpp"
 
 namespace fdstencil::cpu {
+
+// An allocator whose elements start unwritten: a field's pages are placed by the first thread to
+// write them (first touch), and AcousticCpu has each plane's written first by the thread that
+// will step it, so that on a machine of several memory nodes a thread's planes sit on its own.
+template <class T>
+struct UnwrittenAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = UnwrittenAllocator<U>;
+  };
+  UnwrittenAllocator() = default;
+  template <class U>
+  UnwrittenAllocator(const UnwrittenAllocator<U>&) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... A>
+  void construct(U* p, A&&... a) {
+    ::new (static_cast<void*>(p)) U(std::forward<A>(a)...);
+  }
+};
 
 template <class T>
 class AcousticCpu {
@@ -21,20 +45,21 @@ class AcousticCpu {
   int64_t bytes() const;
   // The state's arrays (physics/acoustic.hpp kStateArrays) one by one, and back: restore() takes
   // arrays of those sizes.
-  int64_t state_array_bytes(int i) const { return int64_t(array(i).size() * sizeof(T)); }
+  int64_t state_array_bytes(int i) const { return int64_t(array(i).second * sizeof(T)); }
   void copy_state_array(int i, void* host) const;
   void restore(const acoustic::State<T>& st);
 
  private:
   acoustic::Setup<T> s_;
-  std::vector<T> u_, u_prev_;
-  std::vector<T> pml_[3][3];  // axis x, y, z; psi, chi, phi
+  std::vector<T, UnwrittenAllocator<T>> u_, u_prev_;  // zeroed plane by plane by the stepping threads
+  std::vector<T> pml_[3][3];                          // axis x, y, z; psi, chi, phi
   std::vector<T> traces_;
-  const std::vector<T>& array(int i) const {
-    return i == 0                           ? u_
-           : i == 1                         ? u_prev_
-           : i < acoustic::kStateArrays - 1 ? pml_[(i - 2) / 3][(i - 2) % 3]
-                                            : traces_;
+  // The state's array i: its first element and its length.
+  std::pair<const T*, size_t> array(int i) const {
+    if (i == 0) return {u_.data(), u_.size()};
+    if (i == 1) return {u_prev_.data(), u_prev_.size()};
+    const std::vector<T>& v = i < acoustic::kStateArrays - 1 ? pml_[(i - 2) / 3][(i - 2) % 3] : traces_;
+    return {v.data(), v.size()};
   }
 };
 

@@ -16,11 +16,13 @@
 #include <type_traits>
 #include <utility>
 
+#include <omp.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include "physics/acoustic.hpp"
 #include "cpu/acoustic.hpp"
+#include "cpu/copy_bandwidth.hpp"
 #include "fdstencil/coefficients.hpp"
 #include "fdstencil/device_field.hpp"
 #include "fdstencil/error.hpp"
@@ -1208,10 +1210,20 @@ void run_gpu(const Model& model, const Options& o, Checked& c, Result& res, cons
 }
 #endif
 
+// The host copy's buffers and the shortest run that measures it: 512 MiB each, past a server's
+// last-level cache (this project's development machine reports 480 MiB of L3), and runs of 10^9
+// point-steps or more (a second or more on two cores), beside which the probe's half second of
+// allocation and copies is small. Shorter runs (the tests') report no bound. It runs after the
+// time loop (run_cpu), outside loop_s and inside total_s.
+constexpr int64_t kHostCopyBytes = int64_t(512) << 20;
+constexpr double kHostCopyMinPointSteps = 1e9;
+
 template <class T>
 void run_cpu_typed(const Model& model, const Options& o, Checked& c, Result& res, const Identity& id,
                    SplitVote* vote, std::chrono::steady_clock::time_point start) {
   const Domain& d = c.d;
+  res.timing.threads = omp_get_max_threads();
+  res.timing.bytes_per_point = double(kInteriorBytesPerPoint) * double(sizeof(T)) / double(sizeof(float));
   auto setup = build_setup<T>(model, o, d, res.dt, res.reflection, c.vmax, std::move(c.src_taps),
                               std::move(c.rec_taps), planes_of(o, d));
   if (split(o))
@@ -1246,6 +1258,12 @@ void run_cpu(const Model& model, const Options& o, Checked& c, Result& res, cons
     run_cpu_typed<double>(model, o, c, res, id, vote, start);
   else
     run_cpu_typed<float>(model, o, c, res, id, vote, start);
+  // The host's copy, once the state is freed and the run has finished: a stop asked for during the
+  // probe would wait for it, and a stopped run reports no bound. Not in a split run, whose ranks
+  // share the host.
+  if (o.measure_bandwidth && !split(o) && res.steps_done == o.nt &&
+      double(c.d.points()) * double(res.steps_done - res.first_step) >= kHostCopyMinPointSteps)
+    res.timing.copy_gbps = cpu::measure_copy_bandwidth(kHostCopyBytes, 5);
 }
 
 Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {

@@ -164,6 +164,8 @@ TEST_F(WaveCli, Small2DRunWritesTheRecordTheSidecarTheFinalFieldAndTheSummary) {
   for (const char* field : {"loop_s", "total_s", "gpts", "bytes_per_point", "copy_gbps", "bound_gpts",
                             "percent_of_bound", "device_bytes"})
     EXPECT_TRUE(sum["timing"].contains(field)) << field;
+  ASSERT_TRUE(sum["timing"].contains("threads"));  // a cpu run says how many threads stepped it
+  EXPECT_GE(sum["timing"]["threads"].get<int>(), 1);
   EXPECT_GT(sum["bytes_per_grid_point"].get<double>(), 0);
   EXPECT_TRUE(sum["warnings"].is_array());
   EXPECT_EQ(sum["outputs"], json({"shot.npy", "shot.json", "final.npy", "summary.json"}));
@@ -182,6 +184,7 @@ TEST_F(WaveCli, ProgressAndSummaryOnStderrUnlessQuiet) {
   EXPECT_EQ(r.out.find('\r'), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("GPts/s"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("50 steps of dt"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" thread"), std::string::npos) << r.out;  // "(cpu float, N threads)"
   // No receivers: no shot record.
   EXPECT_FALSE(fs::exists(out("shot.npy")));
   EXPECT_FALSE(fs::exists(out("final.npy")));
