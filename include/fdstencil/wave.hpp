@@ -273,11 +273,13 @@ std::shared_ptr<KeptState> make_kept_state();
 double slab_layer_cost(const Options& o);
 
 struct Timing {
-  double loop_s = 0;           // the time loop alone
-  double total_s = 0;          // setup, loop, downloads
-  double setup_s = 0;          // before the loop: checks, the model's pass, the state's setup and upload
-  double gpts = 0;             // computational points x steps / loop_s / 1e9
-  double bytes_per_point = 0;  // the interior step's DRAM bytes per point (16: u, u_prev, m read; u written)
+  double loop_s = 0;   // the time loop alone
+  double total_s = 0;  // setup, loop, downloads
+  double setup_s = 0;  // before the loop: checks, the model's pass, the state's setup and upload
+  double gpts = 0;     // computational points x steps / loop_s / 1e9
+  // the interior step's DRAM bytes per point: u, u_prev and m read, u written (16 in float, 32 in
+  // a cpu run in double)
+  double bytes_per_point = 0;
   // GPU: the device-to-device copy bandwidth measured in this run; cpu: the host's (STREAM's copy
   // by the run's threads), in runs of 10^9 point-steps or more, else 0 (no bound reported)
   double copy_gbps = 0;

@@ -18,18 +18,21 @@ template <class T>
 AcousticCpu<T>::AcousticCpu(acoustic::Setup<T> setup) : s_(std::move(setup)) {
   u_.resize(size_t(s_.alloc));
   u_prev_.resize(size_t(s_.alloc));
-  // First touch: the storage's planes shared as step() shares the computational ones (static
-  // over planes), each zeroed by its thread.
-  const int64_t planes = (s_.alloc + s_.slice - 1) / s_.slice;
+  // First touch: each computational plane's storage plane zeroed by the thread that steps it
+  // (the same loop and schedule as step()'s), then the halo's planes before and after.
   T* u = u_.data();
   T* prev = u_prev_.data();
-  const int64_t alloc = s_.alloc, slice = s_.slice;
-#pragma omp parallel for schedule(static)
-  for (int64_t k = 0; k < planes; ++k) {
-    const int64_t first = k * slice, count = std::min(slice, alloc - first);
+  const int64_t alloc = s_.alloc, slice = s_.slice, nz = s_.nz, plane0 = s_.origin / s_.slice;
+  const auto zero_plane = [&](int64_t p) {
+    const int64_t first = p * slice, count = std::min(slice, alloc - first);
     std::fill_n(u + first, count, T(0));
     std::fill_n(prev + first, count, T(0));
-  }
+  };
+#pragma omp parallel for schedule(static)
+  for (int64_t k = 0; k < nz; ++k) zero_plane(plane0 + k);
+  const int64_t planes = (alloc + slice - 1) / slice;
+  for (int64_t p = 0; p < planes; ++p)
+    if (p < plane0 || p >= plane0 + nz) zero_plane(p);
   for (int a = 0; a < 3; ++a)
     for (auto& v : pml_[a]) v.assign(size_t(s_.points_per_slot(a) * s_.axis[a].slots()), T(0));
   traces_.assign(size_t(s_.nrec) * size_t(s_.nt), T(0));

@@ -563,6 +563,63 @@ TEST(WaveGpu, ZqAndSplitValuesAreCheckedOnTheHost) {
   EXPECT_EQ(t.temporal_block, 128);
   EXPECT_EQ(t.temporal_nw, 9);
   EXPECT_NE(cuda::wave::describe(t).find("temporal=2 temporal_block=128 temporal_nw=9"), std::string::npos);
+  refused(R"({"temporal": 2, "temporal_block": 100})", 2, 4, "temporal_block must be whole warps");
+  refused(R"({"temporal": 2, "temporal_block": 512})", 2, 4, "at most 256 threads");
+  refused(R"({"temporal": 4, "temporal_block": 64})", 2, 5, "leaves 24 columns beside the 2 T R = 40");
+  refused(R"({"temporal": 3, "temporal_block": 64})", 2, 8, "leaves 16 columns beside the 2 T R = 48");
+  EXPECT_EQ(
+      cuda::wave::parse_config(R"({"temporal": 4, "temporal_block": 64})", 2, 4, 1000, true).temporal_block,
+      64);  // 32 columns beside 32 of halo: the least allowed
+  refused(R"({"temporal": 2, "temporal_nw": 0})", 2, 4, "temporal_nw must be at least 1");
+}
+
+// A temporal launch built by hand skips parse_config: the state's constructor refuses it before it
+// touches the device (so CI runs this too), naming what is wrong.
+TEST(WaveGpu, AHandBuiltTemporalLaunchIsChecked) {
+  acoustic::Setup<float> s;
+  s.dim = 2;
+  s.radius = 4;
+  s.nx = s.nz = 64;
+  s.line = s.slice = 72;
+  s.axis[2].n = s.nz;
+  const auto refused = [](const acoustic::Setup<float>& setup, cuda::wave::KernelConfig c,
+                          const std::string& says) {
+    try {
+      cuda::wave::AcousticGpu state(setup, c);
+      ADD_FAILURE() << says << ": accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::invalid_argument) << says << ": " << e.what();
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << says << ": " << e.what();
+    }
+  };
+  cuda::wave::KernelConfig c = cuda::wave::default_config(2, 4, 64, true);
+  c.graph = 0;
+  c.temporal = 2;
+  cuda::wave::KernelConfig bad = c;
+  bad.temporal = 7;
+  refused(s, bad, "temporal must be 0 or 2..4");
+  bad = c;
+  bad.temporal_block = 48;
+  refused(s, bad, "temporal_block must be whole warps");
+  bad = c;
+  bad.temporal_block = 32;
+  refused(s, bad, "leaves 16 columns");
+  bad = c;
+  bad.temporal_nw = 0;
+  refused(s, bad, "temporal_nw must be at least 1");
+  bad = c;
+  bad.graph = 6;  // not a multiple of 2 T = 4
+  refused(s, bad, "graph must be a multiple of 2 x temporal");
+  acoustic::Setup<float> slab = s;
+  slab.axis[2].offset = 32;  // a split run's slab
+  slab.axis[2].n = 128;
+  refused(slab, c, "a split run's slabs step one at a time");
+  acoustic::Setup<float> cube = s;
+  cube.dim = 3;
+  cube.ny = 64;
+  cube.slice = 72 * 72;
+  cube.axis[2].n = cube.nz;
+  refused(cube, c, "2D only");
 }
 
 // The launch table was measured on the H100 and checked on the H200: a run at the defaults on any

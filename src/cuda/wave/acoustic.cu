@@ -483,6 +483,22 @@ KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t 
                                                  std::to_string(c.temporal));
   if (c.temporal != 0 && dim != 2)
     throw Error(ErrorKind::invalid_argument, "kernel parameter temporal (temporal blocking) is 2D only");
+  // The launch's own limits that need no device (acoustic_temporal.cu's check_temporal checks them
+  // again, with the model's rows and the device's shared memory, for a config built by hand).
+  if (c.temporal != 0 &&
+      (c.temporal_block % 32 != 0 || c.temporal_block < 32 || c.temporal_block > kTemporalMaxThreads))
+    throw Error(ErrorKind::invalid_argument,
+                "kernel parameter temporal_block must be whole warps of at most " +
+                    std::to_string(kTemporalMaxThreads) + " threads, got " +
+                    std::to_string(c.temporal_block));
+  if (c.temporal != 0 && c.temporal_block - 2 * c.temporal * radius < 32)
+    throw Error(ErrorKind::invalid_argument,
+                "kernel parameter temporal_block " + std::to_string(c.temporal_block) + " leaves " +
+                    std::to_string(c.temporal_block - 2 * c.temporal * radius) +
+                    " columns beside the 2 T R = " + std::to_string(2 * c.temporal * radius) +
+                    " of halo: at least 32 (a larger block or a smaller temporal)");
+  if (c.temporal != 0 && c.temporal_nw < 1)
+    throw Error(ErrorKind::invalid_argument, "kernel parameter temporal_nw must be at least 1");
   if (c.temporal != 0 && c.graph % (2 * c.temporal) != 0) {
     // A graph of temporal passes ends on the arrays it starts from after an even count of them.
     if (graph_given)
@@ -723,9 +739,9 @@ static size_t check_launch(const acoustic::Setup<float>& s, const KernelConfig& 
                       (c.design == StepDesign::tile ? ": a smaller block" : ": a smaller block or ahead"));
   }
   if (c.design == StepDesign::tma) check_tma_box(s, c);
-  check_temporal(s, c);
   if (c.temporal != 0 && c.graph % (2 * c.temporal) != 0)
     throw Error(ErrorKind::invalid_argument, "graph must be a multiple of 2 x temporal steps");
+  check_temporal(s, c);  // its host checks, then the device's shared memory
   return smem;
 }
 

@@ -50,7 +50,9 @@ struct KernelConfig {
   int temporal_nw = 64;
 };
 inline constexpr int kMaxGraphSteps = 1024;
-inline constexpr int kMaxTemporalSteps = 4;  // T queues of 2R + 1 registers a thread: 4 x 17 at R = 8
+inline constexpr int kMaxTemporalSteps = 4;
+inline constexpr int kTemporalMaxThreads =
+    256;  // acoustic_temporal.cuh's kTemporalThreads  // T queues of 2R + 1 registers a thread: 4 x 17 at R = 8
 // The defaults for a radius, a computational plane of nx x ny points and CPML layers (any, or
 // none; the table in acoustic.cu cites the runs that chose them). `slabs`: the state is one slab
 // of a split run (its faces are whole chunks, so the chunks stay short).
@@ -82,8 +84,9 @@ class AcousticGpu {
   // Records the receivers' u^n and enqueues step n, on the run's own stream.
   void step(int64_t n);
   // Steps [first, first + count), as step() would: in CUDA graphs of KernelConfig::graph steps
-  // where the count allows, the rest one by one. The same kernels, arguments and order, so the
-  // same bits.
+  // where the count allows, then (KernelConfig::temporal) in passes of T steps, the rest one by
+  // one. The graphs replay the same kernels, and a pass does each point's arithmetic in the same
+  // order: the same bits.
   void steps(int64_t first, int64_t count);
   // Progress without draining the stream: mark(slot) records an event after the steps enqueued so
   // far, wait_mark(slot) waits for that event (slot 0 or 1).

@@ -228,10 +228,16 @@ TemporalLaunch::TemporalLaunch(const acoustic::Setup<float>& s, const KernelConf
   // At the device's highest priority: the boundary blocks, the slower ones, start first and the
   // interior's fill the SMs around them.
   int least = 0, greatest = 0;
-  FDS_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-  FDS_CUDA_CHECK(cudaStreamCreateWithPriority(&side_, cudaStreamNonBlocking, greatest));
-  FDS_CUDA_CHECK(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming));
-  FDS_CUDA_CHECK(cudaEventCreateWithFlags(&join_, cudaEventDisableTiming));
+  try {
+    FDS_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    FDS_CUDA_CHECK(cudaStreamCreateWithPriority(&side_, cudaStreamNonBlocking, greatest));
+    FDS_CUDA_CHECK(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming));
+    FDS_CUDA_CHECK(cudaEventCreateWithFlags(&join_, cudaEventDisableTiming));
+  } catch (...) {  // a constructor that throws runs no destructor: what was made is freed here
+    if (fork_) cudaEventDestroy(fork_);
+    if (side_) cudaStreamDestroy(side_);
+    throw;
+  }
 }
 
 TemporalLaunch::~TemporalLaunch() {

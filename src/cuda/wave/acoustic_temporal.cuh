@@ -31,13 +31,14 @@
 #include <cstdint>
 
 #include "cuda/common/async_copy.cuh"
+#include "cuda/wave/acoustic.hpp"
 #include "physics/acoustic.hpp"
 
 namespace fdstencil::cuda::wave {
 
 // Up to 256 threads a block (1 block per 256 columns of a plane with 2 T R of halo), each with
 // the T queues of 2R + 1 registers.
-inline constexpr int kTemporalThreads = 256;
+inline constexpr int kTemporalThreads = kTemporalMaxThreads;
 
 // Iterations whose rows of u^n, m and u^{n-1} are in flight (cp.async into a per-thread ring of
 // shared memory, holding no registers), so that an iteration need not wait on the memory's
