@@ -9,6 +9,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <thread>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -17,6 +21,8 @@
 #include "bindings.hpp"
 #include "commands.hpp"
 #include "fdstencil/coefficients.hpp"
+#include "fdstencil/device.hpp"
+#include "fdstencil/device_field.hpp"
 #include "fdstencil/error.hpp"
 #include "fdstencil/version.hpp"
 #include "fdstencil/wave.hpp"
@@ -71,6 +77,10 @@ wave::Model model_of(const HostFloats& v, double spacing) {
   m.h = spacing;
   m.v.assign(v.data(), v.data() + v.size());  // wave::Model owns its values (a vector)
   m.validate();
+  // Its extremes and checksum once, as the tool's inputs do: the run's checks, default step and
+  // sampling warning, and each shot's kept-state match would otherwise each pass over the model.
+  const auto [vmin, vmax] = m.extremes();
+  m.whole = wave::Model::Summary{vmin, vmax, m.checksum()};
   return m;
 }
 
@@ -83,59 +93,44 @@ std::vector<wave::Point> points_of(const HostDoubles& p, int dim) {
   return out;
 }
 
-// A GPU state one run leaves for the next of the same medium (wave::Options::kept_state): the
-// several shots of one forward_many call share one.
-struct KeptHandle {
-  std::shared_ptr<wave::KeptState> state = wave::make_kept_state();
+// What every shot of a call shares: the step, the order, the boundaries, the backend.
+struct RunSettings {
+  double dt = 0;
+  int64_t nt = 0;
+  int radius = 4, cpml = 10;
+  bool free_surface = false, final_field = false, measure_bandwidth = false;
+  std::string backend;
 };
 
-// How often a run asks Python whether Ctrl-C was pressed: often enough to stop within a second.
-constexpr auto kSignalPoll = std::chrono::milliseconds(100);
-
-// wave::run on host arrays, the GIL released while it steps; returns (traces (nrec, nt) float32,
-// dt, the final field or None, the summary of the run's timing). Ctrl-C stops the run at a step
-// boundary and raises KeyboardInterrupt.
-nb::tuple run_wave(const HostFloats& velocity, double spacing, double dt, int64_t nt,
-                   const HostDoubles& sources, const HostDoubles& wavelets, const HostDoubles& receivers,
-                   int radius, int cpml, bool free_surface, const std::string& backend, bool final_field,
-                   const KeptHandle* kept) {
-  const wave::Model model = model_of(velocity, spacing);
+// One shot's options: its sources (n, dim) with their wavelets (n, samples) and its receivers.
+wave::Options shot_options(const wave::Model& model, const RunSettings& s, const HostDoubles& sources,
+                           const HostDoubles& wavelets, const HostDoubles& receivers) {
   wave::Options o;
-  o.radius = radius;
-  o.dt = dt;
-  o.nt = nt;
-  o.boundary.cpml_width = cpml;
-  o.boundary.free_surface = free_surface;
-  o.backend = backend;
-  o.final_field = final_field;
-  if (kept) o.kept_state = kept->state;
+  o.radius = s.radius;
+  o.dt = s.dt;
+  o.nt = s.nt;
+  o.boundary.cpml_width = s.cpml;
+  o.boundary.free_surface = s.free_surface;
+  o.backend = s.backend;
+  o.final_field = s.final_field;
+  o.measure_bandwidth = s.measure_bandwidth;
   const std::vector<wave::Point> at = points_of(sources, model.dim);
-  for (size_t s = 0; s < at.size(); ++s) {
-    const double* w = wavelets.data() + s * wavelets.shape(1);
-    o.sources.push_back({at[s], std::vector<double>(w, w + wavelets.shape(1))});
+  for (size_t i = 0; i < at.size(); ++i) {
+    const double* w = wavelets.data() + i * wavelets.shape(1);
+    o.sources.push_back({at[i], std::vector<double>(w, w + wavelets.shape(1))});
   }
   o.receivers = points_of(receivers, model.dim);
-  std::atomic<bool> stop{false};
-  auto last = std::chrono::steady_clock::now();
-  o.stop_requested = [&] {
-    if (std::chrono::steady_clock::now() - last < kSignalPoll) return stop.load();
-    last = std::chrono::steady_clock::now();
-    nb::gil_scoped_acquire gil;
-    if (PyErr_CheckSignals() != 0) stop = true;  // the KeyboardInterrupt stays set for below
-    return stop.load();
-  };
-  wave::Result r;
-  {
-    nb::gil_scoped_release nogil;
-    r = wave::run(model, o);
-  }
-  if (r.interrupted) throw nb::python_error();  // the pending KeyboardInterrupt
-  const size_t nrec = o.receivers.size();
+  return o;
+}
+
+// A result as Python's (traces (nrec, nt) float32, dt, the final field or None, the timing dict);
+// the vectors move into the arrays, which own them.
+nb::tuple result_tuple(wave::Result r, const HostFloats& velocity, size_t nrec, int64_t nt, int device) {
   auto* traces = new std::vector<float>(std::move(r.traces));
   nb::capsule owner_t(traces, [](void* p) noexcept { delete static_cast<std::vector<float>*>(p); });
   nb::object tr = nb::cast(nb::ndarray<nb::numpy, float>(traces->data(), {nrec, size_t(nt)}, owner_t));
   nb::object field = nb::none();
-  if (final_field && !r.final_field.empty()) {
+  if (!r.final_field.empty()) {
     auto* f = new std::vector<float>(std::move(r.final_field));
     nb::capsule owner_f(f, [](void* p) noexcept { delete static_cast<std::vector<float>*>(p); });
     std::vector<size_t> shape;
@@ -145,11 +140,157 @@ nb::tuple run_wave(const HostFloats& velocity, double spacing, double dt, int64_
   nb::dict timing;
   timing["loop_s"] = r.timing.loop_s;
   timing["total_s"] = r.timing.total_s;
+  timing["setup_s"] = r.timing.setup_s;
   timing["gpts"] = r.timing.gpts;
   timing["backend"] = r.backend;
   timing["kernel"] = r.kernel;
   timing["state_kept"] = r.timing.state_kept;
+  timing["device"] = r.backend == "cuda" && device >= 0 ? nb::object(nb::int_(device)) : nb::none();
+  if (r.timing.copy_gbps > 0) {  // measured only when asked (RunSettings::measure_bandwidth)
+    timing["copy_gbps"] = r.timing.copy_gbps;
+    timing["bound_gpts"] = r.timing.bound_gpts;
+    timing["percent_of_bound"] = r.timing.percent_of_bound;
+  }
   return nb::make_tuple(tr, r.dt, field, timing);
+}
+
+// How often a run asks Python whether Ctrl-C was pressed: often enough to stop the shots within a
+// second.
+constexpr auto kSignalPoll = std::chrono::milliseconds(100);
+
+// The shots of one call: on one device, one after another on the calling thread; on several, by
+// one worker thread per GPU, each taking the next shot nobody has taken. The runner of a GPU makes
+// it current and keeps its own state from shot to shot (wave::Options::kept_state), as a survey's
+// --batch worker does.
+class ShotPool {
+ public:
+  ShotPool(const wave::Model& model, std::vector<wave::Options>& shots)
+      : model_(model),
+        shots_(shots),
+        results_(shots.size()),
+        errors_(shots.size()),
+        devices_(shots.size(), -1) {}
+
+  // Runs every shot on `devices` (-1: no GPU chosen, for the cpu), the GIL released, Ctrl-C
+  // polled. Returns false when Ctrl-C stopped the shots (the KeyboardInterrupt is left pending);
+  // rethrows the first shot's error otherwise.
+  bool run(const std::vector<int>& devices) {
+    bool interrupted = false;
+    {
+      nb::gil_scoped_release nogil;
+      if (devices.size() == 1)
+        interrupted = run_here(devices[0]);
+      else
+        interrupted = run_on_workers(devices);
+    }
+    if (interrupted) return false;
+    for (const std::exception_ptr& e : errors_)
+      if (e) std::rethrow_exception(e);
+    return true;
+  }
+
+  wave::Result& result(size_t i) { return results_[i]; }
+  int device(size_t i) const { return devices_[i]; }  // the GPU shot i ran on (-1: none chosen)
+
+ private:
+  // One device: the calling thread runs the shots, asking Python about Ctrl-C between steps, and
+  // gives the caller back its current GPU. (A thread per call would also build a fresh OpenMP
+  // team for the cpu's loops each time, milliseconds on a many-core host.)
+  bool run_here(int device) {
+    bool interrupted = false;
+    auto last = std::chrono::steady_clock::now();
+    for (wave::Options& o : shots_)
+      o.stop_requested = [&] {
+        if (stop_ || std::chrono::steady_clock::now() - last < kSignalPoll) return stop_.load();
+        last = std::chrono::steady_clock::now();
+        nb::gil_scoped_acquire gil;
+        if (PyErr_CheckSignals() != 0) interrupted = stop_ = true;
+        return stop_.load();
+      };
+    const int before = device >= 0 ? cuda::current_device() : -1;
+    work(device);
+    if (before >= 0 && before != device) select_gpu(before);
+    return interrupted;
+  }
+
+  // Several GPUs: a worker thread each, this thread polling for Ctrl-C until they are done.
+  bool run_on_workers(const std::vector<int>& devices) {
+    for (wave::Options& o : shots_) o.stop_requested = [this] { return stop_.load(); };
+    std::vector<std::thread> workers;
+    for (const int d : devices) workers.emplace_back([this, d] { work(d); });
+    bool interrupted = false;
+    while (!wait_done(devices.size())) {
+      nb::gil_scoped_acquire gil;
+      if (!interrupted && PyErr_CheckSignals() != 0) interrupted = stop_ = true;
+    }
+    for (std::thread& w : workers) w.join();
+    return interrupted;
+  }
+
+  void work(int device) {
+    std::exception_ptr failure;
+    try {
+      if (device >= 0) select_gpu(device);
+      const std::shared_ptr<wave::KeptState> kept = wave::make_kept_state();  // freed on this GPU
+      for (size_t i = next_++; i < shots_.size() && !stop_; i = next_++) {
+        try {
+          shots_[i].kept_state = kept;
+          devices_[i] = device;
+          results_[i] = wave::run(model_, shots_[i]);
+        } catch (...) {
+          errors_[i] = std::current_exception();
+          stop_ = true;  // the other workers stop at their next step: the call fails as a whole
+        }
+      }
+    } catch (...) {  // the GPU could not be made current
+      failure = std::current_exception();
+      stop_ = true;
+    }
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (failure && !errors_.empty() && !errors_.front()) errors_.front() = failure;
+    ++done_;
+    cv_.notify_all();
+  }
+
+  bool wait_done(size_t workers) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    return cv_.wait_for(lock, kSignalPoll, [&] { return done_ == workers; });
+  }
+
+  const wave::Model& model_;
+  std::vector<wave::Options>& shots_;
+  std::vector<wave::Result> results_;
+  std::vector<std::exception_ptr> errors_;
+  std::vector<int> devices_;
+  std::atomic<size_t> next_{0};
+  std::atomic<bool> stop_{false};
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  size_t done_ = 0;
+};
+
+// wave::run for several shots of one model on host arrays, spread over `devices` (GPU indices, one
+// worker each; -1: a worker that chooses none, for the cpu), the GIL released while they step. Returns a list of
+// (traces, dt, final field or None, timing), one per shot in the order given. Ctrl-C stops every
+// shot at a step boundary and raises KeyboardInterrupt.
+nb::list run_wave_many(const HostFloats& velocity, double spacing, const RunSettings& s,
+                       const std::vector<HostDoubles>& sources, const std::vector<HostDoubles>& wavelets,
+                       const std::vector<HostDoubles>& receivers, const std::vector<int>& devices) {
+  if (sources.size() != wavelets.size() || sources.size() != receivers.size())
+    throw Error(ErrorKind::invalid_argument,
+                "run_wave_many: one sources, wavelets and receivers array per shot");
+  if (devices.empty()) throw Error(ErrorKind::invalid_argument, "run_wave_many: no device to run on");
+  const wave::Model model = model_of(velocity, spacing);
+  std::vector<wave::Options> shots;
+  for (size_t i = 0; i < sources.size(); ++i)
+    shots.push_back(shot_options(model, s, sources[i], wavelets[i], receivers[i]));
+  ShotPool pool(model, shots);
+  if (!pool.run(devices)) throw nb::python_error();  // the pending KeyboardInterrupt
+  nb::list out;
+  for (size_t i = 0; i < shots.size(); ++i)
+    out.append(
+        result_tuple(std::move(pool.result(i)), velocity, shots[i].receivers.size(), s.nt, pool.device(i)));
+  return out;
 }
 
 }  // namespace
@@ -165,9 +306,18 @@ NB_MODULE(_core, m) {
   m.def("ricker", &wave::ricker, nb::arg("f0"), nb::arg("delay"), nb::arg("dt"), nb::arg("n"));
   fdstencil::python::bind_plan(m);
   fdstencil::python::bind_tune(m);
-  nb::class_<KeptHandle>(m, "KeptState").def(nb::init<>());
-  m.def("run_wave", &run_wave, nb::arg("velocity"), nb::arg("spacing"), nb::arg("dt"), nb::arg("nt"),
-        nb::arg("sources"), nb::arg("wavelets"), nb::arg("receivers"), nb::arg("radius"), nb::arg("cpml"),
-        nb::arg("free_surface"), nb::arg("backend"), nb::arg("final_field"),
-        nb::arg("kept").none() = nb::none());
+  nb::class_<RunSettings>(m, "RunSettings")
+      .def(nb::init<>())
+      .def_rw("dt", &RunSettings::dt)
+      .def_rw("nt", &RunSettings::nt)
+      .def_rw("radius", &RunSettings::radius)
+      .def_rw("cpml", &RunSettings::cpml)
+      .def_rw("free_surface", &RunSettings::free_surface)
+      .def_rw("final_field", &RunSettings::final_field)
+      .def_rw("measure_bandwidth", &RunSettings::measure_bandwidth)
+      .def_rw("backend", &RunSettings::backend);
+  m.def("gpu_count", &gpu_count);
+  m.def("current_gpu", [] { return gpu_count() > 0 ? cuda::current_device() : -1; });
+  m.def("run_wave_many", &run_wave_many, nb::arg("velocity"), nb::arg("spacing"), nb::arg("settings"),
+        nb::arg("sources"), nb::arg("wavelets"), nb::arg("receivers"), nb::arg("devices"));
 }

@@ -95,6 +95,21 @@ class ArrayPlan {
     run<T>(view(in, "u"), view(out, "out"), reinterpret_cast<Stream>(stream));
   }
 
+  // The same on raw device pointers to the arrays' first (halo-corner) elements with their y and z
+  // strides in elements, for the Python half's fast path over PyTorch and CuPy arrays, whose
+  // shape, dtype, contiguous x and GPU it has checked: no DLPack import.
+  template <class T>
+  void apply_gpu_ptr(uintptr_t in, uintptr_t out, int64_t in_line, int64_t in_slice, int64_t out_line,
+                     int64_t out_slice, int device, uintptr_t stream) {
+    if (memory_ != Memory::device) bad("the plan runs on " + backend_ + ": give it NumPy arrays");
+    if (device != device_)
+      bad("the arrays are on GPU " + std::to_string(device) + "; the plan was made on GPU " +
+          std::to_string(device_));
+    const OnDevice on(device_);
+    run<T>(view_at(reinterpret_cast<const T*>(in), in_line, in_slice),
+           view_at(reinterpret_cast<T*>(out), out_line, out_slice), reinterpret_cast<Stream>(stream));
+  }
+
   std::string describe() const { return last_ ? last_->describe().dump() : ""; }
 
  private:
@@ -122,6 +137,12 @@ class ArrayPlan {
     if (a.stride(2) != 1) bad(std::string(name) + ": x (the last axis) must be contiguous");
     auto* origin = a.data() + R * (a.stride(0) + a.stride(1) + 1);
     return view_of(origin, memory_, interior_, R, a.stride(1), a.stride(0));
+  }
+
+  template <class T>
+  FieldView<T> view_at(T* corner, int64_t line, int64_t slice) const {
+    const int R = stencil_.radius;
+    return view_of(corner + R * (slice + line + 1), memory_, interior_, R, line, slice);
   }
 
   // The plan of this layout: built the first time it is met. Both arrays' alignment is the
@@ -162,6 +183,8 @@ void bind_plan(nb::module_& m) {
            nb::arg("out").noconvert(), nb::arg("stream"))
       .def("apply_gpu_f64", &ArrayPlan::apply_gpu<double>, nb::arg("u").noconvert(),
            nb::arg("out").noconvert(), nb::arg("stream"))
+      .def("apply_gpu_ptr_f32", &ArrayPlan::apply_gpu_ptr<float>)
+      .def("apply_gpu_ptr_f64", &ArrayPlan::apply_gpu_ptr<double>)
       .def("describe", &ArrayPlan::describe);
 }
 

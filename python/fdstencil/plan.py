@@ -49,6 +49,7 @@ class Plan:
         self.backend = backend
         self._spacing = tuple(float(x) for x in h)
         self._plans = {}  # "host" / "gpu": the C++ plan of that memory
+        self._padded = tuple(n + 2 * self.radius for n in self.shape)
         self._last = None
         # Made now, so that a bad radius, size or backend (cuda without a GPU) is refused here; the
         # other memory's plan ("auto": the GPU's) at its first call.
@@ -73,6 +74,8 @@ class Plan:
         return self._last
 
     def __call__(self, u, out=None, stream=None):
+        if out is not None and self._direct(u, out, stream):
+            return out
         if isinstance(u, np.ndarray):
             if stream is not None:
                 raise ValueError("stream: NumPy arrays run on the host, with no stream")
@@ -100,7 +103,34 @@ class Plan:
         (plan.apply_f32 if self.dtype == np.float32 else plan.apply_f64)(u, out)
         return out
 
+    def _direct(self, u, out, stream):
+        """The common call on the GPU, taken without DLPack: PyTorch tensors or CuPy arrays of the
+        plan's dtype and padded shape, u and out of one layout on one GPU. Their pointers and strides
+        are read the framework's way and go straight to the C++ plan, on the framework's current
+        stream read as a raw handle, so that the call costs little more than the plan's launch
+        (docs/python.md). False where the general path must take the call (which also names what
+        is wrong)."""
+        read = _direct_reader(type(u))
+        if read is None or type(out) is not type(u):
+            return False
+        got = read(u, out, self.dtype, self._padded)
+        if got is None:
+            return False
+        u_ptr, out_ptr, line, plane, device, current_stream = got
+        handle = current_stream() if stream is None else _stream_handle(stream)
+        if handle is None:
+            return False
+        plan = self._plans.get("gpu") or self._plan("gpu", device)
+        self._last = plan
+        (plan.apply_gpu_ptr_f32 if self.dtype.itemsize == 4 else plan.apply_gpu_ptr_f64)(
+            u_ptr, out_ptr, line, plane, line, plane, device, handle)
+        return True
+
     def _gpu(self, u, out, stream):
+        for name, a in (("u", u), ("out", out)):
+            if getattr(a, "requires_grad", False):
+                raise TypeError(f"{name}: the tensor requires grad, and a plan is not differentiable: pass "
+                                f"{name}.detach()")
         if _dtype_name(u) != self.dtype.name:
             raise TypeError(f"u: the plan is for {self.dtype}, got {_dtype_name(u)}")
         device = u.__dlpack_device__()[1]  # u's GPU, before any copy of it
@@ -200,6 +230,81 @@ def _on_stream(a, handle):
     return contextlib.nullcontext()
 
 
+def _stream_handle(stream):
+    """A caller's stream as a CUDA handle: an integer, or an object with .cuda_stream (PyTorch) or
+    .ptr (CuPy)."""
+    for attr in ("cuda_stream", "ptr"):
+        if hasattr(stream, attr):
+            return int(getattr(stream, attr))
+    return int(stream)
+
+
+# The direct path's readers, by array type (None: the type has none), made at a type's first call
+# so that importing fdstencil imports neither framework.
+_READERS = {}
+
+
+def _direct_reader(kind):
+    try:
+        return _READERS[kind]
+    except KeyError:
+        module = kind.__module__
+        reader = _torch_reader() if module.startswith("torch") else _cupy_reader(kind) if module.startswith("cupy") \
+            else None
+        if reader is not None and module.startswith("torch"):
+            import torch
+            reader = reader if kind is torch.Tensor else None  # subclasses (Parameter) keep their own rules
+        _READERS[kind] = reader
+        return reader
+
+
+def _torch_reader():
+    import torch
+    dtypes = {np.dtype(np.float32): torch.float32, np.dtype(np.float64): torch.float64}
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    current = (lambda d: lambda: raw(d)) if raw is not None else \
+        (lambda d: lambda: int(torch.cuda.current_stream(d).cuda_stream))
+
+    def read(u, out, dtype, shape):
+        want = dtypes[dtype]
+        if u.dtype is not want or out.dtype is not want or not u.is_cuda or u.requires_grad or out.requires_grad:
+            return None  # the general path refuses tensors that require grad
+        s = u.stride()
+        if s != out.stride() or s[2] != 1 or u.shape != shape or out.shape != shape:
+            return None
+        d = u.get_device()
+        if out.get_device() != d:
+            return None
+        return u.data_ptr(), out.data_ptr(), s[1], s[0], d, current(d)
+    return read
+
+
+def _cupy_reader(kind):
+    import cupy
+    if kind is not cupy.ndarray:
+        return None
+
+    def current(d):
+        def handle():
+            try:
+                return cupy.cuda.get_current_stream(d).ptr
+            except TypeError:  # a CuPy whose current stream takes no device: the general path
+                return None
+        return handle
+
+    def read(u, out, dtype, shape):
+        if u.dtype is not dtype or out.dtype is not dtype:
+            return None
+        s, size = u.strides, dtype.itemsize
+        if s != out.strides or s[2] != size or s[1] % size or s[0] % size or u.shape != shape or out.shape != shape:
+            return None
+        d = u.device.id
+        if out.device.id != d:
+            return None
+        return u.data.ptr, out.data.ptr, s[1] // size, s[0] // size, d, current(d)
+    return read
+
+
 def _stream_of(a, stream):
     """The CUDA stream handle to enqueue on: the caller's, else the framework's current one."""
     if stream is None:
@@ -210,7 +315,4 @@ def _stream_of(a, stream):
             import cupy
             return int(cupy.cuda.get_current_stream().ptr)
         return 0
-    for attr in ("cuda_stream", "ptr"):
-        if hasattr(stream, attr):
-            return int(getattr(stream, attr))
-    return int(stream)
+    return _stream_handle(stream)

@@ -40,7 +40,9 @@ class Shot:
     traces: object  # (receivers, nt) float32, the model's kind of array: receiver r at t = n dt is traces[r, n]
     dt: float  # the time step the run took, seconds
     final_field: object  # u after nt steps on the model's points (float32, the model's shape), or None
-    timing: dict  # loop_s, total_s, gpts, backend, kernel, state_kept
+    # loop_s, setup_s, total_s, gpts, backend, kernel, state_kept, device (the GPU's index, or None on
+    # the cpu); with measure_bound, also copy_gbps, bound_gpts and percent_of_bound
+    timing: dict
 
 
 def _points(name, value, dim):
@@ -66,6 +68,15 @@ def _host(a):
     return np.asarray(a)
 
 
+def _gpu_of(a):
+    """The GPU index a framework's array lives on, or None (NumPy, or an array on the host)."""
+    try:
+        kind, index = a.__dlpack_device__()
+    except (AttributeError, TypeError, ValueError):
+        return None
+    return int(index) if kind == 2 else None  # DLPack's kDLCUDA
+
+
 def _like(model):
     """How to hand a NumPy result back as the model's kind of array, on the model's device."""
     module = type(model).__module__
@@ -82,36 +93,7 @@ def _like(model):
     return lambda a: a
 
 
-def forward_many(velocity, spacing, nt, shots, dt=None, radius=4, cpml=10, free_surface=False, backend="auto",
-                 final_field=False):
-    """Several shots through one model, one after another: `shots` is a list of dicts with the
-    keys sources, wavelets and receivers (as forward's). On the GPU each shot after the first runs
-    on the state the one before left (the model's m and the allocation kept, the wavefield zeroed:
-    wave::Options::kept_state), as a `fdstencil wave --survey` does; each shot's traces are those
-    it gives alone. Returns a list of Shot."""
-    kept = _core.KeptState()
-    return [forward(velocity, spacing, nt, s["sources"], s["wavelets"], s.get("receivers", ()), dt=dt, radius=radius,
-                    cpml=cpml, free_surface=free_surface, backend=backend, final_field=final_field, _kept=kept)
-            for s in shots]
-
-
-def forward(velocity, spacing, nt, sources, wavelets, receivers=(), dt=None, radius=4, cpml=10,
-            free_surface=False, backend="auto", final_field=False, _kept=None):
-    """One shot through `velocity` ((nz, nx) or (nz, ny, nx), m/s, float32 or convertible), spacing
-    in metres, `nt` steps of `dt` seconds (None: 0.8 of the stability limit, as the tool's).
-
-    sources: (n, dim) positions in metres, z first; wavelets: (n, samples) or one (samples,) shared
-    by every source, sampled at dt (ricker() builds one). receivers: (m, dim) positions. radius:
-    the stencil's half-width (order 2R). cpml: absorbing points outside every face (0: none).
-    backend: "auto" (the GPU when there is one), "cuda" or "cpu". Returns a Shot. Raises ValueError
-    for bad input (with the tool's message), MemoryError when the state does not fit, and
-    KeyboardInterrupt on Ctrl-C (the run stops at a step boundary).
-
-    The model may be a PyTorch tensor or a CuPy array, on the host or a GPU: it is copied to the
-    host once (the solver copies every model into its own storage), and the traces and the final
-    field come back as that framework's arrays on the model's device. Positions and wavelets may
-    be such arrays too."""
-    back = _like(velocity)
+def _velocity(velocity):
     v = _host(velocity)
     if v.dtype != np.float32:
         if not np.issubdtype(v.dtype, np.floating) and not np.issubdtype(v.dtype, np.integer):
@@ -120,26 +102,113 @@ def forward(velocity, spacing, nt, sources, wavelets, receivers=(), dt=None, rad
     v = np.ascontiguousarray(v)
     if v.ndim not in (2, 3):
         raise ValueError(f"velocity: expected a 2D (nz, nx) or 3D (nz, ny, nx) model, got shape {v.shape}")
+    return v
+
+
+def _shot_arrays(shot, dim, label):
+    """A shot's sources, wavelets (one row per source) and receivers as C-ordered float64 arrays."""
+    try:
+        src = _points("sources", _host(shot["sources"]), dim)
+        receivers = shot.get("receivers", ())
+        rec = _points("receivers", _host(receivers), dim) if len(receivers) else np.zeros((0, dim))
+        w = np.ascontiguousarray(_host(shot["wavelets"]), dtype=np.float64)
+        if w.ndim == 1:
+            w = np.ascontiguousarray(np.broadcast_to(w, (src.shape[0], w.size)))
+        if w.ndim != 2 or w.shape[0] != src.shape[0]:
+            raise ValueError(f"wavelets: expected one (samples,) or one per source ({src.shape[0]}, samples), got "
+                             f"shape {np.shape(shot['wavelets'])}")
+    except ValueError as e:
+        raise ValueError(f"{label}{e}") from None
+    return src, w, rec
+
+
+def _devices(devices, backend, model, shots):
+    """The GPUs the shots' workers take: the caller's list, checked; by default every visible GPU for
+    several shots, and for one the model's GPU (a GPU array's) or the current one. [-1] (a worker
+    that picks none) on the cpu, or where there is no GPU (the run then says why for "cuda")."""
+    count = _core.gpu_count()
+    if devices is None:
+        if backend == "cpu" or count == 0:
+            return [-1]
+        if shots > 1:
+            return list(range(min(count, shots)))
+        gpu = _gpu_of(model)
+        return [gpu if gpu is not None else _core.current_gpu()]
+    if backend == "cpu":
+        raise ValueError("devices: the cpu backend runs on the host; leave devices out")
+    devices = [int(d) for d in devices]
+    if not devices:
+        raise ValueError("devices: give at least one GPU index")
+    bad = [d for d in devices if not 0 <= d < count]
+    if bad:
+        raise ValueError(f"devices: GPU {bad[0]} does not exist (this machine has {count} visible)")
+    if len(set(devices)) != len(devices):
+        raise ValueError(f"devices: each GPU at most once, got {devices}")
+    return devices[:max(1, shots)]
+
+
+def forward_many(velocity, spacing, nt, shots, dt=None, radius=4, cpml=10, free_surface=False, backend="auto",
+                 final_field=False, devices=None, measure_bound=False):
+    """Several shots through one model: `shots` is a list of dicts with the keys sources, wavelets
+    and receivers (as forward's). Returns a list of Shot, in the shots' order; each shot's traces
+    are the bits it gives alone on the same kind of GPU.
+
+    devices: the GPUs to spread the shots over (indices as CUDA numbers the visible ones); None:
+    every visible GPU (fewer when there are fewer shots). One worker per GPU takes the next shot
+    not yet taken, so a GPU runs its shots one after another, and each shot after a worker's first
+    runs on the state the one before left (the model's m and the allocation kept, the wavefield
+    zeroed: wave::Options::kept_state), as a `fdstencil wave --survey --batch` worker does. On the
+    cpu the shots run one after another. A failing shot stops the others at their next step and
+    its error is raised; Ctrl-C stops them all and raises KeyboardInterrupt.
+
+    measure_bound: each shot first measures its GPU's copy bandwidth (1 GiB buffers, ~10 ms) and
+    its timing gives copy_gbps, bound_gpts and percent_of_bound; shots running side by side on
+    several GPUs disturb each other's figures little (each GPU copies in its own memory)."""
+    v = _velocity(velocity)
+    back = _like(velocity)
     dim = v.ndim
     nt = int(nt)
     if nt < 1:
         raise ValueError(f"nt: at least 1 step, got {nt}")
+    if backend not in ("auto", "cuda", "cpu"):
+        raise ValueError(f"backend: expected 'auto', 'cuda' or 'cpu', got {backend!r}")
+    shots = list(shots)
+    if not shots:
+        raise ValueError("shots: give at least one shot")
+    arrays = [_shot_arrays(s, dim, f"shot {i}: " if len(shots) > 1 else "") for i, s in enumerate(shots)]
     if dt is None:
         vmax = float(np.max(v))
         if not math.isfinite(vmax) or vmax <= 0:
             raise ValueError("velocity: the model's values must be finite and positive")
         dt = 0.8 * max_stable_dt(dim, radius, spacing, vmax)
-    src = _points("sources", _host(sources), dim)
-    rec = _points("receivers", _host(receivers), dim) if len(receivers) else np.zeros((0, dim))
-    w = np.ascontiguousarray(_host(wavelets), dtype=np.float64)
-    if w.ndim == 1:
-        w = np.ascontiguousarray(np.broadcast_to(w, (src.shape[0], w.size)))
-    if w.ndim != 2 or w.shape[0] != src.shape[0]:
-        raise ValueError(f"wavelets: expected one (samples,) or one per source ({src.shape[0]}, samples), got "
-                         f"shape {np.shape(wavelets)}")
-    if backend not in ("auto", "cuda", "cpu"):
-        raise ValueError(f"backend: expected 'auto', 'cuda' or 'cpu', got {backend!r}")
-    traces, run_dt, field, timing = _core.run_wave(v, float(spacing), float(dt), nt, src, w, rec, int(radius),
-                                                   int(cpml), bool(free_surface), backend, bool(final_field),
-                                                   _kept)
-    return Shot(traces=back(traces), dt=run_dt, final_field=back(field), timing=timing)
+    settings = _core.RunSettings()
+    settings.dt, settings.nt, settings.radius, settings.cpml = float(dt), nt, int(radius), int(cpml)
+    settings.free_surface, settings.final_field = bool(free_surface), bool(final_field)
+    settings.measure_bandwidth, settings.backend = bool(measure_bound), backend
+    runs = _core.run_wave_many(v, float(spacing), settings, [a[0] for a in arrays], [a[1] for a in arrays],
+                               [a[2] for a in arrays], _devices(devices, backend, velocity, len(shots)))
+    return [Shot(traces=back(tr), dt=run_dt, final_field=back(field), timing=timing)
+            for tr, run_dt, field, timing in runs]
+
+
+def forward(velocity, spacing, nt, sources, wavelets, receivers=(), dt=None, radius=4, cpml=10,
+            free_surface=False, backend="auto", final_field=False, device=None, measure_bound=False):
+    """One shot through `velocity` ((nz, nx) or (nz, ny, nx), m/s, float32 or convertible), spacing
+    in metres, `nt` steps of `dt` seconds (None: 0.8 of the stability limit, as the tool's).
+
+    sources: (n, dim) positions in metres, z first; wavelets: (n, samples) or one (samples,) shared
+    by every source, sampled at dt (ricker() builds one). receivers: (m, dim) positions. radius:
+    the stencil's half-width (order 2R). cpml: absorbing points outside every face (0: none).
+    backend: "auto" (the GPU when there is one), "cuda" or "cpu". device: the GPU to run on (None:
+    the model's, for a GPU array, else the current one). measure_bound: as forward_many's. Returns
+    a Shot. Raises ValueError for bad input (with the tool's message), MemoryError when the state
+    does not fit, and KeyboardInterrupt on Ctrl-C (the run stops at a step boundary).
+
+    The model may be a PyTorch tensor or a CuPy array, on the host or a GPU: it is copied to the
+    host once (the solver builds its own padded medium from the host's values; docs/python.md),
+    and the traces and the final field come back as that framework's arrays on the model's
+    device. Positions and wavelets may be such arrays too."""
+    shot = {"sources": sources, "wavelets": wavelets, "receivers": receivers}
+    return forward_many(velocity, spacing, nt, [shot], dt=dt, radius=radius, cpml=cpml, free_surface=free_surface,
+                        backend=backend, final_field=final_field, devices=None if device is None else [device],
+                        measure_bound=measure_bound)[0]

@@ -232,5 +232,51 @@ def test_several_shots_in_one_call_are_each_shots_own():
         alone = fdstencil.wave.forward(v, 10.0, nt, s["sources"], s["wavelets"], s["receivers"], dt=dt, cpml=10,
                                        backend="auto")
         assert got.traces.tobytes() == alone.traces.tobytes()
-    # On the GPU the second shot keeps the first one's state; the cpu keeps none.
-    assert together[1].timing["state_kept"] == (together[1].timing["backend"] == "cuda")
+    # On the GPU a shot after another on the same GPU keeps the state it left (with several GPUs the
+    # two shots may run side by side, each fresh); the cpu keeps none.
+    first, second = together[0].timing, together[1].timing
+    assert second["state_kept"] == (second["backend"] == "cuda" and second["device"] == first["device"])
+
+
+def test_bad_shots_and_devices_are_refused_before_any_run():
+    v, dt, nt, sources, receivers = shot_inputs()
+    w = fdstencil.wave.ricker(15, dt, nt)
+    good = {"sources": sources, "wavelets": w, "receivers": receivers}
+    many = lambda shots, **k: fdstencil.wave.forward_many(v, 10.0, nt, shots, dt=dt, **({"backend": "cpu"} | k))
+    with pytest.raises(ValueError, match="at least one shot"):
+        many([])
+    with pytest.raises(ValueError, match=r"^shot 1: wavelets: expected one"):
+        many([good, good | {"wavelets": np.ones((3, 10))}])
+    with pytest.raises(ValueError, match=r"^shot 0: receivers: expected positions"):
+        many([good | {"receivers": [[1.0, 2.0, 3.0]]}, good])
+    with pytest.raises(ValueError, match="devices: the cpu backend"):
+        many([good], devices=[0])
+    count = fdstencil._core.gpu_count()
+    with pytest.raises(ValueError, match=f"devices: GPU {count + 3} does not exist"):
+        many([good], backend="auto", devices=[count + 3])
+    with pytest.raises(ValueError, match="devices: (each GPU at most once|GPU 0 does not exist)"):
+        many([good], backend="auto", devices=[0, 0])
+
+
+def test_a_failing_shot_fails_the_call_with_its_message():
+    # The shot's own check (a source outside the model) runs in a worker, after the others began.
+    v, dt, nt, sources, receivers = shot_inputs()
+    w = fdstencil.wave.ricker(15, dt, nt)
+    good = {"sources": sources, "wavelets": w, "receivers": receivers}
+    with pytest.raises(ValueError, match="outside|inside"):
+        fdstencil.wave.forward_many(v, 10.0, nt, [good, good | {"sources": [[105.0, 5000.0]]}, good], dt=dt,
+                                    backend="auto")
+
+
+def test_a_timing_says_where_the_shot_ran_and_its_bound_when_asked():
+    v, dt, nt, sources, receivers = shot_inputs()
+    w = fdstencil.wave.ricker(15, dt, nt)
+    shot = fdstencil.wave.forward(v, 10.0, nt, sources, w, receivers, dt=dt, backend="auto")
+    t = shot.timing
+    assert t["device"] == (fdstencil._core.current_gpu() if t["backend"] == "cuda" else None)
+    assert t["setup_s"] >= 0 and t["loop_s"] > 0 and t["total_s"] >= t["loop_s"]
+    assert "copy_gbps" not in t  # measured only when asked
+    if t["backend"] == "cuda":
+        bound = fdstencil.wave.forward(v, 10.0, nt, sources, w, receivers, dt=dt, backend="cuda", measure_bound=True)
+        assert bound.timing["copy_gbps"] > 100 and 0 < bound.timing["percent_of_bound"]
+        assert bound.traces.tobytes() == shot.traces.tobytes()

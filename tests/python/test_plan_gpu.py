@@ -108,3 +108,42 @@ def test_wrong_kinds_of_array_are_refused():
 def test_without_a_gpu_the_cuda_backend_says_why():
     with pytest.raises(ValueError, match="backend 'cuda': "):
         fdstencil.Plan("d2x", 2, (4, 5, 6), backend="cuda")
+
+
+@needs_gpu
+@pytest.mark.skipif(not HAVE_TORCH, reason="PyTorch with CUDA is not here")
+def test_the_direct_path_gives_the_general_paths_bits():
+    # out given with u's layout takes the direct path (pointers, no DLPack); out=None the general one.
+    plan = fdstencil.Plan("d2xyz", 4, (12, 13, 40))
+    u = torch.randn(plan.padded_shape, device="cuda")
+    direct = torch.full_like(u, float("nan"))
+    assert plan(u, direct) is direct
+    general = plan(u)
+    s = torch.cuda.Stream()
+    on_handle = torch.full_like(u, float("nan"))
+    s.wait_stream(torch.cuda.current_stream())
+    plan(u, on_handle, stream=s.cuda_stream)  # a raw handle, as an integer
+    s.synchronize()
+    torch.cuda.synchronize()
+    inner = (slice(4, -4),) * 3
+    assert torch.isfinite(direct[inner]).all()
+    assert torch.equal(direct[inner], general[inner]) and torch.equal(direct[inner], on_handle[inner])
+    with pytest.raises(TypeError, match="requires grad"):  # a plan is not differentiable: no silent detach
+        plan(u.clone().requires_grad_(), direct)
+    with pytest.raises(TypeError, match="out: the tensor requires grad"):
+        plan(u, torch.zeros_like(u).requires_grad_())
+
+
+@needs_gpu
+@pytest.mark.skipif(not HAVE_TORCH or torch.cuda.device_count() < 2, reason="needs PyTorch with two GPUs")
+def test_a_plan_runs_on_its_gpu_and_refuses_another():
+    plan = fdstencil.Plan("d2x", 2, (6, 7, 40))
+    u1 = torch.randn(plan.padded_shape, device="cuda:1")
+    out1 = torch.full_like(u1, float("nan"))
+    plan(u1, out1)  # the first GPU array's GPU: 1, with the current one 0
+    torch.cuda.synchronize(1)
+    want = _reference("d2x", 2, u1.cpu().numpy())
+    assert np.allclose(out1[2:-2, 2:-2, 2:-2].cpu().numpy(), want, atol=1e-4 * np.max(np.abs(want)))
+    u0 = u1.to("cuda:0")
+    with pytest.raises(ValueError, match="GPU 0.*GPU 1"):
+        plan(u0, torch.zeros_like(u0))

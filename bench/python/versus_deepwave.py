@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""fdstencil.wave.forward against Deepwave's deepwave.scalar, both called from Python on the same
+PyTorch CUDA model: one shot, the same grid, time step, Ricker source, receivers and absorbing
+width, order 2R in space (Deepwave's accuracy = 2R), float32. Each pair runs once to warm up and
+then `--repeats` times alternated; medians are quoted (issues 35 and 36).
+
+Rates are in GPts/s over the model and its layers (the padded grid, as Deepwave counts) per call:
+  wall_gpts   padded points x steps / the call's wall time (both: the call until its traces are
+              on the GPU and the device is idle)
+  loop_gpts   fdstencil only: its time loop alone (the solver's timing)
+fdstencil's copy bandwidth, measured in each of its runs, is reported beside them.
+
+Usage: python3 bench/python/versus_deepwave.py [--dim 3] [--size 472] [--layer 20]
+       [--steps 1000] [--radius 1,2,4] [--repeats 3] [--output FILE.json]
+Exit status: 0; 2 without PyTorch with a GPU, Deepwave or fdstencil (it says which).
+"""
+import argparse
+import json
+import statistics
+import sys
+import time
+
+import numpy as np
+
+VELOCITY = 2000.0  # m/s, constant: the step's cost does not depend on the medium
+SPACING = 10.0  # m
+F0 = 10.0  # Hz
+
+
+def geometry(dim, n):
+    """Grid indices of the source (the middle) and of a receiver line 2 points below the top."""
+    mid = n // 2
+    src = [mid] * dim
+    rec = [[2] + [mid] * (dim - 2) + [x] for x in range(0, n, 4)]
+    return np.array(src, np.int64), np.array(rec, np.int64)
+
+
+def fdstencil_call(fdstencil, torch, vt, a, radius, dt, wavelet, src, rec):
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    shot = fdstencil.wave.forward(vt, SPACING, a.steps, [src * SPACING], wavelet, rec * SPACING, dt=dt,
+                                  radius=radius, cpml=a.layer, backend="cuda", measure_bound=True)
+    torch.cuda.synchronize()
+    return time.perf_counter() - t0, shot.timing
+
+
+def deepwave_call(deepwave, torch, vt, a, radius, dt, wavelet, src, rec):
+    amp = torch.from_numpy(wavelet.astype(np.float32)).reshape(1, 1, -1).cuda()
+    s = torch.from_numpy(src.reshape(1, 1, -1)).cuda()
+    r = torch.from_numpy(rec.reshape(1, len(rec), -1)).cuda()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    deepwave.scalar(vt, SPACING, dt, source_amplitudes=amp, source_locations=s, receiver_locations=r,
+                    accuracy=2 * radius, pml_width=a.layer, pml_freq=F0)
+    torch.cuda.synchronize()
+    return time.perf_counter() - t0
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--dim", type=int, choices=(2, 3), default=3, help="2 or 3 (default 3)")
+    p.add_argument("--size", type=int, default=472, help="the model's edge, points, before the layers (default 472)")
+    p.add_argument("--layer", type=int, default=20, help="absorbing points on every side (default 20)")
+    p.add_argument("--steps", type=int, default=1000, help="time steps (default 1000)")
+    p.add_argument("--radius", default="1,2,4", help="radii R, comma-separated; Deepwave's accuracy 2R (default 1,2,4)")
+    p.add_argument("--repeats", type=int, default=3, help="timed calls of each, alternated (default 3)")
+    p.add_argument("--output", help="write the figures as JSON here (default: print them)")
+    a = p.parse_args()
+    try:
+        import torch
+        import deepwave
+        import fdstencil
+    except ImportError as e:
+        print(f"versus_deepwave.py: error: {e.name} is not installed for {sys.executable}", file=sys.stderr)
+        return 2
+    if not torch.cuda.is_available():
+        print("versus_deepwave.py: error: PyTorch sees no GPU", file=sys.stderr)
+        return 2
+    vt = torch.full((a.size,) * a.dim, VELOCITY, device="cuda")
+    src, rec = geometry(a.dim, a.size)
+    padded = (a.size + 2 * a.layer) ** a.dim
+    records = []
+    for radius in (int(r) for r in a.radius.split(",")):
+        dt = 0.8 * fdstencil.wave.max_stable_dt(a.dim, radius, SPACING, VELOCITY)
+        wavelet = fdstencil.wave.ricker(F0, dt, a.steps)[:a.steps]
+        args = (torch, vt, a, radius, dt, wavelet, src, rec)
+        fdstencil_call(fdstencil, *args)  # warm-up: kernels loaded, memory taken, clocks up
+        deepwave_call(deepwave, *args)
+        f_runs, d_runs = [], []
+        for _ in range(a.repeats):
+            wall, timing = fdstencil_call(fdstencil, *args)
+            f_runs.append({"wall_s": wall, "wall_gpts": padded * a.steps / wall / 1e9} | timing)
+            wall = deepwave_call(deepwave, *args)
+            d_runs.append({"wall_s": wall, "wall_gpts": padded * a.steps / wall / 1e9})
+        f = {k: statistics.median(r.get(k, 0.0) for r in f_runs) for k in ("wall_gpts", "gpts", "copy_gbps",
+                                                                  "percent_of_bound")}
+        d = statistics.median(r["wall_gpts"] for r in d_runs)
+        records.append({"radius": radius, "accuracy": 2 * radius, "fdstencil_wall_gpts": f["wall_gpts"],
+                        "fdstencil_loop_gpts": f["gpts"], "fdstencil_copy_gbps": f["copy_gbps"],
+                        "fdstencil_percent_of_bound": f["percent_of_bound"], "deepwave_wall_gpts": d,
+                        "ratio_wall": f["wall_gpts"] / d, "fdstencil_runs": f_runs, "deepwave_runs": d_runs})
+        print(f"R = {radius}: fdstencil {f['wall_gpts']:.1f} GPts/s per call ({f['gpts']:.1f} in its loop, copy "
+              f"{f['copy_gbps']:.0f} GB/s), Deepwave {d:.1f}: {f['wall_gpts'] / d:.2f}x", flush=True)
+    doc = {"dim": a.dim, "size": a.size, "layer": a.layer, "padded_points": padded, "steps": a.steps,
+           "dtype": "float32", "repeats": a.repeats, "device": torch.cuda.get_device_name(),
+           "torch": torch.__version__, "deepwave": deepwave.__version__, "fdstencil": fdstencil.__version__,
+           "records": records}
+    text = json.dumps(doc, indent=1)
+    if a.output:
+        with open(a.output, "w") as f:
+            f.write(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
