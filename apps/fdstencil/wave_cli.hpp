@@ -127,8 +127,8 @@ using ModelPlanes =
     std::function<std::optional<wave::Model::Window>(int dim, int64_t nz, int64_t ny, int64_t nx)>;
 // The model alone, as prepare() reads it; with `planes_of`, only the planes it names are kept
 // (Model::z0; a SEG-Y model is read whole). `summarise`: its extremes and checksum kept in
-// Model::whole, for a caller whose many runs would each pass over it for them (a survey's shots:
-// the kept GPU state recognises the medium by its checksum).
+// Model::whole, for a caller whose runs would each pass over it for them (a survey's shots: the
+// kept GPU state recognises the medium by its checksum; a single shot: its checks and fingerprint).
 ModelInput read_model(const Flags& flags, const ModelPlanes& planes_of = {}, bool summarise = false);
 // The model planes rank `rank` of `ranks` reads in a run split along z (Domain::model_planes), from
 // the flags' radius, CPML and free surface; nullopt (the whole model) when they do not parse or the

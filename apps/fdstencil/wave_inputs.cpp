@@ -720,7 +720,9 @@ Setup prepare(const Flags& f, const ModelInput* given) {
   Setup s;
   read_output(f, s);
   PhaseNotice reading(kNoticeLabel, "reading the model " + f.model, !f.quiet && !given && !f.model.empty());
-  const ModelInput m = given ? *given : build_model(f, {}, false);
+  // Summarised: the run's checks, default step, sampling warning and fingerprint each ask for the
+  // extremes or the checksum, one pass over the model apiece without it.
+  const ModelInput m = given ? *given : build_model(f, {}, /*summarise=*/true);
   reading.end();
   s.model_ptr = m.model;
   s.model_json = m.json;

@@ -6,31 +6,10 @@
 #include <utility>
 #include <vector>
 
+#include "core/unwritten_allocator.hpp"
 #include "physics/acoustic.hpp"
 
 namespace fdstencil::cpu {
-
-// An allocator whose elements start unwritten: a field's pages are placed by the first thread to
-// write them (first touch), and AcousticCpu has each plane's written first by the thread that
-// will step it, so that on a machine of several memory nodes a thread's planes sit on its own.
-template <class T>
-struct UnwrittenAllocator : std::allocator<T> {
-  template <class U>
-  struct rebind {
-    using other = UnwrittenAllocator<U>;
-  };
-  UnwrittenAllocator() = default;
-  template <class U>
-  UnwrittenAllocator(const UnwrittenAllocator<U>&) noexcept {}
-  template <class U>
-  void construct(U* p) noexcept {
-    ::new (static_cast<void*>(p)) U;
-  }
-  template <class U, class... A>
-  void construct(U* p, A&&... a) {
-    ::new (static_cast<void*>(p)) U(std::forward<A>(a)...);
-  }
-};
 
 template <class T>
 class AcousticCpu {
@@ -51,8 +30,10 @@ class AcousticCpu {
 
  private:
   acoustic::Setup<T> s_;
-  std::vector<T, UnwrittenAllocator<T>> u_, u_prev_;  // zeroed plane by plane by the stepping threads
-  std::vector<T> pml_[3][3];                          // axis x, y, z; psi, chi, phi
+  // Zeroed plane by plane by the stepping threads: on a machine of several memory nodes a thread's
+  // planes sit on its own (first touch).
+  std::vector<T, UnwrittenAllocator<T>> u_, u_prev_;
+  std::vector<T> pml_[3][3];  // axis x, y, z; psi, chi, phi
   std::vector<T> traces_;
   // The state's array i: its first element and its length.
   std::pair<const T*, size_t> array(int i) const {

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/unwritten_allocator.hpp"
 #include "fdstencil/stencil.hpp"
 
 #if defined(__CUDACC__)
@@ -91,7 +92,8 @@ template <class T>
 struct Setup {
   int dim = 3, radius = 1;
   int64_t nx = 0, ny = 1, nz = 0, line = 0, slice = 0, origin = 0, alloc = 0;
-  std::vector<T> m;                    // (v dt)^2, alloc elements, zero in the halo
+  // (v dt)^2, alloc elements, zero in the halo; written whole by its builder's threads
+  std::vector<T, UnwrittenAllocator<T>> m;
   std::array<T, kMaxTaps> w2{}, w1{};  // second and first derivative weights, scaled by 1/h^2, 1/h
   PmlAxis axis[3];                     // x, y, z
   std::vector<PmlCoef<T>> coef[3];     // per axis, axis[a].slots() entries

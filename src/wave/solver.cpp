@@ -151,16 +151,26 @@ double m_at(const Model& model, const Domain& d, double dt, int64_t i, int64_t j
   return v * v * dt * dt;
 }
 
+// Elements a thread zeroes at a time in fill_m: 256 KiB of float, a few pages, so that the chunks
+// spread over the threads however small the model.
+constexpr int64_t kZeroChunk = int64_t(1) << 16;
+
 // The computational planes [k0, k1) of m, as local planes 0..k1-k0-1 of a slab's storage (the
 // whole domain's line and plane strides, R halo planes on each side, zero there).
 template <class T>
 void fill_m(acoustic::Setup<T>& s, const Model& model, const Domain& d, double dt,
             const Domain::Slab& planes) {
-  s.m.assign(size_t(s.alloc), T(0));
   // The model holds the planes the slab reads (throws here, not inside the parallel loop).
   const Model::Window need = d.model_planes(planes);
   model.plane(need.k0);
   model.plane(need.k1 - 1);
+  // Zeroed by the threads (the halo and the lines' padding stay zero), then the points written:
+  // not by one thread paging in and zeroing the whole array before the threads' own writes.
+  s.m.resize(size_t(s.alloc));
+  const int64_t chunks = (s.alloc + kZeroChunk - 1) / kZeroChunk;
+#pragma omp parallel for
+  for (int64_t c = 0; c < chunks; ++c)
+    std::fill(s.m.begin() + c * kZeroChunk, s.m.begin() + std::min(s.alloc, (c + 1) * kZeroChunk), T(0));
 #pragma omp parallel for
   for (int64_t k = planes.k0; k < planes.k1; ++k) {
     const int64_t mk = std::clamp<int64_t>(k - d.lo[2], 0, d.model_nz - 1);
@@ -168,10 +178,20 @@ void fill_m(acoustic::Setup<T>& s, const Model& model, const Domain& d, double d
       const int64_t mj = std::clamp<int64_t>(j - d.lo[1], 0, d.model_ny - 1);
       const float* row = model.plane(mk) + mj * d.model_nx;
       T* out = s.m.data() + d.index(0, j, k) - planes.k0 * d.slice;
-      for (int64_t i = 0; i < d.nx; ++i) {
+      // m_at's arithmetic, the row's lookups hoisted: the layers take their edge's value, and the
+      // model's own points run without a clamp, so that they vectorize.
+      const int64_t i0 = std::min<int64_t>(d.lo[0], d.nx), i1 = std::min<int64_t>(d.nx, d.lo[0] + d.model_nx);
+      const auto layer = [&](int64_t i) {
         const double v = row[std::clamp<int64_t>(i - d.lo[0], 0, d.model_nx - 1)];
-        out[i] = T(v * v * dt * dt);  // m_at's arithmetic, the row's lookups hoisted
+        return T(v * v * dt * dt);
+      };
+      for (int64_t i = 0; i < i0; ++i) out[i] = layer(i);
+#pragma omp simd
+      for (int64_t i = i0; i < i1; ++i) {
+        const double v = row[i - i0];
+        out[i] = T(v * v * dt * dt);
       }
+      for (int64_t i = std::max(i0, i1); i < d.nx; ++i) out[i] = layer(i);
     }
   }
 }
