@@ -85,7 +85,10 @@ wave::Model model_of(const HostFloats& v, double spacing) {
 }
 
 // Points (n, dim) in metres, z first, as wave::Point.
-std::vector<wave::Point> points_of(const HostDoubles& p, int dim) {
+std::vector<wave::Point> points_of(const HostDoubles& p, int dim, const char* name) {
+  if (p.ndim() != 2 || int64_t(p.shape(1)) != dim)
+    throw Error(ErrorKind::invalid_argument,
+                std::string(name) + ": expected positions of shape (n, " + std::to_string(dim) + ")");
   std::vector<wave::Point> out(p.shape(0));
   const double* d = p.data();
   for (size_t i = 0; i < out.size(); ++i, d += dim)
@@ -114,12 +117,15 @@ wave::Options shot_options(const wave::Model& model, const RunSettings& s, const
   o.backend = s.backend;
   o.final_field = s.final_field;
   o.measure_bandwidth = s.measure_bandwidth;
-  const std::vector<wave::Point> at = points_of(sources, model.dim);
+  const std::vector<wave::Point> at = points_of(sources, model.dim, "sources");
+  if (wavelets.ndim() != 2 || wavelets.shape(0) != at.size())
+    throw Error(ErrorKind::invalid_argument,
+                "wavelets: expected one row per source (" + std::to_string(at.size()) + ", samples)");
   for (size_t i = 0; i < at.size(); ++i) {
     const double* w = wavelets.data() + i * wavelets.shape(1);
     o.sources.push_back({at[i], std::vector<double>(w, w + wavelets.shape(1))});
   }
-  o.receivers = points_of(receivers, model.dim);
+  o.receivers = points_of(receivers, model.dim, "receivers");
   return o;
 }
 
@@ -184,6 +190,7 @@ class ShotPool {
         interrupted = run_on_workers(devices);
     }
     if (interrupted) return false;
+    if (setup_error_) std::rethrow_exception(setup_error_);
     for (const std::exception_ptr& e : errors_)
       if (e) std::rethrow_exception(e);
     return true;
@@ -209,6 +216,7 @@ class ShotPool {
       };
     const int before = device >= 0 ? cuda::current_device() : -1;
     work(device);
+    for (wave::Options& o : shots_) o.stop_requested = nullptr;  // they hold this call's locals
     if (before >= 0 && before != device) select_gpu(before);
     return interrupted;
   }
@@ -217,7 +225,13 @@ class ShotPool {
   bool run_on_workers(const std::vector<int>& devices) {
     for (wave::Options& o : shots_) o.stop_requested = [this] { return stop_.load(); };
     std::vector<std::thread> workers;
-    for (const int d : devices) workers.emplace_back([this, d] { work(d); });
+    try {
+      for (const int d : devices) workers.emplace_back([this, d] { work(d); });
+    } catch (...) {  // no thread: those started stop at their next step and are joined
+      stop_ = true;
+      for (std::thread& w : workers) w.join();
+      throw;
+    }
     bool interrupted = false;
     while (!wait_done(devices.size())) {
       nb::gil_scoped_acquire gil;
@@ -231,7 +245,8 @@ class ShotPool {
     std::exception_ptr failure;
     try {
       if (device >= 0) select_gpu(device);
-      const std::shared_ptr<wave::KeptState> kept = wave::make_kept_state();  // freed on this GPU
+      // Freed here, on this thread's GPU: no shot's options keep a copy once it has run.
+      const std::shared_ptr<wave::KeptState> kept = wave::make_kept_state();
       for (size_t i = next_++; i < shots_.size() && !stop_; i = next_++) {
         try {
           shots_[i].kept_state = kept;
@@ -241,13 +256,14 @@ class ShotPool {
           errors_[i] = std::current_exception();
           stop_ = true;  // the other workers stop at their next step: the call fails as a whole
         }
+        shots_[i].kept_state.reset();
       }
     } catch (...) {  // the GPU could not be made current
       failure = std::current_exception();
       stop_ = true;
     }
     const std::lock_guard<std::mutex> lock(mutex_);
-    if (failure && !errors_.empty() && !errors_.front()) errors_.front() = failure;
+    if (failure && !setup_error_) setup_error_ = failure;
     ++done_;
     cv_.notify_all();
   }
@@ -260,7 +276,8 @@ class ShotPool {
   const wave::Model& model_;
   std::vector<wave::Options>& shots_;
   std::vector<wave::Result> results_;
-  std::vector<std::exception_ptr> errors_;
+  std::vector<std::exception_ptr> errors_;  // shot i's, written by the worker that ran it
+  std::exception_ptr setup_error_;          // a worker's that could not make its GPU current
   std::vector<int> devices_;
   std::atomic<size_t> next_{0};
   std::atomic<bool> stop_{false};

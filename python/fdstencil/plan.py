@@ -261,6 +261,7 @@ def _direct_reader(kind):
 def _torch_reader():
     import torch
     dtypes = {np.dtype(np.float32): torch.float32, np.dtype(np.float64): torch.float64}
+    strided = torch.strided
     raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
     current = (lambda d: lambda: raw(d)) if raw is not None else \
         (lambda d: lambda: int(torch.cuda.current_stream(d).cuda_stream))
@@ -269,6 +270,8 @@ def _torch_reader():
         want = dtypes[dtype]
         if u.dtype is not want or out.dtype is not want or not u.is_cuda or u.requires_grad or out.requires_grad:
             return None  # the general path refuses tensors that require grad
+        if u.layout is not strided or out.layout is not strided or u.is_neg() or out.is_neg():
+            return None  # sparse tensors and lazily negated views: the general path's rules
         s = u.stride()
         if s != out.stride() or s[2] != 1 or u.shape != shape or out.shape != shape:
             return None

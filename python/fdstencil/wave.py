@@ -107,6 +107,8 @@ def _velocity(velocity):
 
 def _shot_arrays(shot, dim, label):
     """A shot's sources, wavelets (one row per source) and receivers as C-ordered float64 arrays."""
+    if not isinstance(shot, dict) or "sources" not in shot or "wavelets" not in shot:
+        raise ValueError(f"{label}a shot is a dict with the keys sources, wavelets and (optionally) receivers")
     try:
         src = _points("sources", _host(shot["sources"]), dim)
         receivers = shot.get("receivers", ())
@@ -135,7 +137,9 @@ def _devices(devices, backend, model, shots):
         gpu = _gpu_of(model)
         return [gpu if gpu is not None else _core.current_gpu()]
     if backend == "cpu":
-        raise ValueError("devices: the cpu backend runs on the host; leave devices out")
+        raise ValueError("device(s): the cpu backend runs on the host; leave them out")
+    if np.ndim(devices) != 1:
+        raise ValueError(f"devices: a list of GPU indices, got {devices!r}")
     devices = [int(d) for d in devices]
     if not devices:
         raise ValueError("devices: give at least one GPU index")
@@ -167,6 +171,8 @@ def forward_many(velocity, spacing, nt, shots, dt=None, radius=4, cpml=10, free_
     v = _velocity(velocity)
     back = _like(velocity)
     dim = v.ndim
+    if np.ndim(nt) != 0 or int(nt) != nt:
+        raise ValueError(f"nt: a whole number of steps, got {nt!r}")
     nt = int(nt)
     if nt < 1:
         raise ValueError(f"nt: at least 1 step, got {nt}")

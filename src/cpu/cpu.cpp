@@ -1,6 +1,8 @@
 // The cpu backend: OpenMP over (k, j) lines, an inner x loop the compiler vectorizes. Radius and
 // the set of axes are template parameters so the tap loops unroll and the inner loop has no
 // branches. Accumulates in T, like the GPU kernels it stands in for on a machine without a GPU.
+#include <omp.h>
+
 #include <algorithm>
 #include <utility>
 
@@ -18,6 +20,8 @@ namespace {
 constexpr int64_t kWindowBytes = int64_t(512) << 10;
 constexpr int64_t kMinTileLines = 8;
 constexpr int64_t kChunkPlanes = 32;
+// Work items a thread should have at least, so that a share of one item more or less is small.
+constexpr int64_t kItemsPerThread = 4;
 
 // The weights of one operator in T, and its line: out = op(in) along x-line (j, k).
 template <class T, int R, bool X, bool Y, bool Z>
@@ -78,14 +82,18 @@ void apply_lines(const StencilWeights& sw, const T* in, T* out, const Layout& l)
   // shares of the items stay equal.
   const int64_t ny = std::max<int64_t>(n.ny, 1);
   const int64_t window = int64_t(2 * R + 1) * l.line() * int64_t(sizeof(T));
-  const int64_t widest = std::clamp<int64_t>(kWindowBytes / window, kMinTileLines, ny);
+  const int64_t widest = std::min(std::max(kWindowBytes / window, kMinTileLines), ny);
   const int64_t tiles = (ny + widest - 1) / widest;
   const int64_t tile = (ny + tiles - 1) / tiles;
-  const int64_t chunks = (n.nz + kChunkPlanes - 1) / kChunkPlanes;
+  // Shorter chunks where the items would be too few for the threads (a small model, many cores).
+  int64_t planes = kChunkPlanes;
+  while (planes > 1 && tiles * ((n.nz + planes - 1) / planes) < kItemsPerThread * omp_get_max_threads())
+    planes /= 2;
+  const int64_t chunks = (n.nz + planes - 1) / planes;
 #pragma omp parallel for collapse(2) schedule(static)
   for (int64_t t = 0; t < tiles; ++t)
     for (int64_t c = 0; c < chunks; ++c)
-      for (int64_t k = c * kChunkPlanes; k < std::min(n.nz, (c + 1) * kChunkPlanes); ++k)
+      for (int64_t k = c * planes; k < std::min(n.nz, (c + 1) * planes); ++k)
         for (int64_t j = t * tile; j < std::min(n.ny, (t + 1) * tile); ++j) at(j, k);
 }
 

@@ -249,8 +249,14 @@ def test_bad_shots_and_devices_are_refused_before_any_run():
         many([good, good | {"wavelets": np.ones((3, 10))}])
     with pytest.raises(ValueError, match=r"^shot 0: receivers: expected positions"):
         many([good | {"receivers": [[1.0, 2.0, 3.0]]}, good])
-    with pytest.raises(ValueError, match="devices: the cpu backend"):
+    with pytest.raises(ValueError, match=r"device\(s\): the cpu backend"):
         many([good], devices=[0])
+    with pytest.raises(ValueError, match="devices: a list of GPU indices"):
+        many([good], backend="auto", devices=0)
+    with pytest.raises(ValueError, match="nt: a whole number of steps"):
+        fdstencil.wave.forward_many(v, 10.0, 20.7, [good], dt=dt, backend="cpu")
+    with pytest.raises(ValueError, match=r"^shot 1: a shot is a dict with the keys"):
+        many([good, {"sources": sources}])
     count = fdstencil._core.gpu_count()
     with pytest.raises(ValueError, match=f"devices: GPU {count + 3} does not exist"):
         many([good], backend="auto", devices=[count + 3])
@@ -280,3 +286,19 @@ def test_a_timing_says_where_the_shot_ran_and_its_bound_when_asked():
         bound = fdstencil.wave.forward(v, 10.0, nt, sources, w, receivers, dt=dt, backend="cuda", measure_bound=True)
         assert bound.timing["copy_gbps"] > 100 and 0 < bound.timing["percent_of_bound"]
         assert bound.traces.tobytes() == shot.traces.tobytes()
+
+
+def test_the_core_refuses_positions_and_wavelets_of_the_wrong_shape():
+    # The Python half checks these first; the C++ half must not read past an array it is handed.
+    v = np.full((20, 30), 2000, np.float32)
+    settings = fdstencil._core.RunSettings()
+    settings.dt, settings.nt, settings.backend = 0.001, 5, "cpu"
+    run = lambda src, w, rec: fdstencil._core.run_wave_many(v, 10.0, settings, [src], [w], [rec], [-1])  # noqa: E731
+    ok_src, ok_w, ok_rec = np.full((1, 2), 50.0), np.zeros((1, 8)), np.full((2, 2), 40.0)
+    assert len(run(ok_src, ok_w, ok_rec)) == 1
+    with pytest.raises(ValueError, match=r"sources: expected positions of shape \(n, 2\)"):
+        run(np.full((1, 1), 50.0), ok_w, ok_rec)
+    with pytest.raises(ValueError, match=r"wavelets: expected one row per source \(1, samples\)"):
+        run(ok_src, np.zeros((2, 8)), ok_rec)
+    with pytest.raises(ValueError, match=r"receivers: expected positions of shape \(n, 2\)"):
+        run(ok_src, ok_w, np.full((2, 3), 40.0))
