@@ -202,7 +202,7 @@ class ShotPool {
  private:
   // One device: the calling thread runs the shots, asking Python about Ctrl-C between steps, and
   // gives the caller back its current GPU. (A thread per call would also build a fresh OpenMP
-  // team for the cpu's loops each time, milliseconds on a many-core host.)
+  // team for the cpu's loops each time, a cost that grows with the host's cores.)
   bool run_here(int device) {
     bool interrupted = false;
     auto last = std::chrono::steady_clock::now();
