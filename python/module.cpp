@@ -11,6 +11,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <exception>
+#include <filesystem>
 #include <mutex>
 #include <thread>
 #include <cstring>
@@ -26,6 +27,8 @@
 #include "fdstencil/error.hpp"
 #include "fdstencil/version.hpp"
 #include "fdstencil/wave.hpp"
+#include "core/unwritten_allocator.hpp"
+#include "tune_wave.hpp"
 
 namespace nb = nanobind;
 using namespace fdstencil;
@@ -75,13 +78,35 @@ wave::Model model_of(const HostFloats& v, double spacing) {
   m.ny = m.dim == 3 ? int64_t(v.shape(1)) : 1;
   m.nx = int64_t(v.shape(m.dim - 1));
   m.h = spacing;
-  m.v.assign(v.data(), v.data() + v.size());  // wave::Model owns its values (a vector)
-  m.validate();
-  // Its extremes and checksum once, as the tool's inputs do: the run's checks, default step and
-  // sampling warning, and each shot's kept-state match would otherwise each pass over the model.
-  const auto [vmin, vmax] = m.extremes();
-  m.whole = wave::Model::Summary{vmin, vmax, m.checksum()};
+  // The caller's array, not a copy: run_wave_many holds it until its shots are done.
+  m.borrowed = std::span<const float>(v.data(), v.size());
+  // Checked, with its extremes and checksum, in one pass, as the tool's inputs do: the run's
+  // checks, default step and sampling warning, and each shot's kept-state match would otherwise
+  // each pass over the model.
+  m.summarise();
   return m;
+}
+
+// Floats a page holds: the host copy's first touch writes one per page.
+constexpr int64_t kPageFloats = 4096 / sizeof(float);
+
+// `count` float32 values of a GPU array at `ptr` (its producer's work finished: the caller
+// synchronises) as a host NumPy array: its pages touched by the OpenMP threads, then one copy. A
+// framework's own copy to the host faults a fresh array's pages in on one thread, the copy's
+// slowest part; the solver builds m on the host from the model's values (docs/python.md).
+nb::ndarray<nb::numpy, float> host_copy_of_gpu(uintptr_t ptr, size_t count) {
+  auto* v = new std::vector<float, UnwrittenAllocator<float>>(count);
+  nb::capsule owner(
+      v, [](void* p) noexcept { delete static_cast<std::vector<float, UnwrittenAllocator<float>>*>(p); });
+  {
+    nb::gil_scoped_release nogil;
+    float* out = v->data();
+    const int64_t n = int64_t(count);
+#pragma omp parallel for schedule(static)
+    for (int64_t p = 0; p < n; p += kPageFloats) out[p] = 0.f;
+    cuda::copy_to_host(reinterpret_cast<const void*>(ptr), out, n * int64_t(sizeof(float)));
+  }
+  return nb::ndarray<nb::numpy, float>(v->data(), {count}, owner);
 }
 
 // Points (n, dim) in metres, z first, as wave::Point.
@@ -103,6 +128,7 @@ struct RunSettings {
   int radius = 4, cpml = 10;
   bool free_surface = false, final_field = false, measure_bandwidth = false;
   std::string backend;
+  std::string kernel_params;  // the GPU launch by hand; "": the tuned launch where stored, else the defaults
 };
 
 // One shot's options: its sources (n, dim) with their wavelets (n, samples) and its receivers.
@@ -117,6 +143,7 @@ wave::Options shot_options(const wave::Model& model, const RunSettings& s, const
   o.backend = s.backend;
   o.final_field = s.final_field;
   o.measure_bandwidth = s.measure_bandwidth;
+  o.kernel_params = s.kernel_params;
   const std::vector<wave::Point> at = points_of(sources, model.dim, "sources");
   if (wavelets.ndim() != 2 || wavelets.shape(0) != at.size())
     throw Error(ErrorKind::invalid_argument,
@@ -131,7 +158,8 @@ wave::Options shot_options(const wave::Model& model, const RunSettings& s, const
 
 // A result as Python's (traces (nrec, nt) float32, dt, the final field or None, the timing dict);
 // the vectors move into the arrays, which own them.
-nb::tuple result_tuple(wave::Result r, const HostFloats& velocity, size_t nrec, int64_t nt, int device) {
+nb::tuple result_tuple(wave::Result r, const HostFloats& velocity, size_t nrec, int64_t nt, int device,
+                       double model_s, const std::string& launch_from) {
   auto* traces = new std::vector<float>(std::move(r.traces));
   nb::capsule owner_t(traces, [](void* p) noexcept { delete static_cast<std::vector<float>*>(p); });
   nb::object tr = nb::cast(nb::ndarray<nb::numpy, float>(traces->data(), {nrec, size_t(nt)}, owner_t));
@@ -147,6 +175,11 @@ nb::tuple result_tuple(wave::Result r, const HostFloats& velocity, size_t nrec, 
   timing["loop_s"] = r.timing.loop_s;
   timing["total_s"] = r.timing.total_s;
   timing["setup_s"] = r.timing.setup_s;
+  nb::dict phases;
+  for (const auto& [name, seconds] : r.timing.setup_phases) phases[nb::str(name.c_str())] = seconds;
+  timing["setup_phases_s"] = phases;
+  timing["model_s"] = model_s;  // the call's check and summary of the model (model_of), shared by its shots
+  timing["launch_from"] = launch_from.empty() ? nb::none() : nb::object(nb::str(launch_from.c_str()));
   timing["gpts"] = r.timing.gpts;
   timing["backend"] = r.backend;
   timing["kernel"] = r.kernel;
@@ -157,7 +190,9 @@ nb::tuple result_tuple(wave::Result r, const HostFloats& velocity, size_t nrec, 
     timing["bound_gpts"] = r.timing.bound_gpts;
     timing["percent_of_bound"] = r.timing.percent_of_bound;
   }
-  return nb::make_tuple(tr, r.dt, field, timing);
+  nb::list warnings;
+  for (const std::string& w : r.warnings) warnings.append(nb::str(w.c_str()));
+  return nb::make_tuple(tr, r.dt, field, timing, warnings);
 }
 
 // How often a run asks Python whether Ctrl-C was pressed: often enough to stop the shots within a
@@ -175,7 +210,8 @@ class ShotPool {
         shots_(shots),
         results_(shots.size()),
         errors_(shots.size()),
-        devices_(shots.size(), -1) {}
+        devices_(shots.size(), -1),
+        launch_from_(shots.size()) {}
 
   // Runs every shot on `devices` (-1: no GPU chosen, for the cpu), the GIL released, Ctrl-C
   // polled. Returns false when Ctrl-C stopped the shots (the KeyboardInterrupt is left pending);
@@ -198,6 +234,7 @@ class ShotPool {
 
   wave::Result& result(size_t i) { return results_[i]; }
   int device(size_t i) const { return devices_[i]; }  // the GPU shot i ran on (-1: none chosen)
+  const std::string& launch_from(size_t i) const { return launch_from_[i]; }  // "": not a tuned launch
 
  private:
   // One device: the calling thread runs the shots, asking Python about Ctrl-C between steps, and
@@ -251,7 +288,10 @@ class ShotPool {
         try {
           shots_[i].kept_state = kept;
           devices_[i] = device;
+          std::vector<std::string> notes;
+          if (device >= 0) launch_from_[i] = take_tuned_launch(shots_[i], notes);
           results_[i] = wave::run(model_, shots_[i]);
+          results_[i].warnings.insert(results_[i].warnings.begin(), notes.begin(), notes.end());
         } catch (...) {
           errors_[i] = std::current_exception();
           stop_ = true;  // the other workers stop at their next step: the call fails as a whole
@@ -268,6 +308,28 @@ class ShotPool {
     cv_.notify_all();
   }
 
+  // As `fdstencil wave`: a GPU shot without kernel parameters takes the launch `fdstencil tune
+  // --wave` stored for this card and grid, if any (apps/fdstencil/tune_wave.hpp); one this build
+  // refuses gives way to the defaults, with a warning. Returns the file it came from, or "".
+  std::string take_tuned_launch(wave::Options& o, std::vector<std::string>& notes) const {
+    if (!o.kernel_params.empty() || o.backend == "cpu" || gpu_count() == 0) return "";
+    const std::filesystem::path file = cli::wave_cache_file("");
+    const std::string name = cuda::device_info(cuda::current_device())["name"].get<std::string>();
+    const auto warn = [&](const std::string& w) { notes.push_back(w); };
+    const std::string params = cli::tuned_launch(file, name, cli::wave_case_of(model_, o), warn);
+    if (params.empty()) return "";
+    o.kernel_params = params;
+    try {
+      wave::check(model_, o);
+    } catch (const Error& e) {
+      o.kernel_params.clear();
+      notes.push_back(file.string() + ": the tuned launch " + params + " is refused (" + e.what() +
+                      "): the default launch is used");
+      return "";
+    }
+    return file.string();
+  }
+
   bool wait_done(size_t workers) {
     std::unique_lock<std::mutex> lock(mutex_);
     return cv_.wait_for(lock, kSignalPoll, [&] { return done_ == workers; });
@@ -279,6 +341,7 @@ class ShotPool {
   std::vector<std::exception_ptr> errors_;  // shot i's, written by the worker that ran it
   std::exception_ptr setup_error_;          // a worker's that could not make its GPU current
   std::vector<int> devices_;
+  std::vector<std::string> launch_from_;  // shot i's tuned launch's file, "" for none
   std::atomic<size_t> next_{0};
   std::atomic<bool> stop_{false};
   std::mutex mutex_;
@@ -297,7 +360,9 @@ nb::list run_wave_many(const HostFloats& velocity, double spacing, const RunSett
     throw Error(ErrorKind::invalid_argument,
                 "run_wave_many: one sources, wavelets and receivers array per shot");
   if (devices.empty()) throw Error(ErrorKind::invalid_argument, "run_wave_many: no device to run on");
+  const auto t0 = std::chrono::steady_clock::now();
   const wave::Model model = model_of(velocity, spacing);
+  const double model_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::vector<wave::Options> shots;
   for (size_t i = 0; i < sources.size(); ++i)
     shots.push_back(shot_options(model, s, sources[i], wavelets[i], receivers[i]));
@@ -305,8 +370,8 @@ nb::list run_wave_many(const HostFloats& velocity, double spacing, const RunSett
   if (!pool.run(devices)) throw nb::python_error();  // the pending KeyboardInterrupt
   nb::list out;
   for (size_t i = 0; i < shots.size(); ++i)
-    out.append(
-        result_tuple(std::move(pool.result(i)), velocity, shots[i].receivers.size(), s.nt, pool.device(i)));
+    out.append(result_tuple(std::move(pool.result(i)), velocity, shots[i].receivers.size(), s.nt,
+                            pool.device(i), model_s, pool.launch_from(i)));
   return out;
 }
 
@@ -332,9 +397,14 @@ NB_MODULE(_core, m) {
       .def_rw("free_surface", &RunSettings::free_surface)
       .def_rw("final_field", &RunSettings::final_field)
       .def_rw("measure_bandwidth", &RunSettings::measure_bandwidth)
-      .def_rw("backend", &RunSettings::backend);
+      .def_rw("backend", &RunSettings::backend)
+      .def_rw("kernel_params", &RunSettings::kernel_params);
   m.def("gpu_count", &gpu_count);
   m.def("current_gpu", [] { return gpu_count() > 0 ? cuda::current_device() : -1; });
+  m.def("host_copy_of_gpu", &host_copy_of_gpu, nb::arg("ptr"), nb::arg("count"));
+  m.def(
+      "gpu_name", [](int device) { return cuda::device_info(device)["name"].get<std::string>(); },
+      nb::arg("device"));
   m.def("run_wave_many", &run_wave_many, nb::arg("velocity"), nb::arg("spacing"), nb::arg("settings"),
         nb::arg("sources"), nb::arg("wavelets"), nb::arg("receivers"), nb::arg("devices"));
 }

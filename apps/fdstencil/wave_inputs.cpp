@@ -383,9 +383,11 @@ ModelInput build_model(const Flags& f, const ModelPlanes& planes_of, bool summar
       for (const auto& [d, v] : layers) extra["layers"].push_back({d, v});
     }
   }
-  model.validate();
-  const auto [vmin, vmax] = model.extremes();  // one pass over a model that may be large
-  if (summarise && !model.whole) model.whole = wave::Model::Summary{vmin, vmax, model.checksum()};
+  if (summarise && !model.whole)
+    model.summarise();  // the checks, extremes and checksum in one pass
+  else
+    model.validate();
+  const auto [vmin, vmax] = model.extremes();  // one pass over a model that may be large, or its summary's
   s.json = {{"kind", kind},       {"dim", model.dim}, {"shape", model_shape(model)},
             {"spacing", model.h}, {"vmin", vmin},     {"vmax", vmax}};
   s.json.update(extra);

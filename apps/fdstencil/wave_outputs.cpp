@@ -75,6 +75,9 @@ json timing_json(const wave::Timing& t) {
             {"percent_of_bound", t.percent_of_bound},
             {"device_bytes", t.device_bytes}};
   if (t.threads > 0) j["threads"] = t.threads;  // a cpu run's
+  json phases = json::object();
+  for (const auto& [name, s] : t.setup_phases) phases[name] = s;
+  j["setup_phases_s"] = phases;
   return j;
 }
 

@@ -20,6 +20,10 @@ void synchronize();           // cudaDeviceSynchronize, checked: a kernel's erro
 int64_t device_free_bytes();  // free memory of the current device; throws Error(device) without one
 // Throws Error(out_of_memory) naming the sizes when `bytes` exceed the device's free memory.
 void ensure_device_memory(int64_t bytes, const char* what);
+// `bytes` from device memory (any GPU's: unified addressing finds it) to host memory, complete on
+// return; the host memory's pages are best touched first (a fresh allocation's are otherwise
+// faulted in by the copy, on one thread).
+void copy_to_host(const void* device_src, void* host_dst, int64_t bytes);
 // name, memory_bytes, sms, l2_bytes, compute_capability, smem_per_block_optin, ...
 nlohmann::json device_info(int device = 0);
 

@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,6 +28,9 @@ struct Model {
   int64_t nz = 0, ny = 1, nx = 0;  // ny is 1 in 2D
   double h = 0;                    // grid spacing in metres, the same on every axis
   std::vector<float> v;            // m/s, C order: planes z0 .. z0 + planes() - 1 of (nz, ny, nx)
+  // The values when a caller holds them instead of v (the Python module: the caller's NumPy array,
+  // not copied): they must outlive the model's runs and not change meanwhile. Empty: v holds them.
+  std::span<const float> borrowed;
   // The first plane v holds: 0 when it holds them all. A rank of a run split along z may hold only
   // the planes its slab needs (a Window), so that no rank holds the whole model; `whole` then
   // keeps what the run needs of the others: their extremes and checksum, taken as they were read.
@@ -43,7 +47,8 @@ struct Model {
   };
 
   int64_t points() const { return nz * ny * nx; }  // the whole model's
-  int64_t planes() const { return ny * nx > 0 ? int64_t(v.size()) / (ny * nx) : 0; }
+  std::span<const float> values() const { return borrowed.empty() ? std::span<const float>(v) : borrowed; }
+  int64_t planes() const { return ny * nx > 0 ? int64_t(values().size()) / (ny * nx) : 0; }
   const float* plane(int64_t k) const;  // model plane k; throws std::logic_error when v lacks it
   float vmin() const;
   float vmax() const;
@@ -52,6 +57,9 @@ struct Model {
   // Throws Error(invalid_argument) naming the first bad value (non-finite, zero or negative, with
   // its index), a bad spacing or shape, or a size that does not match v.
   void validate() const;
+  // validate() and `whole` filled (extremes and checksum) in one pass over the OpenMP threads: what
+  // a caller does once before several runs of one model, which then skip their own passes.
+  void summarise();
 
   // Each builder reads or makes every plane; with `keep`, v holds only the planes [k0, k1) of
   // them, and the whole model's extremes, first bad value and checksum are found on the way.
@@ -276,7 +284,13 @@ struct Timing {
   double loop_s = 0;   // the time loop alone
   double total_s = 0;  // setup, loop, downloads
   double setup_s = 0;  // before the loop: checks, the model's pass, the state's setup and upload
-  double gpts = 0;     // computational points x steps / loop_s / 1e9
+  // Where setup_s went, in the order the phases ran (name, seconds): "checks" (the options, the
+  // model's extremes, the domain), "memory" (the host and device memory checked), "taps", "identity"
+  // (the run's fingerprint), "copy_probe" (a GPU run that measures its bandwidth), "medium" (m and
+  // the CPML's coefficients), "state" (the backend's arrays allocated, zeroed and uploaded),
+  // "resume". A phase a run skips is absent.
+  std::vector<std::pair<std::string, double>> setup_phases;
+  double gpts = 0;  // computational points x steps / loop_s / 1e9
   // the interior step's DRAM bytes per point: u, u_prev and m read, u written (16 in float, 32 in
   // a cpu run in double)
   double bytes_per_point = 0;

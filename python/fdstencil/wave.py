@@ -1,7 +1,10 @@
 """Acoustic wave propagation: `forward` runs one shot through a velocity model and returns the
 receivers' traces, with the same solver (and the same bits) as `fdstencil wave`."""
+import json
 import math
-from dataclasses import dataclass
+import time
+import warnings
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -40,9 +43,18 @@ class Shot:
     traces: object  # (receivers, nt) float32, the model's kind of array: receiver r at t = n dt is traces[r, n]
     dt: float  # the time step the run took, seconds
     final_field: object  # u after nt steps on the model's points (float32, the model's shape), or None
-    # loop_s, setup_s, total_s, gpts, backend, kernel, state_kept, device (the GPU's index, or None on
-    # the cpu); with measure_bound, also copy_gbps, bound_gpts and percent_of_bound
+    # loop_s, setup_s, setup_phases_s, total_s, gpts, backend, kernel, state_kept, device (the GPU's
+    # index, or None on the cpu); model_s, prepare_s and call_s (the call's, shared by its shots);
+    # with measure_bound, also copy_gbps, bound_gpts and percent_of_bound; launch_from (the wave
+    # tuning cache the GPU launch came from, or None)
     timing: dict
+    # what the run warned of (the tool's warnings: sampling, an untuned card, a refused tuned
+    # launch); each is also issued once as a FdstencilWarning
+    warnings: list = field(default_factory=list)
+
+
+class FdstencilWarning(UserWarning):
+    """A run's warning: it ran, but something about it deserves a look (the tool prints the same)."""
 
 
 def _points(name, value, dim):
@@ -62,10 +74,24 @@ def _host(a):
     the GPU; anything else as np.asarray takes it."""
     module = type(a).__module__
     if module.startswith("torch"):
-        return a.detach().cpu().numpy()
+        fast = _gpu_float32_to_host(a, lambda: a.is_cuda and a.is_contiguous(), lambda: (a.data_ptr(), a.numel()),
+                                    lambda: __import__("torch").cuda.synchronize(a.device))
+        return fast if fast is not None else a.detach().cpu().numpy()
     if module.startswith("cupy"):
-        return a.get()
+        fast = _gpu_float32_to_host(a, lambda: a.flags.c_contiguous, lambda: (a.data.ptr, a.size),
+                                    lambda: a.device.synchronize())
+        return fast if fast is not None else a.get()
     return np.asarray(a)
+
+
+def _gpu_float32_to_host(a, dense, memory, synchronize):
+    """A dense float32 GPU array's copy on the host through the module's own copy (its pages touched
+    by the threads first; a framework's copy faults them in on one thread), or None for any other."""
+    if str(a.dtype) not in ("float32", "torch.float32") or _core.gpu_count() == 0 or not dense():
+        return None
+    synchronize()  # the copy runs on the legacy stream: the array's producer may be on another
+    ptr, count = memory()
+    return _core.host_copy_of_gpu(ptr, int(count)).reshape(tuple(a.shape))
 
 
 def _gpu_of(a):
@@ -103,6 +129,17 @@ def _velocity(velocity):
     if v.ndim not in (2, 3):
         raise ValueError(f"velocity: expected a 2D (nz, nx) or 3D (nz, ny, nx) model, got shape {v.shape}")
     return v
+
+
+def _kernel_params(params):
+    """kernel_params as the JSON object's text the solver parses ("" for None)."""
+    if params is None:
+        return ""
+    if isinstance(params, dict):
+        return json.dumps(params)
+    if isinstance(params, str):
+        return params
+    raise TypeError(f"kernel_params: expected a dict or a JSON object's text, got {type(params).__name__}")
 
 
 def _shot_arrays(shot, dim, label):
@@ -152,7 +189,7 @@ def _devices(devices, backend, model, shots):
 
 
 def forward_many(velocity, spacing, nt, shots, dt=None, radius=4, cpml=10, free_surface=False, backend="auto",
-                 final_field=False, devices=None, measure_bound=False):
+                 final_field=False, devices=None, measure_bound=False, kernel_params=None):
     """Several shots through one model: `shots` is a list of dicts with the keys sources, wavelets
     and receivers (as forward's). Returns a list of Shot, in the shots' order; each shot's traces
     are the bits it gives alone on the same kind of GPU.
@@ -167,7 +204,12 @@ def forward_many(velocity, spacing, nt, shots, dt=None, radius=4, cpml=10, free_
 
     measure_bound: each shot first measures its GPU's copy bandwidth (1 GiB buffers, ~10 ms) and
     its timing gives copy_gbps, bound_gpts and percent_of_bound; shots running side by side on
-    several GPUs disturb each other's figures little (each GPU copies in its own memory)."""
+    several GPUs disturb each other's figures little (each GPU copies in its own memory).
+
+    kernel_params: the GPU step's launch, as `fdstencil wave --kernel-params` takes it (a JSON
+    object's text or a dict; docs/wave.md). None: the launch `fdstencil tune --wave` stored for this
+    card and grid, if any (timing["launch_from"] names the file), else the defaults."""
+    called = time.perf_counter()
     v = _velocity(velocity)
     back = _like(velocity)
     dim = v.ndim
@@ -191,14 +233,25 @@ def forward_many(velocity, spacing, nt, shots, dt=None, radius=4, cpml=10, free_
     settings.dt, settings.nt, settings.radius, settings.cpml = float(dt), nt, int(radius), int(cpml)
     settings.free_surface, settings.final_field = bool(free_surface), bool(final_field)
     settings.measure_bandwidth, settings.backend = bool(measure_bound), backend
+    settings.kernel_params = _kernel_params(kernel_params)
+    gpus = _devices(devices, backend, velocity, len(shots))
+    prepared = time.perf_counter()
     runs = _core.run_wave_many(v, float(spacing), settings, [a[0] for a in arrays], [a[1] for a in arrays],
-                               [a[2] for a in arrays], _devices(devices, backend, velocity, len(shots)))
-    return [Shot(traces=back(tr), dt=run_dt, final_field=back(field), timing=timing)
-            for tr, run_dt, field, timing in runs]
+                               [a[2] for a in arrays], gpus)
+    out = [Shot(traces=back(tr), dt=run_dt, final_field=back(f), timing=timing, warnings=list(said))
+           for tr, run_dt, f, timing, said in runs]
+    done = time.perf_counter()
+    for shot in out:
+        shot.timing["prepare_s"] = prepared - called
+        shot.timing["call_s"] = done - called
+    for said in dict.fromkeys(w for shot in out for w in shot.warnings):
+        warnings.warn(said, FdstencilWarning, stacklevel=3)
+    return out
 
 
 def forward(velocity, spacing, nt, sources, wavelets, receivers=(), dt=None, radius=4, cpml=10,
-            free_surface=False, backend="auto", final_field=False, device=None, measure_bound=False):
+            free_surface=False, backend="auto", final_field=False, device=None, measure_bound=False,
+            kernel_params=None):
     """One shot through `velocity` ((nz, nx) or (nz, ny, nx), m/s, float32 or convertible), spacing
     in metres, `nt` steps of `dt` seconds (None: 0.8 of the stability limit, as the tool's).
 
@@ -206,7 +259,8 @@ def forward(velocity, spacing, nt, sources, wavelets, receivers=(), dt=None, rad
     by every source, sampled at dt (ricker() builds one). receivers: (m, dim) positions. radius:
     the stencil's half-width (order 2R). cpml: absorbing points outside every face (0: none).
     backend: "auto" (the GPU when there is one), "cuda" or "cpu". device: the GPU to run on (None:
-    the model's, for a GPU array, else the current one). measure_bound: as forward_many's. Returns
+    the model's, for a GPU array, else the current one). measure_bound, kernel_params: as
+    forward_many's. Returns
     a Shot. Raises ValueError for bad input (with the tool's message), MemoryError when the state
     does not fit, and KeyboardInterrupt on Ctrl-C (the run stops at a step boundary).
 
@@ -217,4 +271,4 @@ def forward(velocity, spacing, nt, sources, wavelets, receivers=(), dt=None, rad
     shot = {"sources": sources, "wavelets": wavelets, "receivers": receivers}
     return forward_many(velocity, spacing, nt, [shot], dt=dt, radius=radius, cpml=cpml, free_surface=free_surface,
                         backend=backend, final_field=final_field, devices=None if device is None else [device],
-                        measure_bound=measure_bound)[0]
+                        measure_bound=measure_bound, kernel_params=kernel_params)[0]

@@ -88,12 +88,12 @@ struct Tap {
 // Everything a backend needs for a run, in host memory. Fields live on the domain's storage:
 // element (i, j, k) at origin + i + j line + k slice, a zero halo of `radius` around the
 // computational points (slice == line in 2D, where j is always 0 and there is no y halo).
+// SetupFrame is all of it but m: what a backend keeps once m is in its own memory, without a
+// second copy of the model's size.
 template <class T>
-struct Setup {
+struct SetupFrame {
   int dim = 3, radius = 1;
   int64_t nx = 0, ny = 1, nz = 0, line = 0, slice = 0, origin = 0, alloc = 0;
-  // (v dt)^2, alloc elements, zero in the halo; written whole by its builder's threads
-  std::vector<T, UnwrittenAllocator<T>> m;
   std::array<T, kMaxTaps> w2{}, w1{};  // second and first derivative weights, scaled by 1/h^2, 1/h
   PmlAxis axis[3];                     // x, y, z
   std::vector<PmlCoef<T>> coef[3];     // per axis, axis[a].slots() entries
@@ -105,6 +105,12 @@ struct Setup {
 
   // The points sharing one memory-variable slot of axis a: the other axes' extents.
   int64_t points_per_slot(int a) const { return a == 0 ? nz * ny : a == 1 ? nz * nx : ny * nx; }
+};
+
+template <class T>
+struct Setup : SetupFrame<T> {
+  // (v dt)^2, alloc elements, zero in the halo; written whole by its builder's threads
+  std::vector<T, UnwrittenAllocator<T>> m;
 };
 
 // What changes from step to step: a backend copies each of these arrays out for a checkpoint

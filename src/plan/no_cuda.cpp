@@ -24,6 +24,7 @@ int64_t device_free_bytes() { throw Error(ErrorKind::unsupported, kNoCuda); }
 void ensure_device_memory(int64_t, const char*) { throw Error(ErrorKind::unsupported, kNoCuda); }
 nlohmann::json device_info(int) { throw Error(ErrorKind::unsupported, kNoCuda); }
 CopyBandwidth measure_copy_bandwidth(int64_t, int) { throw Error(ErrorKind::unsupported, kNoCuda); }
+void copy_to_host(const void*, void*, int64_t) { throw Error(ErrorKind::unsupported, kNoCuda); }
 }  // namespace cuda
 
 int gpu_count() noexcept { return 0; }

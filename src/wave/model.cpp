@@ -131,27 +131,73 @@ const float* Model::plane(int64_t k) const {
   if (k < z0 || k >= z0 + planes())
     throw std::logic_error("model plane " + std::to_string(k) + " is not among the planes this rank holds, " +
                            std::to_string(z0) + ".." + std::to_string(z0 + planes() - 1));
-  return v.data() + (k - z0) * ny * nx;
+  return values().data() + (k - z0) * ny * nx;
 }
 
 std::pair<float, float> Model::extremes() const {
-  return whole ? std::pair{whole->vmin, whole->vmax} : wave::extremes(v.data(), int64_t(v.size()));
+  return whole ? std::pair{whole->vmin, whole->vmax}
+               : wave::extremes(values().data(), int64_t(values().size()));
 }
 float Model::vmin() const { return extremes().first; }
 float Model::vmax() const { return extremes().second; }
-uint32_t Model::checksum() const { return whole ? whole->crc : crc32c(v.data(), v.size() * sizeof(float)); }
+uint32_t Model::checksum() const {
+  return whole ? whole->crc : crc32c(values().data(), values().size() * sizeof(float));
+}
+
+namespace {
+
+// The shape, the spacing, and the values' count against them.
+void check_layout(const Model& m) {
+  check_shape(m.dim, m.nz, m.ny, m.nx);
+  if (!(std::isfinite(m.h) && m.h > 0))
+    bad("the grid spacing must be finite and positive, got " + std::to_string(m.h));
+  const int64_t n = int64_t(m.values().size());
+  if (!m.whole && n != m.points())
+    bad("the model has " + std::to_string(n) + " velocities for " + std::to_string(m.points()) + " points");
+  if (m.whole && (n % (m.ny * m.nx) != 0 || m.planes() < 1 || m.z0 < 0 || m.z0 + m.planes() > m.nz))
+    bad("the model holds " + std::to_string(n) + " velocities from plane " + std::to_string(m.z0) +
+        ", not whole planes inside its " + std::to_string(m.nz));
+}
+
+// Values a thread summarises at a time in Model::summarise: 4 MiB of float, many runs per thread
+// for balance, each run's checksum one combine.
+constexpr int64_t kSummaryRun = int64_t(1) << 20;
+
+}  // namespace
 
 void Model::validate() const {
-  check_shape(dim, nz, ny, nx);
-  if (!(std::isfinite(h) && h > 0))
-    bad("the grid spacing must be finite and positive, got " + std::to_string(h));
-  if (!whole && int64_t(v.size()) != points())
-    bad("the model has " + std::to_string(v.size()) + " velocities for " + std::to_string(points()) +
-        " points");
-  if (whole && (int64_t(v.size()) % (ny * nx) != 0 || planes() < 1 || z0 < 0 || z0 + planes() > nz))
-    bad("the model holds " + std::to_string(v.size()) + " velocities from plane " + std::to_string(z0) +
-        ", not whole planes inside its " + std::to_string(nz));
-  check_values(*this, v.data(), int64_t(v.size()), z0 * ny * nx);
+  check_layout(*this);
+  check_values(*this, values().data(), int64_t(values().size()), z0 * ny * nx);
+}
+
+void Model::summarise() {
+  whole.reset();  // the layout of a whole model, which the summary is of
+  check_layout(*this);
+  const float* p = values().data();
+  const int64_t n = int64_t(values().size()), runs = (n + kSummaryRun - 1) / kSummaryRun;
+  std::vector<uint32_t> crc(size_t(runs), 0);
+  constexpr float top = std::numeric_limits<float>::max();
+  float lo = n == 0 ? 0.f : p[0], hi = lo;
+  int bad_value = 0;
+#pragma omp parallel for schedule(static) reduction(min : lo) reduction(max : hi) reduction(| : bad_value)
+  for (int64_t r = 0; r < runs; ++r) {
+    const int64_t first = r * kSummaryRun, count = std::min(kSummaryRun, n - first);
+    const float* q = p + first;
+#pragma omp simd reduction(min : lo) reduction(max : hi) reduction(| : bad_value)
+    for (int64_t i = 0; i < count; ++i) {
+      lo = std::min(lo, q[i]);
+      hi = std::max(hi, q[i]);
+      bad_value |= int(!(q[i] > 0.f)) | int(!(q[i] <= top));
+    }
+    crc[size_t(r)] = crc32c(q, size_t(count) * sizeof(float));
+  }
+  if (bad_value) check_values(*this, p, n, 0);  // names the first bad value
+  uint32_t all = 0;
+  for (int64_t r = 0; r < runs; ++r)
+    all = r == 0 ? crc[0]
+                 : crc32c_combine(all, crc[size_t(r)],
+                                  uint64_t(std::min(kSummaryRun, n - r * kSummaryRun)) * sizeof(float));
+  whole = Summary{lo, hi, all};
 }
 
 Model Model::constant(int dim, int64_t nz, int64_t ny, int64_t nx, double h, float velocity,

@@ -832,6 +832,15 @@ struct Checked {
   std::vector<size_t> on_surface;  // receivers on a free surface: no taps, a zero trace
 };
 
+// Ends the setup's phase `name` (Timing::setup_phases): its seconds are those since the run began
+// less the phases before it.
+void phase_done(Timing& t, const char* name, std::chrono::steady_clock::time_point start) {
+  double before = 0;
+  for (const auto& p : t.setup_phases) before += p.second;
+  const double since = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  t.setup_phases.emplace_back(name, since - before);
+}
+
 Checked checked(const Model& model, const Options& o) {
   check_options(model, o);
   Checked c;
@@ -1194,10 +1203,13 @@ void run_gpu(const Model& model, const Options& o, Checked& c, Result& res, cons
         !notice.empty())
       res.warnings.push_back(std::move(notice));
   // The copy bandwidth of this run, before the state takes the memory: 1 GiB buffers, 20x the L2.
-  if (o.measure_bandwidth)
+  if (o.measure_bandwidth) {
     res.timing.copy_gbps = cuda::measure_copy_bandwidth(int64_t(1) << 30, 10).memcpy_gbps;
+    phase_done(res.timing, "copy_probe", start);
+  }
   auto setup = build_setup<float>(model, o, d, res.dt, res.reflection, c.vmax, std::move(c.src_taps),
                                   std::move(c.rec_taps), planes_of(o, d), reuse == nullptr);
+  phase_done(res.timing, "medium", start);
   if (split(o))
     return run_slab(setup, o, d, res, *vote, true, id.split_fingerprint, id.fingerprint,
                     id.resume_head ? &*id.resume_head : nullptr, start);
@@ -1210,8 +1222,12 @@ void run_gpu(const Model& model, const Options& o, Checked& c, Result& res, cons
   } else {
     owned = std::make_unique<cuda::wave::AcousticGpu>(setup, config);
   }
+  phase_done(res.timing, "state", start);
   cuda::wave::AcousticGpu& gpu_state = *owned;
-  if (o.resume) gpu_state.restore(from_checkpoint(*o.resume, setup));
+  if (o.resume) {
+    gpu_state.restore(from_checkpoint(*o.resume, setup));
+    phase_done(res.timing, "resume", start);
+  }
   setup.m.clear();
   setup.m.shrink_to_fit();
   res.kernel = gpu_state.describe();
@@ -1246,15 +1262,18 @@ void run_cpu_typed(const Model& model, const Options& o, Checked& c, Result& res
   res.timing.bytes_per_point = double(kInteriorBytesPerPoint) * double(sizeof(T)) / double(sizeof(float));
   auto setup = build_setup<T>(model, o, d, res.dt, res.reflection, c.vmax, std::move(c.src_taps),
                               std::move(c.rec_taps), planes_of(o, d));
+  phase_done(res.timing, "medium", start);
   if (split(o))
     return run_slab(setup, o, d, res, *vote, false, id.split_fingerprint, id.fingerprint,
                     id.resume_head ? &*id.resume_head : nullptr, start);
   std::optional<acoustic::State<T>> resumed;
   if (o.resume) resumed = from_checkpoint(*o.resume, setup);
   cpu::AcousticCpu<T> cpu_state(std::move(setup));
+  phase_done(res.timing, "state", start);
   if (resumed) {
     cpu_state.restore(*resumed);
     resumed.reset();
+    phase_done(res.timing, "resume", start);
   }
   res.timing.device_bytes = cpu_state.bytes();
   CpuStepper<T> st{cpu_state, d, o, id.fingerprint};
@@ -1290,6 +1309,7 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
   const auto start = std::chrono::steady_clock::now();
   Checked c = checked(model, o);
   Result res;
+  phase_done(res.timing, "checks", start);
   res.dt_limit = c.dt_limit;
   res.dt = c.dt;
   res.nt = o.nt;
@@ -1303,13 +1323,16 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
 #endif
   // A kept state of this run's size holds the device memory the check would look for.
   check_memory(model, o, c.d, gpu, reuse == nullptr);
+  phase_done(res.timing, "memory", start);
   add_taps(c, model, o);
   add_warnings(res, model, o, c);
+  phase_done(res.timing, "taps", start);
   res.reflection =
       o.boundary.reflection > 0 ? o.boundary.reflection : detail::default_reflection(o.boundary.cpml_width);
   res.timing.bytes_per_point = kInteriorBytesPerPoint;
   const Identity id = identity_of(model, o, res);
   if (split(o)) res.ranks = o.comm->size();
+  phase_done(res.timing, "identity", start);
 #if FDSTENCIL_HAVE_CUDA
   if (gpu) run_gpu(model, o, c, res, id, vote, start, reuse, key);
 #endif

@@ -164,6 +164,16 @@ TEST_F(WaveCli, Small2DRunWritesTheRecordTheSidecarTheFinalFieldAndTheSummary) {
   for (const char* field : {"loop_s", "total_s", "gpts", "bytes_per_point", "copy_gbps", "bound_gpts",
                             "percent_of_bound", "device_bytes"})
     EXPECT_TRUE(sum["timing"].contains(field)) << field;
+  // The setup's phases, each timed, together no more than the setup.
+  const json& phases = sum["timing"]["setup_phases_s"];
+  double phase_sum = 0;
+  for (const char* phase : {"checks", "memory", "taps", "identity", "medium", "state"}) {
+    ASSERT_TRUE(phases.contains(phase)) << phase;
+    EXPECT_GE(phases[phase].get<double>(), 0) << phase;
+    phase_sum += phases[phase].get<double>();
+  }
+  EXPECT_EQ(phases.size(), 6u) << phases.dump();
+  EXPECT_LE(phase_sum, sum["timing"]["setup_s"].get<double>());
   ASSERT_TRUE(sum["timing"].contains("threads"));  // a cpu run says how many threads stepped it
   EXPECT_GE(sum["timing"]["threads"].get<int>(), 1);
   EXPECT_GT(sum["bytes_per_grid_point"].get<double>(), 0);

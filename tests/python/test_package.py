@@ -281,6 +281,11 @@ def test_a_timing_says_where_the_shot_ran_and_its_bound_when_asked():
     t = shot.timing
     assert t["device"] == (fdstencil._core.current_gpu() if t["backend"] == "cuda" else None)
     assert t["setup_s"] >= 0 and t["loop_s"] > 0 and t["total_s"] >= t["loop_s"]
+    # The setup's phases, in the order they ran, account for it; the call's own costs beside them.
+    phases = t["setup_phases_s"]
+    assert list(phases) == ["checks", "memory", "taps", "identity", "medium", "state"]
+    assert all(s >= 0 for s in phases.values()) and sum(phases.values()) <= t["setup_s"]
+    assert 0 <= t["model_s"] and 0 <= t["prepare_s"] and t["call_s"] >= t["prepare_s"] + t["total_s"]
     assert "copy_gbps" not in t  # measured only when asked
     if t["backend"] == "cuda":
         bound = fdstencil.wave.forward(v, 10.0, nt, sources, w, receivers, dt=dt, backend="cuda", measure_bound=True)
@@ -302,3 +307,31 @@ def test_the_core_refuses_positions_and_wavelets_of_the_wrong_shape():
         run(ok_src, np.zeros((2, 8)), ok_rec)
     with pytest.raises(ValueError, match=r"receivers: expected positions of shape \(n, 2\)"):
         run(ok_src, ok_w, np.full((2, 3), 40.0))
+
+
+def test_a_runs_warnings_come_back_and_are_issued():
+    v, dt, nt, sources, receivers = shot_inputs()
+    # 60 Hz on 1800 m/s at 10 m: a couple of points per wavelength, under-sampled at any order.
+    with pytest.warns(fdstencil.wave.FdstencilWarning, match="under-sampled"):
+        shot = fdstencil.wave.forward(v, 10.0, nt, sources, fdstencil.wave.ricker(60, dt, nt), receivers, dt=dt,
+                                      backend="cpu")
+    assert any("under-sampled" in w for w in shot.warnings)
+    quiet = fdstencil.wave.forward(v, 10.0, nt, sources, fdstencil.wave.ricker(5, dt, nt), receivers, dt=dt,
+                                   backend="cpu")
+    assert quiet.warnings == [] and quiet.timing["launch_from"] is None
+
+
+def test_kernel_parameters_are_the_gpus_and_checked_as_the_tools():
+    v, dt, nt, sources, receivers = shot_inputs()
+    w = fdstencil.wave.ricker(15, dt, nt)
+    with pytest.raises(ValueError, match="kernel parameters apply to the cuda backend only"):
+        fdstencil.wave.forward(v, 10.0, nt, sources, w, receivers, dt=dt, backend="cpu",
+                               kernel_params={"block": "64x1"})
+    with pytest.raises(TypeError, match="kernel_params"):
+        fdstencil.wave.forward(v, 10.0, nt, sources, w, receivers, dt=dt, kernel_params=["64x1"])
+    if fdstencil._core.gpu_count() == 0:  # "auto" without a GPU: noted, not refused, as the tool's
+        with pytest.warns(fdstencil.wave.FdstencilWarning, match="kernel parameters were ignored"):
+            fdstencil.wave.forward(v, 10.0, nt, sources, w, receivers, dt=dt, kernel_params='{"block": "64x1"}')
+    else:
+        with pytest.raises(ValueError, match="kernel parameter"):
+            fdstencil.wave.forward(v, 10.0, nt, sources, w, receivers, dt=dt, kernel_params={"block": "7x1"})

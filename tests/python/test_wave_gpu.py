@@ -60,6 +60,31 @@ def test_a_torch_model_on_a_gpu_runs_on_that_gpu():
 
 
 @needs_gpu
+def test_gpu_models_come_to_the_host_whole_by_either_copy():
+    # A dense float32 array takes the module's copy, any other the framework's: the same values.
+    v, dt, nt, shots = survey(1)
+    v = v + np.arange(v.shape[1], dtype=np.float32)  # values that differ along both axes
+    got = {}
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        t = torch.from_numpy(np.ascontiguousarray(v.T)).cuda()
+        got["torch dense"] = (fdstencil.wave._host(t.T.contiguous()), v)
+        got["torch view"] = (fdstencil.wave._host(t.T), v)  # strided: the framework's copy
+        got["torch float64"] = (fdstencil.wave._host(torch.from_numpy(v.astype(np.float64)).cuda()), v)
+    try:
+        import cupy
+        got["cupy dense"] = (fdstencil.wave._host(cupy.asarray(v)), v)
+        got["cupy view"] = (fdstencil.wave._host(cupy.asarray(v)[:, ::2]), v[:, ::2])
+    except ImportError:
+        pass
+    if not got:
+        pytest.skip("neither PyTorch with a GPU nor CuPy")
+    for name, (host, want) in got.items():
+        assert isinstance(host, np.ndarray) and host.shape == want.shape, name
+        np.testing.assert_array_equal(host, want, err_msg=name)
+
+
+@needs_gpu
 def test_a_shot_on_a_named_gpu_leaves_the_current_one_as_it_was():
     v, dt, nt, shots = survey(1)
     s = shots[0]
@@ -67,3 +92,37 @@ def test_a_shot_on_a_named_gpu_leaves_the_current_one_as_it_was():
     other = GPUS - 1 - before if GPUS > 1 else before
     shot = fdstencil.wave.forward(v, 10.0, nt, s["sources"], s["wavelets"], s["receivers"], dt=dt, device=other)
     assert shot.timing["device"] == other and fdstencil._core.current_gpu() == before
+
+
+@needs_gpu
+def test_a_launch_tuned_for_the_card_and_grid_is_taken_and_named(tmp_path, monkeypatch):
+    import json
+    v, dt, nt, shots = survey(1)
+    s = shots[0]
+    monkeypatch.setenv("FDSTENCIL_TUNING_CACHE", str(tmp_path / "tuning.json"))
+    default = fdstencil.wave.forward(v, 10.0, nt, s["sources"], s["wavelets"], s["receivers"], dt=dt, backend="cuda")
+    assert default.timing["launch_from"] is None
+    # An entry as `fdstencil tune --wave` stores it, for this card and this grid only.
+    entry = {"device": fdstencil._core.gpu_name(fdstencil._core.current_gpu()), "dim": 2, "radius": 4,
+             "shape": [v.shape[0], 1, v.shape[1]], "cpml": 10, "free_surface": False,
+             "kernel_params": {"block": "32x1", "vec": 4, "nw": 8}}
+    cache = tmp_path / "wave-tuning.json"
+    cache.write_text(json.dumps({"format": "fdstencil-wave-tuning", "format_version": 1, "entries": [entry]}))
+    tuned = fdstencil.wave.forward(v, 10.0, nt, s["sources"], s["wavelets"], s["receivers"], dt=dt, backend="cuda")
+    assert tuned.timing["launch_from"] == str(cache)
+    assert "block=32x1 vec=4 nw=8" in tuned.timing["kernel"], tuned.timing["kernel"]
+    assert tuned.traces.tobytes() == default.traces.tobytes()  # every launch does the same arithmetic
+    # Another grid, or a launch given by hand, does not take it.
+    other = fdstencil.wave.forward(v[:, :150], 10.0, nt, s["sources"], s["wavelets"], s["receivers"], dt=dt,
+                                   backend="cuda")
+    assert other.timing["launch_from"] is None
+    by_hand = fdstencil.wave.forward(v, 10.0, nt, s["sources"], s["wavelets"], s["receivers"], dt=dt,
+                                     backend="cuda", kernel_params={"block": "128x1"})
+    assert by_hand.timing["launch_from"] is None and "block=128x1" in by_hand.timing["kernel"]
+    # An entry this build refuses gives the defaults and says so.
+    entry["kernel_params"] = {"block": "7x1"}
+    cache.write_text(json.dumps({"format": "fdstencil-wave-tuning", "format_version": 1, "entries": [entry]}))
+    with pytest.warns(fdstencil.wave.FdstencilWarning, match="is refused"):
+        refused = fdstencil.wave.forward(v, 10.0, nt, s["sources"], s["wavelets"], s["receivers"], dt=dt,
+                                         backend="cuda")
+    assert refused.timing["launch_from"] is None and refused.traces.tobytes() == default.traces.tobytes()

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -72,6 +73,35 @@ TEST(WaveInputs, ValidateRefusesBadVelocitiesNamingWhere) {
       EXPECT_TRUE(coordinates || msg.find(std::to_string(flat)) != std::string::npos)
           << "the message does not say where: " << msg;
     }
+}
+
+// summarise(): validate(), extremes() and checksum() in one pass over runs of values on the
+// threads, the runs' checksums combined; the same figures, on a model of several runs with a last
+// run cut short, and on values the model borrows instead of holding.
+TEST(WaveInputs, SummariseGivesTheSeparatePassesFiguresAndNamesABadValue) {
+  const int64_t nz = 23, ny = 301, nx = 407;  // 2.8 M values: runs of 2^20, the last partial
+  wave::Model held = wave::Model::constant(3, nz, ny, nx, 10.0, 2000.f);
+  for (size_t p = 0; p < held.v.size(); ++p) held.v[p] = 1500.f + float((p * 7919) % 3001);
+  held.v[2'500'123] = 1499.5f;  // the least, in the third run
+  held.v[17] = 4600.25f;        // the largest, in the first
+  const uint32_t crc = held.checksum();
+  wave::Model borrowed = held;
+  borrowed.v.clear();
+  borrowed.borrowed = std::span<const float>(held.v);
+  for (wave::Model* m : {&held, &borrowed}) {
+    m->summarise();
+    ASSERT_TRUE(m->whole.has_value());
+    EXPECT_EQ(m->whole->vmin, 1499.5f);
+    EXPECT_EQ(m->whole->vmax, 4600.25f);
+    EXPECT_EQ(m->whole->crc, crc);
+    EXPECT_EQ(m->plane(nz - 1)[ny * nx - 1], held.v.back());
+  }
+  std::vector<float> spoilt = held.v;
+  spoilt[size_t((19 * ny + 211) * nx + 389)] = std::numeric_limits<float>::quiet_NaN();
+  wave::Model bad = held;
+  bad.borrowed = std::span<const float>(spoilt);
+  EXPECT_TRUE(throws_error([&] { bad.summarise(); }, ErrorKind::invalid_argument, {"19", "211", "389"}));
+  EXPECT_FALSE(bad.whole.has_value());
 }
 
 TEST(WaveInputs, ValidateRefusesSizeMismatchBadSpacingAndBadShape) {

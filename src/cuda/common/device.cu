@@ -55,6 +55,10 @@ int current_device() {
 
 void synchronize() { FDS_CUDA_CHECK(cudaDeviceSynchronize()); }
 
+void copy_to_host(const void* device_src, void* host_dst, int64_t bytes) {
+  if (bytes > 0) FDS_CUDA_CHECK(cudaMemcpy(host_dst, device_src, size_t(bytes), cudaMemcpyDefault));
+}
+
 nlohmann::json device_info(int device) {
   cudaDeviceProp p{};
   FDS_CUDA_CHECK(cudaGetDeviceProperties(&p, device));

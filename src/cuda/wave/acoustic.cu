@@ -926,9 +926,7 @@ AcousticGpu::AcousticGpu(const acoustic::Setup<float>& s, const KernelConfig& c)
   d.allocate(s, c, smem);
   d.upload_sources(s);
   d.upload_receivers(s);
-  d.s = s;
-  d.s.m.clear();
-  d.s.m.shrink_to_fit();
+  static_cast<acoustic::SetupFrame<float>&>(d.s) = s;  // m is on the device now
   d.fill_args(s, c);
   d.ready_temporal(s);
   // The memsets and uploads above ran on the legacy stream, which the run's non-blocking stream
@@ -1256,9 +1254,7 @@ void AcousticGpu::renew(const acoustic::Setup<float>& s) {
   }
   d.upload_sources(s);
   d.upload_receivers(s);
-  d.s = s;
-  d.s.m.clear();
-  d.s.m.shrink_to_fit();
+  static_cast<acoustic::SetupFrame<float>&>(d.s) = s;  // the kept m is the state's own
   d.fill_args(s, d.c);
   d.ready_temporal(s);
   // As the constructor's: the legacy stream's memsets and uploads done before the run's stream goes.

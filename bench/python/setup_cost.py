@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Where a fdstencil.wave.forward call's time goes before its time loop (issue 36: at 472^3 the
+setup was half a call). One 3D shot, a few steps, from NumPy and, where PyTorch sees a GPU, from a
+CUDA tensor, each repeated; the first call of each kind also pays for the CUDA context and the
+module's first use, so the medians are over the repeats after it.
+
+Reported per call (seconds, the timing dict of docs/python.md):
+  prepare_s      Python's side before the solver: the model as float32 NumPy (a GPU tensor copied
+                 to the host), the shot's arrays
+  model_s        the C++ check and summary of the model (extremes, checksum), one pass
+  setup_phases_s the solver's setup by phase (checks, memory, taps, identity, medium, state)
+  setup_s        the solver's setup in all, loop_s its time loop, call_s the whole call
+
+Usage: python3 bench/python/setup_cost.py [--size 472] [--cpml 20] [--radius 4] [--steps 20]
+       [--repeats 4] [--backend cuda] [--output FILE.json]
+Exit status: 0; 2 for a missing package (it says which).
+"""
+import argparse
+import json
+import statistics
+import sys
+
+import numpy as np
+
+VELOCITY = 2000.0  # m/s, constant: the setup's cost does not depend on the values
+SPACING = 10.0  # m
+F0 = 10.0  # Hz
+
+
+def one_call(fdstencil, model, a):
+    n = a.size
+    mid = (n // 2) * SPACING
+    dt = fdstencil.wave.max_stable_dt(3, a.radius, SPACING, VELOCITY) * 0.8
+    wavelet = fdstencil.wave.ricker(F0, dt, a.steps)
+    receivers = np.linspace((2 * SPACING, mid, 0.0), (2 * SPACING, mid, (n - 1) * SPACING), n // 4)
+    shot = fdstencil.wave.forward(model, SPACING, a.steps, [[mid, mid, mid]], wavelet, receivers, dt=dt,
+                                  radius=a.radius, cpml=a.cpml, backend=a.backend)
+    t = shot.timing
+    return {k: t[k] for k in ("prepare_s", "model_s", "setup_s", "loop_s", "total_s", "call_s")} | {
+        "setup_phases_s": dict(t["setup_phases_s"]), "kernel": t["kernel"], "backend": t["backend"]}
+
+
+def summary(calls):
+    later = calls[1:] if len(calls) > 1 else calls
+    med = {k: statistics.median(c[k] for c in later)
+           for k in ("prepare_s", "model_s", "setup_s", "loop_s", "total_s", "call_s")}
+    med["setup_phases_s"] = {p: statistics.median(c["setup_phases_s"][p] for c in later)
+                             for p in later[0]["setup_phases_s"]}
+    return {"median_after_first": med, "calls": calls}
+
+
+def line(name, med):
+    phases = " ".join(f"{p} {s:.3f}" for p, s in med["setup_phases_s"].items())
+    return (f"{name}: call {med['call_s']:.3f} s = prepare {med['prepare_s']:.3f} + model {med['model_s']:.3f} + "
+            f"solver {med['total_s']:.3f} (setup {med['setup_s']:.3f}: {phases}; loop {med['loop_s']:.3f})")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--size", type=int, default=472, help="the model's edge, points, before the layers")
+    p.add_argument("--cpml", type=int, default=20, help="absorbing points on each face (default 20)")
+    p.add_argument("--radius", type=int, default=4)
+    p.add_argument("--steps", type=int, default=20, help="steps per call: few, the setup is the subject")
+    p.add_argument("--repeats", type=int, default=4, help="calls of each kind, the first not in the medians")
+    p.add_argument("--backend", default="auto", choices=("auto", "cuda", "cpu"))
+    p.add_argument("--output", help="write the calls and medians here as JSON")
+    a = p.parse_args()
+    try:
+        import fdstencil
+    except ImportError as e:
+        print(f"setup_cost: the fdstencil package is not importable ({e})", file=sys.stderr)
+        return 2
+    out = {"size": a.size, "cpml": a.cpml, "radius": a.radius, "steps": a.steps, "kinds": {}}
+    v = np.full((a.size,) * 3, VELOCITY, dtype=np.float32)
+    kinds = {"numpy": v}
+    try:
+        import torch
+        if torch.cuda.is_available() and a.backend != "cpu":
+            kinds["torch_cuda"] = torch.from_numpy(v).cuda()
+    except ImportError:
+        print("setup_cost: PyTorch is not installed: NumPy models only", file=sys.stderr)
+    for name, model in kinds.items():
+        calls = [one_call(fdstencil, model, a) for _ in range(a.repeats)]
+        out["kinds"][name] = summary(calls)
+        print(line(name, out["kinds"][name]["median_after_first"]), flush=True)
+    if a.output:
+        with open(a.output, "w") as f:
+            json.dump(out, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
