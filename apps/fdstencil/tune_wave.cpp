@@ -141,7 +141,9 @@ std::vector<std::string> wave_candidates(int dim, int radius) {
             R"({"block": "32x1", "vec": 2, "nw": 4})",  R"({"block": "64x1", "vec": 4, "nw": 4})",
             R"({"block": "128x1", "vec": 4, "nw": 2})", R"({"graph": 8})"};
   // The three designs in the shapes acoustic.cu's table names for some radius or plane.
-  std::vector<std::string> c = {R"({"design": "l1", "block": "32x4", "vec": 2, "nw": 8})",
+  std::vector<std::string> c = {R"({"design": "l1", "block": "16x8", "vec": 2, "nw": 4})",
+                                R"({"design": "l1", "block": "16x8", "vec": 2, "nw": 8})",
+                                R"({"design": "l1", "block": "32x4", "vec": 2, "nw": 8})",
                                 R"({"design": "l1", "block": "32x4", "vec": 4, "nw": 32})",
                                 R"({"design": "l1", "block": "16x16", "vec": 2, "nw": 32})",
                                 R"({"design": "l1", "block": "32x8", "vec": 2, "nw": 16})",

@@ -482,19 +482,25 @@ TEST(WaveGpu, DefaultsFollowTheRadiusAndThePlaneSize) {
   EXPECT_EQ(r4long.vec, 2);
 }
 
-// With CPML layers on small planes the l1 march in one kernel, 32x4 threads of 2-wide vectors in
-// chunks of 8 planes: R = 2 on planes of up to 512^2, R = 3 and 4 up to 256^2, from R = 5 up to
-// 256^2 / 2 (between the 148^2 where it won and the 236^2 where it lost); above each, and without
-// layers, the other rows; R = 1 keeps its tile.
+// With CPML layers on small planes the l1 march in one kernel, 16x8 threads of 2-wide vectors in
+// chunks of 4 or 8 planes: R = 2 on planes of up to 512^2, R = 3 and 4 up to 256^2, from R = 5 up
+// to 240^2; above each, and without layers, the other rows; R = 1 keeps its tile. Chunks of 4 at
+// R = 2 and on planes of up to 192^2, else 8.
 TEST(WaveGpu, SmallPlanesWithLayersTakeTheL1MarchInShortChunks) {
   using cuda::wave::StepDesign;
   const auto layer_l1 = [](const cuda::wave::KernelConfig& c) {
-    return c.design == StepDesign::l1 && c.bx == 32 && c.by == 4 && c.vec == 2 && c.nw == 8 && c.split == 0;
+    return c.design == StepDesign::l1 && c.bx == 16 && c.by == 8 && c.vec == 2 && (c.nw == 4 || c.nw == 8) &&
+           c.split == 0;
   };
+  for (int r : {2, 4, 8}) EXPECT_EQ(cuda::wave::default_config(3, r, 148 * 148, true).nw, 4) << r;
+  EXPECT_EQ(cuda::wave::default_config(3, 2, 236 * 236, true).nw, 4);
+  EXPECT_EQ(cuda::wave::default_config(3, 4, 236 * 236, true).nw, 8);
+  EXPECT_EQ(cuda::wave::default_config(3, 3, 193 * 193, true).nw, 8);
+  EXPECT_EQ(cuda::wave::default_config(3, 8, 236 * 236, true).nw, 8);
   const struct {
     int radius;
     int64_t last;  // the largest plane that takes it
-  } rows[] = {{2, 512 * 512}, {3, 256 * 256}, {4, 256 * 256}, {5, 256 * 128}, {8, 256 * 128}};
+  } rows[] = {{2, 512 * 512}, {3, 256 * 256}, {4, 256 * 256}, {5, 240 * 240}, {8, 240 * 240}};
   for (const auto& row : rows) {
     EXPECT_TRUE(layer_l1(cuda::wave::default_config(3, row.radius, row.last, true))) << row.radius;
     EXPECT_TRUE(layer_l1(cuda::wave::default_config(3, row.radius, 148 * 148, true))) << row.radius;

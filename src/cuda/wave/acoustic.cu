@@ -83,17 +83,27 @@ KernelConfig shape_2d(int radius, int64_t nx) {
   return {64, 1, 2, nw};
 }
 
-// With CPML layers on small planes: the l1 march in one kernel, 32x4 threads of 2-wide vectors,
-// chunks of 8 planes (campaigns wave-3d-small-launch, wave-3d-small-l1 and wave-3d-layer-defaults,
+// With CPML layers on small planes: the l1 march in one kernel, 2-wide vectors in short chunks
+// (campaigns wave-3d-small-launch, wave-3d-small-l1 and wave-3d-layer-defaults,
 // bench/results/nvidia-h100/campaigns/). There the blocks that touch a layer take most of the step
 // (216^3 + 20 points at R = 4: the tile's boundary march 268 us a step, tma's interior 65 us), and
 // short chunks of narrow blocks put fewer interior points into them and more blocks in flight.
 // It won on the H100 (1000 steps) at R = 2 on every plane measured, up to 492^2; at R = 4 up to
 // 256^2 (256^2 with a 20-point layer, the others with 10), not at 364^2; at R = 8 on 148^2, not
-// on 236^2. R = 3 takes R = 2's and 4's rule, R = 5..7 R = 8's, unmeasured; R = 1 keeps its tile.
-// Chunks of 8, not 4: 4 led by at most 5 % (128^3 at R = 2 and 4, 216^3 at R = 2), 8 elsewhere.
-constexpr KernelConfig kLayerL1{32, 4, 2, 8};
-constexpr int64_t kLayerL1PlaneWide = kTinyPlanePoints / 2;  // R >= 5: between 148^2 and 236^2
+// on 236^2 in 32x4 blocks, but in 16x8 blocks (below) it led tma there by 5 % (48.4 against 46.2
+// GPts/s, two H100s of one kind), so from R = 5 the rule takes planes of up to 240^2. R = 3 takes
+// R = 2's and 4's rule, R = 5..7 R = 8's, unmeasured; R = 1 keeps its tile.
+// The block, 16x8 threads (32 points along x): wave-3d-narrow-blocks (Nsight Compute had found
+// 21 of a warp's 32 threads active in 32x4 blocks, whose 64-point columns put 2 of the 3 of a
+// 148-point row into an x layer, the last 20 points wide) measured it ahead of 32x4, 16x4, 8x16
+// and 8x8 at 128^3 and 216^3, R = 2, 4 and 8. Chunks of 4 planes on planes of up to
+// kLayerShortChunkPlane and at R = 2 (4 led 8 on 148^2 at every radius, and on 236^2 at R = 2),
+// 8 above it (236^2 at R = 4 and 8).
+constexpr int64_t kLayerShortChunkPlane = 192 * 192;  // between 148^2 and 236^2
+KernelConfig layer_l1_shape(int radius, int64_t plane_points) {
+  return {16, 8, 2, radius <= 2 || plane_points <= kLayerShortChunkPlane ? 4 : 8};
+}
+constexpr int64_t kLayerL1PlaneWide = 240 * 240;  // R >= 5: 236^2 measured, 256^2 not
 bool layer_l1(int radius, int64_t plane_points) {
   if (radius == 2) return plane_points <= kTilePlanePoints;
   if (radius == 3 || radius == 4) return plane_points <= kTinyPlanePoints;
@@ -137,7 +147,7 @@ constexpr int kGraphSteps = 32;
 
 KernelConfig default_for(int dim, int radius, int64_t plane_points, bool layers, bool slabs) {
   KernelConfig c = dim == 3 && layers && layer_l1(radius, plane_points)
-                       ? kLayerL1
+                       ? layer_l1_shape(radius, plane_points)
                        : table_row(dim, radius, plane_points, layers, slabs);
   if (!slabs && (dim == 2 || plane_points <= kTilePlanePoints)) c.graph = kGraphSteps;
   return c;
