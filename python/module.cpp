@@ -11,7 +11,6 @@
 #include <chrono>
 #include <condition_variable>
 #include <exception>
-#include <filesystem>
 #include <mutex>
 #include <thread>
 #include <cstring>
@@ -83,6 +82,7 @@ wave::Model model_of(const HostFloats& v, double spacing) {
   // Checked, with its extremes and checksum, in one pass, as the tool's inputs do: the run's
   // checks, default step and sampling warning, and each shot's kept-state match would otherwise
   // each pass over the model.
+  nb::gil_scoped_release nogil;
   m.summarise();
   return m;
 }
@@ -156,7 +156,8 @@ wave::Options shot_options(const wave::Model& model, const RunSettings& s, const
   return o;
 }
 
-// A result as Python's (traces (nrec, nt) float32, dt, the final field or None, the timing dict);
+// A result as Python's (traces (nrec, nt) float32, dt, the final field or None, the timing dict,
+// the run's warnings);
 // the vectors move into the arrays, which own them.
 nb::tuple result_tuple(wave::Result r, const HostFloats& velocity, size_t nrec, int64_t nt, int device,
                        double model_s, const std::string& launch_from) {
@@ -284,12 +285,13 @@ class ShotPool {
       if (device >= 0) select_gpu(device);
       // Freed here, on this thread's GPU: no shot's options keep a copy once it has run.
       const std::shared_ptr<wave::KeptState> kept = wave::make_kept_state();
+      Tuned tuned;
       for (size_t i = next_++; i < shots_.size() && !stop_; i = next_++) {
         try {
           shots_[i].kept_state = kept;
           devices_[i] = device;
           std::vector<std::string> notes;
-          if (device >= 0) launch_from_[i] = take_tuned_launch(shots_[i], notes);
+          if (device >= 0) launch_from_[i] = take_tuned_launch(shots_[i], notes, tuned);
           results_[i] = wave::run(model_, shots_[i]);
           results_[i].warnings.insert(results_[i].warnings.begin(), notes.begin(), notes.end());
         } catch (...) {
@@ -311,23 +313,39 @@ class ShotPool {
   // As `fdstencil wave`: a GPU shot without kernel parameters takes the launch `fdstencil tune
   // --wave` stored for this card and grid, if any (apps/fdstencil/tune_wave.hpp); one this build
   // refuses gives way to the defaults, with a warning. Returns the file it came from, or "".
-  std::string take_tuned_launch(wave::Options& o, std::vector<std::string>& notes) const {
+  // Every shot of a call shares the grid, so a worker looks the launch up for its first shot
+  // (`tuned`: the parameters, the file, the notes) and gives the later ones the same.
+  struct Tuned {
+    bool looked = false;
+    std::string params, file;
+    std::vector<std::string> notes;
+  };
+  std::string take_tuned_launch(wave::Options& o, std::vector<std::string>& notes, Tuned& tuned) const {
     if (!o.kernel_params.empty() || o.backend == "cpu" || gpu_count() == 0) return "";
-    const std::filesystem::path file = cli::wave_cache_file("");
-    const std::string name = cuda::device_info(cuda::current_device())["name"].get<std::string>();
-    const auto warn = [&](const std::string& w) { notes.push_back(w); };
-    const std::string params = cli::tuned_launch(file, name, cli::wave_case_of(model_, o), warn);
-    if (params.empty()) return "";
-    o.kernel_params = params;
-    try {
-      wave::check(model_, o);
-    } catch (const Error& e) {
-      o.kernel_params.clear();
-      notes.push_back(file.string() + ": the tuned launch " + params + " is refused (" + e.what() +
-                      "): the default launch is used");
-      return "";
+    if (!tuned.looked) {
+      tuned.looked = true;
+      tuned.file = cli::wave_cache_file("").string();
+      const std::string name = cuda::device_info(cuda::current_device())["name"].get<std::string>();
+      const auto warn = [&](const std::string& w) { tuned.notes.push_back(w); };
+      tuned.params = cli::tuned_launch(tuned.file, name, cli::wave_case_of(model_, o), warn);
+      if (!tuned.params.empty()) {
+        o.kernel_params = tuned.params;
+        try {
+          wave::check(model_, o);
+        } catch (const Error& e) {
+          // As the tool's: an error that is the run's own, not the launch's, is the run's to report.
+          o.kernel_params.clear();
+          wave::check(model_, o);
+          tuned.notes.push_back(tuned.file + ": the tuned launch " + tuned.params + " is refused (" +
+                                e.what() + "): the default launch is used");
+          tuned.params.clear();
+        }
+      }
     }
-    return file.string();
+    notes.insert(notes.end(), tuned.notes.begin(), tuned.notes.end());
+    if (tuned.params.empty()) return "";
+    o.kernel_params = tuned.params;
+    return tuned.file;
   }
 
   bool wait_done(size_t workers) {
@@ -351,7 +369,7 @@ class ShotPool {
 
 // wave::run for several shots of one model on host arrays, spread over `devices` (GPU indices, one
 // worker each; -1: a worker that chooses none, for the cpu), the GIL released while they step. Returns a list of
-// (traces, dt, final field or None, timing), one per shot in the order given. Ctrl-C stops every
+// (traces, dt, final field or None, timing, warnings), one per shot in the order given. Ctrl-C stops every
 // shot at a step boundary and raises KeyboardInterrupt.
 nb::list run_wave_many(const HostFloats& velocity, double spacing, const RunSettings& s,
                        const std::vector<HostDoubles>& sources, const std::vector<HostDoubles>& wavelets,

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Where a fdstencil.wave.forward call's time goes before its time loop (issue 36: at 472^3 the
-setup was half a call). One 3D shot, a few steps, from NumPy and, where PyTorch sees a GPU, from a
+setup was half a call). One shot (3D, or 2D with --dim 2), a few steps, from NumPy and, where PyTorch sees a GPU, from a
 CUDA tensor, each repeated; the first call of each kind also pays for the CUDA context and the
 module's first use, so the medians are over the repeats after it.
 
@@ -11,7 +11,7 @@ Reported per call (seconds, the timing dict of docs/python.md):
   setup_phases_s the solver's setup by phase (checks, memory, taps, identity, medium, state)
   setup_s        the solver's setup in all, loop_s its time loop, call_s the whole call
 
-Usage: python3 bench/python/setup_cost.py [--size 472] [--cpml 20] [--radius 4] [--steps 20]
+Usage: python3 bench/python/setup_cost.py [--dim 3] [--size 472] [--cpml 20] [--radius 4] [--steps 20]
        [--repeats 4] [--backend cuda] [--output FILE.json]
 Exit status: 0; 2 for a missing package (it says which).
 """
@@ -30,10 +30,13 @@ F0 = 10.0  # Hz
 def one_call(fdstencil, model, a):
     n = a.size
     mid = (n // 2) * SPACING
-    dt = fdstencil.wave.max_stable_dt(3, a.radius, SPACING, VELOCITY) * 0.8
+    dt = fdstencil.wave.max_stable_dt(a.dim, a.radius, SPACING, VELOCITY) * 0.8
     wavelet = fdstencil.wave.ricker(F0, dt, a.steps)
-    receivers = np.linspace((2 * SPACING, mid, 0.0), (2 * SPACING, mid, (n - 1) * SPACING), n // 4)
-    shot = fdstencil.wave.forward(model, SPACING, a.steps, [[mid, mid, mid]], wavelet, receivers, dt=dt,
+    top, last = (2 * SPACING, mid, 0.0), (2 * SPACING, mid, (n - 1) * SPACING)
+    if a.dim == 2:
+        top, last = (top[0], top[2]), (last[0], last[2])
+    receivers = np.linspace(top, last, n // 4)
+    shot = fdstencil.wave.forward(model, SPACING, a.steps, [[mid] * a.dim], wavelet, receivers, dt=dt,
                                   radius=a.radius, cpml=a.cpml, backend=a.backend)
     t = shot.timing
     return {k: t[k] for k in ("prepare_s", "model_s", "setup_s", "loop_s", "total_s", "call_s")} | {
@@ -57,6 +60,7 @@ def line(name, med):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--dim", type=int, default=3, choices=(2, 3))
     p.add_argument("--size", type=int, default=472, help="the model's edge, points, before the layers")
     p.add_argument("--cpml", type=int, default=20, help="absorbing points on each face (default 20)")
     p.add_argument("--radius", type=int, default=4)
@@ -70,8 +74,8 @@ def main():
     except ImportError as e:
         print(f"setup_cost: the fdstencil package is not importable ({e})", file=sys.stderr)
         return 2
-    out = {"size": a.size, "cpml": a.cpml, "radius": a.radius, "steps": a.steps, "kinds": {}}
-    v = np.full((a.size,) * 3, VELOCITY, dtype=np.float32)
+    out = {"dim": a.dim, "size": a.size, "cpml": a.cpml, "radius": a.radius, "steps": a.steps, "kinds": {}}
+    v = np.full((a.size,) * a.dim, VELOCITY, dtype=np.float32)
     kinds = {"numpy": v}
     try:
         import torch

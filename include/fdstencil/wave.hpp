@@ -288,7 +288,9 @@ struct Timing {
   // model's extremes, the domain), "memory" (the host and device memory checked), "taps", "identity"
   // (the run's fingerprint), "copy_probe" (a GPU run that measures its bandwidth), "medium" (m and
   // the CPML's coefficients), "state" (the backend's arrays allocated, zeroed and uploaded),
-  // "resume". A phase a run skips is absent.
+  // "resume". A phase a run skips is absent; a split run's end at "medium" (its slab's state
+  // counts in setup_s alone). The
+  // summary's JSON object lists them by name; Python's dict keeps this order.
   std::vector<std::pair<std::string, double>> setup_phases;
   double gpts = 0;  // computational points x steps / loop_s / 1e9
   // the interior step's DRAM bytes per point: u, u_prev and m read, u written (16 in float, 32 in

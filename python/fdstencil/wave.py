@@ -189,7 +189,7 @@ def _devices(devices, backend, model, shots):
 
 
 def forward_many(velocity, spacing, nt, shots, dt=None, radius=4, cpml=10, free_surface=False, backend="auto",
-                 final_field=False, devices=None, measure_bound=False, kernel_params=None):
+                 final_field=False, devices=None, measure_bound=False, kernel_params=None, _caller_depth=1):
     """Several shots through one model: `shots` is a list of dicts with the keys sources, wavelets
     and receivers (as forward's). Returns a list of Shot, in the shots' order; each shot's traces
     are the bits it gives alone on the same kind of GPU.
@@ -245,7 +245,7 @@ def forward_many(velocity, spacing, nt, shots, dt=None, radius=4, cpml=10, free_
         shot.timing["prepare_s"] = prepared - called
         shot.timing["call_s"] = done - called
     for said in dict.fromkeys(w for shot in out for w in shot.warnings):
-        warnings.warn(said, FdstencilWarning, stacklevel=3)
+        warnings.warn(said, FdstencilWarning, stacklevel=1 + _caller_depth)  # at the caller's line
     return out
 
 
@@ -271,4 +271,4 @@ def forward(velocity, spacing, nt, sources, wavelets, receivers=(), dt=None, rad
     shot = {"sources": sources, "wavelets": wavelets, "receivers": receivers}
     return forward_many(velocity, spacing, nt, [shot], dt=dt, radius=radius, cpml=cpml, free_surface=free_surface,
                         backend=backend, final_field=final_field, devices=None if device is None else [device],
-                        measure_bound=measure_bound, kernel_params=kernel_params)[0]
+                        measure_bound=measure_bound, kernel_params=kernel_params, _caller_depth=2)[0]

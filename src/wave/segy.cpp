@@ -89,7 +89,7 @@ Grid from_model(const wave::Model& m) {
   g.ny = m.ny;
   g.nx = m.nx;
   g.dz = g.dy = g.dx = m.h;
-  g.v = m.v;
+  g.v.assign(m.values().begin(), m.values().end());
   g.traces = m.ny * m.nx;
   return g;
 }

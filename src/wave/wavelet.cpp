@@ -36,15 +36,19 @@ double highest_significant_frequency(const std::vector<double>& w, double dt) {
   // point within 0.03 % of Nyquist).
   constexpr int kFreqs = 4000;
   const double nyquist = 0.5 / dt;
+  // Over the threads, each term's phase by one complex product rather than a sine and a cosine
+  // (its rounding grows by ~1e-16 a term, nothing beside the 1 % threshold): a run asks twice (its
+  // sampling warning, its CPML's profile), and the transform was most of a small model's setup.
   std::vector<double> amp(kFreqs + 1);
-  double amax = 0;
+#pragma omp parallel for schedule(static)
   for (int f = 0; f <= kFreqs; ++f) {
     const double omega = 2 * M_PI * nyquist * f / kFreqs * dt;
-    std::complex<double> s = 0;
-    for (size_t n = b; n < e; ++n) s += w[n] * std::polar(1.0, -omega * double(n));
+    const std::complex<double> turn = std::polar(1.0, -omega);
+    std::complex<double> s = 0, phase = std::polar(1.0, -omega * double(b));
+    for (size_t n = b; n < e; ++n, phase *= turn) s += w[n] * phase;
     amp[size_t(f)] = std::abs(s);
-    amax = std::max(amax, amp[size_t(f)]);
   }
+  const double amax = *std::max_element(amp.begin(), amp.end());
   for (int f = kFreqs; f >= 0; --f)
     if (amp[size_t(f)] >= 0.01 * amax) return nyquist * f / kFreqs;
   return 0;

@@ -312,10 +312,13 @@ def test_the_core_refuses_positions_and_wavelets_of_the_wrong_shape():
 def test_a_runs_warnings_come_back_and_are_issued():
     v, dt, nt, sources, receivers = shot_inputs()
     # 60 Hz on 1800 m/s at 10 m: a couple of points per wavelength, under-sampled at any order.
-    with pytest.warns(fdstencil.wave.FdstencilWarning, match="under-sampled"):
-        shot = fdstencil.wave.forward(v, 10.0, nt, sources, fdstencil.wave.ricker(60, dt, nt), receivers, dt=dt,
-                                      backend="cpu")
+    loud = fdstencil.wave.ricker(60, dt, nt)
+    with pytest.warns(fdstencil.wave.FdstencilWarning, match="under-sampled") as said:
+        shot = fdstencil.wave.forward(v, 10.0, nt, sources, loud, receivers, dt=dt, backend="cpu")
     assert any("under-sampled" in w for w in shot.warnings)
+    with pytest.warns(fdstencil.wave.FdstencilWarning, match="under-sampled") as said_many:
+        fdstencil.wave.forward_many(v, 10.0, nt, [{"sources": sources, "wavelets": loud}], dt=dt, backend="cpu")
+    assert said[0].filename == __file__ and said_many[0].filename == __file__  # the caller's line
     quiet = fdstencil.wave.forward(v, 10.0, nt, sources, fdstencil.wave.ricker(5, dt, nt), receivers, dt=dt,
                                    backend="cpu")
     assert quiet.warnings == [] and quiet.timing["launch_from"] is None

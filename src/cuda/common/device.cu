@@ -56,7 +56,17 @@ int current_device() {
 void synchronize() { FDS_CUDA_CHECK(cudaDeviceSynchronize()); }
 
 void copy_to_host(const void* device_src, void* host_dst, int64_t bytes) {
-  if (bytes > 0) FDS_CUDA_CHECK(cudaMemcpy(host_dst, device_src, size_t(bytes), cudaMemcpyDefault));
+  if (bytes <= 0) return;
+  // From the source's own device, made current for the copy: the calling thread's current one
+  // would otherwise get a context of its own for it (memory taken on a GPU the caller never named).
+  cudaPointerAttributes a{};
+  FDS_CUDA_CHECK(cudaPointerGetAttributes(&a, device_src));
+  int before = 0;
+  FDS_CUDA_CHECK(cudaGetDevice(&before));
+  if (a.type == cudaMemoryTypeDevice && a.device != before) FDS_CUDA_CHECK(cudaSetDevice(a.device));
+  const cudaError_t copied = cudaMemcpy(host_dst, device_src, size_t(bytes), cudaMemcpyDefault);
+  if (a.type == cudaMemoryTypeDevice && a.device != before) FDS_CUDA_CHECK(cudaSetDevice(before));
+  FDS_CUDA_CHECK(copied);
 }
 
 nlohmann::json device_info(int device) {
