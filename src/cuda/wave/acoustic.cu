@@ -90,15 +90,15 @@ KernelConfig shape_2d(int radius, int64_t nx) {
 // short chunks of narrow blocks put fewer interior points into them and more blocks in flight.
 // It won on the H100 (1000 steps) at R = 2 on every plane measured, up to 492^2; at R = 4 up to
 // 256^2 (256^2 with a 20-point layer, the others with 10), not at 364^2; at R = 8 on 148^2, not
-// on 236^2 in 32x4 blocks, but in 16x8 blocks (below) it led tma there by 5 % (48.4 against 46.2
-// GPts/s, two H100s of one kind), so from R = 5 the rule takes planes of up to 240^2. R = 3 takes
+// on 236^2 in 32x4 blocks, but in 16x8 blocks (below) it led tma there (wave-3d-narrow-blocks
+// against wave-3d-layers-32x4), so from R = 5 the rule takes planes of up to 240^2. R = 3 takes
 // R = 2's and 4's rule, R = 5..7 R = 8's, unmeasured; R = 1 keeps its tile.
-// The block, 16x8 threads (32 points along x): wave-3d-narrow-blocks (Nsight Compute had found
-// 21 of a warp's 32 threads active in 32x4 blocks, whose 64-point columns put 2 of the 3 of a
-// 148-point row into an x layer, the last 20 points wide) measured it ahead of 32x4, 16x4, 8x16
-// and 8x8 at 128^3 and 216^3, R = 2, 4 and 8. Chunks of 4 planes on planes of up to
-// kLayerShortChunkPlane and at R = 2 (4 led 8 on 148^2 at every radius, and on 236^2 at R = 2),
-// 8 above it (236^2 at R = 4 and 8).
+// The block, 16x8 threads (32 points along x): 64-point columns leave most lanes of a row's last
+// column idle and put whole columns of interior points into the x layers' blocks (Nsight Compute,
+// docs/wave.md "Narrower blocks for the layers' l1 march"); wave-3d-narrow-blocks measured 16x8
+// ahead of 32x4, 16x4, 8x16 and 8x8 at 128^3 and 216^3, R = 2, 4 and 8. Chunks of 4 planes on
+// planes of up to kLayerShortChunkPlane and at R = 2 (4 led 8 on 148^2 at every radius, and on
+// 236^2 at R = 2), 8 above it (236^2 at R = 4 and 8).
 constexpr int64_t kLayerShortChunkPlane = 192 * 192;  // between 148^2 and 236^2
 KernelConfig layer_l1_shape(int radius, int64_t plane_points) {
   return {16, 8, 2, radius <= 2 || plane_points <= kLayerShortChunkPlane ? 4 : 8};
