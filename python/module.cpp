@@ -87,26 +87,27 @@ wave::Model model_of(const HostFloats& v, double spacing) {
   return m;
 }
 
-// Floats a page holds: the host copy's first touch writes one per page.
-constexpr int64_t kPageFloats = 4096 / sizeof(float);
+// The host copy's first touch writes one byte per page.
+constexpr int64_t kPageBytes = 4096;
 
-// `count` float32 values of a GPU array at `ptr` (its producer's work finished: the caller
-// synchronises) as a host NumPy array: its pages touched by the OpenMP threads, then one copy. A
-// framework's own copy to the host faults a fresh array's pages in on one thread, the copy's
-// slowest part; the solver builds m on the host from the model's values (docs/python.md).
-nb::ndarray<nb::numpy, float> host_copy_of_gpu(uintptr_t ptr, size_t count) {
-  auto* v = new std::vector<float, UnwrittenAllocator<float>>(count);
+// `bytes` of a GPU array's memory from `ptr` (its producer's work finished: the caller
+// synchronises) as a host NumPy array of bytes, which the caller views as its dtype and strides:
+// its pages touched by the OpenMP threads, then one copy. A framework's own copy to the host faults
+// a fresh array's pages in on one thread, the copy's slowest part; the solver builds m on the host
+// from the model's values (docs/python.md).
+nb::ndarray<nb::numpy, uint8_t> host_copy_of_gpu(uintptr_t ptr, size_t bytes) {
+  auto* v = new std::vector<uint8_t, UnwrittenAllocator<uint8_t>>(bytes);
   nb::capsule owner(
-      v, [](void* p) noexcept { delete static_cast<std::vector<float, UnwrittenAllocator<float>>*>(p); });
+      v, [](void* p) noexcept { delete static_cast<std::vector<uint8_t, UnwrittenAllocator<uint8_t>>*>(p); });
   {
     nb::gil_scoped_release nogil;
-    float* out = v->data();
-    const int64_t n = int64_t(count);
+    uint8_t* out = v->data();
+    const int64_t n = int64_t(bytes);
 #pragma omp parallel for schedule(static)
-    for (int64_t p = 0; p < n; p += kPageFloats) out[p] = 0.f;
-    cuda::copy_to_host(reinterpret_cast<const void*>(ptr), out, n * int64_t(sizeof(float)));
+    for (int64_t p = 0; p < n; p += kPageBytes) out[p] = 0;
+    cuda::copy_to_host(reinterpret_cast<const void*>(ptr), out, n);
   }
-  return nb::ndarray<nb::numpy, float>(v->data(), {count}, owner);
+  return nb::ndarray<nb::numpy, uint8_t>(v->data(), {bytes}, owner);
 }
 
 // Points (n, dim) in metres, z first, as wave::Point.
@@ -419,7 +420,17 @@ NB_MODULE(_core, m) {
       .def_rw("kernel_params", &RunSettings::kernel_params);
   m.def("gpu_count", &gpu_count);
   m.def("current_gpu", [] { return gpu_count() > 0 ? cuda::current_device() : -1; });
-  m.def("host_copy_of_gpu", &host_copy_of_gpu, nb::arg("ptr"), nb::arg("count"));
+  m.def("host_copy_of_gpu", &host_copy_of_gpu, nb::arg("ptr"), nb::arg("bytes"));
+  m.def(
+      "device_of", [](uintptr_t ptr) { return cuda::device_of(reinterpret_cast<const void*>(ptr)); },
+      nb::arg("ptr"));
+  m.def(
+      "synchronize_stream",
+      [](uintptr_t handle) {
+        nb::gil_scoped_release nogil;
+        cuda::synchronize_stream(handle);
+      },
+      nb::arg("handle"));
   m.def(
       "gpu_name", [](int device) { return cuda::device_info(device)["name"].get<std::string>(); },
       nb::arg("device"));

@@ -24,6 +24,12 @@ void ensure_device_memory(int64_t bytes, const char* what);
 // return; the host memory's pages are best touched first (a fresh allocation's are otherwise
 // faulted in by the copy, on one thread).
 void copy_to_host(const void* device_src, void* host_dst, int64_t bytes);
+// The GPU whose memory holds `p`, or -1 for host memory (pageable or pinned) and unknown pointers:
+// how an array known only by its address (CUDA's array interface) is placed.
+int device_of(const void* p);
+// Waits on the host for the work queued on stream `handle` (0: the legacy default stream): an
+// array's producer's stream, before its memory is read on another.
+void synchronize_stream(std::uintptr_t handle);
 // name, memory_bytes, sms, l2_bytes, compute_capability, smem_per_block_optin, ...
 nlohmann::json device_info(int device = 0);
 

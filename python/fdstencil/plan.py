@@ -5,6 +5,7 @@ import contextlib
 import numpy as np
 
 from . import _core
+from ._cai import CudaArray, speaks_cai
 
 OPS = ("laplacian7", "d2x", "d2y", "d2z", "d2xy", "d2xyz")
 
@@ -20,14 +21,16 @@ class Plan:
     halo is left as it was. Returns out, an array of u's kind.
 
     NumPy arrays run on the host. Writable GPU arrays of a framework that speaks DLPack (CuPy,
-    PyTorch) run on their GPU: the first GPU array's under "auto", the current GPU at construction
-    under "cuda" (arrays on another GPU are then refused), enqueued on
-    `stream` (a CUDA stream handle as an integer, or an object with .cuda_stream or .ptr, as
-    PyTorch's and CuPy's streams have), by default the framework's current stream (PyTorch, CuPy;
+    PyTorch) or only CUDA's array interface (Numba) run on their GPU: the first GPU array's under
+    "auto", the current GPU at construction under "cuda" (arrays on another GPU are then refused),
+    enqueued on `stream` (a CUDA stream handle as an integer, or an object with .cuda_stream or
+    .ptr, as PyTorch's and CuPy's streams have), by default the framework's current stream (PyTorch, CuPy;
     else the legacy default stream); the call returns once the work is enqueued. Both arrays are
     used in place, without a copy, when they share a layout (a slice of a larger array is taken as
     a view of it). Otherwise u, which is only read, is copied once into a dense array when out is
-    dense (as out=None makes it: a zeroed array), and refused when out is not.
+    dense (as out=None makes it: a zeroed array), and refused when out is not. Arrays known only by
+    __cuda_array_interface__ are taken as they are, with out given (a plan cannot make one), one
+    layout and x contiguous, on `stream` or else on the stream u's interface names.
 
     backend: "cuda" (GPU arrays), "cpu" (OpenMP, vectorized) or "reference" (plain loops in double)
     for NumPy arrays, or "auto": cuda for GPU arrays, cpu for NumPy ones."""
@@ -82,7 +85,10 @@ class Plan:
             return self._host(u, out)
         if _gpu_array(u):
             return self._gpu(u, out, stream)
-        raise TypeError(f"u: expected a NumPy array or a GPU array that speaks DLPack, got {type(u).__name__}")
+        if speaks_cai(u):
+            return self._cai(u, out, stream)
+        raise TypeError(f"u: expected a NumPy array or a GPU array that speaks DLPack or __cuda_array_interface__, "
+                        f"got {type(u).__name__}")
 
     def _host(self, u, out):
         if u.dtype != self.dtype:
@@ -151,6 +157,43 @@ class Plan:
                     u = _dense_copy(u)  # the one copy made, in out's (dense) layout
                 plan = self._plan("gpu", device)
                 (plan.apply_gpu_f32 if self.dtype == np.float32 else plan.apply_gpu_f64)(u, out, handle)
+        return out
+
+    def _cai(self, u, out, stream):
+        """GPU arrays known only by CUDA's array interface: used in place as they are (no copy can be
+        made without their framework), on `stream`, else on u's producer's stream."""
+        if out is None:
+            raise TypeError("out: give an output array (u speaks only __cuda_array_interface__, and a plan makes "
+                            "arrays for PyTorch and CuPy only)")
+        if not speaks_cai(out):
+            raise TypeError(f"out: expected an array of u's kind (__cuda_array_interface__), got {type(out).__name__}")
+        cu, co = CudaArray(u, "u"), CudaArray(out, "out")
+        for name, c in (("u", cu), ("out", co)):
+            if c.dtype != self.dtype:
+                raise TypeError(f"{name}: the plan is for {self.dtype}, got {c.dtype}")
+            if c.shape != self._padded:
+                raise ValueError(f"{name}: expected shape {self._padded} (the interior and a halo of "
+                                 f"{self.radius}), got {c.shape}")
+        if co.readonly:
+            raise ValueError("out: the array is read-only")
+        s = cu.element_strides()
+        if s is None or s != co.element_strides() or s[2] != 1:
+            raise ValueError("u and out: expected one layout with x (the last axis) contiguous; arrays known only "
+                             "by __cuda_array_interface__ are not copied into one")
+        if cu.device != co.device:
+            raise ValueError(f"u is on GPU {cu.device} and out on GPU {co.device}: give arrays on one GPU")
+        if stream is not None:
+            handle = _stream_handle(stream)
+            cu.wait()  # the producers' work done before ours starts on another stream
+            co.wait()
+        else:
+            handle = cu.queue()
+            if co.queue() != handle:
+                co.wait()
+        plan = self._plans.get("gpu") or self._plan("gpu", cu.device)
+        self._last = plan
+        (plan.apply_gpu_ptr_f32 if self.dtype.itemsize == 4 else plan.apply_gpu_ptr_f64)(
+            cu.ptr, co.ptr, s[1], s[0], s[1], s[0], cu.device, handle)
         return out
 
     def describe(self):

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import _core
+from ._cai import CudaArray, speaks_cai
 
 # As the tool's: a Ricker's delay is 1.5 periods (its start ~1e-8 of its peak), and a wavelet is
 # sampled whole, at least nt samples and at most 2^20 (apps/fdstencil/wave_inputs.cpp).
@@ -69,9 +70,12 @@ def _points(name, value, dim):
     return a
 
 
-def _host(a):
+def _host(a, name="velocity"):
     """A framework's array (PyTorch, CuPy) as NumPy on the host, copied there once where it lives on
-    the GPU; anything else as np.asarray takes it."""
+    the GPU, as is an array known only by __cuda_array_interface__; anything else as np.asarray
+    takes it."""
+    if speaks_cai(a):
+        return CudaArray(a, name).to_host()
     module = type(a).__module__
     if module.startswith("torch"):
         fast = _gpu_float32_to_host(a, lambda: a.is_cuda and a.is_contiguous(), lambda: (a.data_ptr(), a.numel()),
@@ -91,11 +95,13 @@ def _gpu_float32_to_host(a, dense, memory, synchronize):
         return None
     synchronize()  # the copy runs on the legacy stream: the array's producer may be on another
     ptr, count = memory()
-    return _core.host_copy_of_gpu(ptr, int(count)).reshape(tuple(a.shape))
+    return _core.host_copy_of_gpu(ptr, int(count) * 4).view(np.float32).reshape(tuple(a.shape))
 
 
 def _gpu_of(a):
     """The GPU index a framework's array lives on, or None (NumPy, or an array on the host)."""
+    if speaks_cai(a):
+        return CudaArray(a, "velocity").device
     try:
         kind, index = a.__dlpack_device__()
     except (AttributeError, TypeError, ValueError):
@@ -104,7 +110,10 @@ def _gpu_of(a):
 
 
 def _like(model):
-    """How to hand a NumPy result back as the model's kind of array, on the model's device."""
+    """How to hand a NumPy result back as the model's kind of array, on the model's device (for a
+    model known only by __cuda_array_interface__: _cai_like's)."""
+    if speaks_cai(model):
+        return _cai_like(CudaArray(model, "velocity").device)
     module = type(model).__module__
     if module.startswith("torch"):
         import torch
@@ -117,6 +126,25 @@ def _like(model):
                 return cupy.asarray(a)
         return lambda a: None if a is None else to_model_device(a)
     return lambda a: a
+
+
+def _cai_like(device):
+    """Results for a model known only by __cuda_array_interface__, whose own kind cannot be made
+    here: CuPy arrays on its GPU where CuPy is installed, else PyTorch tensors, else NumPy."""
+    try:
+        import cupy
+
+        def to_cupy(a):
+            with cupy.cuda.Device(device):
+                return cupy.asarray(a)
+        return lambda a: None if a is None else to_cupy(a)
+    except ImportError:
+        pass
+    try:
+        import torch
+        return lambda a: None if a is None else torch.from_numpy(a).to(f"cuda:{device}")
+    except ImportError:
+        return lambda a: a
 
 
 def _velocity(velocity):
@@ -142,15 +170,20 @@ def _kernel_params(params):
     raise TypeError(f"kernel_params: expected a dict or a JSON object's text, got {type(params).__name__}")
 
 
+def _count(a):
+    """len(a), also for an array known only by __cuda_array_interface__ (which may have no len)."""
+    return CudaArray(a, "receivers").shape[0] if speaks_cai(a) else len(a)
+
+
 def _shot_arrays(shot, dim, label):
     """A shot's sources, wavelets (one row per source) and receivers as C-ordered float64 arrays."""
     if not isinstance(shot, dict) or "sources" not in shot or "wavelets" not in shot:
         raise ValueError(f"{label}a shot is a dict with the keys sources, wavelets and (optionally) receivers")
     try:
-        src = _points("sources", _host(shot["sources"]), dim)
+        src = _points("sources", _host(shot["sources"], "sources"), dim)
         receivers = shot.get("receivers", ())
-        rec = _points("receivers", _host(receivers), dim) if len(receivers) else np.zeros((0, dim))
-        w = np.ascontiguousarray(_host(shot["wavelets"]), dtype=np.float64)
+        rec = _points("receivers", _host(receivers, "receivers"), dim) if _count(receivers) else np.zeros((0, dim))
+        w = np.ascontiguousarray(_host(shot["wavelets"], "wavelets"), dtype=np.float64)
         if w.ndim == 1:
             w = np.ascontiguousarray(np.broadcast_to(w, (src.shape[0], w.size)))
         if w.ndim != 2 or w.shape[0] != src.shape[0]:
@@ -267,7 +300,9 @@ def forward(velocity, spacing, nt, sources, wavelets, receivers=(), dt=None, rad
     The model may be a PyTorch tensor or a CuPy array, on the host or a GPU: it is copied to the
     host once (the solver builds its own padded medium from the host's values; docs/python.md),
     and the traces and the final field come back as that framework's arrays on the model's
-    device. Positions and wavelets may be such arrays too."""
+    device. A GPU array known only by __cuda_array_interface__ (Numba's) is copied the same way;
+    its results come back as CuPy arrays on its GPU, else PyTorch tensors, else NumPy arrays
+    (the kind of array it is cannot be made here). Positions and wavelets may be such arrays too."""
     shot = {"sources": sources, "wavelets": wavelets, "receivers": receivers}
     return forward_many(velocity, spacing, nt, [shot], dt=dt, radius=radius, cpml=cpml, free_surface=free_surface,
                         backend=backend, final_field=final_field, devices=None if device is None else [device],

@@ -69,6 +69,19 @@ void copy_to_host(const void* device_src, void* host_dst, int64_t bytes) {
   FDS_CUDA_CHECK(copied);
 }
 
+int device_of(const void* p) {
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    cudaGetLastError();  // an address CUDA does not know: not device memory
+    return -1;
+  }
+  return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged ? a.device : -1;
+}
+
+void synchronize_stream(std::uintptr_t handle) {
+  FDS_CUDA_CHECK(cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(handle)));
+}
+
 nlohmann::json device_info(int device) {
   cudaDeviceProp p{};
   FDS_CUDA_CHECK(cudaGetDeviceProperties(&p, device));
