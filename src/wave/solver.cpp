@@ -32,6 +32,7 @@
 #include "fdstencil/wave_comm.hpp"
 #include "wave/cpml.hpp"
 #include "wave/interpolation.hpp"
+#include "wave/setup.hpp"
 #include "wave/overlap_probe.hpp"
 #include "wave/slab.hpp"
 #include "wave/slab_state.hpp"
@@ -1304,6 +1305,26 @@ void run_cpu(const Model& model, const Options& o, Checked& c, Result& res, cons
       double(c.d.points()) * double(res.steps_done - res.first_step) >= kHostCopyMinPointSteps)
     res.timing.copy_gbps = cpu::measure_copy_bandwidth(kHostCopyBytes, 5);
 }
+
+}  // namespace
+
+template <class T>
+acoustic::Setup<T> detail::cpu_setup(const Model& model, const Options& o, detail::CpuSetupFrame& frame) {
+  if (split(o)) bad("the linearised solvers run on one rank");
+  Checked c = checked(model, o);
+  check_memory(model, o, c.d, false, true);
+  add_taps(c, model, o);
+  const double reflection =
+      o.boundary.reflection > 0 ? o.boundary.reflection : detail::default_reflection(o.boundary.cpml_width);
+  frame = {c.d, c.dt, c.vmax};
+  return build_setup<T>(model, o, c.d, c.dt, reflection, c.vmax, std::move(c.src_taps), std::move(c.rec_taps),
+                        Domain::Slab{0, c.d.nz});
+}
+
+template acoustic::Setup<float> detail::cpu_setup(const Model&, const Options&, detail::CpuSetupFrame&);
+template acoustic::Setup<double> detail::cpu_setup(const Model&, const Options&, detail::CpuSetupFrame&);
+
+namespace {
 
 Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
   const auto start = std::chrono::steady_clock::now();
