@@ -2,12 +2,42 @@
 #pragma once
 
 #include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+
+#include <cstdint>
+#include <string>
+
+#include "fdstencil/wave.hpp"
 
 namespace fdstencil::python {
+
+// C-ordered arrays on the host (NumPy): the velocity model, positions, wavelets, traces.
+using HostFloats = nanobind::ndarray<const float, nanobind::numpy, nanobind::c_contig, nanobind::device::cpu>;
+using HostDoubles =
+    nanobind::ndarray<const double, nanobind::numpy, nanobind::c_contig, nanobind::device::cpu>;
+
+// What every shot of a call shares: the step, the order, the boundaries, the backend.
+struct RunSettings {
+  double dt = 0;
+  int64_t nt = 0;
+  int radius = 4, cpml = 10;
+  bool free_surface = false, final_field = false, measure_bandwidth = false;
+  std::string backend;
+  std::string kernel_params;  // the GPU launch by hand; "": the tuned launch where stored, else the defaults
+};
+
+// The caller's float32 array as the solver's model, read in place (it must outlive the model),
+// checked and summarised once (module.cpp).
+wave::Model model_of(const HostFloats& v, double spacing);
+// One shot's options: its sources (n, dim) with their wavelets (n, samples) and its receivers.
+wave::Options shot_options(const wave::Model& model, const RunSettings& s, const HostDoubles& sources,
+                           const HostDoubles& wavelets, const HostDoubles& receivers);
 
 // fdstencil.Plan's C++ half: a plan of an operator over a caller's NumPy arrays, taken in place.
 void bind_plan(nanobind::module_& m);
 // fdstencil.tune's C++ half: the operators' autotuner, into the CLI's tuning cache.
 void bind_tune(nanobind::module_& m);
+// fdstencil.wave's linearised solvers (born, born_adjoint, gradient): fdstencil/imaging.hpp.
+void bind_imaging(nanobind::module_& m);
 
 }  // namespace fdstencil::python

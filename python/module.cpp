@@ -32,11 +32,13 @@
 namespace nb = nanobind;
 using namespace fdstencil;
 
-namespace {
+using fdstencil::python::HostDoubles;
+using fdstencil::python::HostFloats;
+using fdstencil::python::model_of;
+using fdstencil::python::RunSettings;
+using fdstencil::python::shot_options;
 
-// A C-ordered float32 array on the host (NumPy): the velocity model, the traces.
-using HostFloats = nb::ndarray<const float, nb::numpy, nb::c_contig, nb::device::cpu>;
-using HostDoubles = nb::ndarray<const double, nb::numpy, nb::c_contig, nb::device::cpu>;
+namespace {
 
 void translate(const std::exception_ptr& p, void*) {
   try {
@@ -68,7 +70,9 @@ int info(const std::vector<std::string>& args) {
   return code;
 }
 
-wave::Model model_of(const HostFloats& v, double spacing) {
+}  // namespace
+
+wave::Model fdstencil::python::model_of(const HostFloats& v, double spacing) {
   wave::Model m;
   m.dim = int(v.ndim());
   if (m.dim != 2 && m.dim != 3)
@@ -86,6 +90,8 @@ wave::Model model_of(const HostFloats& v, double spacing) {
   m.summarise();
   return m;
 }
+
+namespace {
 
 // The host copy's first touch writes one byte per page.
 constexpr int64_t kPageBytes = 4096;
@@ -122,19 +128,12 @@ std::vector<wave::Point> points_of(const HostDoubles& p, int dim, const char* na
   return out;
 }
 
-// What every shot of a call shares: the step, the order, the boundaries, the backend.
-struct RunSettings {
-  double dt = 0;
-  int64_t nt = 0;
-  int radius = 4, cpml = 10;
-  bool free_surface = false, final_field = false, measure_bandwidth = false;
-  std::string backend;
-  std::string kernel_params;  // the GPU launch by hand; "": the tuned launch where stored, else the defaults
-};
+}  // namespace
 
 // One shot's options: its sources (n, dim) with their wavelets (n, samples) and its receivers.
-wave::Options shot_options(const wave::Model& model, const RunSettings& s, const HostDoubles& sources,
-                           const HostDoubles& wavelets, const HostDoubles& receivers) {
+wave::Options fdstencil::python::shot_options(const wave::Model& model, const RunSettings& s,
+                                              const HostDoubles& sources, const HostDoubles& wavelets,
+                                              const HostDoubles& receivers) {
   wave::Options o;
   o.radius = s.radius;
   o.dt = s.dt;
@@ -156,6 +155,8 @@ wave::Options shot_options(const wave::Model& model, const RunSettings& s, const
   o.receivers = points_of(receivers, model.dim, "receivers");
   return o;
 }
+
+namespace {
 
 // A result as Python's (traces (nrec, nt) float32, dt, the final field or None, the timing dict,
 // the run's warnings);
@@ -407,6 +408,7 @@ NB_MODULE(_core, m) {
   m.def("ricker", &wave::ricker, nb::arg("f0"), nb::arg("delay"), nb::arg("dt"), nb::arg("n"));
   fdstencil::python::bind_plan(m);
   fdstencil::python::bind_tune(m);
+  fdstencil::python::bind_imaging(m);
   nb::class_<RunSettings>(m, "RunSettings")
       .def(nb::init<>())
       .def_rw("dt", &RunSettings::dt)

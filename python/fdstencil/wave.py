@@ -307,3 +307,7 @@ def forward(velocity, spacing, nt, sources, wavelets, receivers=(), dt=None, rad
     return forward_many(velocity, spacing, nt, [shot], dt=dt, radius=radius, cpml=cpml, free_surface=free_surface,
                         backend=backend, final_field=final_field, devices=None if device is None else [device],
                         measure_bound=measure_bound, kernel_params=kernel_params, _caller_depth=2)[0]
+
+
+# The linearised solvers (issue 37), offered as fdstencil.wave's; imaging.py holds them.
+from .imaging import born, born_adjoint, forward_torch, gradient, modelled  # noqa: E402,F401

@@ -1,0 +1,94 @@
+"""Born modelling, its exact adjoint and the FWI gradient from Python (issue 37; docs/imaging.md),
+and a PyTorch autograd function over the forward modelling, so that an FWI loop's
+`loss.backward()` gives the velocity's gradient.
+
+All run on the cpu backend, on fdstencil's own discretisation (fdstencil.wave.forward's: order 2R,
+leapfrog, CPML, free surface, the same taps), in double by default (`double=False`: float). The
+step `dt` must be given: it is held fixed, as is the CPML's profile (built from the model's largest
+velocity), so that the linearisation belongs to one operator. Arrays are NumPy's (PyTorch tensors
+and CuPy arrays are copied to the host); results are float64 NumPy arrays."""
+import numpy as np
+
+from . import _core
+from .wave import _host, _shot_arrays, _velocity
+
+
+def _call(op, velocity, vec, spacing, nt, sources, wavelets, receivers, dt, radius, cpml, free_surface, double):
+    v = _velocity(velocity)
+    if dt is None or not np.isfinite(dt) or dt <= 0:
+        raise ValueError(f"dt: give the time step in seconds (the linearisation holds it fixed), got {dt!r}")
+    src, w, rec = _shot_arrays({"sources": sources, "wavelets": wavelets, "receivers": receivers}, v.ndim, "")
+    s = _core.RunSettings()
+    s.dt, s.nt, s.radius, s.cpml, s.free_surface, s.backend = float(dt), int(nt), int(radius), int(cpml), \
+        bool(free_surface), "cpu"
+    x = np.zeros(0) if vec is None else np.ascontiguousarray(_host(vec, "the vector"), dtype=np.float64).ravel()
+    return _core.linearised(op, v, float(spacing), s, bool(double), src, w, rec, x)
+
+
+def modelled(velocity, spacing, nt, sources, wavelets, receivers, dt, radius=4, cpml=10, free_surface=False,
+             double=True):
+    """The traces (nrec, nt) of the shot, in the precision the linearised operators use."""
+    return _call("modelled", velocity, None, spacing, nt, sources, wavelets, receivers, dt, radius, cpml,
+                 free_surface, double)[0]
+
+
+def born(velocity, dv, spacing, nt, sources, wavelets, receivers, dt, radius=4, cpml=10, free_surface=False,
+         double=True):
+    """J dv: the traces' first-order change (nrec, nt) for a velocity change dv (the model's shape)."""
+    return _call("born", velocity, dv, spacing, nt, sources, wavelets, receivers, dt, radius, cpml, free_surface,
+                 double)[0]
+
+
+def born_adjoint(velocity, dd, spacing, nt, sources, wavelets, receivers, dt, radius=4, cpml=10,
+                 free_surface=False, double=True):
+    """J^T dd for traces dd (nrec, nt): the model-shaped result with <J dv, dd> = <dv, J^T dd>."""
+    return _call("born_adjoint", velocity, dd, spacing, nt, sources, wavelets, receivers, dt, radius, cpml,
+                 free_surface, double)[0]
+
+
+def gradient(velocity, observed, spacing, nt, sources, wavelets, receivers, dt, radius=4, cpml=10,
+             free_surface=False, double=True):
+    """(misfit, gradient, traces): misfit = 1/2 ||d(v) - observed||^2, its gradient with respect
+    to the velocity (the model's shape) and the modelled traces d(v) (nrec, nt)."""
+    g, misfit, traces = _call("gradient", velocity, observed, spacing, nt, sources, wavelets, receivers, dt,
+                              radius, cpml, free_surface, double)
+    return misfit, g, traces
+
+
+_FUNCTION = None
+
+
+def _forward_function():
+    """The torch.autograd.Function, made at first use so that importing fdstencil imports no torch."""
+    global _FUNCTION
+    if _FUNCTION is None:
+        import torch
+
+        class Forward(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, velocity, shot):
+                ctx.shot = shot
+                ctx.save_for_backward(velocity)
+                traces = modelled(velocity.detach().cpu().numpy(), **shot)
+                return torch.from_numpy(traces).to(device=velocity.device, dtype=velocity.dtype)
+
+            @staticmethod
+            def backward(ctx, grad_traces):
+                (velocity,) = ctx.saved_tensors
+                g = born_adjoint(velocity.detach().cpu().numpy(), grad_traces.detach().cpu().double().numpy(),
+                                 **ctx.shot)
+                return torch.from_numpy(g).to(device=velocity.device, dtype=velocity.dtype), None
+
+        _FUNCTION = Forward
+    return _FUNCTION
+
+
+def forward_torch(velocity, spacing, nt, sources, wavelets, receivers, dt, radius=4, cpml=10, free_surface=False,
+                  double=True):
+    """The shot's traces (nrec, nt) as a tensor of velocity's dtype and device that PyTorch's
+    autograd differentiates: its backward is born_adjoint, the exact transpose of the discrete
+    modelling. velocity: a tensor (requires_grad for a gradient), (nz, nx) or (nz, ny, nx)."""
+    shot = {"spacing": spacing, "nt": nt, "sources": _host(sources, "sources"),
+            "wavelets": _host(wavelets, "wavelets"), "receivers": _host(receivers, "receivers"), "dt": dt,
+            "radius": radius, "cpml": cpml, "free_surface": free_surface, "double": double}
+    return _forward_function().apply(velocity, shot)

@@ -1,0 +1,83 @@
+// fdstencil.wave's linearised solvers over NumPy arrays (fdstencil/imaging.hpp): the model and the
+// shot given as forward's, the vectors and results as float64 arrays. The cpu backend, in the
+// precision asked for; the GIL is released while they run.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bindings.hpp"
+#include "fdstencil/error.hpp"
+#include "fdstencil/imaging.hpp"
+
+namespace nb = nanobind;
+
+namespace fdstencil::python {
+
+namespace {
+
+// A vector's values as a float64 NumPy array of `shape`, owning them.
+nb::object array_of(std::vector<double> v, std::vector<size_t> shape) {
+  auto* owned = new std::vector<double>(std::move(v));
+  nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<std::vector<double>*>(p); });
+  return nb::cast(nb::ndarray<nb::numpy, double>(owned->data(), shape.size(), shape.data(), owner));
+}
+
+// op: "modelled", "born", "born_adjoint", "source_adjoint" or "gradient"; vec: dv (the model's
+// points) for born, the traces (nrec, nt) for the adjoints, the observed traces for gradient.
+// Returns (array, misfit): the traces, the model-shaped result or the wavelets' adjoint, and the
+// misfit for gradient (else 0); gradient's modelled traces come third.
+nb::tuple linearised(const std::string& op, const HostFloats& velocity, double spacing, const RunSettings& s,
+                     bool double_precision, const HostDoubles& sources, const HostDoubles& wavelets,
+                     const HostDoubles& receivers, const HostDoubles& vec) {
+  const wave::Model model = model_of(velocity, spacing);
+  wave::Options o = shot_options(model, s, sources, wavelets, receivers);
+  o.double_precision = double_precision;
+  if (o.backend != "cpu")
+    throw Error(ErrorKind::unsupported, "the linearised solvers run on the cpu backend only");
+  const std::span<const double> x(vec.data(), vec.size());
+  std::vector<size_t> model_shape;
+  for (size_t a = 0; a < velocity.ndim(); ++a) model_shape.push_back(velocity.shape(a));
+  const std::vector<size_t> traces_shape = {o.receivers.size(), size_t(o.nt)};
+  std::vector<double> out, traces;
+  double misfit = 0;
+  std::vector<size_t> shape = traces_shape;
+  {
+    nb::gil_scoped_release nogil;
+    if (op == "modelled") {
+      out = wave::modelled(model, o);
+    } else if (op == "born") {
+      out = wave::born(model, o, x);
+    } else if (op == "born_adjoint") {
+      out = wave::born_adjoint(model, o, x);
+      shape = model_shape;
+    } else if (op == "source_adjoint") {
+      out = wave::source_adjoint(model, o, x);
+      shape = {o.sources.size(), size_t(o.nt)};
+    } else if (op == "gradient") {
+      wave::Gradient g = wave::gradient(model, o, x);
+      out = std::move(g.velocity);
+      traces = std::move(g.traces);
+      misfit = g.misfit;
+      shape = model_shape;
+    } else {
+      throw Error(ErrorKind::invalid_argument, "unknown linearised operator '" + op + "'");
+    }
+  }
+  nb::object t = traces.empty() ? nb::none() : array_of(std::move(traces), traces_shape);
+  return nb::make_tuple(array_of(std::move(out), shape), misfit, t);
+}
+
+}  // namespace
+
+void bind_imaging(nb::module_& m) {
+  m.def("linearised", &linearised, nb::arg("op"), nb::arg("velocity"), nb::arg("spacing"),
+        nb::arg("settings"), nb::arg("double_precision"), nb::arg("sources"), nb::arg("wavelets"),
+        nb::arg("receivers"), nb::arg("vec"));
+}
+
+}  // namespace fdstencil::python

@@ -1,0 +1,105 @@
+"""fdstencil.wave's linearised solvers (python/fdstencil/imaging.py) on a small 2D layered model:
+the Born pair's dot-product test, Born modelling and the gradient against central differences of
+the modelling, the refusals, and with PyTorch the autograd function (its gradient the C++
+gradient's, and torch.autograd.gradcheck in double)."""
+import numpy as np
+import pytest
+
+import fdstencil.wave as fw
+
+H, NT = 10.0, 90
+try:
+    import torch
+    HAVE_TORCH = True
+except ImportError:
+    HAVE_TORCH = False
+
+
+def model():
+    v = np.full((30, 40), 1500, np.float32)
+    v[14:] = 1750
+    v[8:12, 22:27] = 1625  # a body: reflections beside the direct wave
+    return v
+
+
+def shot(v, **extra):
+    dt = 0.5 * fw.max_stable_dt(2, 4, H, 1750.0)
+    return dict(spacing=H, nt=NT, sources=[[62.3, 151.7]], wavelets=fw.ricker(30.0, dt, NT)[:NT],
+                receivers=[[25.1, x] for x in (31.0, 118.4, 207.9, 333.3)], dt=dt, cpml=5,
+                free_surface=True) | extra
+
+
+def perturbation(v, seed):
+    """Random, zero at the largest velocity (so the CPML's profile stays) and near the source (whose
+    taps hold their m rounded to float), in steps of 1/16 m/s: v +- eps dv is exact in float32."""
+    dv = np.random.default_rng(seed).integers(-8, 9, v.shape).astype(np.float64) / 16
+    dv[v >= 1750] = 0
+    dv[2:11, 10:20] = 0
+    return dv
+
+
+def test_the_born_pair_meets_in_the_dot_product():
+    v = model()
+    s = shot(v)
+    dv, dd = perturbation(v, 1), np.random.default_rng(2).standard_normal((4, NT))
+    lhs, rhs = np.vdot(fw.born(v, dv, **s), dd), np.vdot(dv, fw.born_adjoint(v, dd, **s))
+    assert lhs != 0 and abs(lhs - rhs) <= 1e-12 * abs(lhs)
+
+
+def test_born_and_the_gradient_agree_with_central_differences():
+    v = model()
+    s = shot(v)
+    dv = perturbation(v, 3)
+    eps = 4.0  # dv's steps of 1/16 times 4: every v +- eps dv exact in float32
+    plus, minus = fw.modelled(v + eps * dv, **s), fw.modelled(v - eps * dv, **s)
+    born = fw.born(v, dv, **s)
+    assert np.linalg.norm((plus - minus) / (2 * eps) - born) <= 1e-4 * np.linalg.norm(born)
+    observed = fw.modelled(model() * np.float32(1.02), **s)
+    misfit, g, traces = fw.gradient(v, observed, **s)
+    assert misfit == pytest.approx(0.5 * np.sum((traces - observed) ** 2), rel=1e-12)
+    j = [0.5 * np.sum((fw.modelled(v + sign * eps * dv, **s) - observed) ** 2) for sign in (1, -1)]
+    assert (j[0] - j[1]) / (2 * eps) == pytest.approx(np.vdot(g, dv), rel=1e-4)
+
+
+def test_bad_input_is_refused_by_name():
+    v = model()
+    s = shot(v)
+    with pytest.raises(ValueError, match="dt: give the time step"):
+        fw.born(v, np.zeros(v.shape), **(s | {"dt": None}))
+    with pytest.raises(ValueError, match=r"dd: expected 360 values \(4 receivers x 90 steps\), got 359"):
+        fw.born_adjoint(v, np.zeros(359), **s)
+    with pytest.raises(ValueError, match="dv: expected 1200 values"):
+        fw.born(v, np.zeros((2, 2)), **s)
+
+
+@pytest.mark.skipif(not HAVE_TORCH, reason="PyTorch is not installed for this Python")
+def test_loss_backward_gives_the_gradient():
+    v = model()
+    s = shot(v)
+    observed = fw.modelled(v * np.float32(1.02), **s)
+    vt = torch.tensor(v, dtype=torch.float64, requires_grad=True)
+    loss = 0.5 * ((fw.forward_torch(vt, **s) - torch.from_numpy(observed)) ** 2).sum()
+    loss.backward()
+    misfit, g, _ = fw.gradient(v, observed, **s)
+    assert loss.item() == pytest.approx(misfit, rel=1e-12)
+    assert np.allclose(vt.grad.numpy(), g, rtol=1e-10, atol=1e-10 * np.abs(g).max())
+
+
+@pytest.mark.skipif(not HAVE_TORCH, reason="PyTorch is not installed for this Python")
+def test_gradcheck_in_double():
+    v = model()
+    s = shot(v, nt=40, wavelets=fw.ricker(30.0, shot(v)["dt"], 40)[:40])
+    base = torch.tensor(v, dtype=torch.float64)
+    # Fifteen points above the deeper layer (which holds the largest velocity: it, and so the CPML,
+    # stay fixed) and away from the source's taps.
+    free = torch.zeros(v.shape, dtype=torch.float64)
+    free[11:14, 30:33] = 1
+    free[4:6, 3:6] = 1
+    x = torch.zeros(int(free.sum()), dtype=torch.float64, requires_grad=True)
+
+    def traces(x):
+        dv = torch.zeros(v.shape, dtype=torch.float64).masked_scatter(free.bool(), x)
+        return fw.forward_torch(base + dv, **s)
+
+    # eps = 1/16 m/s: 1500 + x +- eps stays exact in float32, the model's precision
+    assert torch.autograd.gradcheck(traces, (x,), eps=1 / 16, atol=1e-7, rtol=1e-4)
