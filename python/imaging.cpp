@@ -27,13 +27,15 @@ nb::object array_of(std::vector<double> v, std::vector<size_t> shape) {
   return nb::cast(nb::ndarray<nb::numpy, double>(owned->data(), shape.size(), shape.data(), owner));
 }
 
-// op: "modelled", "born", "born_adjoint", "source_adjoint" or "gradient"; vec: dv (the model's
-// points) for born, the traces (nrec, nt) for the adjoints, the observed traces for gradient.
+// op: "modelled", "born", "born_adjoint", "source_adjoint", "rtm" or "gradient"; vec: dv (the
+// model's points) for born, the traces (nrec, nt) for the adjoints and rtm (with its condition and
+// filters), the observed traces for gradient.
 // Returns (array, misfit): the traces, the model-shaped result or the wavelets' adjoint, and the
 // misfit for gradient (else 0); gradient's modelled traces come third.
 nb::tuple linearised(const std::string& op, const HostFloats& velocity, double spacing, const RunSettings& s,
                      bool double_precision, const HostDoubles& sources, const HostDoubles& wavelets,
-                     const HostDoubles& receivers, const HostDoubles& vec) {
+                     const HostDoubles& receivers, const HostDoubles& vec, const std::string& condition,
+                     bool illumination, bool laplacian) {
   const wave::Model model = model_of(velocity, spacing);
   wave::Options o = shot_options(model, s, sources, wavelets, receivers);
   o.double_precision = double_precision;
@@ -58,6 +60,14 @@ nb::tuple linearised(const std::string& op, const HostFloats& velocity, double s
     } else if (op == "source_adjoint") {
       out = wave::source_adjoint(model, o, x);
       shape = {o.sources.size(), size_t(o.nt)};
+    } else if (op == "rtm") {
+      if (condition != "adjoint" && condition != "crosscorrelation")
+        throw Error(ErrorKind::invalid_argument,
+                    "condition: expected 'adjoint' or 'crosscorrelation', got '" + condition + "'");
+      const wave::ImagingCondition c =
+          condition == "adjoint" ? wave::ImagingCondition::adjoint : wave::ImagingCondition::crosscorrelation;
+      out = wave::rtm(model, o, x, {c, illumination, laplacian});
+      shape = model_shape;
     } else if (op == "gradient") {
       wave::Gradient g = wave::gradient(model, o, x);
       out = std::move(g.velocity);
@@ -77,7 +87,8 @@ nb::tuple linearised(const std::string& op, const HostFloats& velocity, double s
 void bind_imaging(nb::module_& m) {
   m.def("linearised", &linearised, nb::arg("op"), nb::arg("velocity"), nb::arg("spacing"),
         nb::arg("settings"), nb::arg("double_precision"), nb::arg("sources"), nb::arg("wavelets"),
-        nb::arg("receivers"), nb::arg("vec"));
+        nb::arg("receivers"), nb::arg("vec"), nb::arg("condition") = "adjoint",
+        nb::arg("illumination") = false, nb::arg("laplacian") = false);
 }
 
 }  // namespace fdstencil::python

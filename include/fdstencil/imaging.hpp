@@ -4,7 +4,7 @@
 // included (src/cpu/acoustic_adjoint.hpp derives it), and the dot-product tests check it.
 //
 // Scope so far: the cpu backend on one rank, in the options' precision (double_precision), the
-// forward wavefield's time derivative kept whole in host memory for the backward pass. The CPML's
+// forward wavefield of every step kept in host memory for the backward pass. The CPML's
 // profile and dt are taken as fixed (built from the model's largest velocity, or given): a
 // perturbation that moves the largest velocity changes them, which the linearisation ignores.
 #pragma once
@@ -39,11 +39,29 @@ struct Gradient {
   double misfit = 0;             // 1/2 sum over receivers and steps of (d - observed)^2
   std::vector<double> velocity;  // d misfit / d v over the model's points, C order
   std::vector<double> traces;    // d, the modelled traces (nrec, nt)
-  int64_t stored_bytes = 0;      // the forward field's time derivatives kept for the backward pass
+  int64_t stored_bytes = 0;      // the forward field of every step, kept for the backward pass
 };
 
 // The FWI gradient of misfit = 1/2 ||d(v) - observed||^2 with respect to the velocity:
 // born_adjoint of the residual. observed: (nrec, nt).
 Gradient gradient(const Model& model, const Options& options, std::span<const double> observed);
+
+// Reverse-time migration of one shot's recorded traces (nrec, nt), over the model's points (the
+// layers left out). Images of several shots add: their sum is the stack.
+enum class ImagingCondition {
+  adjoint,           // J^T d over m: sum over steps of ubar^{n+1} du^{n+1}/dm (born_adjoint before dm/dv)
+  crosscorrelation,  // the classic zero-lag sum over steps of u^n ubar^n
+};
+
+struct RtmOptions {
+  ImagingCondition condition = ImagingCondition::adjoint;
+  bool illumination = false;  // divided by the source's illumination sum (u^n)^2 (+ 1e-6 of its largest)
+  bool laplacian = false;     // then -Laplacian (the 3-point second differences summed over the axes,
+                              // zero outside the model) against the low wavenumbers backscattering
+                              // leaves at sharp contrasts
+};
+
+std::vector<double> rtm(const Model& model, const Options& options, std::span<const double> recorded,
+                        const RtmOptions& rtm = {});
 
 }  // namespace fdstencil::wave

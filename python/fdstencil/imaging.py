@@ -1,6 +1,6 @@
-"""Born modelling, its exact adjoint and the FWI gradient from Python (issue 37; docs/imaging.md),
-and a PyTorch autograd function over the forward modelling, so that an FWI loop's
-`loss.backward()` gives the velocity's gradient.
+"""Born modelling, its exact adjoint, RTM images and the FWI gradient from Python (issue 37;
+docs/imaging.md), and a PyTorch autograd function over the forward modelling, so that an FWI
+loop's `loss.backward()` gives the velocity's gradient.
 
 All run on the cpu backend, on fdstencil's own discretisation (fdstencil.wave.forward's: order 2R,
 leapfrog, CPML, free surface, the same taps), in double by default (`double=False`: float). The
@@ -13,7 +13,8 @@ from . import _core
 from .wave import _host, _shot_arrays, _velocity
 
 
-def _call(op, velocity, vec, spacing, nt, sources, wavelets, receivers, dt, radius, cpml, free_surface, double):
+def _call(op, velocity, vec, spacing, nt, sources, wavelets, receivers, dt, radius, cpml, free_surface, double,
+          **rtm):
     v = _velocity(velocity)
     if dt is None or not np.isfinite(dt) or dt <= 0:
         raise ValueError(f"dt: give the time step in seconds (the linearisation holds it fixed), got {dt!r}")
@@ -22,7 +23,7 @@ def _call(op, velocity, vec, spacing, nt, sources, wavelets, receivers, dt, radi
     s.dt, s.nt, s.radius, s.cpml, s.free_surface, s.backend = float(dt), int(nt), int(radius), int(cpml), \
         bool(free_surface), "cpu"
     x = np.zeros(0) if vec is None else np.ascontiguousarray(_host(vec, "the vector"), dtype=np.float64).ravel()
-    return _core.linearised(op, v, float(spacing), s, bool(double), src, w, rec, x)
+    return _core.linearised(op, v, float(spacing), s, bool(double), src, w, rec, x, **rtm)
 
 
 def modelled(velocity, spacing, nt, sources, wavelets, receivers, dt, radius=4, cpml=10, free_surface=False,
@@ -44,6 +45,16 @@ def born_adjoint(velocity, dd, spacing, nt, sources, wavelets, receivers, dt, ra
     """J^T dd for traces dd (nrec, nt): the model-shaped result with <J dv, dd> = <dv, J^T dd>."""
     return _call("born_adjoint", velocity, dd, spacing, nt, sources, wavelets, receivers, dt, radius, cpml,
                  free_surface, double)[0]
+
+
+def rtm(velocity, recorded, spacing, nt, sources, wavelets, receivers, dt, radius=4, cpml=10, free_surface=False,
+        double=True, condition="adjoint", illumination=False, laplacian=False):
+    """One shot's reverse-time migration image over the model's points: condition "adjoint" (J^T d
+    over m) or "crosscorrelation" (the zero-lag sum of u ubar), optionally divided by the source's
+    illumination and filtered by -Laplacian. Images of several shots add into the stack."""
+    return _call("rtm", velocity, recorded, spacing, nt, sources, wavelets, receivers, dt, radius, cpml,
+                 free_surface, double, condition=str(condition), illumination=bool(illumination),
+                 laplacian=bool(laplacian))[0]
 
 
 def gradient(velocity, observed, spacing, nt, sources, wavelets, receivers, dt, radius=4, cpml=10,

@@ -37,7 +37,13 @@ void check_size(std::span<const double> a, int64_t want, const std::string& name
 }
 
 std::string traces_shape(const Options& o) {
-  return "(" + std::to_string(o.receivers.size()) + " receivers x " + std::to_string(o.nt) + " steps)";
+  // Appended piece by piece: GCC 12 warns (-Wrestrict, a false positive) on the one-expression form.
+  std::string s = "(";
+  s += std::to_string(o.receivers.size());
+  s += " receivers x ";
+  s += std::to_string(o.nt);
+  s += " steps)";
+  return s;
 }
 
 // f(p, point) for every computational point p and the model point it takes its velocity from
@@ -75,7 +81,7 @@ void dudm(const acoustic::Setup<T>& s, const T* next, const T* cur, const T* pre
     }
 }
 
-// The forward run, handing `each(n, dudm)` the time derivative of every step n.
+// The forward run, handing `each(n, dudm)` du^{n+1}/dm of every step n.
 template <class T, class Each>
 std::vector<T> forward(const acoustic::Setup<T>& s, Each&& each) {
   cpu::AcousticCpu<T> run{acoustic::Setup<T>(s)};
@@ -103,24 +109,62 @@ std::vector<double> to_velocity(const Model& model, const Domain& d, double dt,
 
 template <class T>
 void check_storage(const acoustic::Setup<T>& s) {
-  const double bytes = double(s.nt) * double(s.alloc) * double(sizeof(T));
+  const double bytes = double(s.nt + 1) * double(s.alloc) * double(sizeof(T));
   const double host = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGESIZE));
   if (bytes > 0.8 * host)
     throw Error(ErrorKind::out_of_memory,
-                "the backward pass keeps the forward field's time derivative at every step: " +
+                "the backward pass keeps the forward field of every step: " +
                     std::to_string(int64_t(bytes / (1 << 20))) + " MiB, more than 80 % of this host's " +
                     std::to_string(int64_t(host / (1 << 20))) + " MiB (fewer steps or a smaller model)");
 }
 
-// The backward pass over a stored forward: sum over steps of P dudm over m, for residual dd.
+// The forward run with every step's field kept, u^0 .. u^nt at fields[n alloc] (u^0 = 0, the run
+// starting at rest): its traces.
 template <class T>
-std::vector<double> adjoint_over_m(const acoustic::Setup<T>& s, const std::vector<T>& store,
-                                   const std::vector<T>& dd) {
-  std::vector<double> grad_m(size_t(s.alloc), 0.0);
+std::vector<T> forward_kept(const acoustic::Setup<T>& s, std::vector<T>& fields) {
+  check_storage(s);
+  const size_t n = size_t(s.alloc);
+  fields.assign((size_t(s.nt) + 1) * n, T(0));
+  cpu::AcousticCpu<T> run{acoustic::Setup<T>(s)};
+  for (int64_t step = 0; step < s.nt; ++step) {
+    run.step(step);
+    std::copy_n(run.current(), n, fields.data() + (size_t(step) + 1) * n);
+  }
+  return run.traces();
+}
+
+// What the backward pass accumulates over the computational points: sum over steps of
+// ubar^{n+1} du^{n+1}/dm (the adjoint's correlation, d misfit / dm), and when asked sum of
+// u^n ubar^n (the zero-lag cross-correlation) and of (u^n)^2 (the source's illumination).
+struct Correlations {
+  std::vector<double> adjoint, cross, illumination;
+};
+
+template <class T>
+Correlations backward(const acoustic::Setup<T>& s, const std::vector<T>& fields, const std::vector<T>& dd,
+                      bool cross) {
+  const size_t n = size_t(s.alloc);
+  Correlations c;
+  c.adjoint.assign(n, 0.0);
+  if (cross) {
+    c.cross.assign(n, 0.0);
+    c.illumination.assign(n, 0.0);
+  }
+  const std::vector<T> rest(n, T(0));  // u^{-1}
+  std::vector<T> du(n, T(0));
   cpu::AcousticAdjointCpu<T> adj(s);
-  for (int64_t n = s.nt - 1; n >= 0; --n)
-    adj.step(n, dd.data(), store.data() + size_t(n) * size_t(s.alloc), grad_m.data(), nullptr);
-  return grad_m;
+  for (int64_t step = s.nt - 1; step >= 0; --step) {
+    const T* cur = fields.data() + size_t(step) * n;
+    dudm(s, cur + n, cur, step > 0 ? cur - n : rest.data(), du.data());
+    adj.step(step, dd.data(), du.data(), c.adjoint.data(), nullptr);
+    if (!cross) continue;
+    const T* ubar = adj.current();
+    for (size_t i = 0; i < n; ++i) {  // zero outside the computational points in both fields
+      c.cross[i] += double(cur[i]) * double(ubar[i]);
+      c.illumination[i] += double(cur[i]) * double(cur[i]);
+    }
+  }
+  return c;
 }
 
 template <class T>
@@ -152,16 +196,61 @@ std::pair<std::vector<double>, std::vector<T>> backward_typed(const Model& model
                                                               std::span<const double> observed, bool residual,
                                                               detail::CpuSetupFrame& f) {
   const acoustic::Setup<T> s = detail::cpu_setup<T>(model, o, f);
-  check_storage(s);
-  std::vector<T> store(size_t(s.nt) * size_t(s.alloc));
-  std::vector<T> traces = forward(s, [&](int64_t n, const T* du) {
-    std::copy_n(du, s.alloc, store.data() + size_t(n) * size_t(s.alloc));
-  });
+  std::vector<T> fields;
+  std::vector<T> traces = forward_kept(s, fields);
   std::vector<T> dd = as_t<T>(observed);
   if (residual)
     for (size_t i = 0; i < dd.size(); ++i) dd[i] = traces[i] - dd[i];
-  std::vector<double> grad_m = adjoint_over_m(s, store, dd);
-  return {to_velocity(model, f.d, f.dt, grad_m), std::move(traces)};
+  return {to_velocity(model, f.d, f.dt, backward(s, fields, dd, false).adjoint), std::move(traces)};
+}
+// The model's points of a computational-point array.
+std::vector<double> on_model(const Domain& d, const std::vector<double>& a) {
+  std::vector<double> out(size_t(d.model_nz * d.model_ny * d.model_nx));
+  for (int64_t k = 0; k < d.model_nz; ++k)
+    for (int64_t j = 0; j < d.model_ny; ++j)
+      for (int64_t i = 0; i < d.model_nx; ++i)
+        out[size_t((k * d.model_ny + j) * d.model_nx + i)] =
+            a[size_t(d.index(i + d.lo[0], j + d.lo[1], k + d.lo[2]))];
+  return out;
+}
+
+// -(sum over axes of the 3-point second difference), zero outside the model's points.
+std::vector<double> minus_laplacian(const Domain& d, const std::vector<double>& a) {
+  const int64_t n[3] = {d.model_nx, d.model_ny, d.model_nz},
+                stride[3] = {1, d.model_nx, d.model_nx * d.model_ny};
+  std::vector<double> out(a.size(), 0.0);
+  for (int64_t k = 0; k < n[2]; ++k)
+    for (int64_t j = 0; j < n[1]; ++j)
+      for (int64_t i = 0; i < n[0]; ++i) {
+        const int64_t c[3] = {i, j, k}, p = k * stride[2] + j * stride[1] + i;
+        double sum = 0;
+        for (int ax = 0; ax < 3; ++ax) {
+          if (n[ax] == 1) continue;
+          const double lo = c[ax] > 0 ? a[size_t(p - stride[ax])] : 0.0;
+          const double hi = c[ax] < n[ax] - 1 ? a[size_t(p + stride[ax])] : 0.0;
+          sum += lo - 2 * a[size_t(p)] + hi;
+        }
+        out[size_t(p)] = -sum;
+      }
+  return out;
+}
+
+template <class T>
+std::vector<double> rtm_typed(const Model& model, const Options& o, std::span<const double> recorded,
+                              const RtmOptions& r) {
+  detail::CpuSetupFrame f;
+  const acoustic::Setup<T> s = detail::cpu_setup<T>(model, o, f);
+  std::vector<T> fields;
+  forward_kept(s, fields);
+  const bool cross = r.condition == ImagingCondition::crosscorrelation;
+  const Correlations c = backward(s, fields, as_t<T>(recorded), cross || r.illumination);
+  std::vector<double> image = on_model(f.d, cross ? c.cross : c.adjoint);
+  if (r.illumination) {
+    const std::vector<double> light = on_model(f.d, c.illumination);
+    const double floor = 1e-6 * *std::max_element(light.begin(), light.end());
+    for (size_t i = 0; i < image.size(); ++i) image[i] /= light[i] + floor;
+  }
+  return r.laplacian ? minus_laplacian(f.d, image) : image;
 }
 
 template <class T>
@@ -205,6 +294,13 @@ std::vector<double> source_adjoint(const Model& model, const Options& o, std::sp
                             : source_adjoint_typed<float>(model, o, dd);
 }
 
+std::vector<double> rtm(const Model& model, const Options& o, std::span<const double> recorded,
+                        const RtmOptions& r) {
+  check_size(recorded, int64_t(o.receivers.size()) * o.nt, "recorded", traces_shape(o));
+  return o.double_precision ? rtm_typed<double>(model, o, recorded, r)
+                            : rtm_typed<float>(model, o, recorded, r);
+}
+
 Gradient gradient(const Model& model, const Options& o, std::span<const double> observed) {
   check_size(observed, int64_t(o.receivers.size()) * o.nt, "observed", traces_shape(o));
   detail::CpuSetupFrame f;
@@ -213,7 +309,7 @@ Gradient gradient(const Model& model, const Options& o, std::span<const double> 
     auto [velocity, traces] = backward_typed<T>(model, o, observed, true, f);
     g.velocity = std::move(velocity);
     g.traces.assign(traces.begin(), traces.end());
-    g.stored_bytes = int64_t(o.nt) * f.d.alloc * int64_t(sizeof(T));
+    g.stored_bytes = int64_t(o.nt + 1) * f.d.alloc * int64_t(sizeof(T));
   };
   if (o.double_precision)
     run.template operator()<double>();

@@ -103,3 +103,42 @@ def test_gradcheck_in_double():
 
     # eps = 1/16 m/s: 1500 + x +- eps stays exact in float32, the model's precision
     assert torch.autograd.gradcheck(traces, (x,), eps=1 / 16, atol=1e-7, rtol=1e-4)
+
+
+def test_the_gradient_of_a_point_scatterer_peaks_there():
+    """A homogeneous start, the truth 15 % faster at one point, four sources around it and a ring
+    of receivers: the summed gradient is largest, and negative (faster lowers the misfit), at the
+    scatterer."""
+    n, h = 41, 10.0
+    v = np.full((n, n), 2000, np.float32)
+    truth = v.copy()
+    truth[20, 26] = 2300
+    dt, nt = 0.5 * fw.max_stable_dt(2, 4, h, 2300.0), 300
+    ring = [(3, i) for i in range(3, 38, 3)] + [(37, i) for i in range(3, 38, 3)] + \
+        [(i, 3) for i in range(6, 36, 3)] + [(i, 37) for i in range(6, 36, 3)]
+    rec = [[z * h + 0.3, x * h + 0.3] for z, x in ring]
+    total = np.zeros((n, n))
+    for src in ([52.0, 201.0], [353.0, 197.0], [204.0, 48.0], [196.0, 351.0]):
+        s = dict(spacing=h, nt=nt, sources=[src], wavelets=fw.ricker(15.0, dt, nt)[:nt], receivers=rec, dt=dt,
+                 cpml=10, double=False)
+        total += fw.gradient(v, fw.modelled(truth, **s), **s)[1]
+    peak = np.unravel_index(np.argmax(np.abs(total)), total.shape)
+    assert peak == (20, 26) and total[peak] < 0
+
+
+def test_rtm_by_either_condition_and_its_refusals():
+    v = model()
+    s = shot(v)
+    dd = np.random.default_rng(4).standard_normal((4, NT))
+    adjoint = fw.rtm(v, dd, **s)
+    assert adjoint.shape == v.shape
+    # Without filters the adjoint image is J^T dd over m: born_adjoint's before its dm/dv = 2 v dt^2,
+    # away from the edges, where born_adjoint also sums the layers that take the edge's velocity.
+    g = fw.born_adjoint(v, dd, **s)
+    inner = (slice(0, -1), slice(1, -1))  # the free surface's top row has no layer above it
+    dmdv = 2 * v.astype(np.float64) * s["dt"] ** 2
+    assert np.allclose((adjoint * dmdv)[inner], g[inner], rtol=1e-12, atol=1e-12 * np.abs(g).max())
+    cross = fw.rtm(v, dd, **s, condition="crosscorrelation", illumination=True, laplacian=True)
+    assert cross.shape == v.shape and np.all(np.isfinite(cross)) and np.any(cross != 0)
+    with pytest.raises(ValueError, match="condition: expected 'adjoint' or 'crosscorrelation'"):
+        fw.rtm(v, dd, **s, condition="deconvolution")

@@ -228,3 +228,63 @@ TEST(Gradient, RefusesDataOfTheWrongShape) {
 }
 
 }  // namespace
+
+namespace {
+
+// RTM of a flat interface: three shots at the surface of a 2D model whose velocity steps from 2000
+// to 2600 m/s at depth 30 points, migrated in the model without the step (the reflected data: the
+// traces less those of the background). Along vertical lines the stack's largest value below the
+// sources' footprint lies within two points of the interface, by either imaging condition.
+constexpr double kRtmF0 = 18;  // Hz
+
+TEST(Rtm, AFlatInterfaceImagesAtItsDepth) {
+  const int64_t nz = 56, nx = 80;
+  const wave::Model truth = wave::Model::layered(2, nz, 1, nx, kH, {{0.0, 2000.f}, {29.5 * kH, 2600.f}});
+  const wave::Model background = wave::Model::constant(2, nz, 1, nx, kH, 2000.f);
+  wave::Options o;
+  o.radius = 4;
+  o.double_precision = true;
+  o.backend = "cpu";
+  o.dt = 0.5 * wave::max_stable_dt(2, 4, kH, 2600.0);
+  o.nt = int64_t(0.42 / o.dt);  // the reflection's two-way time from the surface, and its length
+  o.boundary.cpml_width = 10;
+  o.boundary.cpml_frequency = kRtmF0;
+  for (int64_t x = 2; x < nx - 2; x += 2) o.receivers.push_back({20.3, 0.0, double(x) * kH});
+  std::vector<double> adjoint(size_t(nz * nx), 0.0), cross(adjoint.size(), 0.0);
+  for (double xs : {200.0, 400.0, 600.0}) {
+    o.sources = {{{30.0, 0.0, xs}, wave::ricker(kRtmF0, 0.08, o.dt, o.nt)}};
+    const auto d = wave::modelled(truth, o), d0 = wave::modelled(background, o);
+    std::vector<double> reflected(d.size());
+    for (size_t i = 0; i < d.size(); ++i) reflected[i] = d[i] - d0[i];
+    const auto a = wave::rtm(background, o, reflected, {wave::ImagingCondition::adjoint, false, true});
+    const auto c =
+        wave::rtm(background, o, reflected, {wave::ImagingCondition::crosscorrelation, true, true});
+    for (size_t i = 0; i < adjoint.size(); ++i) {
+      adjoint[i] += a[i];
+      cross[i] += c[i];
+    }
+  }
+  for (const auto* image : {&adjoint, &cross})
+    for (int64_t x : {20, 40, 60}) {
+      int64_t best = 10;
+      for (int64_t z = 10; z < nz - 4; ++z)
+        if (std::abs((*image)[size_t(z * nx + x)]) > std::abs((*image)[size_t(best * nx + x)])) best = z;
+      report(
+          std::string(image == &adjoint ? "rtm_adjoint" : "rtm_cross") + "_peak_depth_x" + std::to_string(x),
+          double(best));
+      EXPECT_LE(std::abs(double(best) - 29.5), 2.0) << "line x = " << x;
+    }
+}
+
+TEST(Rtm, RefusesRecordsOfTheWrongShape) {
+  const wave::Model m = wave::Model::constant(2, 20, 1, 20, kH, 2000.f);
+  wave::Options o;
+  o.backend = "cpu";
+  o.nt = 10;
+  o.dt = 1e-3;
+  o.sources = {{{50.0, 0.0, 50.0}, wave::ricker(12, 0.1, o.dt, o.nt)}};
+  o.receivers = {{20.0, 0.0, 100.0}};
+  EXPECT_THROW(wave::rtm(m, o, std::vector<double>(9, 0.0)), Error);
+}
+
+}  // namespace
