@@ -177,9 +177,9 @@ class Plan:
         if co.readonly:
             raise ValueError("out: the array is read-only")
         s = cu.element_strides()
-        if s is None or s != co.element_strides() or s[2] != 1:
-            raise ValueError("u and out: expected one layout with x (the last axis) contiguous; arrays known only "
-                             "by __cuda_array_interface__ are not copied into one")
+        if s is None or s != co.element_strides() or s[2] != 1 or min(s) <= 0:
+            raise ValueError("u and out: expected one layout with x (the last axis) contiguous and positive strides; "
+                             "arrays known only by __cuda_array_interface__ are not copied into one")
         if cu.device != co.device:
             raise ValueError(f"u is on GPU {cu.device} and out on GPU {co.device}: give arrays on one GPU")
         if stream is not None:

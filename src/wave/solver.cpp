@@ -1311,6 +1311,8 @@ void run_cpu(const Model& model, const Options& o, Checked& c, Result& res, cons
 template <class T>
 acoustic::Setup<T> detail::cpu_setup(const Model& model, const Options& o, detail::CpuSetupFrame& frame) {
   if (split(o)) bad("the linearised solvers run on one rank");
+  if (o.backend == "cuda")
+    throw Error(ErrorKind::unsupported, "the linearised solvers run on the cpu backend only");
   Checked c = checked(model, o);
   check_memory(model, o, c.d, false, true);
   add_taps(c, model, o);

@@ -225,6 +225,14 @@ TEST(Gradient, RefusesDataOfTheWrongShape) {
   dv[7] = std::nan("");
   EXPECT_THROW(wave::born(m, o, dv), Error);
   EXPECT_THROW(wave::born_adjoint(m, o, std::vector<double>(3, 0.0)), Error);
+  wave::Options on_gpu = o;
+  on_gpu.backend = "cuda";
+  try {
+    wave::modelled(m, on_gpu);
+    FAIL() << "the cuda backend taken";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::unsupported) << e.what();
+  }
 }
 
 }  // namespace
