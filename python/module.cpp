@@ -428,11 +428,11 @@ NB_MODULE(_core, m) {
       nb::arg("ptr"));
   m.def(
       "synchronize_stream",
-      [](uintptr_t handle) {
+      [](uintptr_t handle, int device) {
         nb::gil_scoped_release nogil;
-        cuda::synchronize_stream(handle);
+        cuda::synchronize_stream(handle, device);
       },
-      nb::arg("handle"));
+      nb::arg("handle"), nb::arg("device"));
   m.def(
       "gpu_name", [](int device) { return cuda::device_info(device)["name"].get<std::string>(); },
       nb::arg("device"));

@@ -27,9 +27,10 @@ void copy_to_host(const void* device_src, void* host_dst, int64_t bytes);
 // The GPU whose memory holds `p`, or -1 for host memory (pageable or pinned) and unknown pointers:
 // how an array known only by its address (CUDA's array interface) is placed.
 int device_of(const void* p);
-// Waits on the host for the work queued on stream `handle` (0: the legacy default stream): an
-// array's producer's stream, before its memory is read on another.
-void synchronize_stream(std::uintptr_t handle);
+// Waits on the host for the work queued on stream `handle` of GPU `device` (made current for the
+// wait: the legacy and per-thread default streams, 1 and 2, are the current device's): an array's
+// producer's stream, before its memory is read on another.
+void synchronize_stream(std::uintptr_t handle, int device);
 // name, memory_bytes, sms, l2_bytes, compute_capability, smem_per_block_optin, ...
 nlohmann::json device_info(int device = 0);
 

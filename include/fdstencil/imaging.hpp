@@ -31,8 +31,9 @@ std::vector<double> born(const Model& model, const Options& options, std::span<c
 std::vector<double> born_adjoint(const Model& model, const Options& options, std::span<const double> dd);
 
 // The transpose of the linear map from the sources' wavelets to the traces: for traces dd
-// (nrec, nt), the wavelets' adjoint (nsrc, nt) (the sources' positions from options; their
-// wavelets are not read).
+// (nrec, nt), the wavelets' adjoint (nsrc, nt) (the sources' positions from options). The
+// wavelets set the CPML's alpha unless options.boundary.cpml_frequency does: give the run's own,
+// or that frequency, or the transpose is of another run's boundary.
 std::vector<double> source_adjoint(const Model& model, const Options& options, std::span<const double> dd);
 
 struct Gradient {

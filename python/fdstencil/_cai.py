@@ -53,7 +53,7 @@ class CudaArray:
     def wait(self):
         """Waits on the host for the producer's stream (nothing when it names none)."""
         if self.stream is not None:
-            _core.synchronize_stream(int(self.stream))
+            _core.synchronize_stream(int(self.stream), self.device)
 
     def to_host(self):
         """The values, as a NumPy array on the host: the span the strides reach, copied once."""

@@ -84,6 +84,7 @@ def _forward_function():
                 return torch.from_numpy(traces).to(device=velocity.device, dtype=velocity.dtype)
 
             @staticmethod
+            @torch.autograd.function.once_differentiable  # no second derivatives: refused, not zero
             def backward(ctx, grad_traces):
                 (velocity,) = ctx.saved_tensors
                 g = born_adjoint(velocity.detach().cpu().numpy(), grad_traces.detach().cpu().double().numpy(),

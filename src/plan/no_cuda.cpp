@@ -26,7 +26,7 @@ nlohmann::json device_info(int) { throw Error(ErrorKind::unsupported, kNoCuda); 
 CopyBandwidth measure_copy_bandwidth(int64_t, int) { throw Error(ErrorKind::unsupported, kNoCuda); }
 void copy_to_host(const void*, void*, int64_t) { throw Error(ErrorKind::unsupported, kNoCuda); }
 int device_of(const void*) { return -1; }
-void synchronize_stream(std::uintptr_t) { throw Error(ErrorKind::unsupported, kNoCuda); }
+void synchronize_stream(std::uintptr_t, int) { throw Error(ErrorKind::unsupported, kNoCuda); }
 }  // namespace cuda
 
 int gpu_count() noexcept { return 0; }

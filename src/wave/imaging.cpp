@@ -247,7 +247,10 @@ std::vector<double> rtm_typed(const Model& model, const Options& o, std::span<co
   std::vector<double> image = on_model(f.d, cross ? c.cross : c.adjoint);
   if (r.illumination) {
     const std::vector<double> light = on_model(f.d, c.illumination);
-    const double floor = 1e-6 * *std::max_element(light.begin(), light.end());
+    const double most = *std::max_element(light.begin(), light.end());
+    if (!(most > 0))
+      bad("illumination: the source's field is zero at every point and step (no wavelet energy in the run)");
+    const double floor = 1e-6 * most;
     for (size_t i = 0; i < image.size(); ++i) image[i] /= light[i] + floor;
   }
   return r.laplacian ? minus_laplacian(f.d, image) : image;

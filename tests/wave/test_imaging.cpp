@@ -296,3 +296,21 @@ TEST(Rtm, RefusesRecordsOfTheWrongShape) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Rtm, RefusesToDivideByAnIlluminationOfNothing) {
+  const wave::Model m = wave::Model::constant(2, 20, 1, 20, kH, 2000.f);
+  wave::Options o;
+  o.backend = "cpu";
+  o.nt = 10;
+  o.dt = 1e-3;
+  o.boundary.cpml_frequency = 10;
+  o.sources = {{{50.0, 0.0, 50.0}, std::vector<double>(10, 0.0)}};
+  o.receivers = {{20.0, 0.0, 100.0}};
+  EXPECT_THROW(
+      wave::rtm(m, o, std::vector<double>(10, 1.0), {wave::ImagingCondition::crosscorrelation, true, false}),
+      Error);
+}
+
+}  // namespace

@@ -78,8 +78,13 @@ int device_of(const void* p) {
   return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged ? a.device : -1;
 }
 
-void synchronize_stream(std::uintptr_t handle) {
-  FDS_CUDA_CHECK(cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(handle)));
+void synchronize_stream(std::uintptr_t handle, int device) {
+  int before = 0;
+  FDS_CUDA_CHECK(cudaGetDevice(&before));
+  if (device != before) FDS_CUDA_CHECK(cudaSetDevice(device));
+  const cudaError_t waited = cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(handle));
+  if (device != before) FDS_CUDA_CHECK(cudaSetDevice(before));
+  FDS_CUDA_CHECK(waited);
 }
 
 nlohmann::json device_info(int device) {
