@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fdstencil/error.hpp"
@@ -284,33 +285,28 @@ TEST(Rtm, AFlatInterfaceImagesAtItsDepth) {
     }
 }
 
-TEST(Rtm, RefusesRecordsOfTheWrongShape) {
-  const wave::Model m = wave::Model::constant(2, 20, 1, 20, kH, 2000.f);
-  wave::Options o;
-  o.backend = "cpu";
-  o.nt = 10;
-  o.dt = 1e-3;
-  o.sources = {{{50.0, 0.0, 50.0}, wave::ricker(12, 0.1, o.dt, o.nt)}};
-  o.receivers = {{20.0, 0.0, 100.0}};
-  EXPECT_THROW(wave::rtm(m, o, std::vector<double>(9, 0.0)), Error);
-}
-
-}  // namespace
-
-namespace {
-
-TEST(Rtm, RefusesToDivideByAnIlluminationOfNothing) {
-  const wave::Model m = wave::Model::constant(2, 20, 1, 20, kH, 2000.f);
+// One source and one receiver on a 20 x 20 model, 10 steps: the refusals' run.
+wave::Options tiny_run(std::vector<double> wavelet) {
   wave::Options o;
   o.backend = "cpu";
   o.nt = 10;
   o.dt = 1e-3;
   o.boundary.cpml_frequency = 10;
-  o.sources = {{{50.0, 0.0, 50.0}, std::vector<double>(10, 0.0)}};
+  o.sources = {{{50.0, 0.0, 50.0}, std::move(wavelet)}};
   o.receivers = {{20.0, 0.0, 100.0}};
-  EXPECT_THROW(
-      wave::rtm(m, o, std::vector<double>(10, 1.0), {wave::ImagingCondition::crosscorrelation, true, false}),
-      Error);
+  return o;
+}
+
+TEST(Rtm, RefusesRecordsOfTheWrongShape) {
+  const wave::Model m = wave::Model::constant(2, 20, 1, 20, kH, 2000.f);
+  EXPECT_THROW(wave::rtm(m, tiny_run(wave::ricker(12, 0.1, 1e-3, 10)), std::vector<double>(9, 0.0)), Error);
+}
+
+TEST(Rtm, RefusesToDivideByAnIlluminationOfNothing) {
+  const wave::Model m = wave::Model::constant(2, 20, 1, 20, kH, 2000.f);
+  EXPECT_THROW(wave::rtm(m, tiny_run(std::vector<double>(10, 0.0)), std::vector<double>(10, 1.0),
+                         {wave::ImagingCondition::crosscorrelation, true, false}),
+               Error);
 }
 
 }  // namespace
