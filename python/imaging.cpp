@@ -1,9 +1,12 @@
 // fdstencil.wave's linearised solvers over NumPy arrays (fdstencil/imaging.hpp): the model and the
-// shot given as forward's, the vectors and results as float64 arrays. The cpu backend, in the
-// precision asked for; the GIL is released while they run.
+// shot given as forward's, the vectors and results as float64 arrays. The backend the settings
+// name (imaging.hpp says which solvers run where), in the precision asked for; the GIL is
+// released while they run.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
+
+#include <cstdint>
 
 #include <span>
 #include <string>
@@ -30,17 +33,22 @@ nb::object array_of(std::vector<double> v, std::vector<size_t> shape) {
 // op: "modelled", "born", "born_adjoint", "source_adjoint", "rtm" or "gradient"; vec: dv (the
 // model's points) for born, the traces (nrec, nt) for the adjoints and rtm (with its condition and
 // filters), the observed traces for gradient.
-// Returns (array, misfit): the traces, the model-shaped result or the wavelets' adjoint, and the
-// misfit for gradient (else 0); gradient's modelled traces come third.
+// Returns (array, misfit, traces, storage): the traces, the model-shaped result or the wavelets'
+// adjoint; the misfit for gradient (else 0); gradient's modelled traces (else None); and for
+// gradient and rtm how the backward pass kept the forward run (a dict, else None).
+// memory_budget: Storage::budget_bytes.
 nb::tuple linearised(const std::string& op, const HostFloats& velocity, double spacing, const RunSettings& s,
                      bool double_precision, const HostDoubles& sources, const HostDoubles& wavelets,
                      const HostDoubles& receivers, const HostDoubles& vec, const std::string& condition,
-                     bool illumination, bool laplacian) {
+                     bool illumination, bool laplacian, int64_t memory_budget) {
   const wave::Model model = model_of(velocity, spacing);
   wave::Options o = shot_options(model, s, sources, wavelets, receivers);
   o.double_precision = double_precision;
-  if (o.backend != "cpu")
-    throw Error(ErrorKind::unsupported, "the linearised solvers run on the cpu backend only");
+  if (memory_budget < 0)
+    throw Error(ErrorKind::invalid_argument, "memory_budget: bytes, >= 0 (0: what is free)");
+  const wave::Storage storage{memory_budget};
+  wave::StorageReport report;
+  bool reported = false;
   const std::span<const double> x(vec.data(), vec.size());
   std::vector<size_t> model_shape;
   for (size_t a = 0; a < velocity.ndim(); ++a) model_shape.push_back(velocity.shape(a));
@@ -55,7 +63,7 @@ nb::tuple linearised(const std::string& op, const HostFloats& velocity, double s
     } else if (op == "born") {
       out = wave::born(model, o, x);
     } else if (op == "born_adjoint") {
-      out = wave::born_adjoint(model, o, x);
+      out = wave::born_adjoint(model, o, x, storage);
       shape = model_shape;
     } else if (op == "source_adjoint") {
       out = wave::source_adjoint(model, o, x);
@@ -66,10 +74,13 @@ nb::tuple linearised(const std::string& op, const HostFloats& velocity, double s
                     "condition: expected 'adjoint' or 'crosscorrelation', got '" + condition + "'");
       const wave::ImagingCondition c =
           condition == "adjoint" ? wave::ImagingCondition::adjoint : wave::ImagingCondition::crosscorrelation;
-      out = wave::rtm(model, o, x, {c, illumination, laplacian});
+      out = wave::rtm(model, o, x, {c, illumination, laplacian, storage, &report});
+      reported = true;
       shape = model_shape;
     } else if (op == "gradient") {
-      wave::Gradient g = wave::gradient(model, o, x);
+      wave::Gradient g = wave::gradient(model, o, x, storage);
+      report = g.storage;
+      reported = true;
       out = std::move(g.velocity);
       traces = std::move(g.traces);
       misfit = g.misfit;
@@ -79,7 +90,19 @@ nb::tuple linearised(const std::string& op, const HostFloats& velocity, double s
     }
   }
   nb::object t = traces.empty() ? nb::none() : array_of(std::move(traces), traces_shape);
-  return nb::make_tuple(array_of(std::move(out), shape), misfit, t);
+  nb::object kept = nb::none();
+  if (reported) {
+    nb::dict d;
+    d["backend"] = report.backend;
+    d["stored_bytes"] = report.stored_bytes;
+    d["checkpoints"] = report.checkpoints;
+    d["recomputed_steps"] = report.recomputed_steps;
+    d["forward_s"] = report.forward_s;
+    d["backward_s"] = report.backward_s;
+    d["total_s"] = report.total_s;
+    kept = d;
+  }
+  return nb::make_tuple(array_of(std::move(out), shape), misfit, t, kept);
 }
 
 }  // namespace
@@ -88,7 +111,7 @@ void bind_imaging(nb::module_& m) {
   m.def("linearised", &linearised, nb::arg("op"), nb::arg("velocity"), nb::arg("spacing"),
         nb::arg("settings"), nb::arg("double_precision"), nb::arg("sources"), nb::arg("wavelets"),
         nb::arg("receivers"), nb::arg("vec"), nb::arg("condition") = "adjoint",
-        nb::arg("illumination") = false, nb::arg("laplacian") = false);
+        nb::arg("illumination") = false, nb::arg("laplacian") = false, nb::arg("memory_budget") = 0);
 }
 
 }  // namespace fdstencil::python

@@ -3,22 +3,42 @@
 // round-off: the adjoint is the transpose of every discrete step, the CPML's memory variables
 // included (src/cpu/acoustic_adjoint.hpp derives it), and the dot-product tests check it.
 //
-// Scope so far: the cpu backend on one rank, in the options' precision (double_precision), the
-// forward wavefield of every step kept in host memory for the backward pass. The CPML's
-// profile and dt are taken as fixed (built from the model's largest velocity, or given): a
-// perturbation that moves the largest velocity changes them, which the linearisation ignores.
+// Backends: the gradient, born_adjoint, rtm and modelled run where run() would (options.backend:
+// the GPU in float when present, else the cpu in the options' precision); born and
+// source_adjoint on the cpu only. One rank. The forward field of every step is kept for the
+// backward pass (host memory on the cpu, device memory on the GPU) where it fits the Storage
+// budget, else binomial checkpoints of the whole state (src/core/revolve.hpp) with the steps
+// between them run again. The CPML's profile and dt are taken as fixed (built from the model's
+// largest velocity, or given): a perturbation that moves the largest velocity changes them,
+// which the linearisation ignores.
 #pragma once
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "fdstencil/wave.hpp"
 
 namespace fdstencil::wave {
 
+// How the backward pass keeps the forward run: the memory it may take (bytes; 0: what is free,
+// host memory on the cpu, device memory on the GPU), and what it did.
+struct Storage {
+  int64_t budget_bytes = 0;
+};
+struct StorageReport {
+  std::string backend;           // "cuda" or "cpu"
+  int64_t stored_bytes = 0;      // the kept fields, or the checkpoints and their working fields
+  int64_t checkpoints = 0;       // 0: every step's field kept; else the checkpoint slots
+  int64_t recomputed_steps = 0;  // forward steps run again beyond the first sweep's nt
+  double forward_s = 0;          // the first sweep, to its traces
+  double backward_s = 0;         // the rest: the adjoint steps and the steps run again
+  double total_s = 0;            // the whole call: the setup and the results' conversion too
+};
+
 // The traces (nrec, nt) of the run, in the options' precision: the forward operator the
-// linearised ones below belong to (run()'s cpu traces, before their conversion to float).
+// linearised ones below belong to (run()'s traces, before their conversion to float).
 std::vector<double> modelled(const Model& model, const Options& options);
 
 // Born modelling: the traces' first-order change (nrec, nt) for a change dv of the velocity (the
@@ -28,7 +48,8 @@ std::vector<double> born(const Model& model, const Options& options, std::span<c
 
 // The transpose of born: for traces dd (nrec, nt), the velocity-space result (the model's points)
 // such that <born(dv), dd> = <dv, born_adjoint(dd)>.
-std::vector<double> born_adjoint(const Model& model, const Options& options, std::span<const double> dd);
+std::vector<double> born_adjoint(const Model& model, const Options& options, std::span<const double> dd,
+                                 const Storage& storage = {});
 
 // The transpose of the linear map from the sources' wavelets to the traces: for traces dd
 // (nrec, nt), the wavelets' adjoint (nsrc, nt) (the sources' positions from options). The
@@ -40,12 +61,13 @@ struct Gradient {
   double misfit = 0;             // 1/2 sum over receivers and steps of (d - observed)^2
   std::vector<double> velocity;  // d misfit / d v over the model's points, C order
   std::vector<double> traces;    // d, the modelled traces (nrec, nt)
-  int64_t stored_bytes = 0;      // the forward field of every step, kept for the backward pass
+  StorageReport storage;         // how the forward run was kept for the backward pass
 };
 
 // The FWI gradient of misfit = 1/2 ||d(v) - observed||^2 with respect to the velocity:
 // born_adjoint of the residual. observed: (nrec, nt).
-Gradient gradient(const Model& model, const Options& options, std::span<const double> observed);
+Gradient gradient(const Model& model, const Options& options, std::span<const double> observed,
+                  const Storage& storage = {});
 
 // Reverse-time migration of one shot's recorded traces (nrec, nt), over the model's points (the
 // layers left out). Images of several shots add: their sum is the stack.
@@ -60,6 +82,8 @@ struct RtmOptions {
   bool laplacian = false;     // then -Laplacian (the 3-point second differences summed over the axes,
                               // zero outside the model) against the low wavenumbers backscattering
                               // leaves at sharp contrasts
+  Storage storage;
+  StorageReport* report = nullptr;  // filled in when given
 };
 
 std::vector<double> rtm(const Model& model, const Options& options, std::span<const double> recorded,

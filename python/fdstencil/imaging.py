@@ -2,11 +2,17 @@
 docs/imaging.md), and a PyTorch autograd function over the forward modelling, so that an FWI
 loop's `loss.backward()` gives the velocity's gradient.
 
-All run on the cpu backend, on fdstencil's own discretisation (fdstencil.wave.forward's: order 2R,
-leapfrog, CPML, free surface, the same taps), in double by default (`double=False`: float). The
-step `dt` must be given: it is held fixed, as is the CPML's profile (built from the model's largest
-velocity), so that the linearisation belongs to one operator. Arrays are NumPy's (PyTorch tensors
-and CuPy arrays are copied to the host); results are float64 NumPy arrays."""
+All use fdstencil's own discretisation (fdstencil.wave.forward's: order 2R, leapfrog, CPML, free
+surface, the same taps), in double by default (`double=False`: float). `backend="auto"` takes the
+GPU for modelled, born_adjoint, rtm and gradient in float when one is present (as forward does),
+else the cpu; born and the wavelets' adjoint run on the cpu. The step `dt` must be given: it is held
+fixed, as is the CPML's profile (built from the model's largest velocity), so that the
+linearisation belongs to one operator. Arrays are NumPy's (PyTorch tensors and CuPy arrays are
+copied to the host); results are float64 NumPy arrays.
+
+The backward pass keeps the forward field of every step where it fits `memory_budget` bytes (0:
+the memory free, the GPU's or the host's), else binomial checkpoints of the whole state within it,
+running the steps between them again (docs/imaging.md)."""
 import numpy as np
 
 from . import _core
@@ -14,56 +20,63 @@ from .wave import _host, _shot_arrays, _velocity
 
 
 def _call(op, velocity, vec, spacing, nt, sources, wavelets, receivers, dt, radius, cpml, free_surface, double,
-          **rtm):
+          backend="auto", memory_budget=0, **rtm):
     v = _velocity(velocity)
     if dt is None or not np.isfinite(dt) or dt <= 0:
         raise ValueError(f"dt: give the time step in seconds (the linearisation holds it fixed), got {dt!r}")
     src, w, rec = _shot_arrays({"sources": sources, "wavelets": wavelets, "receivers": receivers}, v.ndim, "")
     s = _core.RunSettings()
     s.dt, s.nt, s.radius, s.cpml, s.free_surface, s.backend = float(dt), int(nt), int(radius), int(cpml), \
-        bool(free_surface), "cpu"
+        bool(free_surface), str(backend)
     x = np.zeros(0) if vec is None else np.ascontiguousarray(_host(vec, "the vector"), dtype=np.float64).ravel()
-    return _core.linearised(op, v, float(spacing), s, bool(double), src, w, rec, x, **rtm)
+    return _core.linearised(op, v, float(spacing), s, bool(double), src, w, rec, x, memory_budget=int(memory_budget),
+                            **rtm)
 
 
 def modelled(velocity, spacing, nt, sources, wavelets, receivers, dt, radius=4, cpml=10, free_surface=False,
-             double=True):
+             double=True, backend="auto"):
     """The traces (nrec, nt) of the shot, in the precision the linearised operators use."""
     return _call("modelled", velocity, None, spacing, nt, sources, wavelets, receivers, dt, radius, cpml,
-                 free_surface, double)[0]
+                 free_surface, double, backend)[0]
 
 
 def born(velocity, dv, spacing, nt, sources, wavelets, receivers, dt, radius=4, cpml=10, free_surface=False,
-         double=True):
-    """J dv: the traces' first-order change (nrec, nt) for a velocity change dv (the model's shape)."""
+         double=True, backend="auto"):
+    """J dv: the traces' first-order change (nrec, nt) for a velocity change dv (the model's shape).
+    The cpu only: backend "cuda" is refused."""
     return _call("born", velocity, dv, spacing, nt, sources, wavelets, receivers, dt, radius, cpml, free_surface,
-                 double)[0]
+                 double, "cpu" if backend == "auto" else backend)[0]
 
 
 def born_adjoint(velocity, dd, spacing, nt, sources, wavelets, receivers, dt, radius=4, cpml=10,
-                 free_surface=False, double=True):
+                 free_surface=False, double=True, backend="auto", memory_budget=0):
     """J^T dd for traces dd (nrec, nt): the model-shaped result with <J dv, dd> = <dv, J^T dd>."""
     return _call("born_adjoint", velocity, dd, spacing, nt, sources, wavelets, receivers, dt, radius, cpml,
-                 free_surface, double)[0]
+                 free_surface, double, backend, memory_budget)[0]
 
 
 def rtm(velocity, recorded, spacing, nt, sources, wavelets, receivers, dt, radius=4, cpml=10, free_surface=False,
-        double=True, condition="adjoint", illumination=False, laplacian=False):
+        double=True, condition="adjoint", illumination=False, laplacian=False, backend="auto", memory_budget=0,
+        info=False):
     """One shot's reverse-time migration image over the model's points: condition "adjoint" (J^T d
     over m) or "crosscorrelation" (the zero-lag sum of u ubar), optionally divided by the source's
-    illumination and filtered by -Laplacian. Images of several shots add into the stack."""
-    return _call("rtm", velocity, recorded, spacing, nt, sources, wavelets, receivers, dt, radius, cpml,
-                 free_surface, double, condition=str(condition), illumination=bool(illumination),
-                 laplacian=bool(laplacian))[0]
+    illumination and filtered by -Laplacian. Images of several shots add into the stack. With
+    info=True, (image, storage): storage says how the forward run was kept (backend, stored_bytes,
+    checkpoints, recomputed_steps, forward_s, backward_s)."""
+    out = _call("rtm", velocity, recorded, spacing, nt, sources, wavelets, receivers, dt, radius, cpml,
+                free_surface, double, backend, memory_budget, condition=str(condition),
+                illumination=bool(illumination), laplacian=bool(laplacian))
+    return (out[0], out[3]) if info else out[0]
 
 
 def gradient(velocity, observed, spacing, nt, sources, wavelets, receivers, dt, radius=4, cpml=10,
-             free_surface=False, double=True):
+             free_surface=False, double=True, backend="auto", memory_budget=0, info=False):
     """(misfit, gradient, traces): misfit = 1/2 ||d(v) - observed||^2, its gradient with respect
-    to the velocity (the model's shape) and the modelled traces d(v) (nrec, nt)."""
-    g, misfit, traces = _call("gradient", velocity, observed, spacing, nt, sources, wavelets, receivers, dt,
-                              radius, cpml, free_surface, double)
-    return misfit, g, traces
+    to the velocity (the model's shape) and the modelled traces d(v) (nrec, nt). With info=True a
+    fourth item says how the forward run was kept (as rtm's)."""
+    g, misfit, traces, kept = _call("gradient", velocity, observed, spacing, nt, sources, wavelets, receivers, dt,
+                                    radius, cpml, free_surface, double, backend, memory_budget)
+    return (misfit, g, traces, kept) if info else (misfit, g, traces)
 
 
 _FUNCTION = None
@@ -77,8 +90,8 @@ def _forward_function():
 
         class Forward(torch.autograd.Function):
             @staticmethod
-            def forward(ctx, velocity, shot):
-                ctx.shot = shot
+            def forward(ctx, velocity, shots):
+                shot, ctx.shot = shots
                 ctx.save_for_backward(velocity)
                 traces = modelled(velocity.detach().cpu().numpy(), **shot)
                 return torch.from_numpy(traces).to(device=velocity.device, dtype=velocity.dtype)
@@ -96,11 +109,12 @@ def _forward_function():
 
 
 def forward_torch(velocity, spacing, nt, sources, wavelets, receivers, dt, radius=4, cpml=10, free_surface=False,
-                  double=True):
+                  double=True, backend="auto", memory_budget=0):
     """The shot's traces (nrec, nt) as a tensor of velocity's dtype and device that PyTorch's
     autograd differentiates: its backward is born_adjoint, the exact transpose of the discrete
     modelling. velocity: a tensor (requires_grad for a gradient), (nz, nx) or (nz, ny, nx)."""
     shot = {"spacing": spacing, "nt": nt, "sources": _host(sources, "sources"),
             "wavelets": _host(wavelets, "wavelets"), "receivers": _host(receivers, "receivers"), "dt": dt,
-            "radius": radius, "cpml": cpml, "free_surface": free_surface, "double": double}
-    return _forward_function().apply(velocity, shot)
+            "radius": radius, "cpml": cpml, "free_surface": free_surface, "double": double, "backend": backend}
+    shot_budget = dict(shot, memory_budget=memory_budget)
+    return _forward_function().apply(velocity, (shot, shot_budget))

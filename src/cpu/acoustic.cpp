@@ -61,6 +61,22 @@ void AcousticCpu<T>::restore(const acoustic::State<T>& st) {
   traces_ = st.traces;
 }
 
+template <class T>
+void AcousticCpu<T>::snapshot(acoustic::State<T>& st) const {
+  st.u.assign(u_.begin(), u_.end());
+  st.u_prev.assign(u_prev_.begin(), u_prev_.end());
+  for (int a = 0; a < 3; ++a)
+    for (int v = 0; v < 3; ++v) st.pml[a][v] = pml_[a][v];
+}
+
+template <class T>
+void AcousticCpu<T>::resume(const acoustic::State<T>& st) {
+  std::copy(st.u.begin(), st.u.end(), u_.begin());
+  std::copy(st.u_prev.begin(), st.u_prev.end(), u_prev_.begin());
+  for (int a = 0; a < 3; ++a)
+    for (int v = 0; v < 3; ++v) pml_[a][v] = st.pml[a][v];
+}
+
 namespace {
 
 // u^{n+1} over `count` points of one x-line from point p, none in a layer: d2x + d2y + d2z, each

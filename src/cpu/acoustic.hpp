@@ -27,6 +27,11 @@ class AcousticCpu {
   int64_t state_array_bytes(int i) const { return int64_t(array(i).second * sizeof(T)); }
   void copy_state_array(int i, void* host) const;
   void restore(const acoustic::State<T>& st);
+  // The state without its traces (u, u_prev, the CPML memory) to and from `st`, whose traces stay
+  // as they are: a checkpoint of the backward pass (wave/imaging.cpp).
+  void snapshot(acoustic::State<T>& st) const;
+  void resume(const acoustic::State<T>& st);
+  const T* previous() const { return u_prev_.data(); }  // u^{n-1} after n steps
 
  private:
   acoustic::Setup<T> s_;

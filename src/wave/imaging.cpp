@@ -1,5 +1,6 @@
-// Born modelling, its adjoint and the FWI gradient on the cpu (fdstencil/imaging.hpp): the forward
-// step is cpu::AcousticCpu's, its transpose cpu::AcousticAdjointCpu's.
+// Born modelling, its adjoint and the FWI gradient (fdstencil/imaging.hpp): the forward step is
+// the backend's (cpu::AcousticCpu, cuda::wave::AcousticGpu), its transpose
+// cpu::AcousticAdjointCpu or cuda::wave::AcousticAdjointGpu.
 //
 // Everything that depends on m in u^{n+1} = 2 u^n - u^{n-1} + m L(u^n) + m w f^n / h^dim is
 // proportional to it, so du^{n+1}/dm = (u^{n+1} - 2 u^n + u^{n-1}) / m pointwise, the sources'
@@ -9,16 +10,22 @@
 #include "fdstencil/imaging.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <utility>
 
 #include <unistd.h>
 
+#include "core/revolve.hpp"
 #include "cpu/acoustic.hpp"
 #include "cpu/acoustic_adjoint.hpp"
 #include "fdstencil/error.hpp"
 #include "wave/setup.hpp"
+#if FDSTENCIL_HAVE_CUDA
+#include "cuda/wave/acoustic_backward.hpp"
+#endif
 
 namespace fdstencil::wave {
 
@@ -107,64 +114,182 @@ std::vector<double> to_velocity(const Model& model, const Domain& d, double dt,
   return g;
 }
 
-template <class T>
-void check_storage(const acoustic::Setup<T>& s) {
-  const double bytes = double(s.nt + 1) * double(s.alloc) * double(sizeof(T));
-  const double host = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGESIZE));
-  if (bytes > 0.8 * host)
-    throw Error(ErrorKind::out_of_memory,
-                "the backward pass keeps the forward field of every step: " +
-                    std::to_string(int64_t(bytes / (1 << 20))) + " MiB, more than 80 % of this host's " +
-                    std::to_string(int64_t(host / (1 << 20))) + " MiB (fewer steps or a smaller model)");
-}
-
-// The forward run with every step's field kept, u^0 .. u^nt at fields[n alloc] (u^0 = 0, the run
-// starting at rest): its traces.
-template <class T>
-std::vector<T> forward_kept(const acoustic::Setup<T>& s, std::vector<T>& fields) {
-  check_storage(s);
-  const size_t n = size_t(s.alloc);
-  fields.assign((size_t(s.nt) + 1) * n, T(0));
-  cpu::AcousticCpu<T> run{acoustic::Setup<T>(s)};
-  for (int64_t step = 0; step < s.nt; ++step) {
-    run.step(step);
-    std::copy_n(run.current(), n, fields.data() + (size_t(step) + 1) * n);
-  }
-  return run.traces();
-}
-
-// What the backward pass accumulates over the computational points: sum over steps of
-// ubar^{n+1} du^{n+1}/dm (the adjoint's correlation, d misfit / dm), and when asked sum of
-// u^n ubar^n (the zero-lag cross-correlation) and of (u^n)^2 (the source's illumination).
-struct Correlations {
+// What the backward pass accumulates over the computational points (the storage layout): sum over
+// steps of ubar^{n+1} du^{n+1}/dm (the adjoint's correlation, d misfit / dm), and when asked the
+// zero-lag cross-correlation sum of u^n ubar^n and the source's illumination sum of (u^n)^2; and
+// the forward run's traces.
+struct Backward {
   std::vector<double> adjoint, cross, illumination;
+  std::vector<double> traces;
+  StorageReport report;
+};
+
+// The adjoint's input from the forward traces: their residual against `data`, or `data` itself.
+struct AdjointInput {
+  std::span<const double> data;
+  bool residual;
+  template <class T>
+  std::vector<T> operator()(const std::vector<T>& traces) const {
+    std::vector<T> dd(data.begin(), data.end());
+    if (residual)
+      for (size_t i = 0; i < dd.size(); ++i) dd[i] = traces[i] - dd[i];
+    return dd;
+  }
+};
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+int64_t host_bytes() { return int64_t(sysconf(_SC_PHYS_PAGES)) * int64_t(sysconf(_SC_PAGESIZE)); }
+
+// The cpu's forward state and, once its traces are in, the adjoint, with the adjoint step's work.
+template <class T>
+struct CpuPass {
+  const acoustic::Setup<T>& s;
+  AdjointInput input;
+  Backward& out;
+  bool cross;
+  cpu::AcousticCpu<T> run;
+  std::optional<cpu::AcousticAdjointCpu<T>> adj;
+  std::vector<T> dd, du;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+
+  CpuPass(const acoustic::Setup<T>& setup, AdjointInput in, Backward& o, bool c)
+      : s(setup), input(in), out(o), cross(c), run(acoustic::Setup<T>(setup)) {}
+  void start_adjoint() {
+    out.traces.assign(run.traces().begin(), run.traces().end());
+    out.report.forward_s = seconds_since(start);
+    dd = input(run.traces());
+    du.assign(size_t(s.alloc), T(0));
+    adj.emplace(s);
+    const size_t n = size_t(s.alloc);
+    out.adjoint.assign(n, 0.0);
+    if (cross) {
+      out.cross.assign(n, 0.0);
+      out.illumination.assign(n, 0.0);
+    }
+  }
+  // The adjoint of step n from u^{n+1}, u^n and u^{n-1} (storage layout).
+  void adjoint(int64_t n, const T* next, const T* cur, const T* prev) {
+    dudm(s, next, cur, prev, du.data());
+    adj->step(n, dd.data(), du.data(), out.adjoint.data(), nullptr);
+    if (!cross) return;
+    const T* ubar = adj->current();
+    for (int64_t i = 0; i < s.alloc; ++i) {  // zero outside the computational points in both fields
+      out.cross[size_t(i)] += double(cur[i]) * double(ubar[i]);
+      out.illumination[size_t(i)] += double(cur[i]) * double(cur[i]);
+    }
+  }
+};
+
+// Every step's field kept: u^0 .. u^nt (u^0 = 0, the run starting at rest, and u^{-1}'s stand-in).
+template <class T>
+void cpu_every_field(CpuPass<T>& p) {
+  const size_t n = size_t(p.s.alloc);
+  std::vector<T> fields((size_t(p.s.nt) + 1) * n, T(0));
+  p.out.report.stored_bytes = int64_t(fields.size() * sizeof(T));
+  for (int64_t step = 0; step < p.s.nt; ++step) {
+    p.run.step(step);
+    std::copy_n(p.run.current(), n, fields.data() + (size_t(step) + 1) * n);
+  }
+  p.start_adjoint();
+  for (int64_t step = p.s.nt - 1; step >= 0; --step) {
+    const T* cur = fields.data() + size_t(step) * n;
+    p.adjoint(step, cur + n, cur, step > 0 ? cur - n : cur);
+  }
+}
+
+// revolve::Schedule's backend on the cpu: checkpoints of the state in host memory.
+template <class T>
+struct CpuCheckpointed {
+  CpuPass<T>& p;
+  std::vector<acoustic::State<T>> slot;
+  std::vector<T> next, cur, prev;
+  CpuCheckpointed(CpuPass<T>& pass, int64_t slots)
+      : p(pass), slot(size_t(slots)), next(size_t(pass.s.alloc)), cur(next), prev(next) {}
+  void save(int i) { p.run.snapshot(slot[size_t(i)]); }
+  void load(int i) { p.run.resume(slot[size_t(i)]); }
+  void advance(int64_t n) { p.run.step(n); }
+  void end_sweep() {
+    std::copy_n(p.run.current(), next.size(), next.data());
+    std::copy_n(p.run.previous(), cur.size(), cur.data());
+    p.start_adjoint();
+  }
+  void prev_from_slot(int i) { prev = slot[size_t(i)].u_prev; }
+  void prev_from_state() { std::copy_n(p.run.previous(), prev.size(), prev.data()); }
+  void adjoint(int64_t n) {
+    p.adjoint(n, next.data(), cur.data(), prev.data());
+    std::swap(next, cur);  // u^n and u^{n-1} become step n - 1's u^{n+1} and u^n
+    std::swap(cur, prev);
+  }
 };
 
 template <class T>
-Correlations backward(const acoustic::Setup<T>& s, const std::vector<T>& fields, const std::vector<T>& dd,
-                      bool cross) {
-  const size_t n = size_t(s.alloc);
-  Correlations c;
-  c.adjoint.assign(n, 0.0);
+int64_t cpu_state_bytes(const acoustic::Setup<T>& s) {
+  int64_t n = 2 * s.alloc;
+  for (int a = 0; a < 3; ++a) n += 3 * s.points_per_slot(a) * s.axis[a].slots();
+  return n * int64_t(sizeof(T));
+}
+
+template <class T>
+Backward cpu_backward(const acoustic::Setup<T>& s, AdjointInput input, bool cross, const Storage& storage) {
+  Backward out;
+  out.report.backend = "cpu";
+  const int64_t field = s.alloc * int64_t(sizeof(T));
+  // The kept run may take 80 % of the host's memory, less the pass's own arrays (about ten fields).
+  const int64_t available = int64_t(0.8 * double(host_bytes())) - 10 * field;
+  out.report.checkpoints =
+      revolve::checkpoint_slots(s.nt, field, cpu_state_bytes(s), storage.budget_bytes, available);
+  CpuPass<T> p(s, input, out, cross);
+  if (out.report.checkpoints == 0) {
+    cpu_every_field(p);
+  } else {
+    CpuCheckpointed<T> b(p, out.report.checkpoints);
+    revolve::Schedule<CpuCheckpointed<T>> schedule(b, s.nt, int(out.report.checkpoints));
+    out.report.recomputed_steps = schedule.run();
+    out.report.stored_bytes = out.report.checkpoints * cpu_state_bytes(s) + 3 * field;
+  }
+  out.report.backward_s = seconds_since(p.start) - out.report.forward_s;
+  return out;
+}
+
+#if FDSTENCIL_HAVE_CUDA
+// A compact array of the computational points into the storage layout, in double.
+std::vector<double> expand(const Domain& d, const std::vector<float>& c) {
+  std::vector<double> out(size_t(d.alloc), 0.0);
+  size_t e = 0;
+  for (int64_t k = 0; k < d.nz; ++k)
+    for (int64_t j = 0; j < d.ny; ++j)
+      for (int64_t i = 0; i < d.nx; ++i) out[size_t(d.index(i, j, k))] = double(c[e++]);
+  return out;
+}
+
+Backward gpu_backward(const acoustic::Setup<float>& s, const Domain& d, AdjointInput input, bool cross,
+                      const Storage& storage) {
+  const cuda::wave::BackwardResult r = cuda::wave::backward(
+      s, [&](const std::vector<float>& traces) { return input(traces); }, cross, storage.budget_bytes);
+  Backward out;
+  out.traces.assign(r.traces.begin(), r.traces.end());
+  out.adjoint = expand(d, r.adjoint);
   if (cross) {
-    c.cross.assign(n, 0.0);
-    c.illumination.assign(n, 0.0);
+    out.cross = expand(d, r.cross);
+    out.illumination = expand(d, r.illumination);
   }
-  const std::vector<T> rest(n, T(0));  // u^{-1}
-  std::vector<T> du(n, T(0));
-  cpu::AcousticAdjointCpu<T> adj(s);
-  for (int64_t step = s.nt - 1; step >= 0; --step) {
-    const T* cur = fields.data() + size_t(step) * n;
-    dudm(s, cur + n, cur, step > 0 ? cur - n : rest.data(), du.data());
-    adj.step(step, dd.data(), du.data(), c.adjoint.data(), nullptr);
-    if (!cross) continue;
-    const T* ubar = adj.current();
-    for (size_t i = 0; i < n; ++i) {  // zero outside the computational points in both fields
-      c.cross[i] += double(cur[i]) * double(ubar[i]);
-      c.illumination[i] += double(cur[i]) * double(cur[i]);
-    }
-  }
-  return c;
+  out.report = {"cuda", r.stored_bytes, r.checkpoints, r.recomputed_steps, r.forward_s, r.backward_s, 0};
+  return out;
+}
+#endif
+
+// The forward run and its adjoint where run() would put them: the GPU in float, else the cpu in
+// the options' precision.
+Backward backward(const Model& model, const Options& o, AdjointInput input, bool cross,
+                  const Storage& storage, detail::SetupFrame& f) {
+#if FDSTENCIL_HAVE_CUDA
+  if (detail::on_gpu(o)) return gpu_backward(detail::setup<float>(model, o, f), f.d, input, cross, storage);
+#endif
+  if (o.double_precision) return cpu_backward(detail::setup<double>(model, o, f), input, cross, storage);
+  return cpu_backward(detail::setup<float>(model, o, f), input, cross, storage);
 }
 
 template <class T>
@@ -172,10 +297,19 @@ std::vector<T> as_t(std::span<const double> a) {
   return std::vector<T>(a.begin(), a.end());
 }
 
+// Born modelling and the wavelets' adjoint have no GPU kernels yet: "cuda" is refused for them,
+// and "auto" takes the cpu.
+void cpu_only(const Options& o, const char* what) {
+  if (o.backend == "cuda")
+    throw Error(ErrorKind::unsupported,
+                std::string(what) +
+                    " runs on the cpu backend only (the gradient, RTM and born_adjoint run on the GPU)");
+}
+
 template <class T>
 std::vector<double> born_typed(const Model& model, const Options& o, std::span<const double> dv) {
-  detail::CpuSetupFrame f;
-  const acoustic::Setup<T> s = detail::cpu_setup<T>(model, o, f);
+  detail::SetupFrame f;
+  const acoustic::Setup<T> s = detail::setup<T>(model, o, f);
   std::vector<T> dm(size_t(s.alloc), T(0));
   for_each_point(f.d, [&](int64_t p, int64_t point) {
     dm[size_t(p)] = T(dm_dv(model, point, f.dt) * dv[size_t(point)]);
@@ -191,18 +325,6 @@ std::vector<double> born_typed(const Model& model, const Options& o, std::span<c
   return {scattered.traces().begin(), scattered.traces().end()};
 }
 
-template <class T>
-std::pair<std::vector<double>, std::vector<T>> backward_typed(const Model& model, const Options& o,
-                                                              std::span<const double> observed, bool residual,
-                                                              detail::CpuSetupFrame& f) {
-  const acoustic::Setup<T> s = detail::cpu_setup<T>(model, o, f);
-  std::vector<T> fields;
-  std::vector<T> traces = forward_kept(s, fields);
-  std::vector<T> dd = as_t<T>(observed);
-  if (residual)
-    for (size_t i = 0; i < dd.size(); ++i) dd[i] = traces[i] - dd[i];
-  return {to_velocity(model, f.d, f.dt, backward(s, fields, dd, false).adjoint), std::move(traces)};
-}
 // The model's points of a computational-point array.
 std::vector<double> on_model(const Domain& d, const std::vector<double>& a) {
   std::vector<double> out(size_t(d.model_nz * d.model_ny * d.model_nx));
@@ -235,31 +357,31 @@ std::vector<double> minus_laplacian(const Domain& d, const std::vector<double>& 
   return out;
 }
 
-template <class T>
-std::vector<double> rtm_typed(const Model& model, const Options& o, std::span<const double> recorded,
+std::vector<double> rtm_image(const Model& model, const Options& o, std::span<const double> recorded,
                               const RtmOptions& r) {
-  detail::CpuSetupFrame f;
-  const acoustic::Setup<T> s = detail::cpu_setup<T>(model, o, f);
-  std::vector<T> fields;
-  forward_kept(s, fields);
+  const auto entry = std::chrono::steady_clock::now();
+  detail::SetupFrame f;
   const bool cross = r.condition == ImagingCondition::crosscorrelation;
-  const Correlations c = backward(s, fields, as_t<T>(recorded), cross || r.illumination);
-  std::vector<double> image = on_model(f.d, cross ? c.cross : c.adjoint);
+  Backward b = backward(model, o, {recorded, false}, cross || r.illumination, r.storage, f);
+  if (r.report) *r.report = b.report;
+  std::vector<double> image = on_model(f.d, cross ? b.cross : b.adjoint);
   if (r.illumination) {
-    const std::vector<double> light = on_model(f.d, c.illumination);
+    const std::vector<double> light = on_model(f.d, b.illumination);
     const double most = *std::max_element(light.begin(), light.end());
     if (!(most > 0))
       bad("illumination: the source's field is zero at every point and step (no wavelet energy in the run)");
     const double floor = 1e-6 * most;
     for (size_t i = 0; i < image.size(); ++i) image[i] /= light[i] + floor;
   }
-  return r.laplacian ? minus_laplacian(f.d, image) : image;
+  if (r.laplacian) image = minus_laplacian(f.d, image);
+  if (r.report) r.report->total_s = seconds_since(entry);
+  return image;
 }
 
 template <class T>
 std::vector<double> source_adjoint_typed(const Model& model, const Options& o, std::span<const double> dd) {
-  detail::CpuSetupFrame f;
-  const acoustic::Setup<T> s = detail::cpu_setup<T>(model, o, f);
+  detail::SetupFrame f;
+  const acoustic::Setup<T> s = detail::setup<T>(model, o, f);
   const std::vector<T> r = as_t<T>(dd);
   std::vector<T> out(size_t(s.nsrc) * size_t(s.nt), T(0));
   cpu::AcousticAdjointCpu<T> adj(s);
@@ -270,9 +392,15 @@ std::vector<double> source_adjoint_typed(const Model& model, const Options& o, s
 }  // namespace
 
 std::vector<double> modelled(const Model& model, const Options& o) {
-  detail::CpuSetupFrame f;
+  detail::SetupFrame f;
+#if FDSTENCIL_HAVE_CUDA
+  if (detail::on_gpu(o)) {
+    const std::vector<float> t = cuda::wave::modelled(detail::setup<float>(model, o, f));
+    return {t.begin(), t.end()};
+  }
+#endif
   const auto run = [&]<class T>() -> std::vector<double> {
-    const acoustic::Setup<T> s = detail::cpu_setup<T>(model, o, f);
+    const acoustic::Setup<T> s = detail::setup<T>(model, o, f);
     const std::vector<T> t = forward(s, [](int64_t, const T*) {});
     return {t.begin(), t.end()};
   };
@@ -281,18 +409,21 @@ std::vector<double> modelled(const Model& model, const Options& o) {
 
 std::vector<double> born(const Model& model, const Options& o, std::span<const double> dv) {
   check_size(dv, model_points(model), "dv", "(the model's points)");
+  cpu_only(o, "Born modelling");
   return o.double_precision ? born_typed<double>(model, o, dv) : born_typed<float>(model, o, dv);
 }
 
-std::vector<double> born_adjoint(const Model& model, const Options& o, std::span<const double> dd) {
+std::vector<double> born_adjoint(const Model& model, const Options& o, std::span<const double> dd,
+                                 const Storage& storage) {
   check_size(dd, int64_t(o.receivers.size()) * o.nt, "dd", traces_shape(o));
-  detail::CpuSetupFrame f;
-  return o.double_precision ? backward_typed<double>(model, o, dd, false, f).first
-                            : backward_typed<float>(model, o, dd, false, f).first;
+  detail::SetupFrame f;
+  const Backward b = backward(model, o, {dd, false}, false, storage, f);
+  return to_velocity(model, f.d, f.dt, b.adjoint);
 }
 
 std::vector<double> source_adjoint(const Model& model, const Options& o, std::span<const double> dd) {
   check_size(dd, int64_t(o.receivers.size()) * o.nt, "dd", traces_shape(o));
+  cpu_only(o, "the wavelets' adjoint");
   return o.double_precision ? source_adjoint_typed<double>(model, o, dd)
                             : source_adjoint_typed<float>(model, o, dd);
 }
@@ -300,28 +431,24 @@ std::vector<double> source_adjoint(const Model& model, const Options& o, std::sp
 std::vector<double> rtm(const Model& model, const Options& o, std::span<const double> recorded,
                         const RtmOptions& r) {
   check_size(recorded, int64_t(o.receivers.size()) * o.nt, "recorded", traces_shape(o));
-  return o.double_precision ? rtm_typed<double>(model, o, recorded, r)
-                            : rtm_typed<float>(model, o, recorded, r);
+  return rtm_image(model, o, recorded, r);
 }
 
-Gradient gradient(const Model& model, const Options& o, std::span<const double> observed) {
+Gradient gradient(const Model& model, const Options& o, std::span<const double> observed,
+                  const Storage& storage) {
+  const auto entry = std::chrono::steady_clock::now();
   check_size(observed, int64_t(o.receivers.size()) * o.nt, "observed", traces_shape(o));
-  detail::CpuSetupFrame f;
+  detail::SetupFrame f;
+  Backward b = backward(model, o, {observed, true}, false, storage, f);
   Gradient g;
-  const auto run = [&]<class T>() {
-    auto [velocity, traces] = backward_typed<T>(model, o, observed, true, f);
-    g.velocity = std::move(velocity);
-    g.traces.assign(traces.begin(), traces.end());
-    g.stored_bytes = int64_t(o.nt + 1) * f.d.alloc * int64_t(sizeof(T));
-  };
-  if (o.double_precision)
-    run.template operator()<double>();
-  else
-    run.template operator()<float>();
+  g.velocity = to_velocity(model, f.d, f.dt, b.adjoint);
+  g.traces = std::move(b.traces);
+  g.storage = b.report;
   for (size_t i = 0; i < g.traces.size(); ++i) {
     const double r = g.traces[i] - observed[i];
     g.misfit += 0.5 * r * r;
   }
+  g.storage.total_s = seconds_since(entry);
   return g;
 }
 

@@ -1,4 +1,4 @@
-// The forward run's state as the cpu backend starts it, for the solvers built on the forward step
+// The forward run's state as run() starts it, for the solvers built on the forward step
 // (wave/imaging.cpp: Born modelling and the adjoint): the same checks, taps, medium and CPML as
 // run() makes, so that they linearise the very operator run() applies.
 #pragma once
@@ -8,15 +8,19 @@
 
 namespace fdstencil::wave::detail {
 
-struct CpuSetupFrame {
+struct SetupFrame {
   Domain d;        // the computational domain
   double dt = 0;   // the run's step
   float vmax = 0;  // the model's largest velocity (the CPML's profile is built from it)
 };
 
-// run()'s checks and setup for one rank on the cpu (a split run is refused): the state's
-// geometry, m, CPML coefficients and taps, in float or double.
+// run()'s checks and setup for one rank (a split run is refused): the state's geometry, m, CPML
+// coefficients and taps, in float or double, on the host.
 template <class T>
-acoustic::Setup<T> cpu_setup(const Model& model, const Options& options, CpuSetupFrame& frame);
+acoustic::Setup<T> setup(const Model& model, const Options& options, SetupFrame& frame);
+
+// run()'s choice of backend: the GPU (in a build with CUDA, in float) or the cpu; throws as run()
+// does for a backend that cannot serve the options.
+bool on_gpu(const Options& options);
 
 }  // namespace fdstencil::wave::detail

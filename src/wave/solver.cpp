@@ -1309,10 +1309,8 @@ void run_cpu(const Model& model, const Options& o, Checked& c, Result& res, cons
 }  // namespace
 
 template <class T>
-acoustic::Setup<T> detail::cpu_setup(const Model& model, const Options& o, detail::CpuSetupFrame& frame) {
+acoustic::Setup<T> detail::setup(const Model& model, const Options& o, detail::SetupFrame& frame) {
   if (split(o)) bad("the linearised solvers run on one rank");
-  if (o.backend == "cuda")
-    throw Error(ErrorKind::unsupported, "the linearised solvers run on the cpu backend only");
   Checked c = checked(model, o);
   check_memory(model, o, c.d, false, true);
   add_taps(c, model, o);
@@ -1323,8 +1321,10 @@ acoustic::Setup<T> detail::cpu_setup(const Model& model, const Options& o, detai
                         Domain::Slab{0, c.d.nz});
 }
 
-template acoustic::Setup<float> detail::cpu_setup(const Model&, const Options&, detail::CpuSetupFrame&);
-template acoustic::Setup<double> detail::cpu_setup(const Model&, const Options&, detail::CpuSetupFrame&);
+template acoustic::Setup<float> detail::setup(const Model&, const Options&, detail::SetupFrame&);
+template acoustic::Setup<double> detail::setup(const Model&, const Options&, detail::SetupFrame&);
+
+bool detail::on_gpu(const Options& o) { return kBuiltWithCuda && use_gpu(o); }
 
 namespace {
 

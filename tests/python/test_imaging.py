@@ -142,3 +142,35 @@ def test_rtm_by_either_condition_and_its_refusals():
     assert cross.shape == v.shape and np.all(np.isfinite(cross)) and np.any(cross != 0)
     with pytest.raises(ValueError, match="condition: expected 'adjoint' or 'crosscorrelation'"):
         fw.rtm(v, dd, **s, condition="deconvolution")
+
+
+def test_a_memory_budget_gives_the_bits_of_every_field_kept():
+    """Under a budget of an eighth of the kept fields the backward pass keeps binomial checkpoints
+    and runs steps again, and the gradient is the same bits; a budget below one checkpoint is a
+    MemoryError before any work."""
+    v = model()
+    s = shot(v, backend="cpu")
+    observed = fw.modelled(v * np.float32(1.02), **s)
+    misfit, g, traces, kept = fw.gradient(v, observed, **s, info=True)
+    assert kept["backend"] == "cpu" and kept["checkpoints"] == 0 and kept["stored_bytes"] > 0
+    budget = kept["stored_bytes"] // 8
+    misfit_b, g_b, traces_b, kept_b = fw.gradient(v, observed, **s, memory_budget=budget, info=True)
+    assert kept_b["checkpoints"] > 0 and kept_b["recomputed_steps"] > 0 and kept_b["stored_bytes"] <= budget
+    assert misfit_b == misfit and np.array_equal(g_b, g) and np.array_equal(traces_b, traces)
+    with pytest.raises(MemoryError, match="holds not even one checkpoint"):
+        fw.gradient(v, observed, **s, memory_budget=1000)
+    with pytest.raises(ValueError, match="Born modelling runs on the cpu backend only"):
+        fw.born(v, np.zeros(v.shape), **(s | {"backend": "cuda"}))
+
+
+@pytest.mark.skipif(fw._core.gpu_count() == 0, reason="no GPU")
+def test_the_gpu_gradient_and_image_match_the_cpu():
+    v = model()
+    s = shot(v, double=False)
+    observed = fw.modelled(v * np.float32(1.02), **s, backend="cpu")
+    on = {b: fw.gradient(v, observed, **s, backend=b, info=True) for b in ("cuda", "cpu")}
+    assert on["cuda"][3]["backend"] == "cuda"
+    for i in (1, 2):  # the gradient and the traces
+        assert np.linalg.norm(on["cuda"][i] - on["cpu"][i]) <= 1e-4 * np.linalg.norm(on["cpu"][i])
+    images = [fw.rtm(v, observed, **s, backend=b, condition="crosscorrelation") for b in ("cuda", "cpu")]
+    assert np.linalg.norm(images[0] - images[1]) <= 1e-4 * np.linalg.norm(images[1])

@@ -1271,6 +1271,36 @@ void AcousticGpu::renew(const acoustic::Setup<float>& s) {
   FDS_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
 }
 
+const float* AcousticGpu::current_device() const { return impl_->u.p; }
+const float* AcousticGpu::previous_device() const { return impl_->prev.p; }
+void* AcousticGpu::stream() const { return impl_->stream; }
+
+int64_t AcousticGpu::snapshot_elements() const {
+  int64_t n = 0;
+  for (int i = 0; i < acoustic::kStateArrays - 1; ++i) n += impl_->state_array(i).n;
+  return n;
+}
+
+// Arrays 0 .. kStateArrays - 2 back to back. The temporal design's second set is not used by
+// step(), the only stepping these snapshots serve.
+void AcousticGpu::snapshot(float* device) const {
+  for (int i = 0; i < acoustic::kStateArrays - 1; ++i) {
+    const DeviceArray<float>& a = impl_->state_array(i);
+    if (a.n == 0) continue;
+    FDS_CUDA_CHECK(cudaMemcpyAsync(device, a.p, size_t(a.bytes()), cudaMemcpyDeviceToDevice, impl_->stream));
+    device += a.n;
+  }
+}
+
+void AcousticGpu::resume(const float* device) {
+  for (int i = 0; i < acoustic::kStateArrays - 1; ++i) {
+    const DeviceArray<float>& a = impl_->state_array(i);
+    if (a.n == 0) continue;
+    FDS_CUDA_CHECK(cudaMemcpyAsync(a.p, device, size_t(a.bytes()), cudaMemcpyDeviceToDevice, impl_->stream));
+    device += a.n;
+  }
+}
+
 int64_t AcousticGpu::bytes() const {
   const Impl& d = *impl_;
   int64_t b = d.u.bytes() + d.prev.bytes() + d.m.bytes() + d.tap_start.bytes() + d.tap_key.bytes() +

@@ -142,6 +142,17 @@ class AcousticGpu {
   // Error(invalid_argument) where s's storage or layers differ from the state's.
   void renew(const acoustic::Setup<float>& s);
   int64_t bytes() const;
+  // For the solvers built on the step (wave/imaging_gpu.cpp), which call step() alone: u^n and
+  // u^{n-1} on the device after the steps enqueued so far (the storage layout), and the run's
+  // stream (a cudaStream_t).
+  const float* current_device() const;
+  const float* previous_device() const;
+  void* stream() const;
+  // The state without its traces (u, u_prev, the CPML memory: snapshot_elements() floats) to and
+  // from device memory, enqueued on the run's stream: a checkpoint of the backward pass.
+  int64_t snapshot_elements() const;
+  void snapshot(float* device) const;
+  void resume(const float* device);
   // The kernel, its launch shape and its resources (registers, spills, occupancy).
   std::string describe() const;
 

@@ -24,6 +24,13 @@ struct DeviceArray {
       FDS_CUDA_CHECK(cudaMemset(p, 0, size_t(n) * sizeof(T)));
     }
   }
+  // Not zeroed: for an array every element of which is written before it is read.
+  static DeviceArray uninitialised(int64_t count) {
+    DeviceArray a;
+    a.n = count;
+    if (count > 0) FDS_CUDA_CHECK(cudaMalloc(&a.p, size_t(count) * sizeof(T)));
+    return a;
+  }
   DeviceArray(const T* host, int64_t count) : DeviceArray(count) {
     if (n > 0) FDS_CUDA_CHECK(cudaMemcpy(p, host, size_t(n) * sizeof(T), cudaMemcpyHostToDevice));
   }

@@ -1,0 +1,150 @@
+// The GPU's backward pass: acoustic_backward.hpp. The forward state is AcousticGpu's (the default
+// launch, one step a call: no graphs or temporal passes, whose steps a checkpoint cannot split),
+// the adjoint AcousticAdjointGpu's, both on the forward state's stream.
+#include "cuda/wave/acoustic_backward.hpp"
+
+#include <chrono>
+#include <memory>
+#include <utility>
+
+#include "core/revolve.hpp"
+#include "cuda/common/check.hpp"
+#include "cuda/wave/acoustic.hpp"
+#include "cuda/wave/acoustic_adjoint.hpp"
+#include "cuda/wave/device_array.hpp"
+#include "fdstencil/device.hpp"
+
+namespace fdstencil::cuda::wave {
+
+namespace {
+
+bool any_layer(const acoustic::SetupFrame<float>& s) {
+  return s.axis[0].slots() + s.axis[1].slots() + s.axis[2].slots() > 0;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// What both ways of keeping the forward run share: the states, the adjoint's three compact fields
+// (u^{n+1}, u^n, u^{n-1}, rotated after each adjoint step) and the adjoint made once the traces are in.
+struct Pass {
+  const acoustic::Setup<float>& s;
+  const std::function<std::vector<float>(const std::vector<float>&)>& residual_of;
+  bool correlate;
+  AcousticGpu fwd;
+  std::unique_ptr<AcousticAdjointGpu> adj;
+  std::vector<float> traces;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  double forward_s = 0;  // the first sweep, its traces downloaded
+
+  Pass(const acoustic::Setup<float>& setup, const KernelConfig& c,
+       const std::function<std::vector<float>(const std::vector<float>&)>& r, bool cor)
+      : s(setup), residual_of(r), correlate(cor), fwd(setup, c) {}
+  int64_t points() const { return s.nx * s.ny * s.nz; }
+  void start_adjoint() {
+    traces = fwd.traces();  // waits for the sweep
+    forward_s = seconds_since(start);
+    adj = std::make_unique<AcousticAdjointGpu>(s, fwd.stream(), residual_of(traces), true, correlate);
+  }
+};
+
+// revolve::Schedule's backend: checkpoint slots in one device allocation.
+struct Checkpointed {
+  Pass& p;
+  DeviceArray<float> slots;
+  int64_t slot_elements;
+  DeviceArray<float> field[3];
+  float *next, *cur, *prev;
+
+  Checkpointed(Pass& pass, int64_t count)
+      : p(pass), slots(count * pass.fwd.snapshot_elements()), slot_elements(pass.fwd.snapshot_elements()) {
+    for (auto& f : field) f = DeviceArray<float>(p.points());
+    FDS_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));  // zeroed before the run's stream writes them
+    next = field[0].p;
+    cur = field[1].p;
+    prev = field[2].p;
+  }
+  float* slot(int i) { return slots.p + int64_t(i) * slot_elements; }
+  void save(int i) { p.fwd.snapshot(slot(i)); }
+  void load(int i) { p.fwd.resume(slot(i)); }
+  void advance(int64_t n) { p.fwd.step(n); }
+  void end_sweep() {
+    compact(p.s, p.fwd.current_device(), next, p.fwd.stream());
+    compact(p.s, p.fwd.previous_device(), cur, p.fwd.stream());
+    p.start_adjoint();
+  }
+  // The snapshot's second array is u_prev (AcousticGpu::snapshot's order, u first).
+  void prev_from_slot(int i) { compact(p.s, slot(i) + p.s.alloc, prev, p.fwd.stream()); }
+  void prev_from_state() { compact(p.s, p.fwd.previous_device(), prev, p.fwd.stream()); }
+  void adjoint(int64_t n) {
+    p.adj->step(n, next, cur, prev);
+    float* done = next;
+    next = cur;
+    cur = prev;
+    prev = done;
+  }
+};
+
+// Every step's field: u^0 (zero, and u^{-1}'s stand-in) .. u^nt, compact.
+void every_field(Pass& p, BackwardResult& r) {
+  const int64_t P = p.points(), nt = p.s.nt;
+  // u^1 .. u^nt are written before they are read: only u^0 is zeroed, on the run's stream.
+  DeviceArray<float> store = DeviceArray<float>::uninitialised((nt + 1) * P);
+  FDS_CUDA_CHECK(
+      cudaMemsetAsync(store.p, 0, size_t(P) * sizeof(float), static_cast<cudaStream_t>(p.fwd.stream())));
+  r.stored_bytes = store.bytes();
+  for (int64_t n = 0; n < nt; ++n) {
+    p.fwd.step(n);
+    compact(p.s, p.fwd.current_device(), store.p + (n + 1) * P, p.fwd.stream());
+  }
+  p.start_adjoint();
+  for (int64_t n = nt - 1; n >= 0; --n)
+    p.adj->step(n, store.p + (n + 1) * P, store.p + n * P, store.p + (n > 0 ? n - 1 : 0) * P);
+}
+
+KernelConfig launch(const acoustic::Setup<float>& s) {
+  KernelConfig c = default_config(s.dim, s.radius, s.nx * s.ny, any_layer(s));
+  c.graph = 0;
+  c.temporal = 0;
+  return c;
+}
+
+}  // namespace
+
+std::vector<float> modelled(const acoustic::Setup<float>& s) {
+  AcousticGpu fwd(s, launch(s));
+  for (int64_t n = 0; n < s.nt; ++n) fwd.step(n);
+  return fwd.traces();
+}
+
+BackwardResult backward(const acoustic::Setup<float>& s,
+                        const std::function<std::vector<float>(const std::vector<float>&)>& residual_of,
+                        bool correlate, int64_t budget_bytes) {
+  Pass p(s, launch(s), residual_of, correlate);
+  BackwardResult r;
+  const int64_t field = p.points() * int64_t(sizeof(float));
+  const int64_t state = p.fwd.snapshot_elements() * int64_t(sizeof(float));
+  // What stays free for the kept fields once the adjoint's state is made.
+  const int64_t available = device_free_bytes() - AcousticAdjointGpu::bytes(s, true, correlate);
+  r.checkpoints = revolve::checkpoint_slots(s.nt, field, state, budget_bytes, available);
+  if (r.checkpoints == 0) {
+    every_field(p, r);
+  } else {
+    Checkpointed b(p, r.checkpoints);
+    r.stored_bytes = b.slots.bytes() + 3 * field;
+    revolve::Schedule<Checkpointed> schedule(b, s.nt, int(r.checkpoints));
+    r.recomputed_steps = schedule.run();
+  }
+  r.traces = std::move(p.traces);
+  r.adjoint = p.adj->gradient();  // waits for the backward steps
+  if (correlate) {
+    r.cross = p.adj->cross();
+    r.illumination = p.adj->illumination();
+  }
+  r.forward_s = p.forward_s;
+  r.backward_s = seconds_since(p.start) - p.forward_s;
+  return r;
+}
+
+}  // namespace fdstencil::cuda::wave

@@ -1,0 +1,35 @@
+// The forward run and its adjoint on the GPU, for the gradient and RTM (issue 37; the wave layer's
+// wave/imaging.cpp calls it): the forward field of every step kept in device memory where it fits
+// the budget, else binomial checkpoints of the whole state (core/revolve.hpp) with the steps
+// between them run again. Plain C++, no CUDA types.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "physics/acoustic.hpp"
+
+namespace fdstencil::cuda::wave {
+
+struct BackwardResult {
+  std::vector<float> traces;                        // the forward run's (nrec, nt)
+  std::vector<float> adjoint, cross, illumination;  // sums over the computational points, compact
+  int64_t stored_bytes = 0;                         // the kept fields' or the checkpoints' device memory
+  int64_t checkpoints = 0;                          // 0: every step's field kept
+  int64_t recomputed_steps = 0;                     // forward steps run again beyond the first nt
+  double forward_s = 0, backward_s = 0;             // the first sweep, and the rest
+};
+
+// The forward run's traces (nrec, nt) at the launch backward() steps with: the operator its
+// adjoint belongs to.
+std::vector<float> modelled(const acoustic::Setup<float>& s);
+
+// `residual_of(traces)` gives the adjoint's input (nrec, nt) once the forward traces are known.
+// `correlate`: the cross-correlation and illumination sums too. budget_bytes: the kept fields' or
+// checkpoints' device memory (0: what the device has free once the states are made).
+BackwardResult backward(const acoustic::Setup<float>& s,
+                        const std::function<std::vector<float>(const std::vector<float>&)>& residual_of,
+                        bool correlate, int64_t budget_bytes);
+
+}  // namespace fdstencil::cuda::wave
