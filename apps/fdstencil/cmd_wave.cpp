@@ -168,8 +168,9 @@ void check_disk_space(const Setup& s) {
       size_text(checkpoints).c_str());
 }
 
-// The command as typed, quoted so that pasting it into a shell runs it again.
-std::string command_text(const std::vector<std::string>& argv) {
+}  // namespace
+
+std::string wave_cli::command_text(const std::vector<std::string>& argv) {
   std::string out;
   for (const std::string& a : argv) {
     constexpr std::string_view kShellSafe = "_-./:=,@%+";  // characters no shell interprets
@@ -187,6 +188,8 @@ std::string command_text(const std::vector<std::string>& argv) {
   }
   return out;
 }
+
+namespace {
 
 // An interrupted run's exit status: 128 + its signal (130 SIGINT, 143 SIGTERM); a rank of a split
 // run stopped by another rank's signal alone reports SIGTERM's, the launcher's usual one.
@@ -641,6 +644,10 @@ int run_wave(const Flags& flags, const std::string& command) {
   return run_single(flags, command);
 }
 
+}  // namespace
+
+namespace wave_cli {
+
 // One group of a subcommand's options in its help; every value option is text until prepare()
 // parses it (Flags), shown in the help by `type`.
 struct OptionGroup {
@@ -830,7 +837,7 @@ void add_checkpoints_options(CLI::App* cmd, Flags* f) {
            "With --survey on the GPU: run K shots side by side, each on its own stream " + d + "1)");
 }
 
-}  // namespace
+}  // namespace wave_cli
 
 Action add_wave(CLI::App& app, const std::vector<std::string>& argv) {
   auto* cmd = app.add_subcommand(

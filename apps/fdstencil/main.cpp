@@ -17,18 +17,25 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", FDSTENCIL_VERSION);
   using namespace fdstencil::cli;
   const std::vector<std::string> command_line(argv, argv + argc);
-  const Action actions[] = {add_info(app),  add_coeffs(app), add_apply(app),
-                            add_bench(app), add_tune(app),   add_wave(app, command_line),
-                            add_segy(app)};
-  const char* names[] = {"info", "coeffs", "apply", "bench", "tune", "wave", "segy"};
+  const Action actions[] = {add_info(app),
+                            add_coeffs(app),
+                            add_apply(app),
+                            add_bench(app),
+                            add_tune(app),
+                            add_wave(app, command_line),
+                            add_segy(app),
+                            add_gradient(app, command_line),
+                            add_rtm(app, command_line)};
+  const char* names[] = {"info", "coeffs", "apply", "bench", "tune", "wave", "segy", "gradient", "rtm"};
   // CLI11 reports an unknown command only as "a subcommand is required": name it instead.
   if (argc > 1 && argv[1][0] != '-') {
     const std::string first = argv[1];
     if (std::find(std::begin(names), std::end(names), first) == std::end(names)) {
-      std::fprintf(
-          stderr,
-          "fdstencil: error: unknown command '%s' (valid: info, coeffs, apply, bench, tune, wave, segy)\n",
-          first.c_str());
+      std::fprintf(stderr,
+                   "fdstencil: error: unknown command '%s' (valid: info, coeffs, apply, bench, tune, wave, "
+                   "segy, gradient, "
+                   "rtm)\n",
+                   first.c_str());
       return 2;
     }
   }

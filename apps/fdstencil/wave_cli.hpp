@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -135,6 +136,18 @@ ModelInput read_model(const Flags& flags, const ModelPlanes& planes_of = {}, boo
 // slabs would be too thin, which prepare() and the run then report.
 std::optional<wave::Model::Window> slab_model_planes(const Flags& flags, int dim, int64_t nz, int64_t ny,
                                                      int64_t nx, int rank, int ranks);
+
+// --- cmd_wave.cpp: the flags' groups, shared by wave, gradient and rtm --------------------------
+// The command as typed, quoted so that pasting it into a shell runs it again.
+std::string command_text(const std::vector<std::string>& argv);
+void add_model_options(CLI::App* cmd, Flags* f);
+void add_time_options(CLI::App* cmd, Flags* f);
+void add_numerics_options(CLI::App* cmd, Flags* f);
+void add_sources_options(CLI::App* cmd, Flags* f);
+void add_receivers_options(CLI::App* cmd, Flags* f);
+void add_outputs_options(CLI::App* cmd, Flags* f);
+void add_run_options(CLI::App* cmd, Flags* f);
+void add_checkpoints_options(CLI::App* cmd, Flags* f);
 
 // --- cmd_wave.cpp: one shot's run ---------------------------------------------------------------
 // The checkpoint a run writes into its output directory, and --resume reads.
