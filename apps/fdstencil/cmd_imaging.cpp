@@ -43,11 +43,30 @@ json read_json(const fs::path& p) {
   }
 }
 
-// The record's sampling, receivers and length against the run's: each mismatch refused by name.
+// Positions as shot.json lists them (Z,Y,X or Z,X) against the run's, `what` naming them.
+void check_points(const json& listed, const std::vector<wave::Point>& run, int dim, const std::string& what,
+                  const std::string& dir) {
+  if (listed.size() != run.size())
+    bad("--observed " + dir + ": shot.json lists " + std::to_string(listed.size()) + " " + what +
+        " and the run has " + std::to_string(run.size()));
+  for (size_t r = 0; r < run.size(); ++r) {
+    const wave::Point& p = run[r];
+    const std::vector<double> want =
+        dim == 3 ? std::vector<double>{p.z, p.y, p.x} : std::vector<double>{p.z, p.x};
+    const std::vector<double> got = listed[r].get<std::vector<double>>();
+    bool same = got.size() == want.size();
+    for (size_t a = 0; same && a < got.size(); ++a) same = std::abs(got[a] - want[a]) <= 1e-6;
+    if (!same)
+      bad("--observed " + dir + ": " + what + " " + std::to_string(r) + " lies at " + listed[r].dump() +
+          " there and elsewhere in this run");
+  }
+}
+
+// The record's sampling, geometry and boundary against the run's: each mismatch refused by name.
 void check_record(const json& doc, const Setup& s, const std::vector<int64_t>& shape,
                   const std::string& dir) {
   const wave::Options& o = s.options;
-  const double dt = doc.value("dt", 0.0);
+  const double dt = doc.at("dt").get<double>();
   if (std::abs(dt - o.dt) > 1e-9 * o.dt)
     bad("--observed " + dir + ": the record is sampled every " + std::to_string(dt) +
         " s and the run steps every " + std::to_string(o.dt) +
@@ -59,20 +78,18 @@ void check_record(const json& doc, const Setup& s, const std::vector<int64_t>& s
   if (shape[1] != o.nt)
     bad("--observed " + dir + ": the record holds " + std::to_string(shape[1]) +
         " samples a trace and the run " + std::to_string(o.nt) + " steps");
-  const json& at = doc.value("receivers", json::array());
-  if (int64_t(at.size()) != nrec)
-    bad("--observed " + dir + ": shot.json lists " + std::to_string(at.size()) + " receivers");
-  for (int64_t r = 0; r < nrec; ++r) {
-    const wave::Point& p = o.receivers[size_t(r)];
-    const std::vector<double> want =
-        s.model().dim == 3 ? std::vector<double>{p.z, p.y, p.x} : std::vector<double>{p.z, p.x};
-    const std::vector<double> got = at[size_t(r)].get<std::vector<double>>();
-    bool same = got.size() == want.size();
-    for (size_t a = 0; same && a < got.size(); ++a) same = std::abs(got[a] - want[a]) <= 1e-6;
-    if (!same)
-      bad("--observed " + dir + ": receiver " + std::to_string(r) + " lies at " + at[size_t(r)].dump() +
-          " there and elsewhere in this run");
-  }
+  const int dim = s.model().dim;
+  check_points(doc.at("receivers"), o.receivers, dim, "receivers", dir);
+  json sources = json::array();
+  for (const json& src : doc.at("sources")) sources.push_back(src.at("position"));
+  check_points(sources, s.sources, dim, "sources", dir);
+  const bool same_boundary = doc.at("radius").get<int>() == o.radius &&
+                             doc.at("cpml_width").get<int>() == o.boundary.cpml_width &&
+                             doc.at("free_surface").get<bool>() == o.boundary.free_surface;
+  if (!same_boundary)
+    bad("--observed " + dir + ": recorded with radius " + doc.at("radius").dump() + ", CPML " +
+        doc.at("cpml_width").dump() + " and free surface " + doc.at("free_surface").dump() +
+        ", which this run does not take (--radius, --cpml, --free-surface)");
 }
 
 // The observed traces (nrec, nt) from a folder `fdstencil wave` wrote.
@@ -80,7 +97,12 @@ std::vector<double> read_observed(const std::string& dir, const Setup& s) {
   if (dir.empty()) bad("--observed DIR is required: the folder of the recorded shot (shot.npy, shot.json)");
   const json doc = read_json(fs::path(dir) / "shot.json");
   const NpyArray a = read_npy(fs::path(dir) / "shot.npy");
-  check_record(doc, s, a.shape, dir);
+  try {
+    check_record(doc, s, a.shape, dir);
+  } catch (const json::exception& e) {  // a key missing or of another type: not a record wave wrote
+    throw Error(ErrorKind::io,
+                "--observed " + dir + ": shot.json is not a record fdstencil wave wrote: " + e.what());
+  }
   std::vector<double> out(a.bytes.size() / size_t(dtype_bytes(a.dtype)));
   for (size_t i = 0; i < out.size(); ++i)
     out[i] = a.dtype == DType::f32 ? double(reinterpret_cast<const float*>(a.bytes.data())[i])
@@ -98,12 +120,15 @@ int64_t budget_bytes(const std::string& mib) {
   } catch (const std::exception&) {
     bad("--memory-budget: expected MiB, a number > 0, got '" + mib + "'");
   }
-  if (!(v > 0)) bad("--memory-budget: expected MiB, a number > 0, got '" + mib + "'");
+  // Below a byte it would read as 0, no limit; above 2^40 MiB (an exbibyte) it would overflow.
+  if (!(v * double(1 << 20) >= 1) || !(v <= double(int64_t(1) << 40)))
+    bad("--memory-budget: expected MiB, a number from 1 byte to 2^40 MiB, got '" + mib + "'");
   return int64_t(v * double(1 << 20));
 }
 
 // The output folder: a folder holding an earlier run's result or summary is refused unless
-// --overwrite; a missing one is made, and removed again if the run fails before writing into it.
+// --overwrite; missing folders are made, and on a failure the files this run wrote and the folders
+// it made are removed again.
 class Claim {
  public:
   Claim(const Setup& s, const std::string& result) : dir_(s.out_dir) {
@@ -111,20 +136,30 @@ class Claim {
       if (fs::exists(dir_ / name) && !s.overwrite)
         bad("--output " + dir_.string() + " holds an earlier run's " + name + " (--overwrite replaces it)");
     std::error_code ec;
-    made_ = !fs::exists(dir_, ec);
+    for (fs::path p = dir_; !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
+      top_ = p;
+      if (p == p.parent_path()) break;
+    }
     fs::create_directories(dir_, ec);
     if (ec) throw Error(ErrorKind::io, "--output " + dir_.string() + ": cannot create it: " + ec.message());
     check_writable((dir_ / "summary.json").string());
   }
   ~Claim() {
+    if (kept_) return;
     std::error_code ec;
-    if (made_ && !kept_) fs::remove(dir_, ec);  // only while empty
+    for (const fs::path& f : written_) fs::remove(f, ec);
+    if (top_.empty()) return;
+    for (fs::path p = dir_;; p = p.parent_path()) {  // only while empty: stops at the first with files
+      if (!fs::remove(p, ec) || p == top_ || p == p.parent_path()) return;
+    }
   }
+  void wrote(const std::string& name) { written_.push_back(dir_ / name); }
   void keep() { kept_ = true; }
 
  private:
-  fs::path dir_;
-  bool made_ = false, kept_ = false;
+  fs::path dir_, top_;  // top_: the outermost folder this run made ("" when dir_ existed)
+  std::vector<fs::path> written_;
+  bool kept_ = false;
 };
 
 json storage_json(const wave::StorageReport& r) {
@@ -175,6 +210,7 @@ int run_imaging(const Flags& f, const ImagingFlags& g, bool rtm, const std::stri
   }
   doc["storage"] = storage_json(report);
   const std::vector<float> values(out.begin(), out.end());
+  claim.wrote(result);
   write_npy(s.out_dir / result, DType::f32, model_shape(s.model()), values.data(),
             int64_t(values.size() * sizeof(float)));
   doc["outputs"] = {result, "summary.json"};

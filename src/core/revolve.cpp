@@ -47,16 +47,19 @@ int64_t checkpoint_slots(int64_t nt, int64_t field_bytes, int64_t state_bytes, i
                          int64_t available) {
   const int64_t limit = budget > 0 ? std::min(budget, available) : available;
   if (double(nt + 1) * double(field_bytes) <= double(limit)) return 0;
-  const int64_t slots = std::min(nt, (limit - 3 * field_bytes) / std::max<int64_t>(state_bytes, 1));
+  const int64_t slots =
+      std::min({nt, kMaxSlots, (limit - 3 * field_bytes) / std::max<int64_t>(state_bytes, 1)});
   if (slots >= 1) return slots;
   const auto mib = [](int64_t b) {  // KiB below 10 MiB, where MiB would round small sizes together
     return b < (int64_t(10) << 20) ? std::to_string((b + 1023) >> 10) + " KiB"
                                    : std::to_string((b + (1 << 20) - 1) >> 20) + " MiB";
   };
-  std::string what =
-      budget > 0 && budget <= available ? "a memory budget of " + mib(budget) : mib(limit) + " free";
+  std::string what = budget > 0 && budget <= available ? "a memory budget of " + mib(budget)
+                                                       : mib(std::max<int64_t>(limit, 0)) + " free";
   what += " holds not even one checkpoint of the forward state (";
   what += mib(state_bytes);
+  what += ") beside the three fields the adjoint reads (";
+  what += mib(3 * field_bytes);
   what += "): a larger budget or a smaller model";
   throw Error(ErrorKind::out_of_memory, what);
 }

@@ -32,6 +32,10 @@ int64_t split(int64_t steps, int64_t slots);
 // even one slot fits.
 int64_t checkpoint_slots(int64_t nt, int64_t field_bytes, int64_t state_bytes, int64_t budget,
                          int64_t available);
+// The most slots checkpoint_slots gives: Schedule recurses once a slot of its first descent, so this
+// bounds its stack (a few hundred kilobytes); beyond it, more slots save little (with 4096 slots,
+// 8 million steps are reversed running each at most twice).
+inline constexpr int64_t kMaxSlots = 4096;
 
 // The schedule over a backend B that has:
 //   save(slot), load(slot)  the forward state to and from a slot;

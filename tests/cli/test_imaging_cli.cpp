@@ -2,8 +2,8 @@
 // then its gradient and image in another model; a record of the very model giving a misfit and a
 // gradient of exactly zero; a memory budget giving the bits of the run that keeps every field; and
 // each refusal (a record sampled at another step, other receivers, an earlier run's outputs, a
-// budget below one checkpoint) exiting 2 with its reason and leaving no folder behind. Small 2D
-// runs on the cpu backend.
+// budget below one checkpoint, another radius or source) exiting 2 with its reason and leaving no
+// folder behind. Small 2D runs on the cpu backend.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -106,9 +106,16 @@ TEST_F(ImagingCli, RefusesWhatDoesNotMatchAndWritesNothing) {
       {"gradient" + shot("0.001") + kStart + observed, "the record is sampled every"},
       {"gradient" + kShot + kStart + " --receiver-line 30,50:30,550:5" + observed,
        "6 traces and the run has 11"},
-      {"gradient" + kShot + kStart + " --memory-budget 0.001" + observed, "holds not even one checkpoint"},
+      {"gradient" + kShot + kStart + " --radius 2" + observed, "which this run does not take (--radius"},
+      {"gradient" + kShot + kStart + " --source 60,300" + observed,
+       "shot.json lists 1 sources and the run has 2"},
+      // Refused after the folders are made (the budget is known once the run's state is): all removed.
+      {"gradient" + kShot + kStart + " --memory-budget 0.001 --observed " + path("record") + " --output " +
+           path("refused/deep/er"),
+       "holds not even one checkpoint"},
+      {"gradient" + kShot + kStart + " --memory-budget 1e-9" + observed, "--memory-budget: expected MiB"},
       {"rtm" + kShot + kStart + " --condition deconvolution" + observed, "--condition: expected"},
-      {"gradient" + kShot + kStart + " --output " + path("x"), "--observed DIR is required"},
+      {"gradient" + kShot + kStart + " --output " + path("refused"), "--observed DIR is required"},
   };
   for (const auto& c : cases) {
     const Result r = run(c.args);

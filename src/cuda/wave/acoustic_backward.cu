@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <memory>
+#include <string>
 #include <utility>
 
 #include "core/revolve.hpp"
@@ -13,6 +14,7 @@
 #include "cuda/wave/acoustic_adjoint.hpp"
 #include "cuda/wave/device_array.hpp"
 #include "fdstencil/device.hpp"
+#include "fdstencil/error.hpp"
 
 namespace fdstencil::cuda::wave {
 
@@ -101,6 +103,7 @@ void every_field(Pass& p, BackwardResult& r) {
   p.start_adjoint();
   for (int64_t n = nt - 1; n >= 0; --n)
     p.adj->step(n, store.p + (n + 1) * P, store.p + n * P, store.p + (n > 0 ? n - 1 : 0) * P);
+  p.fwd.synchronize();  // the adjoint's steps read the store, freed on return
 }
 
 KernelConfig launch(const acoustic::Setup<float>& s) {
@@ -125,8 +128,19 @@ BackwardResult backward(const acoustic::Setup<float>& s,
   BackwardResult r;
   const int64_t field = p.points() * int64_t(sizeof(float));
   const int64_t state = p.fwd.snapshot_elements() * int64_t(sizeof(float));
-  // What stays free for the kept fields once the adjoint's state is made.
-  const int64_t available = device_free_bytes() - AcousticAdjointGpu::bytes(s, true, correlate);
+  // What stays free for the kept fields once the adjoint's state is made, less a margin for what
+  // AcousticAdjointGpu::bytes leaves out (its coefficients and receivers' lists, the allocator's
+  // rounding): 1 % of the free memory and 64 MiB.
+  const int64_t free_bytes = device_free_bytes(), adjoint = AcousticAdjointGpu::bytes(s, true, correlate);
+  const int64_t available = free_bytes - adjoint - free_bytes / 100 - (int64_t(64) << 20);
+  if (available <= 0) {
+    std::string what = "the adjoint's state (";
+    what += std::to_string(adjoint >> 20);
+    what += " MiB) does not fit in the ";
+    what += std::to_string(free_bytes >> 20);
+    what += " MiB the device has free beside the forward run's state";
+    throw Error(ErrorKind::out_of_memory, what);
+  }
   r.checkpoints = revolve::checkpoint_slots(s.nt, field, state, budget_bytes, available);
   if (r.checkpoints == 0) {
     every_field(p, r);
@@ -135,6 +149,7 @@ BackwardResult backward(const acoustic::Setup<float>& s,
     r.stored_bytes = b.slots.bytes() + 3 * field;
     revolve::Schedule<Checkpointed> schedule(b, s.nt, int(r.checkpoints));
     r.recomputed_steps = schedule.run();
+    p.fwd.synchronize();  // the adjoint's steps read the checkpoints' fields, freed on leaving
   }
   r.traces = std::move(p.traces);
   r.adjoint = p.adj->gradient();  // waits for the backward steps
