@@ -45,7 +45,7 @@ def born(velocity, dv, spacing, nt, sources, wavelets, receivers, dt, radius=4, 
     """J dv: the traces' first-order change (nrec, nt) for a velocity change dv (the model's shape).
     The cpu only: backend "cuda" is refused."""
     return _call("born", velocity, dv, spacing, nt, sources, wavelets, receivers, dt, radius, cpml, free_surface,
-                 double, "cpu" if backend == "auto" else backend)[0]
+                 double, backend)[0]
 
 
 def born_adjoint(velocity, dd, spacing, nt, sources, wavelets, receivers, dt, radius=4, cpml=10,
