@@ -23,9 +23,11 @@ Action add_tune(CLI::App& app);
 // `argv` is the whole command line, which the wave summary records.
 Action add_wave(CLI::App& app, const std::vector<std::string>& argv);
 Action add_segy(CLI::App& app);
-// The FWI gradient and the RTM image of one recorded shot (cmd_imaging.cpp).
+// The FWI gradient and the RTM image of a recorded shot or a survey, and Born modelling
+// (cmd_imaging.cpp).
 Action add_gradient(CLI::App& app, const std::vector<std::string>& argv);
 Action add_rtm(CLI::App& app, const std::vector<std::string>& argv);
+Action add_born(CLI::App& app, const std::vector<std::string>& argv);
 
 // SEG-Y, shared by `segy` and `wave` (cmd_segy.cpp). The reading flags as typed (--spacing,
 // --segy-z-unit, --segy-inline-byte, --segy-crossline-byte; empty: the default) turned into

@@ -18,6 +18,8 @@ std::atomic<int> g_signal{0};
 static_assert(std::atomic<int>::is_always_lock_free, "a signal handler may only use lock-free atomics");
 
 struct sigaction g_old_int, g_old_term;
+const char* g_what_next = "";  // set before the handlers are installed, with its length
+size_t g_what_next_length = 0;
 
 void on_signal(int sig) {
   int none = 0;
@@ -26,14 +28,17 @@ void on_signal(int sig) {
     std::raise(sig);
     return;
   }
-  constexpr const char kText[] =
-      "\nfdstencil: interrupted: stopping at the next time step and writing a checkpoint (again to abort)\n";
-  [[maybe_unused]] const ssize_t w = ::write(STDERR_FILENO, kText, sizeof kText - 1);
+  constexpr const char kHead[] = "\nfdstencil: interrupted: ", kTail[] = " (again to abort)\n";
+  [[maybe_unused]] ssize_t w = ::write(STDERR_FILENO, kHead, sizeof kHead - 1);
+  w = ::write(STDERR_FILENO, g_what_next, g_what_next_length);
+  w = ::write(STDERR_FILENO, kTail, sizeof kTail - 1);
 }
 
 }  // namespace
 
-InterruptGuard::InterruptGuard() {
+InterruptGuard::InterruptGuard(const char* what_next) {
+  g_what_next = what_next ? what_next : "stopping at the next time step and writing a checkpoint";
+  g_what_next_length = std::strlen(g_what_next);
   g_signal.store(0);
   struct sigaction sa;
   std::memset(&sa, 0, sizeof sa);

@@ -11,7 +11,9 @@ namespace fdstencil::cli {
 // afterwards.
 class InterruptGuard {
  public:
-  InterruptGuard();
+  // `what_next`: what the first signal's line on stderr says happens (by default the time loop's
+  // stop at the next step with a checkpoint); it must outlive the guard.
+  explicit InterruptGuard(const char* what_next = nullptr);
   ~InterruptGuard();
   InterruptGuard(const InterruptGuard&) = delete;
   InterruptGuard& operator=(const InterruptGuard&) = delete;

@@ -25,16 +25,17 @@ int main(int argc, char** argv) {
                             add_wave(app, command_line),
                             add_segy(app),
                             add_gradient(app, command_line),
-                            add_rtm(app, command_line)};
-  const char* names[] = {"info", "coeffs", "apply", "bench", "tune", "wave", "segy", "gradient", "rtm"};
+                            add_rtm(app, command_line),
+                            add_born(app, command_line)};
+  const char* names[] = {"info", "coeffs", "apply",    "bench", "tune",
+                         "wave", "segy",   "gradient", "rtm",   "born"};
   // CLI11 reports an unknown command only as "a subcommand is required": name it instead.
   if (argc > 1 && argv[1][0] != '-') {
     const std::string first = argv[1];
     if (std::find(std::begin(names), std::end(names), first) == std::end(names)) {
       std::fprintf(stderr,
                    "fdstencil: error: unknown command '%s' (valid: info, coeffs, apply, bench, tune, wave, "
-                   "segy, gradient, "
-                   "rtm)\n",
+                   "segy, gradient, rtm, born)\n",
                    first.c_str());
       return 2;
     }

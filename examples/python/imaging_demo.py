@@ -7,9 +7,10 @@ normal fault and a high-velocity body, 300 x 1000 points at 10 m), the demonstra
        differentiated in depth (reflectivity()). Along vertical lines clear of the fault and the
        body, the image's peak near each interface is compared with the interface's depth.
   fwi  From the smooth model, `--iterations` steps of Adam or steepest descent on the misfit
-       summed over the shots, each gradient from fw.gradient (forward and exact adjoint on the GPU
-       when present), scaled by depth and zero in the top rows. The data misfit and the model
-       error ||v - v_true|| are recorded at every iteration.
+       summed over the shots, at each of `--frequencies` in turn (one by default), each gradient
+       from fw.gradient (forward and exact adjoint on the GPU when present), scaled by depth and
+       zero in the top rows. The data misfit and the model error ||v - v_true|| are recorded at
+       every iteration.
 
 Results go to --output: the models and the image as .npy, and summary.json (the figures and the
 checks). examples/python/plot_imaging.py draws the pictures from them. `--scale s` coarsens the
@@ -89,44 +90,65 @@ def rtm(a):
             "worst_offset_points": worst, "within_two_points": bool(worst <= 2)}
 
 
+def misfit_and_gradient(model, xs, observed, shot):
+    h = shot["spacing"]
+    misfit, grad = 0.0, np.zeros_like(model)
+    for x, d in zip(xs, observed):
+        f, g, _ = fw.gradient(model.astype(np.float32), d, sources=[[2 * h, x]], **shot)
+        misfit += f
+        grad += g
+    return misfit, grad
+
+
+def adam_step(grad, m, it):
+    """Adam (Kingma and Ba): the step in m/s, each point's scaled by its gradient's running size;
+    m holds the two moments, updated in place."""
+    m[0] = 0.9 * m[0] + 0.1 * grad
+    m[1] = 0.999 * m[1] + 0.001 * grad * grad
+    return (m[0] / (1 - 0.9 ** (it + 1))) / (np.sqrt(m[1] / (1 - 0.999 ** (it + 1))) + 1e-12)
+
+
 def fwi(a):
+    """`--iterations` steps at each of the --frequencies in turn (low to high: each stage's start is
+    the last's result, so the long wavelengths are fitted before the short ones can cycle-skip),
+    the optimizer's state new at each. The misfit's fall is measured at the last frequency, from
+    the smooth start to the result."""
     v, v0, h, xs, shot = setup(a)
-    observed = observe(v, xs, shot)
+    frequencies = a.frequencies or [a.frequency]
     model = v0.astype(np.float64)
-    m1, m2 = np.zeros_like(model), np.zeros_like(model)
     history = []
     top = max(2, int(round(40.0 / h)))  # the rows of the sources' and receivers' imprint: not updated
     t0 = time.perf_counter()
-    for it in range(a.iterations + 1):
-        misfit, grad = 0.0, np.zeros_like(model)
-        for x, d in zip(xs, observed):
-            f, g, _ = fw.gradient(model.astype(np.float32), d, sources=[[2 * h, x]], **shot)
-            misfit += f
-            grad += g
-        error = float(np.linalg.norm(model - v) / np.linalg.norm(v0 - v))
-        history.append({"iteration": it, "misfit": misfit, "model_error": error})
-        print(f"iteration {it}: misfit {misfit:.4g}, model error {error:.3f} of the start's", flush=True)
-        if it == a.iterations:
-            break
-        grad[:top] = 0
-        if a.precondition == "depth":  # against the amplitudes' fall with depth (geometrical spreading)
-            grad *= np.arange(grad.shape[0])[:, None] / grad.shape[0]
-        if a.optimizer == "adam":
-            # Adam (Kingma and Ba): the step in m/s, each point's scaled by its gradient's running size.
-            m1 = 0.9 * m1 + 0.1 * grad
-            m2 = 0.999 * m2 + 0.001 * grad * grad
-            step = (m1 / (1 - 0.9 ** (it + 1))) / (np.sqrt(m2 / (1 - 0.999 ** (it + 1))) + 1e-12)
-        else:  # steepest descent, the largest change learning_rate m/s
-            step = grad / np.abs(grad).max()
-        model = np.clip(model - a.learning_rate * step, VMIN, VMAX)
+    for stage, f0 in enumerate(frequencies):
+        s = dict(shot, wavelets=fw.ricker(f0 / a.scale, shot["dt"], shot["nt"])[:shot["nt"]])
+        observed = observe(v, xs, s)
+        if stage == len(frequencies) - 1:
+            start_misfit = misfit_and_gradient(v0.astype(np.float64), xs, observed, s)[0]
+        moments = [np.zeros_like(model), np.zeros_like(model)]
+        for it in range(a.iterations):
+            misfit, grad = misfit_and_gradient(model, xs, observed, s)
+            error = float(np.linalg.norm(model - v) / np.linalg.norm(v0 - v))
+            history.append({"frequency_hz": f0, "iteration": it, "misfit": misfit, "model_error": error})
+            print(f"{f0:g} Hz iteration {it}: misfit {misfit:.4g}, model error {error:.3f} of the start's", flush=True)
+            grad[:top] = 0
+            if a.precondition == "depth":  # against the amplitudes' fall with depth (geometrical spreading)
+                grad *= np.arange(grad.shape[0])[:, None] / grad.shape[0]
+            # Adam's step, or steepest descent's (the largest change learning_rate m/s).
+            step = adam_step(grad, moments, it) if a.optimizer == "adam" else grad / np.abs(grad).max()
+            model = np.clip(model - a.learning_rate * step, VMIN, VMAX)
+    misfit = misfit_and_gradient(model, xs, observed, s)[0]
+    error = float(np.linalg.norm(model - v) / np.linalg.norm(v0 - v))
+    history.append({"frequency_hz": frequencies[-1], "iteration": a.iterations, "misfit": misfit,
+                    "model_error": error})
+    print(f"result: misfit {misfit:.4g} ({start_misfit:.4g} from the start), model error {error:.3f}", flush=True)
     np.save(os.path.join(a.output, "true.npy"), v)
     np.save(os.path.join(a.output, "start.npy"), v0)
     np.save(os.path.join(a.output, "inverted.npy"), model.astype(np.float32))
-    first, last = history[0], history[-1]
-    return {"shots": a.shots, "iterations": a.iterations, "optimizer": a.optimizer, "precondition": a.precondition,
-            "learning_rate": a.learning_rate, "steps": shot["nt"],
-            "dt": shot["dt"], "seconds": time.perf_counter() - t0, "history": history,
-            "misfit_fall": first["misfit"] / last["misfit"], "model_error_fall": 1 / last["model_error"]}
+    return {"shots": a.shots, "frequencies_hz": frequencies, "iterations_per_frequency": a.iterations,
+            "optimizer": a.optimizer, "precondition": a.precondition, "learning_rate": a.learning_rate,
+            "steps": shot["nt"], "dt": shot["dt"], "seconds": time.perf_counter() - t0, "history": history,
+            "misfit_at_last_frequency": {"start": start_misfit, "result": misfit},
+            "misfit_fall": start_misfit / misfit, "model_error_fall": 1 / error}
 
 
 def main():
@@ -134,7 +156,7 @@ def main():
     p.add_argument("demo", choices=("rtm", "fwi"))
     p.add_argument("--output", required=True, help="a directory for the arrays and summary.json (made if missing)")
     p.add_argument("--shots", type=int, help="shots along the surface (default: rtm 32, fwi 16)")
-    p.add_argument("--iterations", type=int, default=25, help="fwi: Adam steps (default 25)")
+    p.add_argument("--iterations", type=int, default=25, help="fwi: steps at each frequency (default 25)")
     p.add_argument("--optimizer", default="adam", choices=("adam", "descent"),
                    help="fwi: Adam, or steepest descent (default adam)")
     p.add_argument("--learning-rate", type=float, default=20.0,
@@ -142,6 +164,8 @@ def main():
     p.add_argument("--precondition", default="depth", choices=("depth", "none"),
                    help="fwi: the gradient scaled by depth, or not (default depth)")
     p.add_argument("--frequency", type=float, default=8.0, help="the Ricker wavelet's peak, Hz (default 8)")
+    p.add_argument("--frequencies", type=lambda t: [float(f) for f in t.split(",")],
+                   help="fwi: peaks in Hz to invert at in turn, low to high, e.g. 3,5,8 (default: --frequency)")
     p.add_argument("--time", type=float, default=3.0, help="the recording's length, s (default 3)")
     p.add_argument("--smooth", type=float, default=12.0, help="the smooth model's Gaussian, points (default 12)")
     p.add_argument("--scale", type=int, default=1, help="coarsen the grid this many times (default 1)")

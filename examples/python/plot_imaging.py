@@ -54,18 +54,28 @@ def plot_rtm(plt, d, s, out):
 def plot_fwi(plt, d, s, out):
     v, v0, vi = (np.load(os.path.join(d, f)) for f in ("true.npy", "start.npy", "inverted.npy"))
     h = 10.0 * s["scale"]
+    freqs = s.get("frequencies_hz", [s["frequency_hz"]])
+    steps = len(s["history"]) - (1 if "frequencies_hz" in s else 0)
     fig = plt.figure(figsize=(10, 11))
     grid = fig.add_gridspec(4, 1)
     for row, (m, title) in enumerate(((v, "true model"), (v0, "starting model"),
-                                      (vi, f"inverted, {s['iterations']} Adam steps, {s['shots']} shots"))):
+                                      (vi, f"inverted, {steps} {s['optimizer']} steps at "
+                                           f"{', '.join(f'{f:g}' for f in freqs)} Hz, {s['shots']} shots"))):
         ax = fig.add_subplot(grid[row])
         fig.colorbar(model_panel(ax, m, h, title + " (m/s)", v.min(), v.max()), ax=ax)
     ax = fig.add_subplot(grid[3])
-    it = [r["iteration"] for r in s["history"]]
-    ax.semilogy(it, [r["misfit"] / s["history"][0]["misfit"] for r in s["history"]], "b-o", ms=3,
-                label="data misfit / start's")
-    ax.semilogy(it, [r["model_error"] for r in s["history"]], "r-s", ms=3, label="||v - v_true|| / start's")
-    ax.set_xlabel("iteration")
+    hist = s["history"]
+    # Each frequency's misfit is of its own data: scaled by its stage's first.
+    first = {}
+    for r in hist:
+        first.setdefault(r.get("frequency_hz"), r["misfit"])
+    ax.semilogy(range(len(hist)), [r["misfit"] / first[r.get("frequency_hz")] for r in hist], "b-o", ms=3,
+                label="data misfit / its frequency's first")
+    ax.semilogy(range(len(hist)), [r["model_error"] for r in hist], "r-s", ms=3, label="||v - v_true|| / start's")
+    for i in range(1, len(hist)):
+        if hist[i].get("frequency_hz") != hist[i - 1].get("frequency_hz"):
+            ax.axvline(i - 0.5, color="k", lw=0.5)
+    ax.set_xlabel("step (frequencies in turn)")
     ax.legend()
     ax.grid(True, which="both", lw=0.3)
     fig.tight_layout()

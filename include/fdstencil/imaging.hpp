@@ -3,8 +3,8 @@
 // round-off: the adjoint is the transpose of every discrete step, the CPML's memory variables
 // included (src/cpu/acoustic_adjoint.hpp derives it), and the dot-product tests check it.
 //
-// Backends: the gradient, born_adjoint, rtm and modelled run where run() would (options.backend:
-// the GPU in float when present, else the cpu in the options' precision); born and
+// Backends: the gradient, born, born_adjoint, rtm and modelled run where run() would
+// (options.backend: the GPU in float when present, else the cpu in the options' precision);
 // source_adjoint on the cpu only. One rank. The forward field of every step is kept for the
 // backward pass (host memory on the cpu, device memory on the GPU) where it fits the Storage
 // budget, else binomial checkpoints of the whole state (src/core/revolve.hpp) with the steps
@@ -40,6 +40,10 @@ struct StorageReport {
 // The traces (nrec, nt) of the run, in the options' precision: the forward operator the
 // linearised ones below belong to (run()'s traces, before their conversion to float).
 std::vector<double> modelled(const Model& model, const Options& options);
+
+// Where modelled, born, born_adjoint, rtm and gradient run for these options: "cuda" or "cpu";
+// throws as run() does for a backend that cannot serve them.
+std::string linearised_backend(const Options& options);
 
 // Born modelling: the traces' first-order change (nrec, nt) for a change dv of the velocity (the
 // model's points, C order, m/s). The scattered field is stepped beside the background one, with

@@ -120,8 +120,13 @@ Grid from_model(const wave::Model& model);
 // the sample interval dz / z_unit (a whole number, 1..65535). Throws Error(invalid_argument) for
 // a grid SEG-Y cannot hold, Error(io) when writing fails (nothing is left behind).
 // little_endian: a rev 2 file in that byte order (the constant 16909060 at bytes 3297-3300).
+// title: what the values are, the textual header's first line (upper case: EBCDIC readers show it
+// as written), followed by "WRITTEN BY FDSTENCIL <version>".
 void write_model(const std::filesystem::path& path, const Grid& grid, double z_unit = kDefaultZUnit,
-                 bool little_endian = false);
+                 bool little_endian = false, const std::string& title = "VELOCITY MODEL (M/S)");
+// The checks write_model makes on a grid's extents and spacings (not its values), for a caller that
+// wants them before a long run: throws Error(invalid_argument) starting with `what`.
+void check_model_layout(const Grid& grid, double z_unit, const std::string& what);
 
 // One shot's traces at the receivers. Positions are metres from the model's first grid point
 // (z depth, y, x; y = 0 in 2D).

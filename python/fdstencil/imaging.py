@@ -4,8 +4,8 @@ loop's `loss.backward()` gives the velocity's gradient.
 
 All use fdstencil's own discretisation (fdstencil.wave.forward's: order 2R, leapfrog, CPML, free
 surface, the same taps), in double by default (`double=False`: float). `backend="auto"` takes the
-GPU for modelled, born_adjoint, rtm and gradient in float when one is present (as forward does),
-else the cpu; born and the wavelets' adjoint run on the cpu. The step `dt` must be given: it is held
+GPU for modelled, born, born_adjoint, rtm and gradient in float when one is present (as forward
+does), else the cpu; the wavelets' adjoint runs on the cpu. The step `dt` must be given: it is held
 fixed, as is the CPML's profile (built from the model's largest velocity), so that the
 linearisation belongs to one operator. Arrays are NumPy's (PyTorch tensors and CuPy arrays are
 copied to the host); results are float64 NumPy arrays.
@@ -42,8 +42,7 @@ def modelled(velocity, spacing, nt, sources, wavelets, receivers, dt, radius=4, 
 
 def born(velocity, dv, spacing, nt, sources, wavelets, receivers, dt, radius=4, cpml=10, free_surface=False,
          double=True, backend="auto"):
-    """J dv: the traces' first-order change (nrec, nt) for a velocity change dv (the model's shape).
-    The cpu only: backend "cuda" is refused."""
+    """J dv: the traces' first-order change (nrec, nt) for a velocity change dv (the model's shape)."""
     return _call("born", velocity, dv, spacing, nt, sources, wavelets, receivers, dt, radius, cpml, free_surface,
                  double, backend)[0]
 

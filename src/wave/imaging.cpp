@@ -25,6 +25,7 @@
 #include "wave/setup.hpp"
 #if FDSTENCIL_HAVE_CUDA
 #include "cuda/wave/acoustic_backward.hpp"
+#include "cuda/wave/acoustic_born.hpp"
 #endif
 
 namespace fdstencil::wave {
@@ -285,8 +286,9 @@ Backward gpu_backward(const acoustic::Setup<float>& s, const Domain& d, AdjointI
 // the options' precision.
 Backward backward(const Model& model, const Options& o, AdjointInput input, bool cross,
                   const Storage& storage, detail::SetupFrame& f) {
+  [[maybe_unused]] const bool gpu = detail::on_gpu(o);  // first: refuses what run() refuses, in any build
 #if FDSTENCIL_HAVE_CUDA
-  if (detail::on_gpu(o)) return gpu_backward(detail::setup<float>(model, o, f), f.d, input, cross, storage);
+  if (gpu) return gpu_backward(detail::setup<float>(model, o, f), f.d, input, cross, storage);
 #endif
   if (o.double_precision) return cpu_backward(detail::setup<double>(model, o, f), input, cross, storage);
   return cpu_backward(detail::setup<float>(model, o, f), input, cross, storage);
@@ -297,23 +299,31 @@ std::vector<T> as_t(std::span<const double> a) {
   return std::vector<T>(a.begin(), a.end());
 }
 
-// Born modelling and the wavelets' adjoint have no GPU kernels yet: "cuda" is refused for them,
-// and "auto" takes the cpu.
+// The wavelets' adjoint has no GPU kernels yet: "cuda" is refused for it, and "auto" takes the cpu.
 void cpu_only(const Options& o, const char* what) {
   if (o.backend == "cuda")
-    throw Error(ErrorKind::unsupported,
-                std::string(what) +
-                    " runs on the cpu backend only (the gradient, RTM and born_adjoint run on the GPU)");
+    throw Error(
+        ErrorKind::unsupported,
+        std::string(what) + " runs on the cpu backend only (the other linearised solvers run on the GPU)");
+}
+
+// dm = dm/dv dv over the computational points (the storage layout; the layers' points take their
+// edge's, as their velocity does).
+template <class T>
+std::vector<T> perturbation(const Model& model, const detail::SetupFrame& f, int64_t alloc,
+                            std::span<const double> dv) {
+  std::vector<T> dm(size_t(alloc), T(0));
+  for_each_point(f.d, [&](int64_t p, int64_t point) {
+    dm[size_t(p)] = T(dm_dv(model, point, f.dt) * dv[size_t(point)]);
+  });
+  return dm;
 }
 
 template <class T>
 std::vector<double> born_typed(const Model& model, const Options& o, std::span<const double> dv) {
   detail::SetupFrame f;
   const acoustic::Setup<T> s = detail::setup<T>(model, o, f);
-  std::vector<T> dm(size_t(s.alloc), T(0));
-  for_each_point(f.d, [&](int64_t p, int64_t point) {
-    dm[size_t(p)] = T(dm_dv(model, point, f.dt) * dv[size_t(point)]);
-  });
+  const std::vector<T> dm = perturbation<T>(model, f, s.alloc, dv);
   acoustic::Setup<T> quiet(s);  // the scattered field: the same receivers, no sources of its own
   quiet.sources.clear();
   cpu::AcousticCpu<T> scattered(std::move(quiet));
@@ -391,10 +401,13 @@ std::vector<double> source_adjoint_typed(const Model& model, const Options& o, s
 
 }  // namespace
 
+std::string linearised_backend(const Options& o) { return detail::on_gpu(o) ? "cuda" : "cpu"; }
+
 std::vector<double> modelled(const Model& model, const Options& o) {
   detail::SetupFrame f;
+  [[maybe_unused]] const bool gpu = detail::on_gpu(o);  // first: refuses what run() refuses, in any build
 #if FDSTENCIL_HAVE_CUDA
-  if (detail::on_gpu(o)) {
+  if (gpu) {
     const std::vector<float> t = cuda::wave::modelled(detail::setup<float>(model, o, f));
     return {t.begin(), t.end()};
   }
@@ -409,7 +422,15 @@ std::vector<double> modelled(const Model& model, const Options& o) {
 
 std::vector<double> born(const Model& model, const Options& o, std::span<const double> dv) {
   check_size(dv, model_points(model), "dv", "(the model's points)");
-  cpu_only(o, "Born modelling");
+  [[maybe_unused]] const bool gpu = detail::on_gpu(o);  // first: refuses what run() refuses, in any build
+#if FDSTENCIL_HAVE_CUDA
+  if (gpu) {
+    detail::SetupFrame f;
+    const acoustic::Setup<float> s = detail::setup<float>(model, o, f);
+    const std::vector<float> t = cuda::wave::born(s, perturbation<float>(model, f, s.alloc, dv));
+    return {t.begin(), t.end()};
+  }
+#endif
   return o.double_precision ? born_typed<double>(model, o, dv) : born_typed<float>(model, o, dv);
 }
 

@@ -148,23 +148,29 @@ int32_t centimetres(double metres, const std::string& what) {
 
 }  // namespace
 
-void write_model(const fs::path& path, const Grid& g, double z_unit, bool little_endian) {
-  const std::string where = path.string() + ": ";
+namespace {
+
+// How write_model lays a grid out: the sample interval in z units, and the coordinates' scale (units
+// a metre) and scalar (bytes 71-72). Throws Error(invalid_argument), `where` first, for a grid
+// SEG-Y cannot hold.
+struct ModelLayout {
+  int64_t interval = 0, scale = 0, scalar = 0;
+};
+
+ModelLayout model_layout(const Grid& g, double z_unit, const std::string& where) {
   if (g.dim != 2 && g.dim != 3) bad(where + "a model is 2D or 3D, not " + std::to_string(g.dim) + "D");
   if (g.nz < 1 || g.nx < 1 || g.ny < 1 || (g.dim == 2 && g.ny != 1))
     bad(where + "bad model extents (nz, ny, nx) = (" + std::to_string(g.nz) + ", " + std::to_string(g.ny) +
         ", " + std::to_string(g.nx) + ")");
-  if (int64_t(g.v.size()) != g.nz * g.ny * g.nx)
-    bad(where + "the grid has " + std::to_string(g.v.size()) + " values for " +
-        std::to_string(g.nz * g.ny * g.nx) + " points");
   for (const auto& [h, axis] :
        {std::pair{g.dz, "dz"}, std::pair{g.dx, "dx"}, std::pair{g.dim == 3 ? g.dy : 1.0, "dy"}})
     if (!(std::isfinite(h) && h > 0))
       bad(where + std::string(axis) + " = " + num(h) + " m: spacings must be finite and positive");
   if (!(std::isfinite(z_unit) && z_unit > 0))
     bad(where + "the z unit must be finite and positive, got " + num(z_unit));
-  const int64_t interval = whole(g.dz / z_unit);
-  if (interval < 1 || interval > kMaxU16)
+  ModelLayout l;
+  l.interval = whole(g.dz / z_unit);
+  if (l.interval < 1 || l.interval > kMaxU16)
     bad(where + "dz = " + num(g.dz) + " m is " + num(g.dz / z_unit) + " units of " + num(z_unit) +
         " m, and the SEG-Y sample interval holds a whole number 1..65535 of them (choose another z unit, "
         "--segy-z-unit)");
@@ -176,19 +182,35 @@ void write_model(const fs::path& path, const Grid& g, double z_unit, bool little
   // Coordinates in the finest of metres, decimetres, ... 0.1 mm that holds both spacings exactly
   // (12.5 m needs decimetres) and the far corner within 32 bits.
   const double extent = std::max(double(g.nx - 1) * g.dx, g.dim == 3 ? double(g.ny - 1) * g.dy : 0.0);
-  int64_t scale = 0;
   for (int64_t s = 1; s <= 10000; s *= 10) {
     if (extent * double(s) > double(INT32_MAX)) break;
-    scale = s;
+    l.scale = s;
     if (whole(g.dx * double(s)) >= 0 && (g.dim == 2 || whole(g.dy * double(s)) >= 0)) break;
   }
-  if (scale == 0)
+  if (l.scale == 0)
     bad(where + "the model spans " + num(extent) + " m, beyond what SEG-Y's 32-bit coordinates hold");
-  const int64_t scalar = scale == 1 ? 1 : -scale;
+  l.scalar = l.scale == 1 ? 1 : -l.scale;
+  return l;
+}
+
+}  // namespace
+
+void check_model_layout(const Grid& grid, double z_unit, const std::string& what) {
+  model_layout(grid, z_unit, what + ": ");
+}
+
+void write_model(const fs::path& path, const Grid& g, double z_unit, bool little_endian,
+                 const std::string& title) {
+  const std::string where = path.string() + ": ";
+  if (int64_t(g.v.size()) != g.nz * g.ny * g.nx)
+    bad(where + "the grid has " + std::to_string(g.v.size()) + " values for " +
+        std::to_string(g.nz * g.ny * g.nx) + " points");
+  const ModelLayout l = model_layout(g, z_unit, where);
+  const int64_t interval = l.interval, scale = l.scale, scalar = l.scalar;
 
   char buf[128];
   std::vector<std::string> lines;
-  lines.push_back(std::string("VELOCITY MODEL (M/S) WRITTEN BY FDSTENCIL ") + FDSTENCIL_VERSION);
+  lines.push_back(title + " WRITTEN BY FDSTENCIL " + FDSTENCIL_VERSION);
   std::snprintf(buf, sizeof buf, "%dD, (NZ, NY, NX) = (%lld, %lld, %lld), IEEE FLOAT", g.dim,
                 static_cast<long long>(g.nz), static_cast<long long>(g.ny), static_cast<long long>(g.nx));
   lines.push_back(buf);

@@ -1324,7 +1324,8 @@ acoustic::Setup<T> detail::setup(const Model& model, const Options& o, detail::S
 template acoustic::Setup<float> detail::setup(const Model&, const Options&, detail::SetupFrame&);
 template acoustic::Setup<double> detail::setup(const Model&, const Options&, detail::SetupFrame&);
 
-bool detail::on_gpu(const Options& o) { return kBuiltWithCuda && use_gpu(o); }
+// use_gpu first: "cuda" in a build without CUDA is refused as run() refuses it, not run on the cpu.
+bool detail::on_gpu(const Options& o) { return use_gpu(o) && kBuiltWithCuda; }
 
 namespace {
 

@@ -1,9 +1,11 @@
-// fdstencil gradient and fdstencil rtm as a user meets them: a shot recorded by `fdstencil wave`,
-// then its gradient and image in another model; a record of the very model giving a misfit and a
-// gradient of exactly zero; a memory budget giving the bits of the run that keeps every field; and
+// fdstencil gradient, rtm and born as a user meets them: a shot recorded by `fdstencil wave`, then
+// its gradient and image in another model; a record of the very model giving a misfit and a
+// gradient of exactly zero; a memory budget giving the bits of the run that keeps every field;
 // each refusal (a record sampled at another step, other receivers, an earlier run's outputs, a
 // budget below one checkpoint, another radius or source) exiting 2 with its reason and leaving no
-// folder behind. Small 2D runs on the cpu backend.
+// folder behind; Born's record against the central difference of two `wave` runs; a survey's
+// stack as the sum of its shots, stopped by SIGINT between shots and resumed to the same bytes.
+// Small 2D runs on the cpu backend.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,12 +16,16 @@
 #include <string>
 #include <vector>
 
+#include <signal.h>
+
 #include "cli/cli_test_util.hpp"
 #include "fdstencil/npy.hpp"
+#include "fdstencil/segy.hpp"
 
 namespace fs = std::filesystem;
 using namespace fdstencil;
 using nlohmann::json;
+using test::bytes_of;
 using test::Result;
 
 namespace {
@@ -132,6 +138,184 @@ TEST_F(ImagingCli, RefusesWhatDoesNotMatchAndWritesNothing) {
   EXPECT_NE(r.out.find("holds an earlier run's gradient.npy (--overwrite replaces it)"), std::string::npos)
       << r.out;
   EXPECT_EQ(run(again + " --overwrite").code, 0);
+}
+
+// A record given as SEG-Y (the file `wave --segy` wrote, or a folder holding only it) gives the
+// bits of its .npy twin; the result as SEG-Y holds the .npy's values; a SEG-Y record of another
+// source is refused by name.
+TEST_F(ImagingCli, SegyRecordsInAndResultsOut) {
+  Result r = run("wave" + kShot + kTrue + " --no-final --segy --output " + path("sgy"));
+  ASSERT_EQ(r.code, 0) << r.out;
+  fs::create_directories(dir_ / "only");
+  fs::copy_file(dir_ / "sgy" / "shot.sgy", dir_ / "only" / "shot.sgy");
+  r = run("gradient" + kShot + kStart + " --observed " + path("record") + " --output " + path("npy"));
+  ASSERT_EQ(r.code, 0) << r.out;
+  for (const std::string& observed : {path("sgy") + "/shot.sgy", path("only")}) {
+    const std::string out = path("from_" + std::to_string(observed.size()));
+    r = run("gradient" + kShot + kStart + " --observed " + observed + " --segy --output " + out);
+    ASSERT_EQ(r.code, 0) << r.out;
+    EXPECT_EQ(floats(fs::path(out) / "gradient.npy"), floats(dir_ / "npy" / "gradient.npy")) << observed;
+    const segy::Grid back = segy::read_model(fs::path(out) / "gradient.sgy");
+    EXPECT_EQ(back.v, floats(dir_ / "npy" / "gradient.npy"));
+  }
+  std::string moved = kShot;
+  moved.replace(moved.find("--source 50,300"), 15, "--source 60,300");
+  r = run("gradient" + moved + kStart + " --observed " + path("only") + " --output " + path("refused"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("trace 0's source lies at"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(path("refused")));
+}
+
+// The run without its model: Born and the finite difference take models from files.
+const std::string kRun =
+    " --backend cpu --quiet --spacing 10 --steps 150 --ricker 15 --source 50,300 --receiver-line "
+    "20,50:20,550:6 "
+    "--dt 0.0015";
+
+void write_f64(const fs::path& p, const std::vector<double>& v) {
+  write_npy(p, DType::f64, {41, 61}, v.data(), int64_t(v.size() * sizeof(double)));
+}
+
+// Born's record of dv against (d(v + dv) - d(v - dv)) / 2 from `wave`: the same to dv's second
+// order (a 2 % change in a patch of the upper layer, away from the largest velocity that sets the
+// CPML's profile, and from the source and receivers).
+TEST_F(ImagingCli, BornIsTheFirstOrderChangeOfTheRecord) {
+  std::vector<double> v(41 * 61), dv(v.size(), 0.0);
+  for (int k = 0; k < 41; ++k)
+    for (int i = 0; i < 61; ++i) {
+      v[size_t(k * 61 + i)] = k < 20 ? 2000.0 : 2400.0;
+      if (k >= 10 && k < 16 && i >= 20 && i < 45) dv[size_t(k * 61 + i)] = 40.0;
+    }
+  std::vector<double> up(v), down(v);
+  for (size_t i = 0; i < v.size(); ++i) {
+    up[i] += dv[i];
+    down[i] -= dv[i];
+  }
+  write_f64(dir_ / "v.npy", v);
+  write_f64(dir_ / "dv.npy", dv);
+  write_f64(dir_ / "up.npy", up);
+  write_f64(dir_ / "down.npy", down);
+  Result r = run("born" + kRun + " --model " + path("v.npy") + " --perturbation " + path("dv.npy") + " -o " +
+                 path("born"));
+  ASSERT_EQ(r.code, 0) << r.out;
+  for (const char* m : {"up", "down"}) {
+    r = run("wave" + kRun + " --no-final --model " + path(std::string(m) + ".npy") + " -o " + path(m));
+    ASSERT_EQ(r.code, 0) << r.out;
+  }
+  const auto record = [&](const char* d) {
+    const NpyArray a = read_npy(dir_ / d / "shot.npy");
+    std::vector<float> t(a.bytes.size() / 4);
+    std::memcpy(t.data(), a.bytes.data(), a.bytes.size());
+    return t;
+  };
+  const std::vector<float> born = record("born"), up_t = record("up"), down_t = record("down");
+  ASSERT_EQ(born.size(), size_t(6 * 150));
+  double num = 0, den = 0;
+  for (size_t i = 0; i < born.size(); ++i) {
+    const double fd = (double(up_t[i]) - double(down_t[i])) / 2;
+    num += (born[i] - fd) * (born[i] - fd);
+    den += fd * fd;
+  }
+  ASSERT_GT(den, 0.0);
+  EXPECT_LE(std::sqrt(num / den), 0.02);
+  EXPECT_EQ(read_json(dir_ / "born" / "summary.json")["backend"], "cpu");
+  // Born's record is a record: rtm takes it.
+  r = run("rtm" + kRun + " --model " + path("v.npy") + " --observed " + path("born") + " -o " +
+          path("image"));
+  EXPECT_EQ(r.code, 0) << r.out;
+  // Refusals, nothing written.
+  const std::string refused = " --model " + path("v.npy") + " -o " + path("refused");
+  for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
+           {"born" + kRun + refused, "--perturbation FILE is required"},
+           {"born" + kRun + refused + " --perturbation " + path("up.npy") + " --shape 41,61",
+            "--shape goes with"},
+           {"born" + kRun + " --constant 2000 --shape 40,61 --perturbation " + path("dv.npy") + " -o " +
+                path("refused"),
+            "is not the model's"}}) {
+    r = run(args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
+    EXPECT_NE(r.out.find(says), std::string::npos) << r.out;
+    EXPECT_FALSE(fs::exists(path("refused"))) << args;
+  }
+}
+
+class ImagingSurveyCli : public test::ScratchDirTest {
+ protected:
+  ImagingSurveyCli() : ScratchDirTest("fdstencil_imaging_survey_cli_") {}
+  // Three shots along the line, recorded by `wave --survey` in the layered model; `steps` long.
+  void record(const std::string& steps) {
+    std::ofstream(dir_ / "survey.json") << R"({"shots": [{"id": 1, "source": [50, 150]},
+      {"id": 2, "source": [50, 300]}, {"id": 3, "source": [50, 450]}]})";
+    const Result r = run("wave" + base(steps) + kTrue + " --no-final --survey " + path("survey.json") +
+                         " -o " + path("records"));
+    ASSERT_EQ(r.code, 0) << r.out;
+  }
+  static std::string base(const std::string& steps) {
+    return " --backend cpu --quiet --shape 41,61 --spacing 10 --ricker 15 --receiver-line 20,50:20,550:6 "
+           "--dt "
+           "0.0015 --steps " +
+           steps;
+  }
+  std::string stack(const std::string& kind, const std::string& steps, const std::string& out) const {
+    return kind + base(steps) + kStart + " --survey " + path("survey.json") + " --observed " +
+           path("records") + " -o " + path(out);
+  }
+};
+
+// The survey's gradient is the sum of its shots' (in double, then float), and its misfit theirs.
+TEST_F(ImagingSurveyCli, TheStackIsTheSumOfItsShots) {
+  record("150");
+  Result r = run(stack("gradient", "150", "stack"));
+  ASSERT_EQ(r.code, 0) << r.out;
+  const json sum = read_json(dir_ / "stack" / "summary.json");
+  ASSERT_EQ(sum["shots"].size(), 3u);
+  EXPECT_FALSE(fs::exists(dir_ / "stack" / "stack.json"))
+      << "the stack's files go once the result is written";
+  std::vector<double> total(41 * 61, 0.0);
+  double misfit = 0;
+  for (const char* shot : {"1", "2", "3"}) {
+    const std::string x = shot[0] == '1' ? "150" : shot[0] == '2' ? "300" : "450";
+    r = run("gradient" + base("150") + kStart + " --source 50," + x + " --observed " + path("records") +
+            "/shot_00000" + shot + " -o " + path(std::string("one") + shot));
+    ASSERT_EQ(r.code, 0) << r.out;
+    misfit += read_json(dir_ / (std::string("one") + shot) / "summary.json")["misfit"].get<double>();
+    const std::vector<float> g = floats(dir_ / (std::string("one") + shot) / "gradient.npy");
+    for (size_t i = 0; i < g.size(); ++i) total[i] += g[i];
+  }
+  EXPECT_NEAR(sum["misfit"].get<double>(), misfit, 1e-12 * misfit);
+  const std::vector<float> stacked = floats(dir_ / "stack" / "gradient.npy");
+  double most = 0;
+  for (double x : total) most = std::max(most, std::abs(x));
+  ASSERT_GT(most, 0.0);
+  for (size_t i = 0; i < total.size(); ++i) ASSERT_NEAR(stacked[i], total[i], 1e-6 * most) << i;
+}
+
+// SIGINT during the second shot: the run stops after it, exits 130 naming --resume, and keeps the
+// two shots' stack; a run without --resume, or of other settings, is refused; --resume finishes
+// with the bytes of the run never stopped.
+TEST_F(ImagingSurveyCli, AnInterruptedStackResumesToTheSameBytes) {
+  record("1500");  // each shot's image about a second on one thread: the signal finds shot 2 running
+  ASSERT_EQ(run(stack("rtm", "1500", "whole")).code, 0);
+  const pid_t pid = test::start_cli(stack("rtm", "1500", "cut"), dir_ / "log.txt",
+                                    "OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive} ");
+  ASSERT_TRUE(test::wait_for(dir_ / "cut" / "stack.json", pid)) << bytes_of(dir_ / "log.txt");
+  kill(pid, SIGINT);
+  const int code = test::exit_code(pid);
+  const std::string log = bytes_of(dir_ / "log.txt");
+  ASSERT_EQ(code, 128 + SIGINT) << log;
+  EXPECT_NE(log.find("--resume"), std::string::npos) << log;
+  EXPECT_EQ(read_json(dir_ / "cut" / "stack.json")["done"], json({1, 2})) << log;
+  EXPECT_FALSE(fs::exists(dir_ / "cut" / "image.npy"));
+  Result r = run(stack("rtm", "1500", "cut"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("holds an interrupted survey's stack"), std::string::npos) << r.out;
+  r = run(stack("rtm", "1500", "cut") + " --illumination --resume");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("is the stack of another run"), std::string::npos) << r.out;
+  r = run(stack("rtm", "1500", "cut") + " --resume");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(bytes_of(dir_ / "cut" / "image.npy"), bytes_of(dir_ / "whole" / "image.npy"));
+  EXPECT_FALSE(fs::exists(dir_ / "cut" / "stack.json"));
 }
 
 }  // namespace

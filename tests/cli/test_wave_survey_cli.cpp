@@ -23,7 +23,10 @@
 #include "cli/cli_test_util.hpp"
 
 namespace fs = std::filesystem;
+using fdstencil::test::bytes_of;
+using fdstencil::test::exit_code;
 using fdstencil::test::Result;
+using fdstencil::test::wait_for;
 using nlohmann::json;
 
 namespace {
@@ -32,46 +35,13 @@ namespace {
 const std::string kEnv = "OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive} ";
 Result run(const std::string& args) { return fdstencil::test::run_cli(args, kEnv); }
 
-std::string bytes_of(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(f), {}};
-}
-
 json read_json(const fs::path& p) {
   std::ifstream f(p);
   return json::parse(f);
 }
 
-// The tool started in the background, its output into `log`: the pid, for kill
-// and wait.
 pid_t start(const std::string& args, const fs::path& log) {
-  const std::string cmd =
-      kEnv + "exec " + std::string(FDSTENCIL_CLI_PATH) + " " + args + " >" + log.string() + " 2>&1";
-  const pid_t pid = fork();
-  if (pid == 0) {
-    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  return pid;
-}
-
-// Waits (at most two minutes) until `p` exists, or the process ends; true when
-// it exists.
-bool wait_for(const fs::path& p, pid_t pid) {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::minutes(2);
-  while (std::chrono::steady_clock::now() < until) {
-    if (fs::exists(p)) return true;
-    int status;
-    if (waitpid(pid, &status, WNOHANG) == pid) return fs::exists(p);
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return false;
-}
-
-int exit_code(pid_t pid) {
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+  return fdstencil::test::start_cli(args, log, kEnv);
 }
 
 class WaveCheckpointCli : public fdstencil::test::ScratchDirTest {

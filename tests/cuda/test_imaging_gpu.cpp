@@ -1,12 +1,14 @@
-// The gradient, RTM and modelling on the GPU (cuda::wave::AcousticAdjointGpu and the backward pass
-// of cuda/wave/acoustic_backward) against the cpu's in float on the same shot, to round-off: the
-// traces, the gradient and the cross-correlation image within a relative L2 gap of 1e-4 (float's
-// round-off through 90 steps of two differently ordered sums is ~1e-6 of the fields), and the
-// run under a memory budget, with its checkpoints and steps run again, giving the very bits of
-// the run that keeps every field. 2D with a free surface, and 3D. Skipped without a GPU.
+// The gradient, RTM, Born and modelling on the GPU (cuda::wave::AcousticAdjointGpu, the backward
+// pass of cuda/wave/acoustic_backward, cuda/wave/acoustic_born) against the cpu's in float on the
+// same shot, to round-off: the traces, the gradient, Born's traces and the cross-correlation image
+// within a relative L2 gap of 1e-4 (float's round-off through 90 steps of two differently ordered
+// sums is ~1e-6 of the fields), and the run under a memory budget, with its checkpoints and steps
+// run again, giving the very bits of the run that keeps every field. 2D with a free surface, and
+// 3D. Skipped without a GPU.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -74,6 +76,44 @@ TEST_P(ImagingGpu, CheckpointsGiveTheBitsOfEveryFieldKept) {
   report("gpu_checkpoints_" + std::to_string(GetParam()) + "D", double(kept.storage.checkpoints));
   EXPECT_EQ(kept.traces, all.traces);
   EXPECT_EQ(kept.velocity, all.velocity);
+}
+
+double dot(const std::vector<double>& a, const std::vector<double>& b) {
+  double sum = 0;
+  for (size_t i = 0; i < a.size(); ++i) sum += a[i] * b[i];
+  return sum;
+}
+
+std::vector<double> random_values(size_t n, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<double> v(n);
+  for (double& x : v) x = u(gen);
+  return v;
+}
+
+// Born on the GPU (cuda/wave/acoustic_born) against the cpu's, and against the GPU's born_adjoint
+// in the dot-product test: |<J dv, dd> - <dv, J^T dd>| within 1e-5 of |J dv| |dd| (float's
+// round-off through the steps is relative to the traces, as tests/wave/test_imaging.cpp says).
+TEST_P(ImagingGpu, BornMatchesTheCpuAndItsTranspose) {
+  REQUIRE_GPU();
+  const int dim = GetParam();
+  const ImagingShot gpu(dim, false, "cuda"), cpu(dim, false, "cpu");
+  const std::string d = std::to_string(dim) + "D";
+  std::vector<double> dv = random_values(size_t(gpu.model.points()), 7);
+  for (double& x : dv) x *= 20.0;  // m/s
+  const std::vector<double> jdv = wave::born(gpu.model, gpu.o, dv),
+                            jdv_cpu = wave::born(cpu.model, cpu.o, dv);
+  ASSERT_EQ(jdv.size(), jdv_cpu.size());
+  report("gpu_cpu_born_gap_" + d, gap(jdv, jdv_cpu));
+  EXPECT_LE(gap(jdv, jdv_cpu), 1e-4);
+  EXPECT_GT(dot(jdv, jdv), 0.0);
+  const std::vector<double> dd = random_values(jdv.size(), 11);
+  const std::vector<double> jtdd = wave::born_adjoint(gpu.model, gpu.o, dd);
+  const double lhs = dot(jdv, dd), rhs = dot(dv, jtdd);
+  const double bound = std::sqrt(dot(jdv, jdv) * dot(dd, dd));
+  report("gpu_born_dot_gap_" + d, std::abs(lhs - rhs) / bound);
+  EXPECT_LE(std::abs(lhs - rhs), 1e-5 * bound) << lhs << " against " << rhs;
 }
 
 INSTANTIATE_TEST_SUITE_P(Imaging, ImagingGpu, testing::Values(2, 3),

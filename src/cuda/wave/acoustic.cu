@@ -1272,6 +1272,7 @@ void AcousticGpu::renew(const acoustic::Setup<float>& s) {
 }
 
 const float* AcousticGpu::current_device() const { return impl_->u.p; }
+float* AcousticGpu::current_device() { return impl_->u.p; }
 const float* AcousticGpu::previous_device() const { return impl_->prev.p; }
 void* AcousticGpu::stream() const { return impl_->stream; }
 

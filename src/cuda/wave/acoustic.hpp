@@ -142,10 +142,12 @@ class AcousticGpu {
   // Error(invalid_argument) where s's storage or layers differ from the state's.
   void renew(const acoustic::Setup<float>& s);
   int64_t bytes() const;
-  // For the solvers built on the step (wave/imaging_gpu.cpp), which call step() alone: u^n and
-  // u^{n-1} on the device after the steps enqueued so far (the storage layout), and the run's
-  // stream (a cudaStream_t).
+  // For the solvers built on the step (wave/imaging.cpp through cuda/wave/acoustic_backward and
+  // acoustic_born), which call step() alone: u^n and u^{n-1} on the device after the steps enqueued
+  // so far (the storage layout), and the run's stream (a cudaStream_t). Born's scattered field
+  // adds its source term into u^n between steps, on that stream.
   const float* current_device() const;
+  float* current_device();
   const float* previous_device() const;
   void* stream() const;
   // The state without its traces (u, u_prev, the CPML memory: snapshot_elements() floats) to and

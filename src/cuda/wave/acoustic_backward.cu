@@ -1,6 +1,5 @@
-// The GPU's backward pass: acoustic_backward.hpp. The forward state is AcousticGpu's (the default
-// launch, one step a call: no graphs or temporal passes, whose steps a checkpoint cannot split),
-// the adjoint AcousticAdjointGpu's, both on the forward state's stream.
+// The GPU's backward pass: acoustic_backward.hpp. The forward state is AcousticGpu's at
+// linearised_launch, the adjoint AcousticAdjointGpu's, both on the forward state's stream.
 #include "cuda/wave/acoustic_backward.hpp"
 
 #include <chrono>
@@ -106,17 +105,17 @@ void every_field(Pass& p, BackwardResult& r) {
   p.fwd.synchronize();  // the adjoint's steps read the store, freed on return
 }
 
-KernelConfig launch(const acoustic::Setup<float>& s) {
+}  // namespace
+
+KernelConfig linearised_launch(const acoustic::SetupFrame<float>& s) {
   KernelConfig c = default_config(s.dim, s.radius, s.nx * s.ny, any_layer(s));
   c.graph = 0;
   c.temporal = 0;
   return c;
 }
 
-}  // namespace
-
 std::vector<float> modelled(const acoustic::Setup<float>& s) {
-  AcousticGpu fwd(s, launch(s));
+  AcousticGpu fwd(s, linearised_launch(s));
   for (int64_t n = 0; n < s.nt; ++n) fwd.step(n);
   return fwd.traces();
 }
@@ -124,7 +123,7 @@ std::vector<float> modelled(const acoustic::Setup<float>& s) {
 BackwardResult backward(const acoustic::Setup<float>& s,
                         const std::function<std::vector<float>(const std::vector<float>&)>& residual_of,
                         bool correlate, int64_t budget_bytes) {
-  Pass p(s, launch(s), residual_of, correlate);
+  Pass p(s, linearised_launch(s), residual_of, correlate);
   BackwardResult r;
   const int64_t field = p.points() * int64_t(sizeof(float));
   const int64_t state = p.fwd.snapshot_elements() * int64_t(sizeof(float));

@@ -8,6 +8,7 @@
 #include <functional>
 #include <vector>
 
+#include "cuda/wave/acoustic.hpp"
 #include "physics/acoustic.hpp"
 
 namespace fdstencil::cuda::wave {
@@ -20,6 +21,10 @@ struct BackwardResult {
   int64_t recomputed_steps = 0;                     // forward steps run again beyond the first nt
   double forward_s = 0, backward_s = 0;             // the first sweep, and the rest
 };
+
+// The launch the linearised solvers step their forward states with: the default, one step a call
+// (no graphs or temporal passes, whose steps a checkpoint or Born's source term cannot split).
+KernelConfig linearised_launch(const acoustic::SetupFrame<float>& s);
 
 // The forward run's traces (nrec, nt) at the launch backward() steps with: the operator its
 // adjoint belongs to.

@@ -1,0 +1,96 @@
+// The pieces of `fdstencil gradient`, `rtm` and `born` (issue 37) shared by their files: the flags
+// beside `wave`'s, the recorded shots and perturbations read and checked against the run
+// (imaging_inputs.cpp), the output folder's claim (imaging_claim.cpp), one shot's image or gradient
+// (cmd_imaging.cpp) and a survey's stack of them (imaging_survey.cpp).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "fdstencil/imaging.hpp"
+#include "wave_cli.hpp"
+
+namespace fdstencil::cli::imaging_cli {
+
+using wave_cli::Flags;
+using wave_cli::Setup;
+
+// What the user typed beside `wave`'s flags.
+struct ImagingFlags {
+  std::string observed, memory_budget, condition = "adjoint", perturbation;
+  bool illumination = false, laplacian = false;
+  bool segy = false;  // rtm, gradient: the result as a SEG-Y model file too
+};
+
+// The kind of result: rtm's image.npy or gradient's gradient.npy.
+enum class Kind { gradient, rtm };
+const char* result_name(Kind k);
+const char* command_name(Kind k);
+
+// --- imaging_inputs.cpp --------------------------------------------------------------------------
+// The file holding a recorded shot's samples: `path` itself when it is a SEG-Y file (.sgy, .segy),
+// else in the folder `path` its shot.npy, or its shot.sgy where it has no shot.npy.
+std::filesystem::path observed_file(const std::filesystem::path& path);
+// The observed traces (nrec, nt) of a recorded shot (observed_file's), checked against the run
+// before any work: sampled at its dt, one trace per receiver at the same positions, the source's
+// position, one sample a step; and from shot.json the same radius, CPML and free surface (a SEG-Y
+// record does not say them). `flag` names the path in messages. Throws Error (invalid_argument
+// or io) naming the mismatch.
+std::vector<double> read_observed(const std::filesystem::path& path, const Setup& s, const std::string& flag);
+// --memory-budget MIB in bytes (0: none given).
+int64_t budget_bytes(const std::string& mib);
+// --perturbation FILE.npy: dv over the model's points (its shape), float32 or float64.
+std::vector<double> read_perturbation(const std::string& path, const Setup& s);
+nlohmann::json storage_json(const wave::StorageReport& r);
+
+// --- imaging_claim.cpp ---------------------------------------------------------------------------
+// The output folder of one command: a folder holding an earlier run's `names` is refused unless
+// --overwrite; missing folders are made, and on a failure (the claim destroyed before keep()) the
+// files this run wrote and the folders it made are removed again.
+class OutputClaim {
+ public:
+  OutputClaim(const std::filesystem::path& dir, const std::vector<std::string>& names, bool overwrite);
+  ~OutputClaim();
+  OutputClaim(const OutputClaim&) = delete;
+  OutputClaim& operator=(const OutputClaim&) = delete;
+  void wrote(const std::string& name);  // removed again on failure
+  void keep();
+
+ private:
+  std::filesystem::path dir_, top_;  // top_: the outermost folder this run made ("" when dir_ existed)
+  std::vector<std::filesystem::path> written_;
+  bool kept_ = false;
+};
+
+// --- cmd_imaging.cpp -----------------------------------------------------------------------------
+// One shot's image (rtm: its condition, illumination and Laplacian) or gradient, with its misfit
+// (gradient only) and what the backward pass kept.
+struct ShotImage {
+  std::vector<double> values;  // the model's points
+  double misfit = 0;
+  wave::StorageReport report;
+};
+ShotImage image_shot(const Setup& s, const ImagingFlags& g, Kind kind, std::span<const double> observed);
+// The summary's description of the settings (kind, condition, illumination...).
+nlohmann::json settings_json(const ImagingFlags& g, Kind kind);
+
+// The result's files: result_name(kind) (float32, the model's shape) and with --segy the same
+// values as a SEG-Y model file (image.sgy, gradient.sgy: segy::write_model's layout, in the
+// --segy-z-unit of a SEG-Y --model, else millimetres). check_result_files refuses before the run
+// what SEG-Y cannot hold; write_result writes them into `dir`, each named to `claim` first.
+std::vector<std::string> result_files(Kind kind, const ImagingFlags& g);
+void check_result_files(const Setup& s, const Flags& f, const ImagingFlags& g);
+void write_result(const std::filesystem::path& dir, const Setup& s, const Flags& f, const ImagingFlags& g,
+                  Kind kind, const std::vector<double>& values, OutputClaim& claim);
+
+// --- imaging_survey.cpp --------------------------------------------------------------------------
+// --survey FILE: every shot's image or gradient, from the records of a `fdstencil wave --survey`
+// folder (--observed), added into one stack in --output, resumable shot by shot. Returns the exit
+// status (128 + the signal when stopped between shots).
+int run_survey_stack(const Flags& f, const ImagingFlags& g, Kind kind, const std::string& command);
+
+}  // namespace fdstencil::cli::imaging_cli

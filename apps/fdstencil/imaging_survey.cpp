@@ -1,0 +1,233 @@
+// `fdstencil rtm --survey` and `gradient --survey` (imaging_cli.hpp): every shot of a survey file
+// imaged (or its gradient taken) against its record in the folder `fdstencil wave --survey` wrote,
+// and added into one stack.
+//
+// Every shot is prepared and its record checked before the first runs. After each shot the stack
+// is kept in --output as stack_<shots done>.npy (float64) named by stack.json, which lists the
+// shots in it and the run's identity: each shot's run fingerprint, its record's CRC-32C and the
+// settings. The stack file is written first and stack.json renamed over the old one after it, so
+// an interruption at any point leaves a stack.json naming a whole stack that holds exactly its
+// shots. --resume continues one whose identity is this run's; another run's stack is refused. A
+// signal stops the run after its current shot. At the end image.npy or gradient.npy (float32) and
+// summary.json are written and the stack's files removed.
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <fstream>
+
+#include "commands.hpp"
+#include "fdstencil/checksum.hpp"
+#include "fdstencil/error.hpp"
+#include "fdstencil/npy.hpp"
+#include "imaging_cli.hpp"
+#include "interrupt.hpp"
+
+namespace fdstencil::cli::imaging_cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using wave_cli::ModelInput;
+using wave_cli::SurveyShot;
+
+constexpr const char* kStackFile = "stack.json";
+
+[[noreturn]] void bad(const std::string& what) { throw Error(ErrorKind::invalid_argument, what); }
+
+std::string stack_name(int64_t shots) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "stack_%06lld.npy", static_cast<long long>(shots));
+  return buf;
+}
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+// The survey's shots, prepared and checked, with their records' folders.
+struct Survey {
+  std::vector<SurveyShot> shots;
+  std::vector<Setup> setups;
+  std::vector<fs::path> records;
+  json identity;
+};
+
+Survey plan(const Flags& f, const ImagingFlags& g, Kind kind) {
+  if (g.observed.empty())
+    bad("--observed DIR is required with --survey: the folder `fdstencil wave --survey` wrote (shot_<id> "
+        "folders)");
+  if (f.output.empty()) bad("--output DIR is required: the stack and the result go there");
+  budget_bytes(g.memory_budget);
+  Survey p;
+  p.shots = wave_cli::read_survey(f);
+  const ModelInput model = wave_cli::read_model(f, {}, /*summarise=*/true);
+  json shots = json::array();
+  for (const SurveyShot& shot : p.shots) {
+    try {
+      p.setups.push_back(wave_cli::prepare(shot.flags, &model));
+      p.records.push_back(fs::path(g.observed) / shot.dir.filename());
+      read_observed(p.records.back(), p.setups.back(), "--observed");
+      shots.push_back({{"id", shot.id},
+                       {"run", hex(wave::run_fingerprint(p.setups.back().model(), p.setups.back().options))},
+                       {"record_crc32c", crc32c_file(observed_file(p.records.back()))}});
+    } catch (const Error& e) {
+      throw Error(e.kind(), "survey shot " + std::to_string(shot.id) + ": " + e.what());
+    }
+  }
+  p.identity = {{"kind", command_name(kind)},
+                {"settings", settings_json(g, kind)},
+                {"backend", wave::linearised_backend(p.setups.front().options)},
+                {"double_precision", p.setups.front().options.double_precision},
+                {"shots", shots}};
+  return p;
+}
+
+// The stack: the sum over the shots done of their results, with their summary entries.
+struct Stack {
+  std::vector<double> values;
+  std::vector<int64_t> done;  // the shots' ids
+  json entries = json::array();
+  double misfit = 0;
+  std::string file;  // the stack_<n>.npy holding `values`, "" before the first shot
+};
+
+// An interrupted run's stack from `dir`, checked to be this run's and whole.
+Stack load_stack(const fs::path& dir, const Survey& p, int64_t points) {
+  Stack st;
+  st.values.assign(size_t(points), 0.0);
+  const fs::path doc_path = dir / kStackFile;
+  std::ifstream in(doc_path);
+  if (!in) return st;  // nothing to resume: start
+  json doc;
+  try {
+    doc = json::parse(in);
+    if (doc.at("identity") != p.identity)
+      bad("--resume: " + doc_path.string() +
+          " is the stack of another run (its model, shots, records, settings or backend differ): --overwrite "
+          "starts "
+          "over");
+    st.done = doc.at("done").get<std::vector<int64_t>>();
+    st.entries = doc.at("entries");
+    st.misfit = doc.at("misfit").get<double>();
+    st.file = doc.at("file").get<std::string>();
+    const uint32_t crc = doc.at("crc32c").get<uint32_t>();
+    if (crc32c_file(dir / st.file) != crc)
+      throw Error(ErrorKind::io, st.file + " does not hold what stack.json says");
+  } catch (const json::exception& e) {
+    throw Error(ErrorKind::io,
+                "--resume: " + doc_path.string() + " is not a stack this tool wrote: " + e.what());
+  }
+  const NpyArray a = read_npy(dir / st.file);
+  if (a.dtype != DType::f64 || a.bytes.size() != size_t(points) * sizeof(double))
+    throw Error(ErrorKind::io, "--resume: " + st.file + " is not the stack of this model");
+  std::memcpy(st.values.data(), a.bytes.data(), a.bytes.size());
+  return st;
+}
+
+// Writes the stack after a shot: its file first, then stack.json naming it, then the old file
+// removed.
+void save_stack(const fs::path& dir, Stack& st, const Survey& p, const Setup& s) {
+  const std::string file = stack_name(int64_t(st.done.size()));
+  write_npy(dir / file, DType::f64, wave_cli::model_shape(s.model()), st.values.data(),
+            int64_t(st.values.size() * sizeof(double)));
+  const json doc = {{"format", "fdstencil-stack-1"},
+                    {"identity", p.identity},
+                    {"done", st.done},
+                    {"entries", st.entries},
+                    {"misfit", st.misfit},
+                    {"file", file},
+                    {"crc32c", crc32c_file(dir / file)}};
+  write_json_file((dir / kStackFile).string(), doc);
+  std::error_code ec;
+  if (!st.file.empty() && st.file != file) fs::remove(dir / st.file, ec);
+  st.file = file;
+}
+
+// stack.json first: without it a stack file is an orphan, never read.
+void remove_stack(const fs::path& dir) {
+  std::error_code ec;
+  fs::remove(dir / kStackFile, ec);
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("stack_", 0) == 0 && e.path().extension() == ".npy") fs::remove(e.path(), ec);
+  }
+}
+
+bool is_done(const Stack& st, int64_t id) {
+  return std::find(st.done.begin(), st.done.end(), id) != st.done.end();
+}
+
+}  // namespace
+
+int run_survey_stack(const Flags& f, const ImagingFlags& g, Kind kind, const std::string& command) {
+  const Survey p = plan(f, g, kind);
+  const Setup& first = p.setups.front();
+  const fs::path dir = f.output;  // the shots' own out_dir are OUTPUT/shot_<id>, wave's folders
+  if (fs::exists(dir / kStackFile) && !f.resume && !f.overwrite)
+    bad("--output " + dir.string() +
+        " holds an interrupted survey's stack (stack.json): --resume continues it, --overwrite starts over");
+  check_result_files(first, f, g);
+  std::vector<std::string> outputs = result_files(kind, g);
+  outputs.push_back("summary.json");
+  OutputClaim claim(dir, outputs, f.overwrite);
+  if (!f.resume) remove_stack(dir);  // --overwrite's: the earlier stack, started over
+  if (f.overwrite) {  // and the earlier result, which an interruption would leave beside the new stack
+    std::error_code ec;
+    for (const std::string& name : outputs) fs::remove(dir / name, ec);
+  }
+  Stack st = load_stack(dir, p, first.model().points());
+  InterruptGuard guard("stopping after the shot in progress, its stack kept for --resume");
+  const auto start = std::chrono::steady_clock::now();
+  for (size_t i = 0; i < p.shots.size(); ++i) {
+    const int64_t id = p.shots[i].id;
+    if (is_done(st, id)) continue;
+    if (InterruptGuard::requested()) {
+      std::fprintf(stderr,
+                   "fdstencil %s: interrupted by %s: %zu of %zu shots are in %s. Continue with:\n  %s\n",
+                   command_name(kind), InterruptGuard::name(), st.done.size(), p.shots.size(),
+                   (dir / kStackFile).string().c_str(), wave_cli::resume_command(command).c_str());
+      claim.keep();
+      return 128 + (InterruptGuard::signal() != 0 ? InterruptGuard::signal() : SIGTERM);
+    }
+    const std::vector<double> observed = read_observed(p.records[i], p.setups[i], "--observed");
+    const ShotImage img = image_shot(p.setups[i], g, kind, observed);
+    for (size_t k = 0; k < st.values.size(); ++k) st.values[k] += img.values[k];
+    st.misfit += img.misfit;
+    st.done.push_back(id);
+    json entry = {{"id", id}, {"storage", storage_json(img.report)}};
+    if (kind == Kind::gradient) entry["misfit"] = img.misfit;
+    st.entries.push_back(entry);
+    save_stack(dir, st, p, p.setups[i]);
+    if (!f.quiet)
+      std::fprintf(stderr, "fdstencil %s: shot %lld (%zu of %zu) stacked (%s, %.2f s)\n", command_name(kind),
+                   static_cast<long long>(id), st.done.size(), p.shots.size(), img.report.backend.c_str(),
+                   img.report.total_s);
+  }
+  json doc = {{"format",
+               kind == Kind::rtm ? "fdstencil-rtm-survey-summary-1" : "fdstencil-gradient-survey-summary-1"},
+              {"command", command},
+              {"survey", f.survey},
+              {"observed", g.observed},
+              {"shots", st.entries},
+              {"model", first.model_json},
+              {"seconds_this_invocation",
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()}};
+  doc.update(settings_json(g, kind));
+  if (kind == Kind::gradient) doc["misfit"] = st.misfit;
+  write_result(dir, first, f, g, kind, st.values, claim);
+  doc["outputs"] = outputs;
+  claim.wrote("summary.json");
+  write_json_file((dir / "summary.json").string(), doc);
+  remove_stack(dir);
+  claim.keep();
+  if (!f.quiet)
+    std::fprintf(stderr, "fdstencil %s: %s of %zu shots written to %s\n", command_name(kind),
+                 result_name(kind), p.shots.size(), dir.string().c_str());
+  return 0;
+}
+
+}  // namespace fdstencil::cli::imaging_cli
