@@ -4,6 +4,7 @@
 // sources, receivers), so each belongs to the very run `wave` makes. A recorded shot is a folder
 // `wave` wrote, checked against the run before any work (imaging_inputs.cpp); a survey's shots
 // are stacked by imaging_survey.cpp. Outputs never replace an earlier run's without --overwrite.
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -48,7 +49,7 @@ int run_one_shot(const Flags& f, const ImagingFlags& g, Kind kind, const std::st
   check_result_files(s, f, g);
   std::vector<std::string> outputs = result_files(kind, g);
   outputs.push_back("summary.json");
-  OutputClaim claim(s.out_dir, outputs, s.overwrite);
+  OutputClaim claim(s.out_dir, {result_name(kind), result_segy_name(kind), "summary.json"}, s.overwrite);
   const ShotImage img = image_shot(s, g, kind, observed);
   json doc = base_summary(s, kind == Kind::rtm ? "fdstencil-rtm-summary-1" : "fdstencil-gradient-summary-1",
                           command);
@@ -70,6 +71,8 @@ int run_one_shot(const Flags& f, const ImagingFlags& g, Kind kind, const std::st
 
 int run_imaging(const Flags& f, const ImagingFlags& g, Kind kind, const std::string& command) {
   check_flags(f, g);
+  if (f.resume && f.survey.empty())
+    bad("--resume continues a --survey's stack; one shot has nothing to resume");
   return f.survey.empty() ? run_one_shot(f, g, kind, command) : run_survey_stack(f, g, kind, command);
 }
 
@@ -83,7 +86,7 @@ int run_born(const Flags& f, const ImagingFlags& g, const std::string& command) 
   const std::string backend = wave::linearised_backend(s.options);
   std::vector<std::string> names = {"shot.npy", "shot.json", "summary.json"};
   if (s.write_segy) names.insert(names.begin() + 2, "shot.sgy");
-  OutputClaim claim(s.out_dir, names, s.overwrite);
+  OutputClaim claim(s.out_dir, {"shot.npy", "shot.json", "shot.sgy", "summary.json"}, s.overwrite);
   const auto start = std::chrono::steady_clock::now();
   const std::vector<double> dd = wave::born(s.model(), s.options, dv);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -211,45 +214,6 @@ ShotImage image_shot(const Setup& s, const ImagingFlags& g, Kind kind, std::span
   out.misfit = gr.misfit;
   out.report = gr.storage;
   return out;
-}
-
-std::vector<std::string> result_files(Kind kind, const ImagingFlags& g) {
-  std::vector<std::string> names = {result_name(kind)};
-  if (g.segy) names.push_back(kind == Kind::rtm ? "image.sgy" : "gradient.sgy");
-  return names;
-}
-
-namespace {
-
-double result_z_unit(const Flags& f) {
-  return f.segy_z_unit.empty() ? segy::kDefaultZUnit : segy_read_options("", f.segy_z_unit, "", "").z_unit;
-}
-
-segy::Grid result_grid(const Setup& s) {
-  segy::Grid grid = segy::from_model(s.model());
-  grid.v.clear();
-  return grid;
-}
-
-}  // namespace
-
-void check_result_files(const Setup& s, const Flags& f, const ImagingFlags& g) {
-  if (g.segy) segy::check_model_layout(result_grid(s), result_z_unit(f), "--segy");
-}
-
-void write_result(const std::filesystem::path& dir, const Setup& s, const Flags& f, const ImagingFlags& g,
-                  Kind kind, const std::vector<double>& values, OutputClaim& claim) {
-  const std::vector<float> v(values.begin(), values.end());
-  claim.wrote(result_name(kind));
-  write_npy(dir / result_name(kind), DType::f32, model_shape(s.model()), v.data(),
-            int64_t(v.size() * sizeof(float)));
-  if (!g.segy) return;
-  segy::Grid grid = result_grid(s);
-  grid.v = v;
-  const std::string name = result_files(kind, g).back();
-  claim.wrote(name);
-  segy::write_model(dir / name, grid, result_z_unit(f), false,
-                    kind == Kind::rtm ? "RTM IMAGE" : "FWI GRADIENT, D MISFIT / D VELOCITY");
 }
 
 json settings_json(const ImagingFlags& g, Kind kind) {

@@ -28,8 +28,6 @@ struct ImagingFlags {
 
 // The kind of result: rtm's image.npy or gradient's gradient.npy.
 enum class Kind { gradient, rtm };
-const char* result_name(Kind k);
-const char* command_name(Kind k);
 
 // --- imaging_inputs.cpp --------------------------------------------------------------------------
 // The file holding a recorded shot's samples: `path` itself when it is a SEG-Y file (.sgy, .segy),
@@ -45,12 +43,18 @@ std::vector<double> read_observed(const std::filesystem::path& path, const Setup
 int64_t budget_bytes(const std::string& mib);
 // --perturbation FILE.npy: dv over the model's points (its shape), float32 or float64.
 std::vector<double> read_perturbation(const std::string& path, const Setup& s);
+
+// --- imaging_outputs.cpp -------------------------------------------------------------------------
+const char* command_name(Kind k);      // "rtm", "gradient"
+const char* result_name(Kind k);       // "image.npy", "gradient.npy"
+const char* result_segy_name(Kind k);  // "image.sgy", "gradient.sgy"
 nlohmann::json storage_json(const wave::StorageReport& r);
 
-// --- imaging_claim.cpp ---------------------------------------------------------------------------
-// The output folder of one command: a folder holding an earlier run's `names` is refused unless
-// --overwrite; missing folders are made, and on a failure (the claim destroyed before keep()) the
-// files this run wrote and the folders it made are removed again.
+// The output folder of one command. `names`: every file a run of the command may write there (with
+// or without its options), so that none of an earlier run's is left beside this run's: a folder
+// holding any is refused unless --overwrite, and with it those this run does not write again are
+// removed once it succeeds (keep()). Missing folders are made, and on a failure (the claim
+// destroyed before keep()) the files this run wrote and the folders it made are removed again.
 class OutputClaim {
  public:
   OutputClaim(const std::filesystem::path& dir, const std::vector<std::string>& names, bool overwrite);
@@ -61,10 +65,21 @@ class OutputClaim {
   void keep();
 
  private:
+  void remove_made_folders();
   std::filesystem::path dir_, top_;  // top_: the outermost folder this run made ("" when dir_ existed)
-  std::vector<std::filesystem::path> written_;
+  std::vector<std::filesystem::path> written_, earlier_;
   bool kept_ = false;
 };
+
+// The result's files: result_name(kind) (float32, the model's shape) and with --segy the same
+// values as a SEG-Y model file (result_segy_name: segy::write_model's layout, z in the
+// --segy-z-unit of a SEG-Y --model, else the finest of mm, cm, dm and m that holds the spacing's
+// interval). check_result_files refuses before the run what SEG-Y cannot hold; write_result
+// writes them into `dir`, each named to `claim` first.
+std::vector<std::string> result_files(Kind kind, const ImagingFlags& g);
+void check_result_files(const Setup& s, const Flags& f, const ImagingFlags& g);
+void write_result(const std::filesystem::path& dir, const Setup& s, const Flags& f, const ImagingFlags& g,
+                  Kind kind, const std::vector<double>& values, OutputClaim& claim);
 
 // --- cmd_imaging.cpp -----------------------------------------------------------------------------
 // One shot's image (rtm: its condition, illumination and Laplacian) or gradient, with its misfit
@@ -77,15 +92,6 @@ struct ShotImage {
 ShotImage image_shot(const Setup& s, const ImagingFlags& g, Kind kind, std::span<const double> observed);
 // The summary's description of the settings (kind, condition, illumination...).
 nlohmann::json settings_json(const ImagingFlags& g, Kind kind);
-
-// The result's files: result_name(kind) (float32, the model's shape) and with --segy the same
-// values as a SEG-Y model file (image.sgy, gradient.sgy: segy::write_model's layout, in the
-// --segy-z-unit of a SEG-Y --model, else millimetres). check_result_files refuses before the run
-// what SEG-Y cannot hold; write_result writes them into `dir`, each named to `claim` first.
-std::vector<std::string> result_files(Kind kind, const ImagingFlags& g);
-void check_result_files(const Setup& s, const Flags& f, const ImagingFlags& g);
-void write_result(const std::filesystem::path& dir, const Setup& s, const Flags& f, const ImagingFlags& g,
-                  Kind kind, const std::vector<double>& values, OutputClaim& claim);
 
 // --- imaging_survey.cpp --------------------------------------------------------------------------
 // --survey FILE: every shot's image or gradient, from the records of a `fdstencil wave --survey`

@@ -135,9 +135,6 @@ std::vector<double> read_segy_record(const fs::path& file, const Setup& s, const
 
 }  // namespace
 
-const char* result_name(Kind k) { return k == Kind::rtm ? "image.npy" : "gradient.npy"; }
-const char* command_name(Kind k) { return k == Kind::rtm ? "rtm" : "gradient"; }
-
 fs::path observed_file(const fs::path& path) {
   if (is_segy_path(path.string()) || !fs::is_directory(path)) return path;
   return fs::exists(path / "shot.npy") || !fs::exists(path / "shot.sgy") ? path / "shot.npy"
@@ -187,13 +184,6 @@ std::vector<double> read_perturbation(const std::string& path, const Setup& s) {
     bad("--perturbation " + path + ": its shape " + json(a.shape).dump() + " is not the model's " +
         json(want).dump());
   return as_doubles(a);
-}
-
-json storage_json(const wave::StorageReport& r) {
-  return {{"backend", r.backend},         {"stored_bytes", r.stored_bytes},
-          {"checkpoints", r.checkpoints}, {"recomputed_steps", r.recomputed_steps},
-          {"forward_s", r.forward_s},     {"backward_s", r.backward_s},
-          {"total_s", r.total_s}};
 }
 
 }  // namespace fdstencil::cli::imaging_cli

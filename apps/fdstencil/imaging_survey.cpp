@@ -42,6 +42,13 @@ std::string stack_name(int64_t shots) {
   return buf;
 }
 
+// Whether a file name is a stack's, stack_<6 digits>.npy: only those are read or removed, never a
+// user's own files beside them.
+bool is_stack_file(const std::string& name) {
+  if (name.size() != 16 || name.rfind("stack_", 0) != 0 || name.substr(12) != ".npy") return false;
+  return std::all_of(name.begin() + 6, name.begin() + 12, [](char c) { return c >= '0' && c <= '9'; });
+}
+
 std::string hex(uint64_t v) {
   char buf[24];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
@@ -108,15 +115,16 @@ Stack load_stack(const fs::path& dir, const Survey& p, int64_t points) {
     if (doc.at("identity") != p.identity)
       bad("--resume: " + doc_path.string() +
           " is the stack of another run (its model, shots, records, settings or backend differ): --overwrite "
-          "starts "
-          "over");
+          "starts over");
     st.done = doc.at("done").get<std::vector<int64_t>>();
     st.entries = doc.at("entries");
     st.misfit = doc.at("misfit").get<double>();
     st.file = doc.at("file").get<std::string>();
     const uint32_t crc = doc.at("crc32c").get<uint32_t>();
-    if (crc32c_file(dir / st.file) != crc)
-      throw Error(ErrorKind::io, st.file + " does not hold what stack.json says");
+    if (!is_stack_file(st.file) || crc32c_file(dir / st.file) != crc)
+      throw Error(ErrorKind::io, "--resume: " + (dir / st.file).string() + " is not the stack " +
+                                     doc_path.string() +
+                                     " names (changed or missing): --overwrite starts over");
   } catch (const json::exception& e) {
     throw Error(ErrorKind::io,
                 "--resume: " + doc_path.string() + " is not a stack this tool wrote: " + e.what());
@@ -151,14 +159,63 @@ void save_stack(const fs::path& dir, Stack& st, const Survey& p, const Setup& s)
 void remove_stack(const fs::path& dir) {
   std::error_code ec;
   fs::remove(dir / kStackFile, ec);
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    const std::string name = e.path().filename().string();
-    if (name.rfind("stack_", 0) == 0 && e.path().extension() == ".npy") fs::remove(e.path(), ec);
-  }
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (is_stack_file(e.path().filename().string())) fs::remove(e.path(), ec);
 }
 
 bool is_done(const Stack& st, int64_t id) {
   return std::find(st.done.begin(), st.done.end(), id) != st.done.end();
+}
+
+// The result and summary once every shot is in the stack, then the stack's files removed.
+void finish(const fs::path& dir, const Flags& f, const ImagingFlags& g, Kind kind, const std::string& command,
+            const Survey& p, const Stack& st, double seconds, OutputClaim& claim) {
+  const Setup& first = p.setups.front();
+  json doc = {{"format",
+               kind == Kind::rtm ? "fdstencil-rtm-survey-summary-1" : "fdstencil-gradient-survey-summary-1"},
+              {"command", command},
+              {"survey", f.survey},
+              {"observed", g.observed},
+              {"shots", st.entries},
+              {"model", first.model_json},
+              {"seconds_this_invocation", seconds}};
+  doc.update(settings_json(g, kind));
+  if (kind == Kind::gradient) doc["misfit"] = st.misfit;
+  write_result(dir, first, f, g, kind, st.values, claim);
+  std::vector<std::string> outputs = result_files(kind, g);
+  outputs.push_back("summary.json");
+  doc["outputs"] = outputs;
+  claim.wrote("summary.json");
+  write_json_file((dir / "summary.json").string(), doc);
+  remove_stack(dir);
+  claim.keep();
+}
+
+// Shot i's result added into the stack, which is then kept on the disk.
+void stack_shot(const fs::path& dir, const ImagingFlags& g, Kind kind, const Survey& p, size_t i, Stack& st) {
+  const std::vector<double> observed = read_observed(p.records[i], p.setups[i], "--observed");
+  const ShotImage img = image_shot(p.setups[i], g, kind, observed);
+  for (size_t k = 0; k < st.values.size(); ++k) st.values[k] += img.values[k];
+  st.misfit += img.misfit;
+  st.done.push_back(p.shots[i].id);
+  json entry = {{"id", p.shots[i].id}, {"storage", storage_json(img.report)}};
+  if (kind == Kind::gradient) entry["misfit"] = img.misfit;
+  st.entries.push_back(entry);
+  save_stack(dir, st, p, p.setups[i]);
+}
+
+// The message and exit status of a run stopped between shots.
+int stopped(Kind kind, const fs::path& dir, const Survey& p, const Stack& st, const std::string& command) {
+  const int sig = InterruptGuard::signal() != 0 ? InterruptGuard::signal() : SIGTERM;
+  if (st.done.empty()) {
+    std::fprintf(stderr, "fdstencil %s: interrupted by %s before the first shot: nothing was written\n",
+                 command_name(kind), InterruptGuard::name());
+    return 128 + sig;
+  }
+  std::fprintf(stderr, "fdstencil %s: interrupted by %s: %zu of %zu shots are in %s. Continue with:\n  %s\n",
+               command_name(kind), InterruptGuard::name(), st.done.size(), p.shots.size(),
+               (dir / kStackFile).string().c_str(), wave_cli::resume_command(command).c_str());
+  return 128 + sig;
 }
 
 }  // namespace
@@ -171,59 +228,31 @@ int run_survey_stack(const Flags& f, const ImagingFlags& g, Kind kind, const std
     bad("--output " + dir.string() +
         " holds an interrupted survey's stack (stack.json): --resume continues it, --overwrite starts over");
   check_result_files(first, f, g);
-  std::vector<std::string> outputs = result_files(kind, g);
-  outputs.push_back("summary.json");
-  OutputClaim claim(dir, outputs, f.overwrite);
+  const std::vector<std::string> all = {result_name(kind), result_segy_name(kind), "summary.json"};
+  OutputClaim claim(dir, all, f.overwrite);
   if (!f.resume) remove_stack(dir);  // --overwrite's: the earlier stack, started over
   if (f.overwrite) {  // and the earlier result, which an interruption would leave beside the new stack
     std::error_code ec;
-    for (const std::string& name : outputs) fs::remove(dir / name, ec);
+    for (const std::string& name : all) fs::remove(dir / name, ec);
   }
   Stack st = load_stack(dir, p, first.model().points());
+  // A signal during the last shot lets the run finish: its result is whole by then.
   InterruptGuard guard("stopping after the shot in progress, its stack kept for --resume");
   const auto start = std::chrono::steady_clock::now();
   for (size_t i = 0; i < p.shots.size(); ++i) {
-    const int64_t id = p.shots[i].id;
-    if (is_done(st, id)) continue;
+    if (is_done(st, p.shots[i].id)) continue;
     if (InterruptGuard::requested()) {
-      std::fprintf(stderr,
-                   "fdstencil %s: interrupted by %s: %zu of %zu shots are in %s. Continue with:\n  %s\n",
-                   command_name(kind), InterruptGuard::name(), st.done.size(), p.shots.size(),
-                   (dir / kStackFile).string().c_str(), wave_cli::resume_command(command).c_str());
-      claim.keep();
-      return 128 + (InterruptGuard::signal() != 0 ? InterruptGuard::signal() : SIGTERM);
+      if (!st.done.empty()) claim.keep();  // the stack stays for --resume
+      return stopped(kind, dir, p, st, command);
     }
-    const std::vector<double> observed = read_observed(p.records[i], p.setups[i], "--observed");
-    const ShotImage img = image_shot(p.setups[i], g, kind, observed);
-    for (size_t k = 0; k < st.values.size(); ++k) st.values[k] += img.values[k];
-    st.misfit += img.misfit;
-    st.done.push_back(id);
-    json entry = {{"id", id}, {"storage", storage_json(img.report)}};
-    if (kind == Kind::gradient) entry["misfit"] = img.misfit;
-    st.entries.push_back(entry);
-    save_stack(dir, st, p, p.setups[i]);
+    stack_shot(dir, g, kind, p, i, st);
     if (!f.quiet)
-      std::fprintf(stderr, "fdstencil %s: shot %lld (%zu of %zu) stacked (%s, %.2f s)\n", command_name(kind),
-                   static_cast<long long>(id), st.done.size(), p.shots.size(), img.report.backend.c_str(),
-                   img.report.total_s);
+      std::fprintf(stderr, "fdstencil %s: shot %lld (%zu of %zu) stacked (%s)\n", command_name(kind),
+                   static_cast<long long>(p.shots[i].id), st.done.size(), p.shots.size(),
+                   st.entries.back()["storage"]["backend"].get<std::string>().c_str());
   }
-  json doc = {{"format",
-               kind == Kind::rtm ? "fdstencil-rtm-survey-summary-1" : "fdstencil-gradient-survey-summary-1"},
-              {"command", command},
-              {"survey", f.survey},
-              {"observed", g.observed},
-              {"shots", st.entries},
-              {"model", first.model_json},
-              {"seconds_this_invocation",
-               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()}};
-  doc.update(settings_json(g, kind));
-  if (kind == Kind::gradient) doc["misfit"] = st.misfit;
-  write_result(dir, first, f, g, kind, st.values, claim);
-  doc["outputs"] = outputs;
-  claim.wrote("summary.json");
-  write_json_file((dir / "summary.json").string(), doc);
-  remove_stack(dir);
-  claim.keep();
+  finish(dir, f, g, kind, command, p, st,
+         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), claim);
   if (!f.quiet)
     std::fprintf(stderr, "fdstencil %s: %s of %zu shots written to %s\n", command_name(kind),
                  result_name(kind), p.shots.size(), dir.string().c_str());

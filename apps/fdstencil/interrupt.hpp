@@ -1,8 +1,9 @@
-// SIGINT and SIGTERM during a run: the first asks the run to stop at the next
-// step boundary, where it writes its checkpoint and exits 128 + the signal's
-// number with a message naming how to resume; a second one ends the process at
-// once (checkpoints are written to a temporary name and renamed, so even then
-// the last complete one survives).
+// SIGINT and SIGTERM during a run: the first asks the run to stop where it can
+// keep its work (a wave run at the next step boundary, with its checkpoint; an
+// imaging survey after the shot in progress, with its stack), which then exits
+// 128 + the signal's number with a message naming how to resume; a second one
+// ends the process at once (checkpoints and stacks are written to a temporary
+// name and renamed, so even then the last complete one survives).
 #pragma once
 
 namespace fdstencil::cli {

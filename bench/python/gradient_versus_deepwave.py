@@ -19,7 +19,9 @@ fdstencil runs twice: keeping every step's field, and under a budget of `--budge
 kept), backward_s (the adjoint and the steps run again), library_s (the C++ call whole: the rest
 of gradient_s is Python's). The copy bandwidth of the card, measured once, is reported beside them.
 
-Usage: python3 bench/python/gradient_versus_deepwave.py [--dim 2] [--size 2000] [--layer 20]
+`--no-deepwave` times fdstencil alone (where Deepwave cannot be carried).
+
+Usage: python3 bench/python/gradient_versus_deepwave.py [--dim 2] [--size 2000] [--layer 20] [--no-deepwave]
        [--steps 2000] [--radius 4] [--repeats 3] [--budget 0.1] [--output FILE.json]
 Exit status: 0; 2 without PyTorch with a GPU, Deepwave or fdstencil (it says which).
 """
@@ -137,11 +139,12 @@ def main():
     p.add_argument("--repeats", type=int, default=3, help="timed calls of each (default 3)")
     p.add_argument("--budget", type=float, default=0.1, help="the checkpointed run's budget, of full storage")
     p.add_argument("--output", help="write the figures as JSON here (default: print them)")
+    p.add_argument("--no-deepwave", dest="deepwave", action="store_false", help="time fdstencil alone")
     a = p.parse_args()
     try:
         import torch
-        import deepwave
         import fdstencil
+        deepwave = __import__("deepwave") if a.deepwave else None
     except ImportError as e:
         print(f"gradient_versus_deepwave.py: error: {e.name} is not installed for {sys.executable}", file=sys.stderr)
         return 2
@@ -155,15 +158,17 @@ def main():
     padded = (a.size + 2 * a.layer) ** a.dim
     rate = lambda wall: padded * a.steps / wall / 1e9
     f_forward, f_gradient = fdstencil_calls(fdstencil, torch, a, geometry_m, dt)
-    d_forward, d_gradient = deepwave_calls(deepwave, torch, a, src, rec, dt, wavelet)
+    if deepwave:
+        d_forward, d_gradient = deepwave_calls(deepwave, torch, a, src, rec, dt, wavelet)
     # The warm-ups (kernels loaded, memory taken, clocks up); the first also measures the copy bandwidth.
     copy_gbps = f_forward(probe=True).timing["copy_gbps"]
     full = f_gradient(0)[3]["stored_bytes"]
     budget = int(a.budget * full)
     f_gradient(budget)
-    d_forward()
-    d_gradient()
-    runs = {"fdstencil": [], "fdstencil_budget": [], "deepwave": []}
+    if deepwave:
+        d_forward()
+        d_gradient()
+    runs = {"fdstencil": [], "fdstencil_budget": []} | ({"deepwave": []} if deepwave else {})
     for _ in range(a.repeats):
         fw, fp, _ = timed(torch, f_forward)
         gw, gp, out = timed(torch, lambda: f_gradient(0))
@@ -175,6 +180,8 @@ def main():
                                          "checkpoints": out[3]["checkpoints"],
                                          "recomputed_steps": out[3]["recomputed_steps"],
                                          "stored_bytes": out[3]["stored_bytes"]})
+        if not deepwave:
+            continue
         dfw, dfp, _ = timed(torch, d_forward)
         dgw, dgp, _ = timed(torch, d_gradient)
         runs["deepwave"].append({"forward_s": dfw, "gradient_s": dgw, "forward_peak_gib": dfp, "peak_gib": dgp})
@@ -182,7 +189,7 @@ def main():
            "radius": a.radius, "dtype": "float32", "repeats": a.repeats, "device": torch.cuda.get_device_name(),
            "copy_gbps": copy_gbps,
            "full_storage_bytes": full, "budget_bytes": budget, "torch": torch.__version__,
-           "deepwave": deepwave.__version__, "fdstencil": fdstencil.__version__, "runs": runs, "medians": {}}
+           "deepwave": deepwave.__version__ if deepwave else None, "fdstencil": fdstencil.__version__, "runs": runs, "medians": {}}
     for tool, r in runs.items():
         m = medians(r)
         m["forward_gpts"], m["gradient_gpts"], m["cost"] = rate(m["forward_s"]), rate(m["gradient_s"]), \
@@ -190,11 +197,14 @@ def main():
         doc["medians"][tool] = m
         print(f"{tool}: forward {m['forward_gpts']:.1f} GPts/s, gradient {m['gradient_gpts']:.1f} GPts/s "
               f"({m['cost']:.2f}x the forward), peak {m['peak_gib']:.1f} GiB", flush=True)
-    ours, theirs = doc["medians"]["fdstencil"], doc["medians"]["deepwave"]
-    doc["gradient_ratio"] = ours["gradient_gpts"] / theirs["gradient_gpts"]
-    doc["peak_memory_ratio"] = ours["peak_gib"] / theirs["peak_gib"]
-    print(f"gradient {doc['gradient_ratio']:.2f}x Deepwave's in {doc['peak_memory_ratio']:.2f} of its peak memory "
-          f"(copy {doc['copy_gbps']} GB/s)")
+    if not deepwave:
+        print(f"(copy {doc['copy_gbps']} GB/s; Deepwave not run)")
+    else:
+        ours, theirs = doc["medians"]["fdstencil"], doc["medians"]["deepwave"]
+        doc["gradient_ratio"] = ours["gradient_gpts"] / theirs["gradient_gpts"]
+        doc["peak_memory_ratio"] = ours["peak_gib"] / theirs["peak_gib"]
+        print(f"gradient {doc['gradient_ratio']:.2f}x Deepwave's in {doc['peak_memory_ratio']:.2f} of its peak "
+              f"memory (copy {doc['copy_gbps']} GB/s)")
     text = json.dumps(doc, indent=1)
     if a.output:
         with open(a.output, "w") as f:

@@ -55,9 +55,11 @@ std::string traces_shape(const Options& o) {
 }
 
 // f(p, point) for every computational point p and the model point it takes its velocity from
-// (the layers take their edge's: the medium's extension, solver.cpp's m_at).
+// (the layers take their edge's: the medium's extension, solver.cpp's m_at), the planes of p over
+// the threads: f may write p's element, not point's.
 template <class F>
 void for_each_point(const Domain& d, F&& f) {
+#pragma omp parallel for schedule(static)
   for (int64_t k = 0; k < d.nz; ++k) {
     const int64_t mk = std::clamp<int64_t>(k - d.lo[2], 0, d.model_nz - 1);
     for (int64_t j = 0; j < d.ny; ++j) {
@@ -105,13 +107,33 @@ std::vector<T> forward(const acoustic::Setup<T>& s, Each&& each) {
   return run.traces();
 }
 
+// The computational indices [first, last] along one axis that take model index m's velocity: its
+// own, and on an edge the layer's points beyond it.
+std::pair<int64_t, int64_t> takers(int64_t m, int64_t model_n, int lo, int64_t n) {
+  return {m == 0 ? 0 : m + lo, m == model_n - 1 ? n - 1 : m + lo};
+}
+
 // The velocity-space result of a gradient over m (the computational points): dm/dv of each
-// point's velocity, summed over the points that take it.
+// point's velocity times the sum over the points that take it (in the order of their storage, so
+// that the result does not depend on the threads).
 std::vector<double> to_velocity(const Model& model, const Domain& d, double dt,
                                 const std::vector<double>& grad_m) {
-  std::vector<double> g(size_t(model_points(model)), 0.0);
-  for_each_point(d, [&](int64_t p, int64_t point) { g[size_t(point)] += grad_m[size_t(p)]; });
-  for (int64_t point = 0; point < int64_t(g.size()); ++point) g[size_t(point)] *= dm_dv(model, point, dt);
+  std::vector<double> g(size_t(model_points(model)));
+#pragma omp parallel for collapse(2) schedule(static)
+  for (int64_t mk = 0; mk < d.model_nz; ++mk)
+    for (int64_t mj = 0; mj < d.model_ny; ++mj) {
+      const auto [k0, k1] = takers(mk, d.model_nz, d.lo[2], d.nz);
+      const auto [j0, j1] = takers(mj, d.model_ny, d.lo[1], d.ny);
+      const int64_t row = (mk * d.model_ny + mj) * d.model_nx;
+      for (int64_t mi = 0; mi < d.model_nx; ++mi) {
+        const auto [i0, i1] = takers(mi, d.model_nx, d.lo[0], d.nx);
+        double sum = 0;
+        for (int64_t k = k0; k <= k1; ++k)
+          for (int64_t j = j0; j <= j1; ++j)
+            for (int64_t i = i0; i <= i1; ++i) sum += grad_m[size_t(d.index(i, j, k))];
+        g[size_t(row + mi)] = sum * dm_dv(model, row + mi, dt);
+      }
+    }
   return g;
 }
 
@@ -259,10 +281,12 @@ Backward cpu_backward(const acoustic::Setup<T>& s, AdjointInput input, bool cros
 // A compact array of the computational points into the storage layout, in double.
 std::vector<double> expand(const Domain& d, const std::vector<float>& c) {
   std::vector<double> out(size_t(d.alloc), 0.0);
-  size_t e = 0;
+#pragma omp parallel for schedule(static)
   for (int64_t k = 0; k < d.nz; ++k)
-    for (int64_t j = 0; j < d.ny; ++j)
-      for (int64_t i = 0; i < d.nx; ++i) out[size_t(d.index(i, j, k))] = double(c[e++]);
+    for (int64_t j = 0; j < d.ny; ++j) {
+      const size_t row = size_t((k * d.ny + j) * d.nx);
+      for (int64_t i = 0; i < d.nx; ++i) out[size_t(d.index(i, j, k))] = double(c[row + size_t(i)]);
+    }
   return out;
 }
 
@@ -338,6 +362,7 @@ std::vector<double> born_typed(const Model& model, const Options& o, std::span<c
 // The model's points of a computational-point array.
 std::vector<double> on_model(const Domain& d, const std::vector<double>& a) {
   std::vector<double> out(size_t(d.model_nz * d.model_ny * d.model_nx));
+#pragma omp parallel for schedule(static)
   for (int64_t k = 0; k < d.model_nz; ++k)
     for (int64_t j = 0; j < d.model_ny; ++j)
       for (int64_t i = 0; i < d.model_nx; ++i)

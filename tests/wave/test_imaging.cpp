@@ -234,7 +234,10 @@ TEST(Gradient, RefusesDataOfTheWrongShape) {
   dv[7] = std::nan("");
   EXPECT_THROW(wave::born(m, o, dv), Error);
   EXPECT_THROW(wave::born_adjoint(m, o, std::vector<double>(3, 0.0)), Error);
-  wave::Options on_gpu = o;  // Born modelling has no GPU kernels: refused with or without a GPU
+  // "cuda" in double (o's precision) is refused as run() refuses it, with or without a GPU, and in a
+  // build without CUDA.
+  wave::Options on_gpu = o;
+  ASSERT_TRUE(on_gpu.double_precision);
   on_gpu.backend = "cuda";
   try {
     wave::born(m, on_gpu, std::vector<double>(m.v.size(), 0.0));

@@ -43,6 +43,16 @@ struct Event {
   Event& operator=(const Event&) = delete;
 };
 
+// Both runs' streams drained on leaving, before the arrays their kernels read are freed (an
+// error in the loop unwinds through it); errors are ignored here, as in a destructor.
+struct Drain {
+  cudaStream_t a, b;
+  ~Drain() {
+    cudaStreamSynchronize(a);
+    cudaStreamSynchronize(b);
+  }
+};
+
 // `waiter` goes on once `done`'s work so far is.
 void follow(cudaStream_t waiter, cudaStream_t done, const Event& e) {
   FDS_CUDA_CHECK(cudaEventRecord(e.e, done));
@@ -66,6 +76,7 @@ std::vector<float> born(const acoustic::Setup<float>& s, const std::vector<float
   BornArgs a{int(s.nx), s.line, s.slice, s.origin, s.free_surface, dm_d.p, m_d.p, nullptr, nullptr, before.p};
   const dim3 grid(unsigned((s.nx + kThreads - 1) / kThreads), unsigned(s.ny), unsigned(s.nz));
   const Event stepped, added;
+  const Drain drain{bs, ss};
   for (int64_t n = 0; n < s.nt; ++n) {
     FDS_CUDA_CHECK(cudaMemcpyAsync(before.p, background.previous_device(), size_t(s.alloc) * sizeof(float),
                                    cudaMemcpyDeviceToDevice, bs));
@@ -78,7 +89,6 @@ std::vector<float> born(const acoustic::Setup<float>& s, const std::vector<float
     FDS_CUDA_CHECK(cudaGetLastError());
     follow(bs, ss, added);
   }
-  background.synchronize();  // `before` and the events outlive every use
   return scattered.traces();
 }
 
