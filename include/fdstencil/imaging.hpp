@@ -3,9 +3,8 @@
 // round-off: the adjoint is the transpose of every discrete step, the CPML's memory variables
 // included (src/cpu/acoustic_adjoint.hpp derives it), and the dot-product tests check it.
 //
-// Backends: the gradient, born, born_adjoint, rtm and modelled run where run() would
-// (options.backend: the GPU in float when present, else the cpu in the options' precision);
-// source_adjoint on the cpu only. One rank. The forward field of every step is kept for the
+// Backends: every function here runs where run() would (options.backend: the GPU in float when
+// present, else the cpu in the options' precision). One rank. The forward field of every step is kept for the
 // backward pass (host memory on the cpu, device memory on the GPU) where it fits the Storage
 // budget, else binomial checkpoints of the whole state (src/core/revolve.hpp) with the steps
 // between them run again. The CPML's profile and dt are taken as fixed (built from the model's

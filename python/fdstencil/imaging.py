@@ -4,10 +4,9 @@ loop's `loss.backward()` gives the velocity's gradient.
 
 All use fdstencil's own discretisation (fdstencil.wave.forward's: order 2R, leapfrog, CPML, free
 surface, the same taps), in double by default (`double=False`: float). `backend="auto"` takes the
-GPU for modelled, born, born_adjoint, rtm and gradient in float when one is present (as forward
-does), else the cpu; the wavelets' adjoint runs on the cpu. The step `dt` must be given: it is held
-fixed, as is the CPML's profile (built from the model's largest velocity), so that the
-linearisation belongs to one operator. Arrays are NumPy's (PyTorch tensors and CuPy arrays are
+GPU for every one of them in float when one is present (as forward does), else the cpu. The step
+`dt` must be given: it is held fixed, as is the CPML's profile (built from the model's largest
+velocity), so that the linearisation belongs to one operator. Arrays are NumPy's (PyTorch tensors and CuPy arrays are
 copied to the host); results are float64 NumPy arrays.
 
 The backward pass keeps the forward field of every step where it fits `memory_budget` bytes (0:

@@ -323,14 +323,6 @@ std::vector<T> as_t(std::span<const double> a) {
   return std::vector<T>(a.begin(), a.end());
 }
 
-// The wavelets' adjoint has no GPU kernels yet: "cuda" is refused for it, and "auto" takes the cpu.
-void cpu_only(const Options& o, const char* what) {
-  if (o.backend == "cuda")
-    throw Error(
-        ErrorKind::unsupported,
-        std::string(what) + " runs on the cpu backend only (the other linearised solvers run on the GPU)");
-}
-
 // dm = dm/dv dv over the computational points (the storage layout; the layers' points take their
 // edge's, as their velocity does).
 template <class T>
@@ -469,7 +461,15 @@ std::vector<double> born_adjoint(const Model& model, const Options& o, std::span
 
 std::vector<double> source_adjoint(const Model& model, const Options& o, std::span<const double> dd) {
   check_size(dd, int64_t(o.receivers.size()) * o.nt, "dd", traces_shape(o));
-  cpu_only(o, "the wavelets' adjoint");
+  [[maybe_unused]] const bool gpu = detail::on_gpu(o);  // first: refuses what run() refuses, in any build
+#if FDSTENCIL_HAVE_CUDA
+  if (gpu) {
+    detail::SetupFrame f;
+    const std::vector<float> t = cuda::wave::source_adjoint(detail::setup<float>(model, o, f),
+                                                            std::vector<float>(dd.begin(), dd.end()));
+    return {t.begin(), t.end()};
+  }
+#endif
   return o.double_precision ? source_adjoint_typed<double>(model, o, dd)
                             : source_adjoint_typed<float>(model, o, dd);
 }

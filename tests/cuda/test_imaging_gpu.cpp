@@ -1,10 +1,10 @@
 // The gradient, RTM, Born and modelling on the GPU (cuda::wave::AcousticAdjointGpu, the backward
 // pass of cuda/wave/acoustic_backward, cuda/wave/acoustic_born) against the cpu's in float on the
-// same shot, to round-off: the traces, the gradient, Born's traces and the cross-correlation image
-// within a relative L2 gap of 1e-4 (float's round-off through 90 steps of two differently ordered
-// sums is ~1e-6 of the fields), and the run under a memory budget, with its checkpoints and steps
-// run again, giving the very bits of the run that keeps every field. 2D with a free surface, and
-// 3D. Skipped without a GPU.
+// same shot, to round-off: the traces, the gradient, Born's traces, the wavelets' adjoint and the
+// cross-correlation image within a relative L2 gap of 1e-4 (float's round-off through 90 steps of
+// two differently ordered sums is ~1e-6 of the fields), and the run under a memory budget, with
+// its checkpoints and steps run again, giving the very bits of the run that keeps every field. 2D
+// with a free surface, and 3D. Skipped without a GPU.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -113,6 +113,27 @@ TEST_P(ImagingGpu, BornMatchesTheCpuAndItsTranspose) {
   const double lhs = dot(jdv, dd), rhs = dot(dv, jtdd);
   const double bound = std::sqrt(dot(jdv, jdv) * dot(dd, dd));
   report("gpu_born_dot_gap_" + d, std::abs(lhs - rhs) / bound);
+  EXPECT_LE(std::abs(lhs - rhs), 1e-5 * bound) << lhs << " against " << rhs;
+}
+
+// The wavelets' adjoint on the GPU against the cpu's, and against the GPU's modelling (linear in
+// the wavelets) in the dot-product test, random wavelets and traces.
+TEST_P(ImagingGpu, TheWaveletsAdjointMatchesTheCpuAndItsTranspose) {
+  REQUIRE_GPU();
+  const int dim = GetParam();
+  ImagingShot gpu(dim, false, "cuda"), cpu(dim, false, "cpu");
+  const std::string d = std::to_string(dim) + "D";
+  const std::vector<double> f = random_values(size_t(gpu.o.nt), 13);
+  gpu.o.sources[0].wavelet = cpu.o.sources[0].wavelet = f;
+  const std::vector<double> dd = random_values(gpu.o.receivers.size() * size_t(gpu.o.nt), 17);
+  const std::vector<double> ftdd = wave::source_adjoint(gpu.model, gpu.o, dd),
+                            ftdd_cpu = wave::source_adjoint(cpu.model, cpu.o, dd);
+  ASSERT_EQ(ftdd.size(), f.size());
+  report("gpu_cpu_wavelets_adjoint_gap_" + d, gap(ftdd, ftdd_cpu));
+  EXPECT_LE(gap(ftdd, ftdd_cpu), 1e-4);
+  const std::vector<double> ff = wave::modelled(gpu.model, gpu.o);
+  const double lhs = dot(ff, dd), rhs = dot(f, ftdd), bound = std::sqrt(dot(ff, ff) * dot(dd, dd));
+  report("gpu_wavelets_dot_gap_" + d, std::abs(lhs - rhs) / bound);
   EXPECT_LE(std::abs(lhs - rhs), 1e-5 * bound) << lhs << " against " << rhs;
 }
 

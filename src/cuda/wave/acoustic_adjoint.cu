@@ -128,6 +128,17 @@ __global__ void acoustic_adjoint_inject(float* next, const int* start, const int
   next[point[t]] = v;
 }
 
+// The wavelets' adjoint of step n: each source's taps' weight times P (ubar^{n+1}, before the
+// surface's zero), summed in the Setup's order of its taps; one thread a source.
+__global__ void acoustic_adjoint_sources(const float* P, const int* start, const int64_t* point,
+                                         const float* weight, float* out, int nsrc, int64_t nt, int64_t n) {
+  const int src = int(blockIdx.x * blockDim.x + threadIdx.x);
+  if (src >= nsrc) return;
+  float sum = 0.f;
+  for (int t = start[src]; t < start[src + 1]; ++t) sum += weight[t] * P[point[t]];
+  out[src * nt + n] = sum;
+}
+
 // The zero-lag cross-correlation and the illumination after step n: u^n ubar^n and (u^n)^2.
 __global__ void __launch_bounds__(kThreads)
     acoustic_adjoint_correlate(AdjointArgs a, float* cross, float* light) {
@@ -166,9 +177,36 @@ struct AcousticAdjointGpu::Impl {
   DeviceArray<int64_t> point;
   DeviceArray<float> weight;
   int points = 0;
+  // The wavelets' adjoint (nsrc, nt), and the sources' taps by source in the Setup's order: source
+  // s's are [src_start[s], src_start[s + 1]).
+  DeviceArray<float> wavelets, src_weight;
+  DeviceArray<int> src_start;
+  DeviceArray<int64_t> src_point;
   AdjointArgs args{};
   void group_receivers();
+  void group_sources();
 };
+
+void AcousticAdjointGpu::Impl::group_sources() {
+  std::vector<size_t> order(s.sources.size());
+  std::iota(order.begin(), order.end(), size_t(0));
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t x, size_t y) { return s.sources[x].id < s.sources[y].id; });
+  std::vector<int> first(size_t(s.nsrc) + 1, 0);
+  std::vector<int64_t> where;
+  std::vector<float> w;
+  for (size_t t : order) {
+    const acoustic::Tap& src = s.sources[t];
+    ++first[size_t(src.id) + 1];
+    where.push_back(s.origin + src.i + src.j * s.line + src.k * s.slice);
+    w.push_back(src.w);
+  }
+  std::partial_sum(first.begin(), first.end(), first.begin());
+  src_start = DeviceArray<int>(first.data(), int64_t(first.size()));
+  src_point = DeviceArray<int64_t>(where.data(), int64_t(where.size()));
+  src_weight = DeviceArray<float>(w.data(), int64_t(w.size()));
+  wavelets = DeviceArray<float>(s.nsrc * s.nt);
+}
 
 void AcousticAdjointGpu::Impl::group_receivers() {
   std::vector<int64_t> at(s.receivers.size());
@@ -199,23 +237,25 @@ void AcousticAdjointGpu::Impl::group_receivers() {
   weight = DeviceArray<float>(w.data(), int64_t(w.size()));
 }
 
-int64_t AcousticAdjointGpu::bytes(const acoustic::SetupFrame<float>& s, bool gradient, bool correlate) {
+int64_t AcousticAdjointGpu::bytes(const acoustic::SetupFrame<float>& s, bool gradient, bool correlate,
+                                  bool wavelets) {
   const int axes = s.dim == 3 ? 3 : 2;
   int64_t b = (5 + 2 * axes) * s.alloc;  // m, P, Q, next, L, E2 and G1 per axis
   for (int a = 0; a < 3; ++a) b += 3 * s.points_per_slot(a) * s.axis[a].slots();
   b += int64_t(s.nrec) * s.nt + (gradient ? 1 : 0) * compact_points(s) +
-       (correlate ? 2 : 0) * compact_points(s);
+       (correlate ? 2 : 0) * compact_points(s) + (wavelets ? s.nsrc * s.nt : 0);
   return b * int64_t(sizeof(float));
 }
 
 AcousticAdjointGpu::AcousticAdjointGpu(const acoustic::Setup<float>& setup, void* stream,
-                                       const std::vector<float>& residual, bool gradient, bool correlate)
+                                       const std::vector<float>& residual, bool gradient, bool correlate,
+                                       bool wavelets)
     : impl_(std::make_unique<Impl>()) {
   Impl& d = *impl_;
   d.s = setup;
   d.stream = static_cast<cudaStream_t>(stream);
   const acoustic::SetupFrame<float>& s = d.s;
-  ensure_device_memory(bytes(s, gradient, correlate), "the adjoint's state");
+  ensure_device_memory(bytes(s, gradient, correlate, wavelets), "the adjoint's state");
   d.m = DeviceArray<float>(setup.m.data(), s.alloc);
   d.P = DeviceArray<float>(s.alloc);
   d.Q = DeviceArray<float>(s.alloc);
@@ -235,6 +275,7 @@ AcousticAdjointGpu::AcousticAdjointGpu(const acoustic::Setup<float>& setup, void
     d.light = DeviceArray<float>(compact_points(s));
   }
   d.group_receivers();
+  if (wavelets) d.group_sources();
   AdjointArgs& a = d.args;
   a.nx = int(s.nx);
   a.ny = int(s.ny);
@@ -275,6 +316,11 @@ void AcousticAdjointGpu::step(int64_t n, const float* next, const float* cur, co
   a.u_cur = cur;
   a.u_prev = prev;
   const dim3 grid = grid_of(d.s);
+  if (d.wavelets.p) {  // P before the derivatives' sweep zeroes the surface, as on the cpu
+    acoustic_adjoint_sources<<<unsigned((d.s.nsrc + kThreads - 1) / kThreads), kThreads, 0, d.stream>>>(
+        d.P.p, d.src_start.p, d.src_point.p, d.src_weight.p, d.wavelets.p, int(d.s.nsrc), d.s.nt, n);
+    FDS_CUDA_CHECK_LAUNCH();
+  }
   acoustic_adjoint_derivatives<<<grid, kThreads, 0, d.stream>>>(a);
   FDS_CUDA_CHECK_LAUNCH();
   acoustic_adjoint_gather<<<grid, kThreads, 0, d.stream>>>(a);
@@ -304,6 +350,7 @@ std::vector<float> download(const DeviceArray<float>& a, cudaStream_t stream) {
 std::vector<float> AcousticAdjointGpu::gradient() { return download(impl_->grad, impl_->stream); }
 std::vector<float> AcousticAdjointGpu::cross() { return download(impl_->cross, impl_->stream); }
 std::vector<float> AcousticAdjointGpu::illumination() { return download(impl_->light, impl_->stream); }
+std::vector<float> AcousticAdjointGpu::wavelets() { return download(impl_->wavelets, impl_->stream); }
 
 void compact(const acoustic::SetupFrame<float>& s, const float* field, float* out, void* stream) {
   compact_kernel<<<grid_of(s), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(

@@ -22,24 +22,27 @@ class AcousticAdjointGpu {
   // `setup` is the forward run's (its m, CPML coefficients and receivers' taps); the adjoint runs
   // on `stream` (a cudaStream_t: the forward state's, so that the two take turns in order).
   // residual: (nrec, nt), the traces' adjoint. `gradient`: accumulate sum over steps of
-  // ubar^{n+1} du^{n+1}/dm; `correlate`: also sum of u^n ubar^n and of (u^n)^2 (RTM).
+  // ubar^{n+1} du^{n+1}/dm; `correlate`: also sum of u^n ubar^n and of (u^n)^2 (RTM); `wavelets`:
+  // the wavelets' adjoint, each source's taps' weights times ubar^{n+1} at step n.
   AcousticAdjointGpu(const acoustic::Setup<float>& setup, void* stream, const std::vector<float>& residual,
-                     bool gradient, bool correlate);
+                     bool gradient, bool correlate, bool wavelets = false);
   ~AcousticAdjointGpu();
   AcousticAdjointGpu(const AcousticAdjointGpu&) = delete;
   AcousticAdjointGpu& operator=(const AcousticAdjointGpu&) = delete;
 
   // The device bytes the adjoint's state takes (throws nothing: for the memory check).
-  static int64_t bytes(const acoustic::SetupFrame<float>& s, bool gradient, bool correlate);
+  static int64_t bytes(const acoustic::SetupFrame<float>& s, bool gradient, bool correlate,
+                       bool wavelets = false);
 
   // Backward over forward step n (nt - 1 down to 0), enqueued: next, cur and prev are u^{n+1},
-  // u^n and u^{n-1} as compact device arrays.
+  // u^n and u^{n-1} as compact device arrays (read only for `gradient`: null without it).
   void step(int64_t n, const float* next, const float* cur, const float* prev);
 
   // The accumulated sums over the computational points (compact), downloaded after the steps.
   std::vector<float> gradient();
   std::vector<float> cross();
   std::vector<float> illumination();
+  std::vector<float> wavelets();  // (nsrc, nt)
 
  private:
   struct Impl;

@@ -120,6 +120,12 @@ std::vector<float> modelled(const acoustic::Setup<float>& s) {
   return fwd.traces();
 }
 
+std::vector<float> source_adjoint(const acoustic::Setup<float>& s, const std::vector<float>& residual) {
+  AcousticAdjointGpu adj(s, cudaStreamLegacy, residual, false, false, true);
+  for (int64_t n = s.nt - 1; n >= 0; --n) adj.step(n, nullptr, nullptr, nullptr);
+  return adj.wavelets();  // waits for the steps
+}
+
 BackwardResult backward(const acoustic::Setup<float>& s,
                         const std::function<std::vector<float>(const std::vector<float>&)>& residual_of,
                         bool correlate, int64_t budget_bytes) {

@@ -30,6 +30,10 @@ KernelConfig linearised_launch(const acoustic::SetupFrame<float>& s);
 // adjoint belongs to.
 std::vector<float> modelled(const acoustic::Setup<float>& s);
 
+// The wavelets' adjoint F^T residual (nsrc, nt) of the sources-to-traces map: the adjoint run alone
+// (the forward field is not needed), on the legacy stream.
+std::vector<float> source_adjoint(const acoustic::Setup<float>& s, const std::vector<float>& residual);
+
 // `residual_of(traces)` gives the adjoint's input (nrec, nt) once the forward traces are known.
 // `correlate`: the cross-correlation and illumination sums too. budget_bytes: the kept fields' or
 // checkpoints' device memory (0: what the device has free once the states are made).
