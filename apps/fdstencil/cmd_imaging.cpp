@@ -141,10 +141,11 @@ void add_imaging_options(CLI::App* cmd, Flags* f, ImagingFlags* g, Kind kind) {
                 "With --survey: continue the stack an interrupted run left in --output")
       ->group(group);
   add_output_options(cmd, f, group, std::string(result_name(kind)) + " (the model's shape, float32)");
-  cmd->add_flag("--segy", g->segy,
-                std::string("Also ") + (kind == Kind::rtm ? "image.sgy" : "gradient.sgy") +
-                    ": the same values as a SEG-Y model file (IEEE float, the model's grid; z in the "
-                    "--segy-z-unit of a SEG-Y --model, else millimetres)")
+  cmd->add_flag(
+         "--segy", g->segy,
+         std::string("Also ") + (kind == Kind::rtm ? "image.sgy" : "gradient.sgy") +
+             ": the same values as a SEG-Y model file (IEEE float, the model's grid; z in the "
+             "--segy-z-unit of a SEG-Y --model, else the finest of mm, cm, dm and m that holds the spacing)")
       ->group(group);
   cmd->add_option("--memory-budget", g->memory_budget,
                   "MiB the kept forward run may take (default: what is free); below every step's field, "

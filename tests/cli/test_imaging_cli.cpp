@@ -165,6 +165,15 @@ TEST_F(ImagingCli, SegyRecordsInAndResultsOut) {
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("trace 0's source lies at"), std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists(path("refused")));
+  // Another step than the record's interval, and a record that is not there.
+  r = run("gradient" + shot("0.001") + kStart + " --observed " + path("only") + " --output " +
+          path("refused"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("the record is sampled every 1500 us"), std::string::npos) << r.out;
+  r = run("gradient" + kShot + kStart + " --observed " + path("nowhere") + " --output " + path("refused"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("no such file or folder"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(path("refused")));
   // An earlier run's gradient.sgy is not left beside a later --overwrite's results without --segy.
   const std::string out = path("from_" + std::to_string(path("only").size()));
   r = run("gradient" + kShot + kStart + " --observed " + path("only") + " --output " + out);
@@ -305,6 +314,12 @@ TEST_F(ImagingSurveyCli, TheStackIsTheSumOfItsShots) {
   for (double x : total) most = std::max(most, std::abs(x));
   ASSERT_GT(most, 0.0);
   for (size_t i = 0; i < total.size(); ++i) ASSERT_NEAR(stacked[i], total[i], 1e-6 * most) << i;
+  // A shot without its record is refused by its id before any shot runs, and nothing is written.
+  fs::rename(dir_ / "records" / "shot_000004", dir_ / "records" / "moved");
+  r = run(stack("gradient", "150", "refused"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("survey shot 4: --observed"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(dir_ / "refused"));
 }
 
 // SIGINT once the first shot is stacked: the run stops after the shot in progress (the second, or
