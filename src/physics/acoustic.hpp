@@ -16,6 +16,7 @@
 // point updates its own memory in place and the step stays one sweep.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -37,14 +38,30 @@ struct PmlCoef {
   T a, b, da, db;
 };
 
-// The stretched second derivative of one axis at one point; updates the point's memory variables.
+// One axis's CPML memory variables at one point advanced by a step, from the plain second (d2) and
+// first (d1) derivatives; returns the new chi.
 template <class T>
-FDS_HOST_DEVICE T cpml_second_derivative(T d2, T d1, const PmlCoef<T>& c, T& psi, T& chi, T& phi) {
+FDS_HOST_DEVICE T cpml_advance(T d2, T d1, const PmlCoef<T>& c, T& psi, T& chi, T& phi) {
   const T chi_n = c.b * chi + c.db * psi + c.a * d2 + c.da * d1;
   psi = c.b * psi + c.a * d1;
   phi = c.b * phi + c.a * (d2 + chi_n);
   chi = chi_n;
+  return chi_n;
+}
+
+// The stretched second derivative of one axis at one point; updates the point's memory variables.
+template <class T>
+FDS_HOST_DEVICE T cpml_second_derivative(T d2, T d1, const PmlCoef<T>& c, T& psi, T& chi, T& phi) {
+  const T chi_n = cpml_advance(d2, d1, c, psi, chi, phi);
   return d2 + chi_n + phi;
+}
+
+// What the stretching adds to the plain second derivative (cpml_second_derivative less d2, summed
+// apart from it): for a kernel that adds the layers' terms after a plain step (acoustic_layers.cuh).
+template <class T>
+FDS_HOST_DEVICE T cpml_added_term(T d2, T d1, const PmlCoef<T>& c, T& psi, T& chi, T& phi) {
+  const T chi_n = cpml_advance(d2, d1, c, psi, chi, phi);
+  return chi_n + phi;
 }
 
 // The leapfrog update of one point.
@@ -76,6 +93,15 @@ FDS_HOST_DEVICE int64_t pml_index(int axis, int slot, int64_t i, int64_t j, int6
   if (axis == 0) return (k * ny + j) * slots + slot;
   if (axis == 1) return (k * slots + slot) * nx + i;
   return (int64_t(slot) * ny + j) * nx + i;
+}
+
+// The share of a grid's points that lie in some axis's layer (the axes' n points each, lo + hi
+// of them in layers): what the GPU step's defaults weigh the CPML by.
+inline double layer_share(const PmlAxis (&axis)[3]) {
+  double clear = 1;
+  for (const PmlAxis& a : axis)
+    if (a.n > 0) clear *= double(a.n - std::min<int64_t>(a.n, int64_t(a.lo) + a.hi)) / double(a.n);
+  return 1 - clear;
 }
 
 // A point source's or receiver's share of one grid point (the interpolation's weight).

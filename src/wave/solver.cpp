@@ -62,10 +62,12 @@ namespace {
 
 // Whether the domain has any absorbing layer: the GPU step's defaults depend on it
 // (cuda/wave/acoustic.cu). A slab of a split run sees the whole domain's.
-[[maybe_unused]] bool has_layers(const Domain& d) {
-  for (int a = 0; a < 3; ++a)
-    if (d.lo[a] > 0 || d.hi[a] > 0) return true;
-  return false;
+// The share of the computational points in absorbing layers (the GPU step's defaults weigh it).
+[[maybe_unused]] double layer_share(const Domain& d) {
+  const int64_t n[3] = {d.nx, d.ny, d.nz};
+  acoustic::PmlAxis axis[3];
+  for (int a = 0; a < 3; ++a) axis[a] = {d.lo[a], d.hi[a], n[a], 0};
+  return acoustic::layer_share(axis);
 }
 
 [[noreturn]] void bad(const std::string& what) { throw Error(ErrorKind::invalid_argument, what); }
@@ -973,7 +975,7 @@ void run_slab(acoustic::Setup<T>& built, const Options& o, const Domain& d, Resu
     if (gpu) {
       // (run_on_this_rank measured the copy bandwidth before the setup was built)
       const auto config = cuda::wave::parse_config(o.kernel_params, d.dim, d.radius, d.nx * d.ny,
-                                                   has_layers(d), /*slabs=*/true);
+                                                   layer_share(d), /*slabs=*/true);
       cuda::wave::AcousticGpu state(setup, config);
       setup = acoustic::Setup<T>{};
       res.kernel = state.describe();
@@ -1041,7 +1043,7 @@ void check(const Model& model, const Options& o) {
   check_memory(model, o, c.d, gpu, false);
   add_taps(c, model, o);
 #if FDSTENCIL_HAVE_CUDA
-  if (gpu) cuda::wave::parse_config(o.kernel_params, c.d.dim, c.d.radius, c.d.nx * c.d.ny, has_layers(c.d));
+  if (gpu) cuda::wave::parse_config(o.kernel_params, c.d.dim, c.d.radius, c.d.nx * c.d.ny, layer_share(c.d));
 #endif
 }
 
@@ -1197,7 +1199,7 @@ KeptState* take_kept(const Options& o, bool gpu, uint64_t& key, const Model& mod
 void run_gpu(const Model& model, const Options& o, Checked& c, Result& res, const Identity& id,
              SplitVote* vote, std::chrono::steady_clock::time_point start, KeptState* reuse, uint64_t key) {
   const Domain& d = c.d;
-  const auto config = cuda::wave::parse_config(o.kernel_params, d.dim, d.radius, d.nx * d.ny, has_layers(d));
+  const auto config = cuda::wave::parse_config(o.kernel_params, d.dim, d.radius, d.nx * d.ny, layer_share(d));
   if (o.kernel_params.empty())
     if (std::string notice = cuda::wave::untuned_card_notice(
             cuda::device_info(cuda::current_device())["name"].get<std::string>());

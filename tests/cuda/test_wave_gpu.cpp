@@ -252,31 +252,36 @@ TEST(WaveGpu, KernelParametersGiveTheSameAnswer) {
 TEST(WaveGpu, TileAndL1DesignsAgreeOnASmallGrid) {
   REQUIRE_GPU();
   const wave::Model m = heterogeneous(3, 24, 23, 29, 10.0, 4244);
-  for (int radius = 1; radius <= 8; ++radius) {
-    wave::Options o = shot({3, radius, true}, m);
-    o.nt = 40;
-    for (auto& s : o.sources) s.wavelet.resize(40);
-    o.backend = "cuda";
-    o.kernel_params = R"({"design": "l1", "block": "32x4", "vec": 4, "nw": 4})";
-    const wave::Result l1 = wave::run(m, o);
-    // Wide blocks (no interior box along x), then narrow ones, whose interior box is not empty:
-    // the interior kernels run too, the tile's with the queue's ring (zq 1) from R = 2.
-    for (const char* params : {R"({"design": "tile", "block": "16x4", "nw": 5})",
-                               R"({"design": "l1", "block": "8x4", "vec": 2, "nw": 4, "split": 1})",
-                               R"({"design": "tile", "block": "4x8", "nw": 5, "zq": 1, "split": 1})",
-                               R"({"design": "tma", "block": "4x8", "nw": 5, "ahead": 1})",
-                               R"({"design": "tma", "block": "4x8", "nw": 5, "boundary": "l1"})"}) {
-      if (radius == 1 && std::string(params).find("zq") != std::string::npos) continue;  // from R = 2
-      o.kernel_params = params;
-      const wave::Result other = wave::run(m, o);
-      const Diff ff = rel_max_diff(other.final_field, l1.final_field, l1.final_field);
-      EXPECT_EQ(ff.rel, 0.0) << "R = " << radius << " " << params << " at element " << ff.at;
-      const std::string p = params, key = R"("design": ")";
-      const size_t at = p.find(key) + key.size();
-      EXPECT_NE(other.kernel.find("design=" + p.substr(at, p.find('"', at) - at)), std::string::npos)
-          << other.kernel;
+  // The CPML in the march (named: from R = 6 the default adds it apart), then apart: each the
+  // same field to the bit across the designs.
+  for (const std::string cpml : {"march", "apart"})
+    for (int radius = 1; radius <= 8; ++radius) {
+      wave::Options o = shot({3, radius, true}, m);
+      o.nt = 40;
+      for (auto& s : o.sources) s.wavelet.resize(40);
+      o.backend = "cuda";
+      const std::string with = R"({"cpml": ")" + cpml + R"(", )";
+      o.kernel_params = with + R"("design": "l1", "block": "32x4", "vec": 4, "nw": 4})";
+      const wave::Result l1 = wave::run(m, o);
+      // Wide blocks (no interior box along x), then narrow ones, whose interior box is not empty:
+      // the interior kernels run too, the tile's with the queue's ring (zq 1) from R = 2.
+      for (const char* params : {R"("design": "tile", "block": "16x4", "nw": 5})",
+                                 R"("design": "l1", "block": "8x4", "vec": 2, "nw": 4, "split": 1})",
+                                 R"("design": "tile", "block": "4x8", "nw": 5, "zq": 1, "split": 1})",
+                                 R"("design": "tma", "block": "4x8", "nw": 5, "ahead": 1})",
+                                 R"("design": "tma", "block": "4x8", "nw": 5, "boundary": "l1"})"}) {
+        if (radius == 1 && std::string(params).find("zq") != std::string::npos) continue;  // from R = 2
+        o.kernel_params = with + params;
+        const wave::Result other = wave::run(m, o);
+        const Diff ff = rel_max_diff(other.final_field, l1.final_field, l1.final_field);
+        EXPECT_EQ(ff.rel, 0.0) << "R = " << radius << " " << o.kernel_params << " at element " << ff.at;
+        const std::string p = params, key = R"("design": ")";
+        const size_t at = p.find(key) + key.size();
+        EXPECT_NE(other.kernel.find("design=" + p.substr(at, p.find('"', at) - at)), std::string::npos)
+            << other.kernel;
+        EXPECT_EQ(other.kernel.find("cpml=apart") != std::string::npos, cpml == "apart") << other.kernel;
+      }
     }
-  }
 }
 
 // With split 1 the step runs as two kernels: the interior box (no CPML compiled) and the
@@ -288,13 +293,15 @@ TEST(WaveGpu, TileAndL1DesignsAgreeOnASmallGrid) {
 TEST(WaveGpu, InteriorAndBoundaryKernelsTogetherMatchTheCpu) {
   REQUIRE_GPU();
   const wave::Model m = heterogeneous(3, 64, 60, 72, 10.0, 4245);
-  const std::string sets[] = {R"({"design": "l1", "block": "8x4", "vec": 2, "nw": 8, "split": 1})",
-                              R"({"design": "l1", "block": "8x8", "vec": 4, "nw": 6, "split": 1})",
-                              R"({"design": "tile", "block": "8x8", "nw": 6, "split": 1})",
-                              R"({"design": "tile", "block": "8x8", "nw": 7, "zq": 1, "split": 1})",
-                              R"({"design": "tma", "block": "8x8", "nw": 6, "ahead": 1})",
-                              R"({"design": "tma", "block": "4x16", "nw": 9, "ahead": 4})",
-                              R"({"design": "tma", "block": "8x8", "nw": 6, "boundary": "l1"})"};
+  // The CPML in the march, named: from R = 6 the default adds it apart (CpmlApartMatchesTheCpu's).
+  const std::string sets[] = {
+      R"({"cpml": "march", "design": "l1", "block": "8x4", "vec": 2, "nw": 8, "split": 1})",
+      R"({"cpml": "march", "design": "l1", "block": "8x8", "vec": 4, "nw": 6, "split": 1})",
+      R"({"cpml": "march", "design": "tile", "block": "8x8", "nw": 6, "split": 1})",
+      R"({"cpml": "march", "design": "tile", "block": "8x8", "nw": 7, "zq": 1, "split": 1})",
+      R"({"cpml": "march", "design": "tma", "block": "8x8", "nw": 6, "ahead": 1})",
+      R"({"cpml": "march", "design": "tma", "block": "4x16", "nw": 9, "ahead": 4})",
+      R"({"cpml": "march", "design": "tma", "block": "8x8", "nw": 6, "boundary": "l1"})"};
   for (int radius : {1, 4, 8})
     for (size_t i = 0; i < std::size(sets); ++i) {
       const std::string& params = sets[i];
@@ -316,7 +323,73 @@ TEST(WaveGpu, InteriorAndBoundaryKernelsTogetherMatchTheCpu) {
     }
 }
 
+// The CPML apart (its layers' kernel after a march compiled without it) against the cpu within
+// MatchesTheCpuWithinFloatRoundOff's bound, on InteriorAndBoundaryKernelsTogetherMatchTheCpu's grid
+// (layers on every face, blocks on both sides of each): each design's march over every block (tma:
+// its ring over the whole blocks, the l1 march without the CPML over the blocks that overhang the
+// domain), with and without a free surface, and in 2D. A layer point missed, visited twice, or
+// given the wrong axis's term would be far outside the bound; the added terms join the sum in
+// another order than the march's, so the field is not the march's to the bit.
+TEST(WaveGpu, CpmlApartMatchesTheCpu) {
+  REQUIRE_GPU();
+  const wave::Model m3 = heterogeneous(3, 64, 60, 72, 10.0, 4245), m2 = model_for(2);
+  struct Set {
+    int dim;
+    const char* params;
+  };
+  const Set sets[] = {
+      {3, R"({"cpml": "apart", "design": "l1", "block": "8x4", "vec": 2, "nw": 8})"},
+      {3, R"({"cpml": "apart", "design": "l1", "block": "32x4", "vec": 4, "nw": 7, "graph": 8})"},
+      {3, R"({"cpml": "apart", "design": "tile", "block": "8x8", "nw": 6})"},
+      {3, R"({"cpml": "apart", "design": "tma", "block": "8x8", "nw": 6, "ahead": 1})"},
+      {3, R"({"cpml": "apart", "design": "tma", "block": "16x16", "nw": 16})"},
+      {2, R"({"cpml": "apart", "block": "64x1", "vec": 2, "nw": 2})"}};
+  for (int dim : {3, 2})
+    for (int radius : {1, 4, 8})
+      for (bool free_surface : {false, true}) {
+        const Case c{dim, radius, free_surface};
+        const wave::Model& m = dim == 3 ? m3 : m2;
+        // The cpu's float and double once for every launch of this case.
+        const Runs cpu = run_three(c, m, R"({"cpml": "march"})");
+        const Diff cpu_tr = rel_max_diff(cpu.cpu.traces, cpu.ref.traces, cpu.ref.traces);
+        const Diff cpu_ff = rel_max_diff(cpu.cpu.final_field, cpu.ref.final_field, cpu.ref.final_field);
+        for (size_t i = 0; i < std::size(sets); ++i) {
+          if (sets[i].dim != dim) continue;
+          const std::string t = name_of(c) + " " + sets[i].params;
+          wave::Options o = shot(c, m);
+          o.backend = "cuda";
+          o.kernel_params = sets[i].params;
+          const wave::Result gpu = wave::run(m, o);
+          EXPECT_NE(gpu.kernel.find("cpml=apart"), std::string::npos) << t << ": " << gpu.kernel;
+          const Diff gpu_tr = rel_max_diff(gpu.traces, cpu.ref.traces, cpu.ref.traces);
+          const Diff gpu_ff = rel_max_diff(gpu.final_field, cpu.ref.final_field, cpu.ref.final_field);
+          const Diff march = rel_max_diff(gpu.final_field, cpu.gpu.final_field, cpu.ref.final_field);
+          report("apart_" + name_of(c) + "_" + std::to_string(i) + "_field", gpu_ff.rel);
+          report("apart_" + name_of(c) + "_" + std::to_string(i) + "_traces", gpu_tr.rel);
+          report("apart_" + name_of(c) + "_" + std::to_string(i) + "_vs_march", march.rel);
+          EXPECT_LT(gpu_tr.rel, 4 * cpu_tr.rel + 1e-6) << t << ": worst trace sample " << gpu_tr.at;
+          EXPECT_LT(gpu_ff.rel, 4 * cpu_ff.rel + 1e-6) << t << ": worst field element " << gpu_ff.at;
+        }
+      }
+}
+
 namespace {
+// A share of the points in layers past the CPML apart's rule (acoustic.cu kApartShare), and the
+// march's own rows with layers: "cpml": "march" (from R = 6 the CPML apart is the default at any
+// share).
+constexpr double kWideLayers = 0.5;
+cuda::wave::KernelConfig march_with_layers(int radius, int64_t plane) {
+  const cuda::wave::KernelConfig c =
+      cuda::wave::parse_config(R"({"cpml": "march"})", 3, radius, plane, kWideLayers);
+  EXPECT_FALSE(c.cpml_apart);
+  if (radius <= 5) {  // there the rule itself takes the march at this share
+    const cuda::wave::KernelConfig d = cuda::wave::default_config(3, radius, plane, kWideLayers);
+    EXPECT_TRUE(d.design == c.design && d.bx == c.bx && d.by == c.by && d.nw == c.nw && !d.cpml_apart)
+        << radius;
+  }
+  return c;
+}
+
 // A config's design, block, chunk and split against the expected ones (`what` names the case).
 void expect_shape(const cuda::wave::KernelConfig& c, cuda::wave::StepDesign design, int bx, int by, int nw,
                   int split, const std::string& what) {
@@ -388,7 +461,7 @@ TEST(WaveGpu, DefaultsFollowTheRadiusAndThePlaneSize) {
   for (int r = 4; r <= 8; ++r)
     for (int64_t plane : {small, large})
       for (bool layers : {false, true}) {
-        const auto c = cuda::wave::default_config(3, r, plane, layers);
+        const auto c = layers ? march_with_layers(r, plane) : cuda::wave::default_config(3, r, plane, 0);
         EXPECT_EQ(c.design, StepDesign::tma) << r;
         EXPECT_EQ(c.split, 1) << r;
         EXPECT_EQ(c.vec, 4) << r;
@@ -411,13 +484,13 @@ TEST(WaveGpu, DefaultsFollowTheRadiusAndThePlaneSize) {
   for (int r : {4, 5}) {  // large planes: chunks of 64, two tiles ahead; with layers as on small ones
     EXPECT_EQ(cuda::wave::default_config(3, r, large, false).nw, 64) << r;
     EXPECT_EQ(cuda::wave::default_config(3, r, large, false).ahead, 2) << r;
-    EXPECT_EQ(cuda::wave::default_config(3, r, large, true).nw, 16) << r;
+    EXPECT_EQ(march_with_layers(r, large).nw, 16) << r;
   }
   for (int r : {6, 7, 8})  // from R = 6 long chunks on 512^2 planes too
     for (int64_t plane : {small, large}) {
       EXPECT_EQ(cuda::wave::default_config(3, r, plane, false).nw, 64) << r;
       EXPECT_EQ(cuda::wave::default_config(3, r, plane, false).ahead, 2) << r;
-      EXPECT_EQ(cuda::wave::default_config(3, r, plane, true).nw, 16) << r;
+      EXPECT_EQ(march_with_layers(r, plane).nw, 16) << r;
     }
   // Planes of up to 256^2 without layers: R = 4 the l1 march's own shape, R = 5 tma 8x16 in chunks
   // of 8, R = 6 the tile 8x16 in chunks of 8 (split), R = 7 and 8 tma 16x16 in chunks of 16; with
@@ -430,7 +503,7 @@ TEST(WaveGpu, DefaultsFollowTheRadiusAndThePlaneSize) {
   expect_shape(t5, StepDesign::tma, 8, 16, 8, 1, "tiny R = 5");
   EXPECT_EQ(t5.ahead, 2);
   for (int r = 5; r <= 8; ++r) {
-    const auto layered = cuda::wave::default_config(3, r, tiny, true);
+    const auto layered = march_with_layers(r, tiny);
     EXPECT_EQ(layered.design, StepDesign::tma) << r;
     EXPECT_EQ(layered.bx, 8) << r;
     EXPECT_EQ(layered.nw, 16) << r;
@@ -451,8 +524,7 @@ TEST(WaveGpu, DefaultsFollowTheRadiusAndThePlaneSize) {
   for (int r = 1; r <= 3; ++r)
     for (int64_t plane : {small, large}) {
       if (r == 2 && plane == small) continue;
-      const auto a = cuda::wave::default_config(3, r, plane, false),
-                 b = cuda::wave::default_config(3, r, plane, true);
+      const auto a = cuda::wave::default_config(3, r, plane, false), b = march_with_layers(r, plane);
       EXPECT_EQ(a.design, b.design) << r;
       EXPECT_EQ(a.bx, b.bx) << r;
       EXPECT_EQ(a.nw, b.nw) << r;
@@ -492,28 +564,28 @@ TEST(WaveGpu, SmallPlanesWithLayersTakeTheL1MarchInShortChunks) {
     return c.design == StepDesign::l1 && c.bx == 16 && c.by == 8 && c.vec == 2 && (c.nw == 4 || c.nw == 8) &&
            c.split == 0;
   };
-  for (int r : {2, 4, 8}) EXPECT_EQ(cuda::wave::default_config(3, r, 148 * 148, true).nw, 4) << r;
-  EXPECT_EQ(cuda::wave::default_config(3, 2, 236 * 236, true).nw, 4);
-  EXPECT_EQ(cuda::wave::default_config(3, 4, 236 * 236, true).nw, 8);
-  EXPECT_EQ(cuda::wave::default_config(3, 3, 193 * 193, true).nw, 8);
-  EXPECT_EQ(cuda::wave::default_config(3, 8, 236 * 236, true).nw, 8);
+  for (int r : {2, 4, 8}) EXPECT_EQ(march_with_layers(r, 148 * 148).nw, 4) << r;
+  EXPECT_EQ(march_with_layers(2, 236 * 236).nw, 4);
+  EXPECT_EQ(march_with_layers(4, 236 * 236).nw, 8);
+  EXPECT_EQ(march_with_layers(3, 193 * 193).nw, 8);
+  EXPECT_EQ(march_with_layers(8, 236 * 236).nw, 8);
   const struct {
     int radius;
     int64_t last;  // the largest plane that takes it
   } rows[] = {{2, 512 * 512}, {3, 256 * 256}, {4, 256 * 256}, {5, 240 * 240}, {8, 240 * 240}};
   for (const auto& row : rows) {
-    EXPECT_TRUE(layer_l1(cuda::wave::default_config(3, row.radius, row.last, true))) << row.radius;
-    EXPECT_TRUE(layer_l1(cuda::wave::default_config(3, row.radius, 148 * 148, true))) << row.radius;
-    EXPECT_FALSE(layer_l1(cuda::wave::default_config(3, row.radius, row.last + 1, true))) << row.radius;
+    EXPECT_TRUE(layer_l1(march_with_layers(row.radius, row.last))) << row.radius;
+    EXPECT_TRUE(layer_l1(march_with_layers(row.radius, 148 * 148))) << row.radius;
+    EXPECT_FALSE(layer_l1(march_with_layers(row.radius, row.last + 1))) << row.radius;
     EXPECT_FALSE(layer_l1(cuda::wave::default_config(3, row.radius, row.last, false))) << row.radius;
   }
-  EXPECT_EQ(cuda::wave::default_config(3, 4, 256 * 256 + 1, true).design, StepDesign::tma);
-  EXPECT_EQ(cuda::wave::default_config(3, 1, 148 * 148, true).design, StepDesign::tile);
+  EXPECT_EQ(march_with_layers(4, 256 * 256 + 1).design, StepDesign::tma);
+  EXPECT_EQ(march_with_layers(1, 148 * 148).design, StepDesign::tile);
   // A design named by hand there starts from the table's row the rule replaced: tma 8x16 in chunks
   // of 16 (R = 4), the tile 8x16 in chunks of 8 with zq (R = 2).
-  expect_shape(cuda::wave::parse_config(R"({"design": "tma"})", 3, 4, 148 * 148, true), StepDesign::tma, 8,
-               16, 16, 1, "tma by hand, R = 4, layers");
-  const auto tile2 = cuda::wave::parse_config(R"({"design": "tile"})", 3, 2, 148 * 148, true);
+  expect_shape(cuda::wave::parse_config(R"({"design": "tma"})", 3, 4, 148 * 148, kWideLayers),
+               StepDesign::tma, 8, 16, 16, 1, "tma by hand, R = 4, layers");
+  const auto tile2 = cuda::wave::parse_config(R"({"design": "tile"})", 3, 2, 148 * 148, kWideLayers);
   expect_shape(tile2, StepDesign::tile, 8, 16, 8, 1, "tile by hand, R = 2, layers");
   EXPECT_EQ(tile2.zq, 1);
 }
@@ -577,6 +649,152 @@ TEST(WaveGpu, ZqAndSplitValuesAreCheckedOnTheHost) {
       cuda::wave::parse_config(R"({"temporal": 4, "temporal_block": 64})", 2, 4, 1000, true).temporal_block,
       64);  // 32 columns beside 32 of halo: the least allowed
   refused(R"({"temporal": 2, "temporal_nw": 0})", 2, 4, "temporal_nw must be at least 1");
+}
+
+// "cpml": "apart" on the host (CI runs it): parsed and described, and refused where the layers'
+// kernel cannot follow (temporal blocking) or with a bad value; a slab of a split run takes it.
+TEST(WaveGpu, CpmlApartIsCheckedOnTheHost) {
+  const int64_t small = 512 * 512;
+  const cuda::wave::KernelConfig c = cuda::wave::parse_config(R"({"cpml": "apart"})", 3, 4, small, true);
+  EXPECT_TRUE(c.cpml_apart);
+  EXPECT_NE(cuda::wave::describe(c).find("cpml=apart"), std::string::npos) << cuda::wave::describe(c);
+  EXPECT_FALSE(cuda::wave::parse_config(R"({"cpml": "march"})", 3, 4, small, true).cpml_apart);
+  const auto refused = [&](const char* json, int dim, bool slabs, const char* says) {
+    try {
+      cuda::wave::parse_config(json, dim, 4, small, true, slabs);
+      ADD_FAILURE() << json << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::invalid_argument) << json;
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << json << ": " << e.what();
+    }
+  };
+  refused(R"({"cpml": "inline"})", 3, false, "cpml must be \"march\" or \"apart\"");
+  refused(R"({"cpml": 1})", 3, false, "cpml must be");
+  EXPECT_TRUE(cuda::wave::parse_config(R"({"cpml": "apart"})", 3, 4, small, true, /*slabs=*/true).cpml_apart);
+  refused(R"({"cpml": "apart", "temporal": 2})", 2, false, "temporal must be 0");
+}
+
+// A slab of a split run: its planes are a run of the whole domain's (the z axis's offset), and its
+// face and inner chunks' planes are asked for apart. The boxes of the three plane ranges cover each
+// layer point of the slab once, by the whole domain's z layers.
+TEST(WaveGpu, LayerBoxesOfASlabFollowTheWholeDomainsLayers) {
+  const int64_t whole = 40;
+  for (int64_t offset : {0, 3, 12, 25, 31}) {
+    acoustic::SetupFrame<float> s;
+    s.dim = 3;
+    s.nx = 14;
+    s.ny = 11;
+    s.nz = 9;  // planes [offset, offset + 9) of 40
+    s.axis[0] = {3, 4, s.nx, 0};
+    s.axis[1] = {2, 2, s.ny, 0};
+    s.axis[2] = {6, 10, whole, offset};
+    std::vector<int> seen(size_t(s.nx * s.ny * s.nz), 0);
+    for (const auto& [k0, k1] : {std::pair<int64_t, int64_t>{0, 2}, {2, 7}, {7, 9}}) {
+      const cuda::wave::LayerBoxes b = cuda::wave::layer_boxes(s, k0, k1);
+      for (int k = 0; k < b.count; ++k)
+        for (int z = 0; z < b.extent[k][2]; ++z)
+          for (int y = 0; y < b.extent[k][1]; ++y)
+            for (int x = 0; x < b.extent[k][0]; ++x) {
+              const int64_t kk = b.lo[k][2] + z;
+              ASSERT_TRUE(kk >= k0 && kk < k1) << offset;
+              ++seen[size_t((kk * s.ny + b.lo[k][1] + y) * s.nx + b.lo[k][0] + x)];
+            }
+    }
+    for (int64_t k = 0; k < s.nz; ++k)
+      for (int64_t j = 0; j < s.ny; ++j)
+        for (int64_t i = 0; i < s.nx; ++i) {
+          const bool layer = s.axis[0].slot(i) >= 0 || s.axis[1].slot(j) >= 0 || s.axis[2].slot(k) >= 0;
+          EXPECT_EQ(seen[size_t((k * s.ny + j) * s.nx + i)], layer ? 1 : 0)
+              << "offset " << offset << " at " << i << "," << j << "," << k;
+        }
+  }
+}
+
+// Where the CPML apart is the default (acoustic.cu apart_leads and apart_shape, from the campaigns
+// wave-3d-cpml-apart-shapes and wave-2d-cpml-apart): 3D from R = 2 where the layers hold at most
+// 0.375 of the points, from R = 6 at any share; the tile 8x16 in chunks of 8 (its z ring up to
+// R = 5) on small planes, tma 16x16 on large ones; a slab of a split run as one GPU; never at
+// R = 1, or in 2D on rows of up to 1200 points. Host-side: CI runs it.
+TEST(WaveGpu, TheCpmlApartIsTheDefaultWhereItLed) {
+  using cuda::wave::StepDesign;
+  acoustic::PmlAxis ten[3];  // 216^3 and a 10-point layer on every face
+  for (auto& a : ten) a = {10, 10, 236, 0};
+  const double share = acoustic::layer_share(ten);
+  EXPECT_NEAR(share, 1 - std::pow(216.0 / 236.0, 3), 1e-12);
+  const auto c4 = cuda::wave::default_config(3, 4, 236 * 236, share);
+  EXPECT_TRUE(c4.cpml_apart);
+  expect_shape(c4, StepDesign::tile, 8, 16, 8, 1, "R = 4, 236^2, apart");
+  EXPECT_EQ(c4.zq, 1);
+  const auto c4large = cuda::wave::default_config(3, 4, 620 * 620, 0.09);
+  EXPECT_TRUE(c4large.cpml_apart);
+  expect_shape(c4large, StepDesign::tma, 16, 16, 16, 1, "R = 4, 620^2, apart");
+  const auto c8 = cuda::wave::default_config(3, 8, 276 * 276, 0.4);
+  EXPECT_TRUE(c8.cpml_apart);
+  expect_shape(c8, StepDesign::tile, 8, 16, 8, 1, "R = 8, 276^2, apart");
+  EXPECT_EQ(c8.zq, 0);
+  expect_shape(cuda::wave::default_config(3, 8, 492 * 492, 0.1), StepDesign::tma, 16, 16, 16, 1,
+               "R = 8, 492^2");
+  expect_shape(cuda::wave::default_config(3, 8, 620 * 620, 0.1), StepDesign::tma, 16, 16, 64, 1,
+               "R = 8, 620^2");
+  EXPECT_FALSE(cuda::wave::default_config(3, 2, 256 * 256, 0.406).cpml_apart);  // 216^3 + 20 points
+  EXPECT_TRUE(cuda::wave::default_config(3, 2, 148 * 148, 0.353).cpml_apart);   // 128^3 + 10
+  EXPECT_FALSE(cuda::wave::default_config(3, 1, 236 * 236, share).cpml_apart);
+  EXPECT_FALSE(cuda::wave::default_config(3, 4, 236 * 236, 0).cpml_apart);
+  // A slab places its CPML as one GPU would (a split run gives one GPU's bits), in chunks of at most
+  // 16 planes (its faces are whole chunks).
+  EXPECT_TRUE(cuda::wave::default_config(3, 4, 236 * 236, share, /*slabs=*/true).cpml_apart);
+  EXPECT_EQ(cuda::wave::default_config(3, 8, 620 * 620, 0.1, /*slabs=*/true).nw, 16);
+  EXPECT_FALSE(cuda::wave::default_config(3, 2, 256 * 256, 0.406, /*slabs=*/true).cpml_apart);
+  EXPECT_FALSE(cuda::wave::default_config(2, 4, 1020, 0.04).cpml_apart);
+  const auto d2 = cuda::wave::default_config(2, 4, 2020, 0.02);
+  EXPECT_TRUE(d2.cpml_apart);
+  expect_shape(d2, StepDesign::l1, 64, 1, 4, 0, "2D R = 4, 2020 points a row, apart");
+  // A design by hand keeps the default's choice; "cpml" overrides it; temporal blocking without
+  // "cpml" takes the march, which its pass computes the CPML in.
+  EXPECT_TRUE(cuda::wave::parse_config(R"({"design": "l1"})", 3, 4, 236 * 236, share).cpml_apart);
+  EXPECT_FALSE(cuda::wave::parse_config(R"({"cpml": "march"})", 3, 4, 236 * 236, share).cpml_apart);
+  EXPECT_FALSE(cuda::wave::parse_config(R"({"temporal": 2})", 2, 4, 2020, 0.02).cpml_apart);
+}
+
+// The layers' boxes cover each point that lies in some axis's layer once, and no other point: on
+// grids whose layers differ per face (a free surface's missing top layer among them), overlap
+// (layers wider than half an axis) or are absent, in 3D and 2D.
+TEST(WaveGpu, LayerBoxesCoverEachLayerPointOnce) {
+  struct Grid {
+    int dim;
+    int64_t nx, ny, nz;
+    int lo[3], hi[3];
+  };
+  for (const Grid& g : {Grid{3, 30, 25, 20, {4, 3, 0}, {5, 2, 6}}, Grid{3, 12, 9, 7, {8, 5, 4}, {8, 6, 5}},
+                        Grid{3, 16, 16, 16, {0, 0, 0}, {0, 0, 0}}, Grid{3, 17, 13, 11, {0, 4, 3}, {2, 0, 3}},
+                        Grid{2, 40, 1, 30, {10, 0, 0}, {10, 0, 10}}}) {
+    acoustic::SetupFrame<float> s;
+    s.dim = g.dim;
+    s.nx = g.nx;
+    s.ny = g.ny;
+    s.nz = g.nz;
+    const int64_t n[3] = {g.nx, g.ny, g.nz};
+    for (int a = 0; a < 3; ++a) s.axis[a] = {g.lo[a], g.hi[a], n[a], 0};
+    const cuda::wave::LayerBoxes b = cuda::wave::layer_boxes(s, 0, g.nz);
+    std::vector<int> seen(size_t(g.nx * g.ny * g.nz), 0);
+    ASSERT_LE(b.count, cuda::wave::kLayerBoxes);
+    for (int k = 0; k < b.count; ++k) {
+      EXPECT_EQ(b.first[k + 1] - b.first[k], int64_t(b.extent[k][0]) * b.extent[k][1] * b.extent[k][2]);
+      for (int z = 0; z < b.extent[k][2]; ++z)
+        for (int y = 0; y < b.extent[k][1]; ++y)
+          for (int x = 0; x < b.extent[k][0]; ++x) {
+            const int64_t i = b.lo[k][0] + x, j = b.lo[k][1] + y, kk = b.lo[k][2] + z;
+            ASSERT_TRUE(i >= 0 && i < g.nx && j >= 0 && j < g.ny && kk >= 0 && kk < g.nz);
+            ++seen[size_t((kk * g.ny + j) * g.nx + i)];
+          }
+    }
+    for (int64_t k = 0; k < g.nz; ++k)
+      for (int64_t j = 0; j < g.ny; ++j)
+        for (int64_t i = 0; i < g.nx; ++i) {
+          const bool layer = s.axis[0].slot(i) >= 0 || s.axis[1].slot(j) >= 0 || s.axis[2].slot(k) >= 0;
+          EXPECT_EQ(seen[size_t((k * g.ny + j) * g.nx + i)], layer ? 1 : 0) << i << "," << j << "," << k;
+        }
+  }
 }
 
 // A temporal launch built by hand skips parse_config: the state's constructor refuses it before it

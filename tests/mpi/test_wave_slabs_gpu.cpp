@@ -101,6 +101,23 @@ TEST(WaveSlabsGpu, CpmlLayerSplitBetweenSlabsMatchesOneGpu) {
   expect_split_matches_one_rank(*g_gpus, c, 1, false, false);
 }
 
+// The CPML apart from the march (cuda/wave/acoustic_layers.cuh): a slab adds its face planes'
+// layer terms before the exchange and its inner planes' after the inner chunks. A slab boundary
+// inside the z layer (R = 2), and R = 4 with Hicks taps under a free surface; the face chunks
+// beside the exchange (faces 1) and before the inner ones (faces 0).
+TEST(WaveSlabsGpu, CpmlApartMatchesOneGpu) {
+  REQUIRE_GPUS();
+  for (const char* params : {R"({"cpml": "apart"})", R"({"cpml": "apart", "faces": 0})"}) {
+    SCOPED_TRACE(params);
+    Case cut = on_gpus(layer_cut_case(3));
+    cut.options.kernel_params = params;
+    expect_split_matches_one_rank(*g_gpus, cut, 1, false, false);
+    Case hicks = on_gpus(make_case(3, 4, true, Interpolation::hicks, 30));
+    hicks.options.kernel_params = params;
+    expect_split_matches_one_rank(*g_gpus, hicks, 4, true, false);
+  }
+}
+
 // Checkpoints, snapshots and resumes across GPUs, in the one-GPU formats
 // (tests/mpi/slab_state_test_util.hpp): the state arrays to the byte, snapshots to the bit.
 TEST(WaveSlabsGpu, CheckpointsAreOneGpus) {

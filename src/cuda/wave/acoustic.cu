@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -14,6 +15,7 @@
 #include "cuda/common/resources.hpp"
 #include "cuda/common/tensor_map.hpp"
 #include "fdstencil/device.hpp"
+#include "cuda/wave/acoustic_layers.cuh"
 #include "cuda/wave/acoustic_record.cuh"
 #include "cuda/wave/acoustic_step.cuh"
 #include "cuda/wave/acoustic_temporal.hpp"
@@ -145,10 +147,50 @@ KernelConfig table_row(int dim, int radius, int64_t plane_points, bool layers, b
 // the time loop's blocks of graphs would hold a stop for seconds.
 constexpr int kGraphSteps = 32;
 
-KernelConfig default_for(int dim, int radius, int64_t plane_points, bool layers, bool slabs) {
-  KernelConfig c = dim == 3 && layers && layer_l1(radius, plane_points)
+// The CPML apart from the march (KernelConfig::cpml_apart), from the campaigns wave-3d-cpml-apart-shapes
+// and wave-2d-cpml-apart (bench/results/nvidia-h200/campaigns/; the march computing the CPML
+// against the march without it and the layers' kernel, 10-point layers on 128^3-600^3 models and
+// 20 on 216^3, R = 2, 4, 8). It led wherever the layers hold at most kApartShare of the points, and
+// at R = 8 with more (216^3 with 20 points, two fifths of its points in layers). In 2D it led on
+// rows longer than kShortRow and lost or tied on 1000^2. R = 1 was not measured and keeps the
+// march; R = 3 takes R = 2's and 4's rule, R = 5..7 R = 4's and 8's, unmeasured.
+constexpr double kApartShare = 0.375;  // led at 0.353 (128^3 + 10), lost at R = 2, 4 at 0.406 (216^3 + 20)
+bool apart_leads(int dim, int radius, int64_t plane_points, double layer_share) {
+  if (layer_share <= 0 || radius == 1) return false;
+  if (dim == 2) return plane_points > kShortRow;
+  return radius >= 6 || layer_share <= kApartShare;
+}
+// The march's shape under the CPML apart: the tile 8x16 in chunks of 8, with its z ring up to R = 5
+// (it led at R = 2 on every plane to 620^2, at R = 4 on planes to 492^2); from R = 6 without the
+// ring, which led on planes to 276^2; larger planes tma 16x16 (at R = 4 on 620^2, at R = 8 on
+// 492^2 in chunks of 16, on 620^2 of 64, kTilePlanePoints lying between).
+constexpr int64_t kApartTilePlane = 300 * 300;  // R >= 6: the tile led on 276^2, tma on 492^2
+KernelConfig apart_shape(int dim, int radius, int64_t plane_points, bool slabs) {
+  KernelConfig c =
+      dim == 2 ? shape_2d(radius, plane_points) : KernelConfig{8, 16, kTileVec, 8, StepDesign::tile, 1, 1};
+  if (dim == 3 && radius >= 6) c.zq = 0;
+  const bool tile =
+      radius <= 3 || (radius <= 5 ? plane_points <= kTilePlanePoints : plane_points <= kApartTilePlane);
+  if (dim == 3 && !tile) {
+    c = kTmaShape;
+    if (radius >= 6 && plane_points > kTilePlanePoints && !slabs) c.nw = 64;  // table_row's long_chunks
+  }
+  c.cpml_apart = true;
+  return c;
+}
+
+// `apart`: the CPML's placement given ("cpml" by hand: each placement starts from its own row), else
+// the rule's. A slab of a split run places its CPML as one GPU would, so that a split run gives
+// one GPU's bits.
+KernelConfig default_for(int dim, int radius, int64_t plane_points, double layer_share, bool slabs,
+                         std::optional<bool> apart = std::nullopt) {
+  const bool layers = layer_share > 0;
+  const bool use_apart = layers && apart.value_or(apart_leads(dim, radius, plane_points, layer_share));
+  KernelConfig c = use_apart ? apart_shape(dim, radius, plane_points, slabs)
+                   : dim == 3 && layers && layer_l1(radius, plane_points)
                        ? layer_l1_shape(radius, plane_points)
                        : table_row(dim, radius, plane_points, layers, slabs);
+  c.cpml_apart = use_apart || apart.value_or(false);  // apart without layers: the layers' kernel has none
   if (!slabs && (dim == 2 || plane_points <= kTilePlanePoints)) c.graph = kGraphSteps;
   return c;
 }
@@ -183,12 +225,16 @@ StepKernels kernels_for(bool y) {
 
 // The tma design's kernels: the ring for the interior box, the l1 march (4-wide) or the tile's
 // (zq 0) for the rest.
+// With the CPML apart, the blocks outside the ring's box (those a block's lanes overhang) take the
+// l1 march compiled without the CPML.
 template <int R>
-StepKernels tma_kernels_for(StepDesign boundary) {
-  return {reinterpret_cast<const void*>(acoustic_step_tma<R>),
-          boundary == StepDesign::tile
-              ? reinterpret_cast<const void*>(acoustic_step_tile<R, 0, false>)
-              : reinterpret_cast<const void*>(acoustic_step<R, kTileVec, true, false>)};
+StepKernels tma_kernels_for(StepDesign boundary, bool cpml_apart) {
+  const void* ring = reinterpret_cast<const void*>(acoustic_step_tma<R>);
+  if (cpml_apart)
+    return {ring, reinterpret_cast<const void*>(acoustic_step<R, kTileVec, true, false, false>)};
+  return {ring, boundary == StepDesign::tile
+                    ? reinterpret_cast<const void*>(acoustic_step_tile<R, 0, false>)
+                    : reinterpret_cast<const void*>(acoustic_step<R, kTileVec, true, false>)};
 }
 
 // The tile design's kernels: zq 0 at every R, zq 1 (ZQ = R) from R = 2.
@@ -205,7 +251,7 @@ StepKernels tile_kernels_for(int zq) {
 StepKernels step_kernels(const KernelConfig& c, int radius, bool y) {
   const auto pick = [&]<int R>() -> StepKernels {
     if (c.design == StepDesign::tile) return tile_kernels_for<R>(c.zq);
-    if (c.design == StepDesign::tma) return tma_kernels_for<R>(c.boundary);
+    if (c.design == StepDesign::tma) return tma_kernels_for<R>(c.boundary, c.cpml_apart);
     return c.vec == 2 ? kernels_for<R, 2>(y) : kernels_for<R, 4>(y);
   };
   switch (radius) {
@@ -284,6 +330,20 @@ void interior_box(const acoustic::Setup<float>& s, const KernelConfig& c, dim3 g
   }
 }
 
+// The box of blocks the interior kernel runs when the CPML is added apart: every block (l1 and the
+// tile, whose marches take partial blocks), or under tma those whose lanes and planes all lie in
+// the domain (the ring's march stores from every lane).
+void apart_box(const acoustic::Setup<float>& s, const KernelConfig& c, dim3 grid, int (&box)[3][2]) {
+  const int64_t xs = int64_t(c.vec) * c.bx;
+  const bool whole = c.design != StepDesign::tma;
+  const int64_t full[3] = {s.nx / xs, s.dim == 3 ? s.ny / c.by : 1, s.nz / c.nw};
+  const unsigned count[3] = {grid.x, grid.y, grid.z};
+  for (int ax = 0; ax < 3; ++ax) {
+    box[ax][0] = 0;
+    box[ax][1] = whole ? int(count[ax]) : int(full[ax]);
+  }
+}
+
 int64_t interior_blocks(const StepArgs& a) {
   int64_t n = 1;
   for (const auto& r : a.interior) n *= std::max(0, r[1] - r[0]);
@@ -292,8 +352,8 @@ int64_t interior_blocks(const StepArgs& a) {
 
 }  // namespace
 
-KernelConfig default_config(int dim, int radius, int64_t plane_points, bool layers, bool slabs) {
-  return default_for(dim, radius, plane_points, layers, slabs);
+KernelConfig default_config(int dim, int radius, int64_t plane_points, double layer_share, bool slabs) {
+  return default_for(dim, radius, plane_points, layer_share, slabs);
 }
 
 // The cards the defaults above were measured on: each table row's campaign ran on the H100, and
@@ -318,17 +378,18 @@ std::string describe(const KernelConfig& c) {
          (c.design == StepDesign::tma
               ? " ahead=" + std::to_string(c.ahead) + " boundary=" + design_name(c.boundary)
               : "") +
-         " faces=" + std::to_string(c.faces) + " graph=" + std::to_string(c.graph) +
+         (c.cpml_apart ? " cpml=apart" : "") + " faces=" + std::to_string(c.faces) +
+         " graph=" + std::to_string(c.graph) +
          (c.temporal ? " temporal=" + std::to_string(c.temporal) + " temporal_block=" +
                            std::to_string(c.temporal_block) + " temporal_nw=" + std::to_string(c.temporal_nw)
                      : "");
 }
 
 // A design by hand where the defaults name another: its shape (design_default).
-static KernelConfig other_design(int dim, int radius, int64_t plane_points, bool layers, bool slabs,
+static KernelConfig other_design(int dim, int radius, int64_t plane_points, double layer_share, bool slabs,
                                  StepDesign design) {
   // Where the layers' rule took the l1 march, a design by hand starts from the table's own row.
-  const KernelConfig row = table_row(dim, radius, plane_points, layers, slabs);
+  const KernelConfig row = table_row(dim, radius, plane_points, layer_share > 0, slabs);
   if (row.design == design) return row;
   if (design == StepDesign::l1) return l1_shape(radius);
   if (design == StepDesign::tile) return kTileShape;
@@ -340,18 +401,19 @@ static KernelConfig other_design(int dim, int radius, int64_t plane_points, bool
 // The defaults of one design for a radius and plane: the table's where it names that design;
 // else l1_shape, kTileShape or kTmaShape. A "design" given by hand starts from these, not from
 // the other design's block, vector and chunk.
-KernelConfig design_default(int dim, int radius, int64_t plane_points, bool layers, bool slabs,
-                            StepDesign design) {
-  const KernelConfig c = default_for(dim, radius, plane_points, layers, slabs);
+KernelConfig design_default(int dim, int radius, int64_t plane_points, double layer_share, bool slabs,
+                            StepDesign design, std::optional<bool> apart) {
+  const KernelConfig c = default_for(dim, radius, plane_points, layer_share, slabs, apart);
   if (c.design == design) return c;
-  KernelConfig other = other_design(dim, radius, plane_points, layers, slabs, design);
-  other.graph = c.graph;  // the launches' batching is the run's, whichever design
+  KernelConfig other = other_design(dim, radius, plane_points, layer_share, slabs, design);
+  other.graph = c.graph;            // the launches' batching is the run's, whichever design
+  other.cpml_apart = c.cpml_apart;  // and where the CPML is computed
   return other;
 }
 
-KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t plane_points, bool layers,
-                          bool slabs) {
-  KernelConfig c = default_for(dim, radius, plane_points, layers, slabs);
+KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t plane_points,
+                          double layer_share, bool slabs) {
+  KernelConfig c = default_for(dim, radius, plane_points, layer_share, slabs);
   if (text.empty()) return c;
   nlohmann::json j;
   try {
@@ -360,13 +422,21 @@ KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t 
     throw Error(ErrorKind::invalid_argument, "kernel parameters are not JSON: " + std::string(e.what()));
   }
   if (!j.is_object()) throw Error(ErrorKind::invalid_argument, "kernel parameters must be a JSON object");
+  // "cpml" first: the march and the CPML apart each start from their own default row.
+  std::optional<bool> apart;
+  if (const auto p = j.find("cpml"); p != j.end() && p->is_string() && (*p == "march" || *p == "apart")) {
+    apart = *p == "apart";
+    c = default_for(dim, radius, plane_points, layer_share, slabs, apart);
+  }
   if (const auto d = j.find("design");
       d != j.end() && d->is_string() && (*d == "l1" || *d == "tile" || *d == "tma"))
-    c = design_default(dim, radius, plane_points, layers, slabs,
+    c = design_default(dim, radius, plane_points, layer_share, slabs,
                        *d == "l1"     ? StepDesign::l1
                        : *d == "tile" ? StepDesign::tile
-                                      : StepDesign::tma);
-  bool vec_given = false, ahead_given = false, boundary_given = false, graph_given = false;
+                                      : StepDesign::tma,
+                       apart);
+  bool vec_given = false, ahead_given = false, boundary_given = false, graph_given = false,
+       cpml_given = false;
   for (const auto& [key, value] : j.items()) {
     if (key == "design") {
       const std::string v = value.is_string() ? value.get<std::string>() : "";
@@ -414,6 +484,13 @@ KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t 
     } else if (key == "ahead" && value.is_number_integer()) {
       c.ahead = value.get<int>();
       ahead_given = true;
+    } else if (key == "cpml") {
+      const std::string v = value.is_string() ? value.get<std::string>() : "";
+      if (v != "march" && v != "apart")
+        throw Error(ErrorKind::invalid_argument,
+                    "kernel parameter cpml must be \"march\" or \"apart\", got " + value.dump());
+      c.cpml_apart = v == "apart";
+      cpml_given = true;
     } else if (key == "boundary") {
       const std::string v = value.is_string() ? value.get<std::string>() : "";
       if (v != "l1" && v != "tile")
@@ -426,7 +503,7 @@ KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t 
                   "unknown or mistyped kernel parameter '" + key + "': " + value.dump() +
                       " (valid: block \"BXxBY\", vec 2|4, nw N, design \"l1\"|\"tile\"|\"tma\", zq 0|1, "
                       "split 0|1, ahead 0..8, boundary \"l1\"|\"tile\", faces 0|1, graph 0|2..1024 "
-                      "even, temporal 0|2..4, temporal_block N, temporal_nw N)");
+                      "even, cpml \"march\"|\"apart\", temporal 0|2..4, temporal_block N, temporal_nw N)");
     }
   }
   if (c.design != StepDesign::l1) {
@@ -520,6 +597,11 @@ KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t 
   if (c.zq == 1 && radius < 2)
     throw Error(ErrorKind::invalid_argument,
                 "kernel parameter zq 1 is compiled from R = 2 (at R = 1 the queue is 3 vectors)");
+  if (c.temporal != 0 && !cpml_given)
+    c.cpml_apart = false;  // temporal blocking computes its CPML in its pass
+  if (c.cpml_apart && c.temporal != 0)
+    throw Error(ErrorKind::invalid_argument,
+                "kernel parameter cpml \"apart\" steps one at a time: temporal must be 0");
   return c;
 }
 
@@ -562,6 +644,7 @@ struct AcousticGpu::Impl {
   const float* level[2] = {nullptr, nullptr};
   CUtensorMap map[2] = {};
   StepArgs args{};
+  LayerBoxes layer_points{};  // KernelConfig::cpml_apart's
   RecordArgs record{};
   // The run's own stream (non-blocking: it never waits for the legacy default stream), so that
   // runs in threads of one process, a survey's batched shots, overlap on the device.
@@ -578,7 +661,8 @@ struct AcousticGpu::Impl {
     cudaEvent_t handover = nullptr, exchanged = nullptr;
     std::vector<std::array<cudaEvent_t, 4>> samples;
     int64_t calls = 0;
-    int64_t sampled_from = 0;  // the call that sampling (re)started at
+    int64_t sampled_from = 0;                 // the call that sampling (re)started at
+    LayerBoxes face_layers[2], inner_layers;  // KernelConfig::cpml_apart's, on the chunks' planes
   } split;
   // CUDA graphs of c.graph steps (AcousticGpu::steps): one for each array that holds u^n where a
   // graph starts (an odd run of single steps between graphs swaps the two), and the device word
@@ -662,6 +746,11 @@ struct AcousticGpu::Impl {
       FDS_CUDA_CHECK(cudaLaunchKernel(kernels.interior, g, block, params, smem, on));
       FDS_CUDA_CHECK_LAUNCH();
     }
+  }
+  // Step n whole on `on`: the march's chunks, then with the CPML apart the layers' kernel.
+  void launch_step(int64_t n, cudaStream_t on) {
+    launch_chunks(0, int(grid.z), n, on);
+    if (c.cpml_apart) launch_layers(args, layer_points, s.radius, s.dim == 3, on);
   }
   // The state's array i in physics/acoustic.hpp's order: u, u_prev, each axis's psi, chi, phi, traces.
   const DeviceArray<float>& state_array(int i) const {
@@ -751,6 +840,8 @@ static size_t check_launch(const acoustic::Setup<float>& s, const KernelConfig& 
   if (c.design == StepDesign::tma) check_tma_box(s, c);
   if (c.temporal != 0 && c.graph % (2 * c.temporal) != 0)
     throw Error(ErrorKind::invalid_argument, "graph must be a multiple of 2 x temporal steps");
+  if (c.cpml_apart && c.temporal != 0)
+    throw Error(ErrorKind::invalid_argument, "the CPML apart steps one at a time: temporal must be 0");
   check_temporal(s, c);  // its host checks, then the device's shared memory
   return smem;
 }
@@ -859,9 +950,14 @@ void AcousticGpu::Impl::fill_args(const acoustic::Setup<float>& s, const KernelC
   a.block_first[0] = a.block_first[1] = 0;
   a.grid_blocks[0] = int(d.grid.x);
   a.grid_blocks[1] = int(d.grid.y);
-  interior_box(s, c, d.grid, a.interior);
-  if (!c.split)  // an empty box: the boundary kernel runs every block
-    for (auto& r : a.interior) r[0] = r[1] = 0;
+  if (c.cpml_apart) {
+    apart_box(s, c, d.grid, a.interior);
+    d.layer_points = layer_boxes(s, 0, s.nz);
+  } else {
+    interior_box(s, c, d.grid, a.interior);
+    if (!c.split)  // an empty box: the boundary kernel runs every block
+      for (auto& r : a.interior) r[0] = r[1] = 0;
+  }
   a.line = s.line;
   a.slice = s.slice;
   a.ahead = c.ahead;
@@ -976,7 +1072,7 @@ constexpr int64_t kSplitWarmup = 2, kSplitSamples = 128;
 void AcousticGpu::step(int64_t n) {
   Impl& d = *impl_;
   d.begin_step(n);
-  d.launch_chunks(0, int(d.grid.z), n, d.stream);
+  d.launch_step(n, d.stream);
   std::swap(d.u, d.prev);
 }
 
@@ -1004,7 +1100,7 @@ cudaGraphExec_t AcousticGpu::Impl::capture() {
         continue;
       }
       begin_step(k);
-      launch_chunks(0, int(grid.z), k, stream);
+      launch_step(k, stream);
       std::swap(u, prev);
       ++k;
     }
@@ -1080,6 +1176,13 @@ void AcousticGpu::Impl::ready_split() {
   sp.lower_end = int((R + c.nw - 1) / c.nw);
   sp.upper_begin = int((nz - R) / c.nw);
   if (sp.lower_end >= sp.upper_begin) sp.lower_end = sp.upper_begin = sp.chunks;  // all faces, no inside
+  if (c.cpml_apart) {  // the layers' points of the face chunks' planes and of the inner chunks'
+    const int64_t lower = std::min<int64_t>(int64_t(sp.lower_end) * c.nw, nz);
+    const int64_t upper = std::min<int64_t>(int64_t(std::max(sp.lower_end, sp.upper_begin)) * c.nw, nz);
+    sp.face_layers[0] = layer_boxes(s, 0, lower);
+    sp.face_layers[1] = layer_boxes(s, upper, nz);
+    sp.inner_layers = layer_boxes(s, lower, upper);
+  }
   // The exchange's stream at the device's highest priority: its kernels (NCCL's copies) become
   // ready when the face chunks end, as the inner chunks' thousands of blocks do, and at the same
   // priority the block scheduler fills the SMs with the latter first, so the exchange ended only
@@ -1131,6 +1234,8 @@ AcousticGpu::Halo AcousticGpu::step_faces(int64_t n) {
   const cudaStream_t on = beside ? sp.stream : d.stream;
   d.launch_chunks(0, sp.lower_end, n, on);
   d.launch_chunks(std::max(sp.lower_end, sp.upper_begin), sp.chunks, n, on);
+  if (d.c.cpml_apart)  // the faces' layer points complete before they go out
+    for (const LayerBoxes& b : sp.face_layers) launch_layers(d.args, b, d.s.radius, d.s.dim == 3, on);
   if (!beside) {
     FDS_CUDA_CHECK(cudaEventRecord(sp.handover, d.stream));
     FDS_CUDA_CHECK(cudaStreamWaitEvent(sp.stream, sp.handover, 0));
@@ -1154,6 +1259,7 @@ void AcousticGpu::step_inside(int64_t n, bool overlap) {
   if (!overlap) FDS_CUDA_CHECK(cudaStreamWaitEvent(d.stream, sp.exchanged, 0));
   if (timed) FDS_CUDA_CHECK(cudaEventRecord(sp.samples[size_t(sample)][2], d.stream));
   d.launch_chunks(sp.lower_end, sp.upper_begin, n, d.stream);
+  if (d.c.cpml_apart) launch_layers(d.args, sp.inner_layers, d.s.radius, d.s.dim == 3, d.stream);
   if (timed) FDS_CUDA_CHECK(cudaEventRecord(sp.samples[size_t(sample)][3], d.stream));
   FDS_CUDA_CHECK(cudaStreamWaitEvent(d.stream, sp.exchanged, 0));
   ++sp.calls;

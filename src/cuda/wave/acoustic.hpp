@@ -1,7 +1,8 @@
 // The acoustic step on the GPU, as the wave layer sees it: plain C++, no CUDA types. One kernel
 // per time step (acoustic_step.cuh) does the stencil, the leapfrog update, the CPML and the source
-// injection; a small one before it (acoustic_record.cuh) samples the receivers. Nothing else
-// sweeps the volume.
+// injection, or (KernelConfig::cpml_apart) all of that but the CPML, whose terms a kernel over the
+// layers' points adds after it (acoustic_layers.cuh); a small one before it (acoustic_record.cuh)
+// samples the receivers. Nothing else sweeps the volume.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +35,11 @@ struct KernelConfig {
   // tma design: the march of the blocks outside the interior box, those that touch a CPML layer
   // (tile, which takes its two tiles of shared memory, or l1; the tile's measured faster).
   StepDesign boundary = StepDesign::tile;
+  // Where the CPML's terms are computed: in the march, by the blocks that touch a layer (false), or
+  // apart (true): every block marches as an interior one and a kernel over the layers' points
+  // alone adds the terms after it (acoustic_layers.cuh; a slab's face planes before the exchange,
+  // its inner planes after the inner chunks). Not with temporal blocking.
+  bool cpml_apart = false;
   // A slab of a split run: 1 runs its face chunks on the exchange's stream beside the inner
   // chunks, 0 before them on the run's stream (AcousticGpu::step_faces). Other runs ignore it.
   int faces = 1;
@@ -53,22 +59,42 @@ inline constexpr int kMaxGraphSteps = 1024;
 inline constexpr int kMaxTemporalSteps = 4;
 inline constexpr int kTemporalMaxThreads =
     256;  // acoustic_temporal.cuh's kTemporalThreads  // T queues of 2R + 1 registers a thread: 4 x 17 at R = 8
-// The defaults for a radius, a computational plane of nx x ny points and CPML layers (any, or
-// none; the table in acoustic.cu cites the runs that chose them). `slabs`: the state is one slab
-// of a split run (its faces are whole chunks, so the chunks stay short).
-KernelConfig default_config(int dim, int radius, int64_t plane_points, bool layers, bool slabs = false);
+// The defaults for a radius, a computational plane of nx x ny points and the share of the
+// computational points in CPML layers (0: none; acoustic::layer_share; the table in acoustic.cu
+// cites the runs that chose them). `slabs`: the state is one slab of a split run (its faces are
+// whole chunks, so the chunks stay short).
+KernelConfig default_config(int dim, int radius, int64_t plane_points, double layer_share,
+                            bool slabs = false);
 // {"block": "BXxBY", "vec": 2|4, "nw": N, "design": "l1"|"tile"|"tma", "zq": 0|1 (tile only),
 // "split": 0|1 (1 under tma), "ahead": 0..8, "boundary": "l1"|"tile" (tma only), "faces": 0|1
-// (a split run's slabs), "graph": 0 or an even 2..1024, and "temporal": 0|2..4, "temporal_block":
+// (a split run's slabs), "graph": 0 or an even 2..1024, "cpml": "march"|"apart", and "temporal": 0|2..4, "temporal_block":
 // threads, "temporal_nw": rows (2D)}, missing keys from the defaults, or where
 // a "design" is named from that design's own (acoustic.cu's design_default; vec 4 under "tile"
 // and "tma", their only width); throws Error(invalid_argument) naming a bad key or value.
-KernelConfig parse_config(const std::string& json, int dim, int radius, int64_t plane_points, bool layers,
-                          bool slabs = false);
+KernelConfig parse_config(const std::string& json, int dim, int radius, int64_t plane_points,
+                          double layer_share, bool slabs = false);
 std::string describe(const KernelConfig& c);
 // What a run at the default launch says on a card the table was not measured on ("" on the H100
 // and the H200, whose campaigns chose and checked it; `device` as cudaDeviceProp::name gives it).
 std::string untuned_card_notice(std::string_view device);
+
+// KernelConfig::cpml_apart's layers kernel (acoustic_layers.cuh) runs over these.
+inline constexpr int kLayerBoxes = 6;  // the z layers, then the y and x layers between them
+
+// The layers' points as disjoint boxes (layer_boxes, below): box b starts at lo[b] (x, y, z)
+// and spans extent[b] points; thread t of the launch takes point t - first[b] of the box b with
+// first[b] <= t < first[b + 1], x fastest, so a warp reads along lines.
+struct LayerBoxes {
+  int count = 0;
+  int lo[kLayerBoxes][3] = {};
+  int extent[kLayerBoxes][3] = {};
+  int64_t first[kLayerBoxes + 1] = {};
+};
+
+// The boxes of a domain's layers on its planes [k0, k1): the z layers, then the y layers between
+// them, then the x layers between those; empty boxes left out. A slab of a split run asks with its
+// own planes (its z axis's offset places them in the whole domain's layers).
+LayerBoxes layer_boxes(const acoustic::SetupFrame<float>& s, int64_t k0, int64_t k1);
 
 // The device bytes a run's state takes: three fields, the CPML memory, the taps, the traces.
 int64_t state_bytes(const acoustic::Setup<float>& s);

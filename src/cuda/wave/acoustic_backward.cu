@@ -19,10 +19,6 @@ namespace fdstencil::cuda::wave {
 
 namespace {
 
-bool any_layer(const acoustic::SetupFrame<float>& s) {
-  return s.axis[0].slots() + s.axis[1].slots() + s.axis[2].slots() > 0;
-}
-
 double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
@@ -108,7 +104,7 @@ void every_field(Pass& p, BackwardResult& r) {
 }  // namespace
 
 KernelConfig linearised_launch(const acoustic::SetupFrame<float>& s) {
-  KernelConfig c = default_config(s.dim, s.radius, s.nx * s.ny, any_layer(s));
+  KernelConfig c = default_config(s.dim, s.radius, s.nx * s.ny, acoustic::layer_share(s.axis));
   c.graph = 0;
   c.temporal = 0;
   return c;

@@ -418,7 +418,9 @@ __device__ __forceinline__ void with_block_pml(const StepArgs& a, int k0, int k1
 // a kernel's heaviest path's, so the interior blocks no longer pay for the CPML's (tile, R = 8:
 // 127 registers against 164). Fewer is not always faster: the l1 march's interior kernel at R = 4
 // (80 against 126) ran slower, so `split` is chosen per radius (acoustic.cu's defaults).
-template <int R, int V, bool kY, bool Interior>
+// Pml false: a boundary kernel without the CPML, for the tma design's blocks outside its box when
+// the layers' terms are added apart (acoustic_layers.cuh).
+template <int R, int V, bool kY, bool Interior, bool Pml = true>
 __global__ void __launch_bounds__(kStepThreads) acoustic_step(StepArgs a, int64_t n) {
   if constexpr (!Interior)
     if (block_in_interior(a)) return;
@@ -428,7 +430,7 @@ __global__ void __launch_bounds__(kStepThreads) acoustic_step(StepArgs a, int64_
   const int k1 = min(k0 + a.nw, a.nz);
   const int2 t = block_taps(a);
   if (i0 >= a.nx || j0 >= a.ny) return;  // no barrier: an idle thread may simply leave
-  if constexpr (Interior) {
+  if constexpr (Interior || !Pml) {
     march_l1<R, V, kY, false, false, false>(a, i0, j0, k0, k1, t.x, t.y, n);
   } else {
     with_block_pml<V, kY>(a, k0, k1, [&]<bool PX, bool PY, bool PZ>() {

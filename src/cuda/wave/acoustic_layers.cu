@@ -1,0 +1,138 @@
+// The layers' kernel of a step whose CPML is added apart (acoustic_layers.cuh): its boxes and launch.
+#include "cuda/wave/acoustic_layers.cuh"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "cuda/common/check.hpp"
+#include "fdstencil/error.hpp"
+
+namespace fdstencil::cuda::wave {
+
+namespace {
+
+// One axis's plain second and first derivatives of u^n at the point u points at, summed as
+// update_points sums them; with Mirror, z above a free surface reads the odd mirror image
+// (fill_queue's).
+template <int R, bool Mirror>
+__device__ __forceinline__ void axis_derivatives(const StepArgs& a, const float* u, int64_t stride, int k,
+                                                 float& d2, float& d1) {
+  d2 = d1 = 0.f;
+#pragma unroll
+  for (int r = 0; r <= 2 * R; ++r) {
+    const float v = Mirror && k + r - R < 0 ? -u[(-2 * k - (r - R)) * a.slice] : u[(r - R) * stride];
+    d2 += a.w2[r] * v;
+    d1 += a.w1[r] * v;
+  }
+}
+
+template <int R, bool kY>
+__global__ void __launch_bounds__(kLayerThreads) acoustic_layers(StepArgs a, LayerBoxes b) {
+  const int64_t g = int64_t(blockIdx.x) * kLayerThreads + threadIdx.x;
+  if (g >= b.first[b.count]) return;
+  int box = 0;
+  while (g >= b.first[box + 1]) ++box;
+  // Within a box in 32 bits (layer_boxes keeps each under 2^31 points): two divisions, not 64-bit ones.
+  const unsigned t = unsigned(g - b.first[box]), ex = unsigned(b.extent[box][0]),
+                 ey = unsigned(b.extent[box][1]);
+  const unsigned row = t / ex;
+  const int at[3] = {b.lo[box][0] + int(t - row * ex), b.lo[box][1] + int(row % ey),
+                     b.lo[box][2] + int(row / ey)};
+  const int64_t p = at[0] + a.line * at[1] + a.slice * at[2];
+  const int64_t stride[3] = {1, a.line, a.slice};
+  float added = 0.f;
+#pragma unroll
+  for (int ax = 0; ax < 3; ++ax) {
+    if (ax == 1 && !kY) continue;
+    const int slot = a.axis[ax].slot(at[ax]);
+    if (slot < 0) continue;
+    float d2, d1;
+    if (ax == 2 && a.free_surface && at[2] < R)
+      axis_derivatives<R, true>(a, a.u + p, stride[ax], at[2], d2, d1);
+    else
+      axis_derivatives<R, false>(a, a.u + p, stride[ax], at[2], d2, d1);
+    const int64_t q = acoustic::pml_index(ax, slot, at[0], at[1], at[2], a.nx, a.ny, a.axis[ax].slots());
+    float psi = a.psi[ax][q], chi = a.chi[ax][q], phi = a.phi[ax][q];
+    added += acoustic::cpml_added_term(d2, d1, a.coef[ax][slot], psi, chi, phi);
+    a.psi[ax][q] = psi;
+    a.chi[ax][q] = chi;
+    a.phi[ax][q] = phi;
+  }
+  // The surface's plane stays zero, as the march left it; its memory variables still advance, as
+  // the march's do.
+  if (a.free_surface && at[2] == 0) return;
+  a.out[p] += a.m[p] * added;
+}
+
+template <int R>
+const void* layers_kernel(bool y) {
+  return y ? reinterpret_cast<const void*>(acoustic_layers<R, true>)
+           : reinterpret_cast<const void*>(acoustic_layers<R, false>);
+}
+
+}  // namespace
+
+LayerBoxes layer_boxes(const acoustic::SetupFrame<float>& s, int64_t k0, int64_t k1) {
+  LayerBoxes b;
+  const auto add = [&](int64_t x0, int64_t x1, int64_t y0, int64_t y1, int64_t z0, int64_t z1) {
+    z0 = std::max(z0, k0);
+    z1 = std::min(z1, k1);
+    if (x1 <= x0 || y1 <= y0 || z1 <= z0) return;
+    const int64_t points = (x1 - x0) * (y1 - y0) * (z1 - z0);
+    if (points > std::numeric_limits<int32_t>::max())
+      throw Error(ErrorKind::invalid_argument,
+                  "a CPML layer of " + std::to_string(points) +
+                      " points is past the layers' kernel's 32-bit indices: kernel parameter cpml \"march\"");
+    const int64_t lo[3] = {x0, y0, z0}, hi[3] = {x1, y1, z1};
+    for (int ax = 0; ax < 3; ++ax) {
+      b.lo[b.count][ax] = int(lo[ax]);
+      b.extent[b.count][ax] = int(hi[ax] - lo[ax]);
+    }
+    b.first[b.count + 1] = b.first[b.count] + points;
+    ++b.count;
+  };
+  // Each axis's local points [0, n) split where its lower layer ends and its upper one begins (the
+  // axis's offset places a slab's planes in the whole domain), the upper clipped to what the lower
+  // leaves: the boxes stay disjoint however wide the layers.
+  const auto span = [](const acoustic::PmlAxis& a, int64_t n) {
+    const int64_t lo_end = std::clamp<int64_t>(a.lo - a.offset, 0, n);
+    return std::array<int64_t, 2>{lo_end, std::clamp<int64_t>(a.n - a.hi - a.offset, lo_end, n)};
+  };
+  const auto z = span(s.axis[2], s.nz), y = span(s.axis[1], s.ny), x = span(s.axis[0], s.nx);
+  add(0, s.nx, 0, s.ny, 0, z[0]);
+  add(0, s.nx, 0, s.ny, z[1], s.nz);
+  add(0, s.nx, 0, y[0], z[0], z[1]);
+  add(0, s.nx, y[1], s.ny, z[0], z[1]);
+  add(0, x[0], y[0], y[1], z[0], z[1]);
+  add(x[1], s.nx, y[0], y[1], z[0], z[1]);
+  return b;
+}
+
+void launch_layers(const StepArgs& a, const LayerBoxes& b, int radius, bool y, cudaStream_t on) {
+  const int64_t points = b.first[b.count];
+  if (points == 0) return;
+  const void* kernel = nullptr;
+  switch (radius) {
+    case 1: kernel = layers_kernel<1>(y); break;
+    case 2: kernel = layers_kernel<2>(y); break;
+    case 3: kernel = layers_kernel<3>(y); break;
+    case 4: kernel = layers_kernel<4>(y); break;
+    case 5: kernel = layers_kernel<5>(y); break;
+    case 6: kernel = layers_kernel<6>(y); break;
+    case 7: kernel = layers_kernel<7>(y); break;
+    case 8: kernel = layers_kernel<8>(y); break;
+    default:
+      throw Error(ErrorKind::invalid_argument, "radius " + std::to_string(radius) + " is outside 1..8");
+  }
+  StepArgs args = a;
+  LayerBoxes boxes = b;
+  void* params[] = {&args, &boxes};
+  const dim3 grid(unsigned((points + kLayerThreads - 1) / kLayerThreads));
+  FDS_CUDA_CHECK(cudaLaunchKernel(kernel, grid, dim3(kLayerThreads), params, 0, on));
+  FDS_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace fdstencil::cuda::wave

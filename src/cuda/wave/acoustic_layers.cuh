@@ -1,0 +1,29 @@
+// acoustic_layers: the CPML's terms of a step, apart from the march (KernelConfig::cpml_apart).
+// The march then runs every block as an interior one (no first derivatives, no memory variables,
+// the registers of the plain step) and writes u^{n+1} = 2 u^n - u^{n-1} + m L u^n + sources; this
+// kernel, after it on the same stream, visits only the layers' points and adds m times what the
+// stretching adds to each axis's second derivative there (physics/acoustic.hpp cpml_added_term),
+// advancing the memory variables as the march would. So the interior points pay nothing for the
+// layers, and a layer point pays its own bytes: the memory variables, m, and u^{n+1} read again.
+// Each axis's d2 and d1 are summed in the march's order (r = 0..2R); only where the added term
+// joins the sum differs, so the field agrees with the march's to float round-off, not to the bit.
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_runtime.h>
+
+#include "cuda/wave/acoustic.hpp"
+#include "cuda/wave/acoustic_step.cuh"
+#include "physics/acoustic.hpp"
+
+namespace fdstencil::cuda::wave {
+
+// A pointwise kernel with no shared memory: any whole number of warps serves; eight let a handful
+// of blocks share an SM.
+inline constexpr int kLayerThreads = 256;
+
+// Enqueues the layers' kernel for the step whose march `a` described (a.u: u^n, a.out: u^{n+1}).
+void launch_layers(const StepArgs& a, const LayerBoxes& b, int radius, bool y, cudaStream_t on);
+
+}  // namespace fdstencil::cuda::wave
