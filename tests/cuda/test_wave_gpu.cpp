@@ -739,6 +739,10 @@ TEST(WaveGpu, TheCpmlApartIsTheDefaultWhereItLed) {
   EXPECT_FALSE(cuda::wave::default_config(3, 2, 256 * 256, 0.406).cpml_apart);  // 216^3 + 20 points
   EXPECT_TRUE(cuda::wave::default_config(3, 2, 148 * 148, 0.353).cpml_apart);   // 128^3 + 10
   EXPECT_FALSE(cuda::wave::default_config(3, 1, 236 * 236, share).cpml_apart);
+  // By hand at R = 1 the tile without its ring, which is compiled from R = 2.
+  const auto c1 = cuda::wave::parse_config(R"({"cpml": "apart"})", 3, 1, 236 * 236, share);
+  EXPECT_TRUE(c1.cpml_apart);
+  EXPECT_EQ(c1.zq, 0);
   EXPECT_FALSE(cuda::wave::default_config(3, 4, 236 * 236, 0).cpml_apart);
   // A slab places its CPML as one GPU would (a split run gives one GPU's bits), in chunks of at most
   // 16 planes (its faces are whole chunks).

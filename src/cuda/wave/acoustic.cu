@@ -168,7 +168,7 @@ constexpr int64_t kApartTilePlane = 300 * 300;  // R >= 6: the tile led on 276^2
 KernelConfig apart_shape(int dim, int radius, int64_t plane_points, bool slabs) {
   KernelConfig c =
       dim == 2 ? shape_2d(radius, plane_points) : KernelConfig{8, 16, kTileVec, 8, StepDesign::tile, 1, 1};
-  if (dim == 3 && radius >= 6) c.zq = 0;
+  if (dim == 3 && (radius == 1 || radius >= 6)) c.zq = 0;  // the ring is compiled from R = 2
   const bool tile =
       radius <= 3 || (radius <= 5 ? plane_points <= kTilePlanePoints : plane_points <= kApartTilePlane);
   if (dim == 3 && !tile) {
