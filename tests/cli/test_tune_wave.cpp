@@ -60,8 +60,10 @@ TEST_F(TuneWave, EntriesAreFoundByCardAndGrid) {
   cli::store_wave_entry(file, record("NVIDIA H100 80GB HBM3", a, R"({"design": "l1", "nw": 8})"));
   cli::store_wave_entry(file, record("NVIDIA H100 80GB HBM3", b, R"({"block": "128x1"})"));
   cli::store_wave_entry(file, record("NVIDIA H100 80GB HBM3", a, R"({"design": "tma", "nw": 16})"));
+  // An entry that names no "cpml" was timed with the CPML in the march (before the CPML apart), and
+  // keeps it; one that names it keeps its own.
   EXPECT_EQ(nlohmann::json::parse(no_warning(file, "NVIDIA H100 80GB HBM3", a)),
-            nlohmann::json::parse(R"({"design": "tma", "nw": 16})"));
+            nlohmann::json::parse(R"({"design": "tma", "nw": 16, "cpml": "march"})"));
   EXPECT_EQ(nlohmann::json::parse(no_warning(file, "NVIDIA H100 80GB HBM3", b))["block"], "128x1");
   EXPECT_EQ(no_warning(file, "NVIDIA H200", a), "");
   std::vector<cli::WaveCase> others(5, a);
@@ -72,6 +74,11 @@ TEST_F(TuneWave, EntriesAreFoundByCardAndGrid) {
   others[4].dim = 2;
   for (size_t i = 0; i < others.size(); ++i)
     EXPECT_EQ(no_warning(file, "NVIDIA H100 80GB HBM3", others[i]), "") << i;
+  cli::store_wave_entry(file, record("NVIDIA H100 80GB HBM3", a, R"({"cpml": "apart", "nw": 8})"));
+  EXPECT_EQ(nlohmann::json::parse(no_warning(file, "NVIDIA H100 80GB HBM3", a)),
+            nlohmann::json::parse(R"({"cpml": "apart", "nw": 8})"));
+  cli::store_wave_entry(file, record("NVIDIA H100 80GB HBM3", a, "{}"));  // the default launch
+  EXPECT_EQ(no_warning(file, "NVIDIA H100 80GB HBM3", a), "{}");
   const auto entries = nlohmann::json::parse(std::ifstream(file))["entries"];
   ASSERT_EQ(entries.size(), 2u);
   EXPECT_FALSE(entries[0].contains("candidates"));  // the record's candidates stay in --json
@@ -102,7 +109,7 @@ TEST_F(TuneWave, ADamagedFileGivesTheDefaultLaunchAndAWarning) {
   std::vector<std::string> warnings;
   EXPECT_EQ(cli::tuned_launch(file, "NVIDIA H100 80GB HBM3", a,
                               [&warnings](const std::string& w) { warnings.push_back(w); }),
-            R"({"nw":8})");
+            R"({"cpml":"march","nw":8})");
   EXPECT_EQ(warnings.size(), 2u);
   // tune --wave refuses a damaged cache before it times anything.
   std::ofstream(file) << "{ not json";

@@ -208,7 +208,7 @@ TEST(WaveGpu, KernelParametersGiveTheSameAnswer) {
       // The tma design: its ring runs the interior box (narrow blocks, so there is one; ahead 0
       // to 3 and chunks shorter than R), the l1 march or the tile's the rest; and the design's
       // defaults (the table's row where it names tma), whose box is empty here (every block runs
-      // the tile's boundary march).
+      // the tile's boundary march; at R = 8 the CPML apart, the default there, every set takes).
       {3, false, R"({"design": "tma", "block": "2x16", "nw": 5, "ahead": 0})",
        "nw=5 design=tma split=1 ahead=0"},
       {3, true, R"({"design": "tma", "block": "4x8", "nw": 3, "ahead": 3})",
@@ -367,6 +367,10 @@ TEST(WaveGpu, CpmlApartMatchesTheCpu) {
           report("apart_" + name_of(c) + "_" + std::to_string(i) + "_field", gpu_ff.rel);
           report("apart_" + name_of(c) + "_" + std::to_string(i) + "_traces", gpu_tr.rel);
           report("apart_" + name_of(c) + "_" + std::to_string(i) + "_vs_march", march.rel);
+          // Against the march's own field, tighter: measured up to 1.6e-6 of the peak (H200,
+          // bench/results/nvidia-h200/cpml-apart/test-wave-imaging-gpu.txt); an error confined to
+          // the layers could hide inside the bound against double.
+          EXPECT_LT(march.rel, 1e-5) << t << ": against the march, worst field element " << march.at;
           EXPECT_LT(gpu_tr.rel, 4 * cpu_tr.rel + 1e-6) << t << ": worst trace sample " << gpu_tr.at;
           EXPECT_LT(gpu_ff.rel, 4 * cpu_ff.rel + 1e-6) << t << ": worst field element " << gpu_ff.at;
         }
@@ -671,7 +675,7 @@ TEST(WaveGpu, CpmlApartIsCheckedOnTheHost) {
   refused(R"({"cpml": "inline"})", 3, false, "cpml must be \"march\" or \"apart\"");
   refused(R"({"cpml": 1})", 3, false, "cpml must be");
   EXPECT_TRUE(cuda::wave::parse_config(R"({"cpml": "apart"})", 3, 4, small, true, /*slabs=*/true).cpml_apart);
-  refused(R"({"cpml": "apart", "temporal": 2})", 2, false, "temporal must be 0");
+  refused(R"({"cpml": "apart", "temporal": 2})", 2, false, "steps one at a time");
 }
 
 // A slab of a split run: its planes are a run of the whole domain's (the z axis's offset), and its
@@ -736,7 +740,7 @@ TEST(WaveGpu, TheCpmlApartIsTheDefaultWhereItLed) {
                "R = 8, 492^2");
   expect_shape(cuda::wave::default_config(3, 8, 620 * 620, 0.1), StepDesign::tma, 16, 16, 64, 1,
                "R = 8, 620^2");
-  EXPECT_FALSE(cuda::wave::default_config(3, 2, 256 * 256, 0.406).cpml_apart);  // 216^3 + 20 points
+  EXPECT_FALSE(cuda::wave::default_config(3, 2, 256 * 256, 0.399).cpml_apart);  // 216^3 + 20 points
   EXPECT_TRUE(cuda::wave::default_config(3, 2, 148 * 148, 0.353).cpml_apart);   // 128^3 + 10
   EXPECT_FALSE(cuda::wave::default_config(3, 1, 236 * 236, share).cpml_apart);
   // By hand at R = 1 the tile without its ring, which is compiled from R = 2.
@@ -748,7 +752,7 @@ TEST(WaveGpu, TheCpmlApartIsTheDefaultWhereItLed) {
   // 16 planes (its faces are whole chunks).
   EXPECT_TRUE(cuda::wave::default_config(3, 4, 236 * 236, share, /*slabs=*/true).cpml_apart);
   EXPECT_EQ(cuda::wave::default_config(3, 8, 620 * 620, 0.1, /*slabs=*/true).nw, 16);
-  EXPECT_FALSE(cuda::wave::default_config(3, 2, 256 * 256, 0.406, /*slabs=*/true).cpml_apart);
+  EXPECT_FALSE(cuda::wave::default_config(3, 2, 256 * 256, 0.399, /*slabs=*/true).cpml_apart);
   EXPECT_FALSE(cuda::wave::default_config(2, 4, 1020, 0.04).cpml_apart);
   const auto d2 = cuda::wave::default_config(2, 4, 2020, 0.02);
   EXPECT_TRUE(d2.cpml_apart);

@@ -103,8 +103,9 @@ TEST(WaveSlabsGpu, CpmlLayerSplitBetweenSlabsMatchesOneGpu) {
 
 // The CPML apart from the march (cuda/wave/acoustic_layers.cuh): a slab adds its face planes'
 // layer terms before the exchange and its inner planes' after the inner chunks. A slab boundary
-// inside the z layer (R = 2), and R = 4 with Hicks taps under a free surface; the face chunks
-// beside the exchange (faces 1) and before the inner ones (faces 0).
+// inside the z layer (R = 2), R = 4 with Hicks taps under a free surface, and chunks of 2 planes
+// on 26-plane slabs, whose inner chunks hold z layer planes (4, 5 on rank 0, 20, 21 on rank 1);
+// the face chunks beside the exchange (faces 1) and before the inner ones (faces 0).
 TEST(WaveSlabsGpu, CpmlApartMatchesOneGpu) {
   REQUIRE_GPUS();
   for (const char* params : {R"({"cpml": "apart"})", R"({"cpml": "apart", "faces": 0})"}) {
@@ -115,6 +116,10 @@ TEST(WaveSlabsGpu, CpmlApartMatchesOneGpu) {
     Case hicks = on_gpus(make_case(3, 4, true, Interpolation::hicks, 30));
     hicks.options.kernel_params = params;
     expect_split_matches_one_rank(*g_gpus, hicks, 4, true, false);
+    Case inner = on_gpus(make_case(3, 4, false, Interpolation::trilinear, 40));
+    inner.options.kernel_params =
+        std::string(params).substr(0, std::string(params).size() - 1) + R"(, "nw": 2})";
+    expect_split_matches_one_rank(*g_gpus, inner, 1, false, false);
   }
 }
 

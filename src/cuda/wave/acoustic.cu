@@ -154,7 +154,7 @@ constexpr int kGraphSteps = 32;
 // at R = 8 with more (216^3 with 20 points, two fifths of its points in layers). In 2D it led on
 // rows longer than kShortRow and lost or tied on 1000^2. R = 1 was not measured and keeps the
 // march; R = 3 takes R = 2's and 4's rule, R = 5..7 R = 4's and 8's, unmeasured.
-constexpr double kApartShare = 0.375;  // led at 0.353 (128^3 + 10), lost at R = 2, 4 at 0.406 (216^3 + 20)
+constexpr double kApartShare = 0.375;  // led at 0.353 (128^3 + 10), lost at R = 2, 4 at 0.399 (216^3 + 20)
 bool apart_leads(int dim, int radius, int64_t plane_points, double layer_share) {
   if (layer_share <= 0 || radius == 1) return false;
   if (dim == 2) return plane_points > kShortRow;
@@ -280,6 +280,7 @@ size_t step_smem(const KernelConfig& c, int radius) {
 }
 size_t boundary_smem(const KernelConfig& c, int radius) {
   if (c.design != StepDesign::tma) return step_smem(c, radius);
+  if (c.cpml_apart) return 0;  // its blocks outside the ring's box take the l1 march (tma_kernels_for)
   return c.boundary == StepDesign::tile ? 2 * seismic::tile_bytes(c.bx, c.by, radius, int(sizeof(float))) : 0;
 }
 
