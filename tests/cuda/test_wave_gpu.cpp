@@ -30,6 +30,10 @@ using test::ricker_at;
 
 namespace {
 
+// The launch defaults' share of the points in CPML layers (default_config's layer_share): none, and
+// every point (the wide-layer rows; from R = 6 the CPML apart's).
+constexpr double kNoLayers = 0, kEveryPointInLayers = 1;
+
 #define REQUIRE_GPU() \
   if (gpu_count() == 0) GTEST_SKIP() << "no GPU: " << gpu_unavailable_reason()
 
@@ -414,15 +418,15 @@ TEST(WaveGpu, DefaultsFollowTheRadiusAndThePlaneSize) {
   using cuda::wave::StepDesign;
   const int64_t small = 512 * 512, large = 1024 * 1024;
   for (int r : {1, 2}) {
-    const auto s = cuda::wave::default_config(3, r, small, false),
-               l = cuda::wave::default_config(3, r, large, false);
+    const auto s = cuda::wave::default_config(3, r, small, kNoLayers),
+               l = cuda::wave::default_config(3, r, large, kNoLayers);
     EXPECT_EQ(s.design, StepDesign::tile) << r;
     EXPECT_EQ(s.split, 1) << r;
     EXPECT_EQ(s.zq, r == 2 ? 1 : 0) << r;
     EXPECT_EQ(l.design, StepDesign::l1) << r;
     EXPECT_EQ(l.split, 0) << r;
     // A design named by hand starts from that design's defaults, not the other's shape.
-    const auto l1 = cuda::wave::parse_config(R"({"design": "l1"})", 3, r, small, false);
+    const auto l1 = cuda::wave::parse_config(R"({"design": "l1"})", 3, r, small, kNoLayers);
     EXPECT_EQ(l1.design, StepDesign::l1) << r;
     EXPECT_EQ(l1.zq, 0) << r;
     EXPECT_EQ(l1.split, 0) << r;
@@ -430,7 +434,7 @@ TEST(WaveGpu, DefaultsFollowTheRadiusAndThePlaneSize) {
     EXPECT_EQ(l1.bx, l.bx) << r;  // the large planes' l1 row
     EXPECT_EQ(l1.by, l.by) << r;
     EXPECT_EQ(l1.nw, l.nw) << r;
-    const auto tile = cuda::wave::parse_config(R"({"design": "tile"})", 3, r, large, false);
+    const auto tile = cuda::wave::parse_config(R"({"design": "tile"})", 3, r, large, kNoLayers);
     EXPECT_EQ(tile.design, StepDesign::tile) << r;
     EXPECT_EQ(tile.vec, 4) << r;
     EXPECT_EQ(tile.split, 1) << r;
@@ -438,7 +442,7 @@ TEST(WaveGpu, DefaultsFollowTheRadiusAndThePlaneSize) {
   // tma by hand: d2xyz tma's shape, split, two tiles ahead, where the table names no tma row.
   for (int r : {1, 2, 3})
     for (int64_t plane : {small, large}) {
-      const auto tma = cuda::wave::parse_config(R"({"design": "tma"})", 3, r, plane, false);
+      const auto tma = cuda::wave::parse_config(R"({"design": "tma"})", 3, r, plane, kNoLayers);
       EXPECT_EQ(tma.design, StepDesign::tma) << r;
       EXPECT_EQ(tma.bx, 16) << r;
       EXPECT_EQ(tma.by, 16) << r;
@@ -447,14 +451,14 @@ TEST(WaveGpu, DefaultsFollowTheRadiusAndThePlaneSize) {
       EXPECT_EQ(tma.split, 1) << r;
       EXPECT_EQ(tma.ahead, 2) << r;
       EXPECT_EQ(tma.boundary, StepDesign::tile) << r;
-      EXPECT_EQ(
-          cuda::wave::parse_config(R"({"design": "tma", "ahead": 5, "block": "8x16"})", 3, r, plane, false)
-              .ahead,
-          5);
+      EXPECT_EQ(cuda::wave::parse_config(R"({"design": "tma", "ahead": 5, "block": "8x16"})", 3, r, plane,
+                                         kNoLayers)
+                    .ahead,
+                5);
     }
   // R = 3: the l1 march in one kernel, R = 4's l1 shape.
   for (int64_t plane : {small, large}) {
-    const auto c = cuda::wave::default_config(3, 3, plane, false);
+    const auto c = cuda::wave::default_config(3, 3, plane, kNoLayers);
     EXPECT_EQ(c.design, StepDesign::l1);
     EXPECT_EQ(c.vec, 4);
     EXPECT_EQ(c.split, 0);
@@ -465,7 +469,8 @@ TEST(WaveGpu, DefaultsFollowTheRadiusAndThePlaneSize) {
   for (int r = 4; r <= 8; ++r)
     for (int64_t plane : {small, large})
       for (bool layers : {false, true}) {
-        const auto c = layers ? march_with_layers(r, plane) : cuda::wave::default_config(3, r, plane, 0);
+        const auto c =
+            layers ? march_with_layers(r, plane) : cuda::wave::default_config(3, r, plane, kNoLayers);
         EXPECT_EQ(c.design, StepDesign::tma) << r;
         EXPECT_EQ(c.split, 1) << r;
         EXPECT_EQ(c.vec, 4) << r;
@@ -473,35 +478,35 @@ TEST(WaveGpu, DefaultsFollowTheRadiusAndThePlaneSize) {
         EXPECT_EQ(c.bx * c.by, layers || r == 5 || r == 6 ? 128 : 256) << r << " " << layers;
       }
   for (int r : {4, 5}) {  // 512^2 planes: chunks of 16, two tiles ahead
-    EXPECT_EQ(cuda::wave::default_config(3, r, small, false).nw, 16) << r;
-    EXPECT_EQ(cuda::wave::default_config(3, r, small, false).ahead, 2) << r;
+    EXPECT_EQ(cuda::wave::default_config(3, r, small, kNoLayers).nw, 16) << r;
+    EXPECT_EQ(cuda::wave::default_config(3, r, small, kNoLayers).ahead, 2) << r;
   }
   // A slab of a split run keeps chunks of 16 (its faces are whole chunks) unless nw is given.
   for (int r = 4; r <= 8; ++r) {
-    EXPECT_EQ(cuda::wave::default_config(3, r, large, false, /*slabs=*/true).nw, 16) << r;
-    EXPECT_EQ(cuda::wave::parse_config(R"({"nw": 64})", 3, r, large, false, /*slabs=*/true).nw, 64) << r;
+    EXPECT_EQ(cuda::wave::default_config(3, r, large, kNoLayers, /*slabs=*/true).nw, 16) << r;
+    EXPECT_EQ(cuda::wave::parse_config(R"({"nw": 64})", 3, r, large, kNoLayers, /*slabs=*/true).nw, 64) << r;
   }
   // Just above 256^2 the 512^2 rows hold.
-  const auto above = cuda::wave::default_config(3, 4, 256 * 257, false);
+  const auto above = cuda::wave::default_config(3, 4, 256 * 257, kNoLayers);
   EXPECT_EQ(above.design, StepDesign::tma);
   EXPECT_EQ(above.nw, 16);
   for (int r : {4, 5}) {  // large planes: chunks of 64, two tiles ahead; with layers as on small ones
-    EXPECT_EQ(cuda::wave::default_config(3, r, large, false).nw, 64) << r;
-    EXPECT_EQ(cuda::wave::default_config(3, r, large, false).ahead, 2) << r;
+    EXPECT_EQ(cuda::wave::default_config(3, r, large, kNoLayers).nw, 64) << r;
+    EXPECT_EQ(cuda::wave::default_config(3, r, large, kNoLayers).ahead, 2) << r;
     EXPECT_EQ(march_with_layers(r, large).nw, 16) << r;
   }
   for (int r : {6, 7, 8})  // from R = 6 long chunks on 512^2 planes too
     for (int64_t plane : {small, large}) {
-      EXPECT_EQ(cuda::wave::default_config(3, r, plane, false).nw, 64) << r;
-      EXPECT_EQ(cuda::wave::default_config(3, r, plane, false).ahead, 2) << r;
+      EXPECT_EQ(cuda::wave::default_config(3, r, plane, kNoLayers).nw, 64) << r;
+      EXPECT_EQ(cuda::wave::default_config(3, r, plane, kNoLayers).ahead, 2) << r;
       EXPECT_EQ(march_with_layers(r, plane).nw, 16) << r;
     }
   // Planes of up to 256^2 without layers: R = 4 the l1 march's own shape, R = 5 tma 8x16 in chunks
   // of 8, R = 6 the tile 8x16 in chunks of 8 (split), R = 7 and 8 tma 16x16 in chunks of 16; with
   // layers from R = 5 tma 8x16 in chunks of 16, as on larger planes (R = 4: the next test's rule).
   const int64_t tiny = 256 * 256;
-  const auto t4 = cuda::wave::default_config(3, 4, tiny, false),
-             t5 = cuda::wave::default_config(3, 5, tiny, false);
+  const auto t4 = cuda::wave::default_config(3, 4, tiny, kNoLayers),
+             t5 = cuda::wave::default_config(3, 5, tiny, kNoLayers);
   expect_shape(t4, StepDesign::l1, 32, 4, 32, 0, "tiny R = 4");
   EXPECT_EQ(t4.vec, 4);
   expect_shape(t5, StepDesign::tma, 8, 16, 8, 1, "tiny R = 5");
@@ -512,14 +517,14 @@ TEST(WaveGpu, DefaultsFollowTheRadiusAndThePlaneSize) {
     EXPECT_EQ(layered.bx, 8) << r;
     EXPECT_EQ(layered.nw, 16) << r;
   }
-  const auto t6 = cuda::wave::default_config(3, 6, tiny, false);
+  const auto t6 = cuda::wave::default_config(3, 6, tiny, kNoLayers);
   expect_shape(t6, StepDesign::tile, 8, 16, 8, 1, "tiny R = 6");
   EXPECT_EQ(t6.zq, 0);
   // tma by hand there starts from the block the table gives tma at R = 6 elsewhere.
-  const auto t6tma = cuda::wave::parse_config(R"({"design": "tma"})", 3, 6, tiny, false);
+  const auto t6tma = cuda::wave::parse_config(R"({"design": "tma"})", 3, 6, tiny, kNoLayers);
   expect_shape(t6tma, StepDesign::tma, 8, 16, 16, 1, "tiny R = 6, tma by hand");
   for (int r : {7, 8}) {
-    const auto t = cuda::wave::default_config(3, r, tiny, false);
+    const auto t = cuda::wave::default_config(3, r, tiny, kNoLayers);
     EXPECT_EQ(t.design, StepDesign::tma) << r;
     EXPECT_EQ(t.bx, 16) << r;
     EXPECT_EQ(t.nw, 16) << r;
@@ -528,29 +533,29 @@ TEST(WaveGpu, DefaultsFollowTheRadiusAndThePlaneSize) {
   for (int r = 1; r <= 3; ++r)
     for (int64_t plane : {small, large}) {
       if (r == 2 && plane == small) continue;
-      const auto a = cuda::wave::default_config(3, r, plane, false), b = march_with_layers(r, plane);
+      const auto a = cuda::wave::default_config(3, r, plane, kNoLayers), b = march_with_layers(r, plane);
       EXPECT_EQ(a.design, b.design) << r;
       EXPECT_EQ(a.bx, b.bx) << r;
       EXPECT_EQ(a.nw, b.nw) << r;
     }
   // "l1" by hand from R = 4 takes the l1 march's own shapes: R = 4's old row (vec 4), and from R = 5
   // the shape R = 8 had before the tile (vec 2); "tile" by hand R = 8's tile row before tma.
-  const auto l1r4 = cuda::wave::parse_config(R"({"design": "l1"})", 3, 4, small, false);
+  const auto l1r4 = cuda::wave::parse_config(R"({"design": "l1"})", 3, 4, small, kNoLayers);
   expect_shape(l1r4, StepDesign::l1, 32, 4, 32, 0, "l1 by hand, R = 4");
   EXPECT_EQ(l1r4.vec, 4);
-  const auto l1r8 = cuda::wave::parse_config(R"({"design": "l1"})", 3, 8, small, false);
+  const auto l1r8 = cuda::wave::parse_config(R"({"design": "l1"})", 3, 8, small, kNoLayers);
   expect_shape(l1r8, StepDesign::l1, 32, 4, 32, 0, "l1 by hand, R = 8");
   EXPECT_EQ(l1r8.vec, 2);
-  const auto tile8 = cuda::wave::parse_config(R"({"design": "tile"})", 3, 8, large, false);
+  const auto tile8 = cuda::wave::parse_config(R"({"design": "tile"})", 3, 8, large, kNoLayers);
   expect_shape(tile8, StepDesign::tile, 8, 16, 16, 1, "tile by hand, R = 8");
   for (int64_t plane : {small, large})
-    EXPECT_EQ(cuda::wave::default_config(2, 2, plane, false).design, StepDesign::l1);
+    EXPECT_EQ(cuda::wave::default_config(2, 2, plane, kNoLayers).design, StepDesign::l1);
   // 2D (wave-2d-chunks): rows of 64 threads, vec 2, chunks of 2 rows on short rows and 4 on longer
   // at R <= 4; 4, and 8 on long rows, at R = 5..8. A 2D model's plane is one row of nx points.
-  const auto r4short = cuda::wave::default_config(2, 4, 1040, true),
-             r4long = cuda::wave::default_config(2, 4, 2040, true),
-             r8mid = cuda::wave::default_config(2, 8, 2040, true),
-             r8long = cuda::wave::default_config(2, 8, 4040, true);
+  const auto r4short = cuda::wave::default_config(2, 4, 1040, kEveryPointInLayers),
+             r4long = cuda::wave::default_config(2, 4, 2040, kEveryPointInLayers),
+             r8mid = cuda::wave::default_config(2, 8, 2040, kEveryPointInLayers),
+             r8long = cuda::wave::default_config(2, 8, 4040, kEveryPointInLayers);
   expect_shape(r4short, StepDesign::l1, 64, 1, 2, 0, "2D R = 4, 1040 points a row");
   expect_shape(r4long, StepDesign::l1, 64, 1, 4, 0, "2D R = 4, 2040 points a row");
   expect_shape(r8mid, StepDesign::l1, 64, 1, 4, 0, "2D R = 8, 2040 points a row");
@@ -581,7 +586,7 @@ TEST(WaveGpu, SmallPlanesWithLayersTakeTheL1MarchInShortChunks) {
     EXPECT_TRUE(layer_l1(march_with_layers(row.radius, row.last))) << row.radius;
     EXPECT_TRUE(layer_l1(march_with_layers(row.radius, 148 * 148))) << row.radius;
     EXPECT_FALSE(layer_l1(march_with_layers(row.radius, row.last + 1))) << row.radius;
-    EXPECT_FALSE(layer_l1(cuda::wave::default_config(3, row.radius, row.last, false))) << row.radius;
+    EXPECT_FALSE(layer_l1(cuda::wave::default_config(3, row.radius, row.last, kNoLayers))) << row.radius;
   }
   EXPECT_EQ(march_with_layers(4, 256 * 256 + 1).design, StepDesign::tma);
   EXPECT_EQ(march_with_layers(1, 148 * 148).design, StepDesign::tile);
@@ -600,7 +605,7 @@ TEST(WaveGpu, ZqAndSplitValuesAreCheckedOnTheHost) {
   const int64_t small = 512 * 512;
   const auto refused = [&](const char* json, int dim, int radius, const char* says) {
     try {
-      cuda::wave::parse_config(json, dim, radius, small, false);
+      cuda::wave::parse_config(json, dim, radius, small, kNoLayers);
       ADD_FAILURE() << json << " at R = " << radius << " was accepted";
     } catch (const Error& e) {
       EXPECT_EQ(e.kind(), ErrorKind::invalid_argument) << json;
@@ -623,24 +628,26 @@ TEST(WaveGpu, ZqAndSplitValuesAreCheckedOnTheHost) {
   refused(R"({"design": "tile", "ahead": 2})", 3, 4, "the tma design's");
   refused(R"({"design": "l1", "boundary": "tile"})", 3, 4, "the tma design's");
   refused(R"({"design": "tma", "boundary": "tma"})", 3, 4, "boundary must be \"l1\" or \"tile\"");
-  EXPECT_EQ(cuda::wave::parse_config(R"({"design": "tma", "boundary": "l1"})", 3, 4, small, false).boundary,
-            cuda::wave::StepDesign::l1);
+  EXPECT_EQ(
+      cuda::wave::parse_config(R"({"design": "tma", "boundary": "l1"})", 3, 4, small, kNoLayers).boundary,
+      cuda::wave::StepDesign::l1);
   refused(R"({"design": "dma"})", 3, 4, "\"l1\", \"tile\" or \"tma\"");
   refused(R"({"graph": 3})", 3, 4, "graph must be 0 or an even count");
   refused(R"({"graph": -2})", 2, 4, "graph must be 0 or an even count");
   refused(R"({"graph": 1026})", 3, 4, "up to 1024");
-  EXPECT_EQ(cuda::wave::parse_config(R"({"graph": 0})", 3, 4, small, false).graph, 0);
-  EXPECT_EQ(cuda::wave::parse_config(R"({"graph": 1024})", 2, 4, 1000, true).graph, 1024);
-  EXPECT_EQ(cuda::wave::parse_config(R"({"design": "l1", "vec": 2})", 3, 1, small, false).vec, 2);
+  EXPECT_EQ(cuda::wave::parse_config(R"({"graph": 0})", 3, 4, small, kNoLayers).graph, 0);
+  EXPECT_EQ(cuda::wave::parse_config(R"({"graph": 1024})", 2, 4, 1000, kEveryPointInLayers).graph, 1024);
+  EXPECT_EQ(cuda::wave::parse_config(R"({"design": "l1", "vec": 2})", 3, 1, small, kNoLayers).vec, 2);
   refused(R"({"temporal": 1})", 2, 4, "temporal must be 0 or 2..4");
   refused(R"({"temporal": 5})", 2, 4, "temporal must be 0 or 2..4");
   refused(R"({"temporal": 2})", 3, 4, "2D only");
   refused(R"({"temporal": 3, "graph": 32})", 2, 4, "multiple of 2 x temporal = 6");
   // Without a graph given, the default's is cut to a multiple of 2 T.
-  EXPECT_EQ(cuda::wave::parse_config(R"({"temporal": 3})", 2, 4, 1000, true).graph, 30);
-  EXPECT_EQ(cuda::wave::parse_config(R"({"temporal": 4, "graph": 0})", 2, 4, 1000, true).graph, 0);
+  EXPECT_EQ(cuda::wave::parse_config(R"({"temporal": 3})", 2, 4, 1000, kEveryPointInLayers).graph, 30);
+  EXPECT_EQ(cuda::wave::parse_config(R"({"temporal": 4, "graph": 0})", 2, 4, 1000, kEveryPointInLayers).graph,
+            0);
   const cuda::wave::KernelConfig t = cuda::wave::parse_config(
-      R"({"temporal": 2, "temporal_block": 128, "temporal_nw": 9})", 2, 4, 1000, true);
+      R"({"temporal": 2, "temporal_block": 128, "temporal_nw": 9})", 2, 4, 1000, kEveryPointInLayers);
   EXPECT_EQ(t.temporal, 2);
   EXPECT_EQ(t.temporal_block, 128);
   EXPECT_EQ(t.temporal_nw, 9);
@@ -650,7 +657,8 @@ TEST(WaveGpu, ZqAndSplitValuesAreCheckedOnTheHost) {
   refused(R"({"temporal": 4, "temporal_block": 64})", 2, 5, "leaves 24 columns beside the 2 T R = 40");
   refused(R"({"temporal": 3, "temporal_block": 64})", 2, 8, "leaves 16 columns beside the 2 T R = 48");
   EXPECT_EQ(
-      cuda::wave::parse_config(R"({"temporal": 4, "temporal_block": 64})", 2, 4, 1000, true).temporal_block,
+      cuda::wave::parse_config(R"({"temporal": 4, "temporal_block": 64})", 2, 4, 1000, kEveryPointInLayers)
+          .temporal_block,
       64);  // 32 columns beside 32 of halo: the least allowed
   refused(R"({"temporal": 2, "temporal_nw": 0})", 2, 4, "temporal_nw must be at least 1");
 }
@@ -659,13 +667,14 @@ TEST(WaveGpu, ZqAndSplitValuesAreCheckedOnTheHost) {
 // kernel cannot follow (temporal blocking) or with a bad value; a slab of a split run takes it.
 TEST(WaveGpu, CpmlApartIsCheckedOnTheHost) {
   const int64_t small = 512 * 512;
-  const cuda::wave::KernelConfig c = cuda::wave::parse_config(R"({"cpml": "apart"})", 3, 4, small, true);
+  const cuda::wave::KernelConfig c =
+      cuda::wave::parse_config(R"({"cpml": "apart"})", 3, 4, small, kEveryPointInLayers);
   EXPECT_TRUE(c.cpml_apart);
   EXPECT_NE(cuda::wave::describe(c).find("cpml=apart"), std::string::npos) << cuda::wave::describe(c);
-  EXPECT_FALSE(cuda::wave::parse_config(R"({"cpml": "march"})", 3, 4, small, true).cpml_apart);
+  EXPECT_FALSE(cuda::wave::parse_config(R"({"cpml": "march"})", 3, 4, small, kEveryPointInLayers).cpml_apart);
   const auto refused = [&](const char* json, int dim, bool slabs, const char* says) {
     try {
-      cuda::wave::parse_config(json, dim, 4, small, true, slabs);
+      cuda::wave::parse_config(json, dim, 4, small, kEveryPointInLayers, slabs);
       ADD_FAILURE() << json << " was accepted";
     } catch (const Error& e) {
       EXPECT_EQ(e.kind(), ErrorKind::invalid_argument) << json;
@@ -674,7 +683,9 @@ TEST(WaveGpu, CpmlApartIsCheckedOnTheHost) {
   };
   refused(R"({"cpml": "inline"})", 3, false, "cpml must be \"march\" or \"apart\"");
   refused(R"({"cpml": 1})", 3, false, "cpml must be");
-  EXPECT_TRUE(cuda::wave::parse_config(R"({"cpml": "apart"})", 3, 4, small, true, /*slabs=*/true).cpml_apart);
+  EXPECT_TRUE(
+      cuda::wave::parse_config(R"({"cpml": "apart"})", 3, 4, small, kEveryPointInLayers, /*slabs=*/true)
+          .cpml_apart);
   refused(R"({"cpml": "apart", "temporal": 2})", 2, false, "steps one at a time");
 }
 
@@ -747,7 +758,7 @@ TEST(WaveGpu, TheCpmlApartIsTheDefaultWhereItLed) {
   const auto c1 = cuda::wave::parse_config(R"({"cpml": "apart"})", 3, 1, 236 * 236, share);
   EXPECT_TRUE(c1.cpml_apart);
   EXPECT_EQ(c1.zq, 0);
-  EXPECT_FALSE(cuda::wave::default_config(3, 4, 236 * 236, 0).cpml_apart);
+  EXPECT_FALSE(cuda::wave::default_config(3, 4, 236 * 236, kNoLayers).cpml_apart);
   // A slab places its CPML as one GPU would (a split run gives one GPU's bits), in chunks of at most
   // 16 planes (its faces are whole chunks).
   EXPECT_TRUE(cuda::wave::default_config(3, 4, 236 * 236, share, /*slabs=*/true).cpml_apart);
@@ -824,7 +835,7 @@ TEST(WaveGpu, AHandBuiltTemporalLaunchIsChecked) {
       EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << says << ": " << e.what();
     }
   };
-  cuda::wave::KernelConfig c = cuda::wave::default_config(2, 4, 64, true);
+  cuda::wave::KernelConfig c = cuda::wave::default_config(2, 4, 64, kEveryPointInLayers);
   c.graph = 0;
   c.temporal = 2;
   cuda::wave::KernelConfig bad = c;
@@ -873,7 +884,7 @@ TEST(WaveGpu, AHandBuiltConfigsAheadIsChecked) {
   s.radius = 4;
   s.nx = s.ny = s.nz = 16;
   for (int graph : {-2, 3, 2048}) {  // an odd graph would end on the other time level
-    cuda::wave::KernelConfig c = cuda::wave::default_config(3, 4, 512 * 512, false);
+    cuda::wave::KernelConfig c = cuda::wave::default_config(3, 4, 512 * 512, kNoLayers);
     c.graph = graph;
     try {
       cuda::wave::AcousticGpu state(s, c);
@@ -885,7 +896,7 @@ TEST(WaveGpu, AHandBuiltConfigsAheadIsChecked) {
     }
   }
   for (int ahead : {-1, 9, 1000}) {
-    cuda::wave::KernelConfig c = cuda::wave::default_config(3, 4, 512 * 512, false);
+    cuda::wave::KernelConfig c = cuda::wave::default_config(3, 4, 512 * 512, kNoLayers);
     ASSERT_EQ(c.design, cuda::wave::StepDesign::tma);
     c.ahead = ahead;
     try {

@@ -73,6 +73,12 @@ KernelConfig default_config(int dim, int radius, int64_t plane_points, double la
 // and "tma", their only width); throws Error(invalid_argument) naming a bad key or value.
 KernelConfig parse_config(const std::string& json, int dim, int radius, int64_t plane_points,
                           double layer_share, bool slabs = false);
+// The share was once a bool ("any layer"); a bool would now convert silently to 0 or 1 (every
+// point in a layer), so passing one does not compile.
+KernelConfig default_config(int dim, int radius, int64_t plane_points, bool layer_share,
+                            bool slabs = false) = delete;
+KernelConfig parse_config(const std::string& json, int dim, int radius, int64_t plane_points,
+                          bool layer_share, bool slabs = false) = delete;
 std::string describe(const KernelConfig& c);
 // What a run at the default launch says on a card the table was not measured on ("" on the H100
 // and the H200, whose campaigns chose and checked it; `device` as cudaDeviceProp::name gives it).
