@@ -156,8 +156,8 @@ constexpr Row kRows[] = {
 
 // The H200's own rows, tried ahead of kRows on a card whose name holds kH200: the winners of
 // `fdstencil tune` on an H200 in float at 256^3 (small) and 512^3 (medium), kept where they beat
-// kRows' choice as the plan ran it on the same card (fused-plan-cards-h200.json; the d2xy radii
-// left out ran within the noise of it). Their comments name the device folder and file as above.
+// kRows' choice as the plan ran it on the same card (fused-plan-cards-h200.json; d2xy against the
+// fused tile in one call, d2xy-l1-h200.json). Their comments name the device folder and file as above.
 constexpr std::string_view kH200 = " H200";  // "NVIDIA H200 ...", not "NVIDIA GH200 ..."
 // clang-format off
 constexpr Row kH200Rows[] = {
@@ -169,9 +169,14 @@ constexpr Row kH200Rows[] = {
   {Op::d2xyz, 2, 2, M, Type::f32, "pipelined", R"({"block": "8x16x1", "my": 2, "nw": 6, "order": "xyz", "regs": 0, "strips": 1, "zq": 1})"},  // nvidia-h200: campaigns/tune-fused-h200.json
   {Op::d2xyz, 3, 3, M, Type::f32, "tma", R"({"ahead": 1, "block": "16x16x1", "nw": 128, "order": "xyz", "regs": 0, "strips": 1})"},  // nvidia-h200: campaigns/tune-fused-h200.json
   {Op::d2xyz, 4, 4, M, Type::f32, "tma", R"({"ahead": 4, "block": "16x16x1", "nw": 32, "order": "xyz", "regs": 80, "strips": 1})"},  // nvidia-h200: campaigns/tune-fused-h200.json
-  {Op::d2xy, 2, 2, S, Type::f32, "fused", R"({"block": "16x8x1"})"},  // nvidia-h200: campaigns/tune-fused-h200.json
-  {Op::d2xy, 2, 2, M, Type::f32, "fused", R"({"block": "64x4x1"})"},  // nvidia-h200: campaigns/tune-fused-h200.json
-  {Op::d2xy, 8, 8, M, Type::f32, "fused", R"({"block": "16x16x1"})"},  // nvidia-h200: campaigns/tune-fused-h200.json
+  // d2xy: ours from L1 (`l1`) at every radius, each band at the winner of its measured radius
+  // (R = 1, 2, 4, 8); the fused tile lost to it at each (d2xy-l1-h200.json).
+  {Op::d2xy, 1, 1, S, Type::f32, "l1", R"({"block": "64x2x1", "my": 1, "nw": 8, "vec_bytes": 16})"},  // nvidia-h200: campaigns/tune-d2xy-l1-h200.json
+  {Op::d2xy, 2, 3, S, Type::f32, "l1", R"({"block": "32x8x1", "my": 1, "nw": 16, "vec_bytes": 16})"},  // nvidia-h200: campaigns/tune-d2xy-l1-h200.json
+  {Op::d2xy, 4, 5, S, Type::f32, "l1", R"({"block": "32x8x1", "my": 2, "nw": 8, "vec_bytes": 8})"},  // nvidia-h200: campaigns/tune-d2xy-l1-h200.json
+  {Op::d2xy, 6, 8, S, Type::f32, "l1", R"({"block": "32x4x1", "my": 2, "nw": 8, "vec_bytes": 16})"},  // nvidia-h200: campaigns/tune-d2xy-l1-h200.json
+  {Op::d2xy, 1, 5, M, Type::f32, "l1", R"({"block": "32x8x1", "my": 1, "nw": 8, "vec_bytes": 16})"},  // nvidia-h200: campaigns/tune-d2xy-l1-h200.json
+  {Op::d2xy, 6, 8, M, Type::f32, "l1", R"({"block": "32x4x1", "my": 2, "nw": 8, "vec_bytes": 16})"},  // nvidia-h200: campaigns/tune-d2xy-l1-h200.json
 };
 // clang-format on
 

@@ -106,7 +106,7 @@ TEST(CudaSeismic, RegistryHoldsEveryFamily) {
       {Op::d2x, {"baseline", "vec2", "vec4"}},
       {Op::d2y, {"baseline", "vec", "vec_smem"}},
       {Op::d2z, {"baseline", "window", "window_vec", "ring"}},
-      {Op::d2xy, {"baseline", "fused"}},
+      {Op::d2xy, {"baseline", "fused", "l1"}},
       {Op::d2xyz, {"baseline", "onepass", "pipelined", "l1march", "3pass", "2pass", "ring", "tma"}},
   };
   for (const auto& [op, names] : expected) {
@@ -149,7 +149,7 @@ TEST(CudaSeismic, EveryVariantEveryRadiusBothLayouts) {
 // a last block of fewer planes, one plane per block, and more planes than the grid has.
 TEST(CudaSeismic, WindowLengths) {
   REQUIRE_GPU();
-  for (Op op : {Op::d2z, Op::d2xyz})
+  for (Op op : {Op::d2z, Op::d2xy, Op::d2xyz})
     for (const Variant* v : find_variants(op, "cuda")) {
       if (!v->defaults.contains("nw")) continue;
       for (int nw : {1, 2, 7, 300})
@@ -175,14 +175,17 @@ TEST(CudaSeismic, VectorWidthsAndLineBlocking) {
   std::vector<Case> cases;
   for (int bytes : {4, 8, 16}) cases.push_back({Op::d2z, "window_vec", {{"vec_bytes", bytes}}});
   for (int bytes : {8, 16})
-    for (int my : {1, 2}) cases.push_back({Op::d2xyz, "l1march", {{"vec_bytes", bytes}, {"my", my}}});
+    for (int my : {1, 2}) {
+      cases.push_back({Op::d2xyz, "l1march", {{"vec_bytes", bytes}, {"my", my}}});
+      cases.push_back({Op::d2xy, "l1", {{"vec_bytes", bytes}, {"my", my}}});
+    }
   for (const Case& c : cases)
     for (const Variant* v : find_variants(c.op, "cuda")) {
       if (v->name != c.variant) continue;
       for (int r = 1; r <= kMaxRadius; ++r)
         for (DType t : {DType::f32, DType::f64}) {
           const bool narrow = c.params["vec_bytes"] == 4 && t == DType::f64;
-          const bool deep = c.params.value("my", 1) == 2 && r > 4;
+          const bool deep = c.op == Op::d2xyz && c.params.value("my", 1) == 2 && r > 4;  // xy has no z queue
           if (narrow || deep) {
             const Problem p = make_problem({c.op, r, {}}, Extents{67, 35, 29}, t, kAlignBytes);
             const std::string why = v->cannot_run(p, merge_params(*v, c.params));

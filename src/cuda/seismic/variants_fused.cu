@@ -1,4 +1,4 @@
-// The fused families as registry entries: d2xy in one pass (seismic part 3), d2xyz in one pass
+// The fused families as registry entries: d2xy in one pass (seismic part 3, and ours from L1), d2xyz in one pass
 // the seed's way and ours (software-pipelined), and the multi-pass d2xyz pipelines the posts
 // only estimated: x + y + z (three passes) and xy + z (two passes), each pass adding into the
 // output of the last.
@@ -7,6 +7,7 @@
 #include "cuda/seismic/variants.hpp"
 #include "cuda/seismic/x_window.cuh"
 #include "cuda/seismic/xy_fused.cuh"
+#include "cuda/seismic/xy_l1.cuh"
 #include "cuda/seismic/xyz_l1march.cuh"
 #include "cuda/seismic/xyz_onepass.cuh"
 #include "cuda/seismic/xyz_pipelined.cuh"
@@ -155,23 +156,51 @@ const void* l1march_kernel(int radius, int my) {
   });
 }
 
-// `vec_bytes` 16 (float4 / double2) or 8 (float2 / double): narrower vectors halve the queue.
-template <class T>
-std::vector<Launch> plan_l1march(const Problem& p, const Params& params) {
+// ---- ours: d2xy from L1 ---------------------------------------------------------------------------
+// xy_l1: the L1 march's thread without its z queue, so two lines a thread fit at every R.
+
+template <class T, int V>
+const void* xy_l1_kernel(int radius, int my) {
+  return pick_radius(radius, [my](auto r) -> const void* {
+    constexpr int R = decltype(r)::value;
+    return my == 1 ? reinterpret_cast<const void*>(xy_l1<T, R, V, 1>)
+                   : reinterpret_cast<const void*>(xy_l1<T, R, V, 2>);
+  });
+}
+
+// ---- the launch of both L1 kernels ------------------------------------------------------------------
+// `block`, `my` lines a thread, `nw` planes a thread, `vec_bytes` 16 (float4 / double2) or 8
+// (float2 / double: narrower vectors halve the march's queue).
+struct L1March {
+  template <class T, int V>
+  static const void* kernel(int radius, int my) {
+    return l1march_kernel<T, V>(radius, my);
+  }
+};
+struct XyL1 {
+  template <class T, int V>
+  static const void* kernel(int radius, int my) {
+    return xy_l1_kernel<T, V>(radius, my);
+  }
+};
+
+template <class T, class K>
+std::vector<Launch> plan_l1(const Problem& p, const Params& params) {
   Block b;
   parse_block(params, b);
   const int my = params.value("my", 1);
   const int vec = params.value("vec_bytes", 16) / int(sizeof(T));
   Launch l;
-  l.kernel = vec == kVec16<T> ? l1march_kernel<T, kVec16<T>>(p.stencil.radius, my)
-                              : l1march_kernel<T, kVec16<T> / 2>(p.stencil.radius, my);
+  l.kernel = vec == kVec16<T> ? K::template kernel<T, kVec16<T>>(p.stencil.radius, my)
+                              : K::template kernel<T, kVec16<T> / 2>(p.stencil.radius, my);
   l.block = dim3(b.x, b.y, 1);
   parse_nw(params, l.nw);
   l.grid = march_grid(p, Block{b.x, b.y * my, 1}, vec, l.nw);
   return {l};
 }
 
-std::string l1march_cannot_run(const Problem& p, const Params& params) {
+// `queue`: the kernel holds a z queue, whose two lines a thread fit only up to kMaxRadiusMy2.
+std::string l1_cannot_run(const Problem& p, const Params& params, bool queue) {
   const int bytes = params.value("vec_bytes", 16);
   if (bytes != 8 && bytes != 16) return "vec_bytes " + std::to_string(bytes) + " must be 8 or 16";
   Block b;
@@ -179,11 +208,18 @@ std::string l1march_cannot_run(const Problem& p, const Params& params) {
   if (!why.empty()) return why;
   const int my = params.value("my", 1);
   if (my != 1 && my != 2) return "my " + std::to_string(my) + " must be 1 or 2 (lines per thread)";
-  if (my == 2 && p.stencil.radius > kMaxRadiusMy2)
+  if (queue && my == 2 && p.stencil.radius > kMaxRadiusMy2)
     return "my 2 needs R <= 4: a queue of 2 x (2R + 3) vectors exceeds the 128 registers per thread";
   int nw = 0;
   why = parse_nw(params, nw);
   return why.empty() ? grid_cannot_run(march_grid(p, Block{b.x, b.y * my, 1}, 1, nw)) : why;
+}
+
+std::string l1march_cannot_run(const Problem& p, const Params& params) {
+  return l1_cannot_run(p, params, true);
+}
+std::string xy_l1_cannot_run(const Problem& p, const Params& params) {
+  return l1_cannot_run(p, params, false);
 }
 
 // ---- multi-pass d2xyz ---------------------------------------------------------------------------
@@ -283,6 +319,9 @@ std::vector<Variant> fused_variants() {
                    "seismic part 3: xy in one pass, plane tile in shared memory, streaming stores", tile,
                    tile_space, fused_cannot_run<Fused::xy>, plan_fused<float, Fused::xy>,
                    plan_fused<double, Fused::xy>),
+      make_variant(Op::d2xy, "l1", "ours: barrier-free, y and x taps straight from L1, nw planes a thread",
+                   {{"block", "32x4x1"}, {"nw", 16}, {"my", 1}, {"vec_bytes", 16}}, l1_space,
+                   xy_l1_cannot_run, plan_l1<float, XyL1>, plan_l1<double, XyL1>),
       make_variant(
           Op::d2xyz, "onepass",
           "seismic part 3: one pass, x and y from a shared-memory tile, z sliding window of nw planes",
@@ -296,7 +335,7 @@ std::vector<Variant> fused_variants() {
       make_variant(Op::d2xyz, "l1march",
                    "ours: barrier-free z-march, register queue for z, x and y taps straight from L1",
                    {{"block", "32x4x1"}, {"nw", 16}, {"my", 1}, {"vec_bytes", 8}}, l1_space,
-                   l1march_cannot_run, plan_l1march<float>, plan_l1march<double>),
+                   l1march_cannot_run, plan_l1<float, L1March>, plan_l1<double, L1March>),
       make_variant(Op::d2xyz, "3pass", "three passes: x vec4, then y vec_smem and z window_vec adding into f",
                    {{"nw", 8}}, pass_space, passes_cannot_run, plan_passes<float, true>,
                    plan_passes<double, true>),
