@@ -1,7 +1,7 @@
 // The adjoint of the acoustic step (issue 37): the transpose of cpu/acoustic.cpp's step, applied
 // backwards in time, CPML memory variables and the free surface's mirror included, so that the
 // linearised solvers (wave/imaging.cpp) are exact to round-off, not a discretised continuous
-// adjoint. Plain loops over the points (OpenMP over planes): the reference the GPU's will follow.
+// adjoint. OpenMP over planes, each line gathered axis by axis (acoustic_adjoint.cpp).
 //
 // Forward step n, per point p (physics/acoustic.hpp):
 //   d^n = sum w u^n (receivers), u^{n+1} = 2 u^n - u^{n-1} + m L(u^n, psi, chi, phi) (zero on a
@@ -17,6 +17,10 @@
 //   ubar^n = Q + 2 a + sum over axes (S2^T g2 + S1^T g1) + receivers' w dbar^n,  Q <- -a,
 // where S2 and S1 are the second- and first-derivative stencils with the mirror, and c the
 // point's CPML coefficients (a_c, b_c, da_c, db_c).
+//
+// Outside an axis's layer g2 = l and g1 = 0, so the step keeps l (every point) and, per axis,
+// e2 = g2 - l and g1 (stored at that axis's layer points, zero elsewhere): a line whose stencils
+// reach no layer point of an axis gathers that axis's taps from l alone.
 #pragma once
 
 #include <vector>
@@ -41,12 +45,16 @@ class AcousticAdjointCpu {
 
  private:
   const acoustic::Setup<T>& s_;
-  std::vector<T> p_, q_, next_;   // ubar^{n+1}, the u^{n-1} part of ubar^n, ubar^n being built
-  std::vector<T> pml_[3][3];      // the memory variables' adjoints: axis x, y, z; psi, chi, phi
-  std::vector<T> g2_[3], g1_[3];  // per axis, the adjoints of its second and first derivatives
+  std::vector<T> p_, q_, next_;  // ubar^{n+1}, the u^{n-1} part of ubar^n, ubar^n being built
+  std::vector<T> pml_[3][3];     // the memory variables' adjoints: axis x, y, z; psi, chi, phi
+  std::vector<T> l_;             // m a at every computational point, zero in the halo
+  // Per axis, its layer points' g2 - l and g1; zero at every other point, the halo included.
+  std::vector<T> e2_[3], g1_[3];
+  // Per axis and coordinate: whether the stencils centred there reach a point of the axis's layer.
+  std::vector<char> near_[3];
 
   void derivative_adjoints(int64_t k, const T* a);
-  void gather(int64_t k, const T* a);
+  void gather(int64_t k, const T* a, T* acc);
 };
 
 extern template class AcousticAdjointCpu<float>;

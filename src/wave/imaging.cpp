@@ -199,6 +199,7 @@ struct CpuPass {
     adj->step(n, dd.data(), du.data(), out.adjoint.data(), nullptr);
     if (!cross) return;
     const T* ubar = adj->current();
+#pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < s.alloc; ++i) {  // zero outside the computational points in both fields
       out.cross[size_t(i)] += double(cur[i]) * double(ubar[i]);
       out.illumination[size_t(i)] += double(cur[i]) * double(cur[i]);
