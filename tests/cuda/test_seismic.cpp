@@ -164,7 +164,7 @@ TEST(CudaSeismic, WindowLengths) {
 }
 
 // The vector widths and line blocking of the z window and of ours, at every R: runs where it can,
-// and where it cannot (a 4-byte vector of doubles, two lines per thread beyond R = 4) says why.
+// and where it cannot (a 4-byte vector of doubles, d2xyz's two lines per thread beyond R = 4) says why.
 TEST(CudaSeismic, VectorWidthsAndLineBlocking) {
   REQUIRE_GPU();
   struct Case {
