@@ -134,6 +134,25 @@ TEST(CudaSeismic, RefusalsAreExactlyTheDesignedOnes) {
           }
 }
 
+// Host-side, so CI checks it: the two L1 kernels (d2xyz l1march, d2xy l1) refuse a bad width,
+// line count or chunk by name; two lines a thread beyond R = 4 only where a z queue holds them.
+TEST(CudaSeismic, TheL1KernelsRefuseBadParametersByName) {
+  for (const auto& [op, name] : {std::pair{Op::d2xyz, "l1march"}, std::pair{Op::d2xy, "l1"}})
+    for (const Variant* v : find_variants(op, "cuda")) {
+      if (v->name != name) continue;
+      const Problem p = make_problem({op, 8, {}}, Extents{67, 35, 29}, DType::f32, kAlignBytes);
+      const auto why = [&](const Params& params) { return v->cannot_run(p, merge_params(*v, params)); };
+      EXPECT_NE(why({{"vec_bytes", 4}}).find("vec_bytes 4 must be 8 or 16"), std::string::npos) << name;
+      EXPECT_NE(why({{"my", 3}}).find("my 3 must be 1 or 2"), std::string::npos) << name;
+      EXPECT_NE(why({{"nw", 0}}).find("nw 0 must be at least 1"), std::string::npos) << name;
+      const std::string deep = why({{"my", 2}});
+      if (op == Op::d2xyz)
+        EXPECT_NE(deep.find("my 2 needs R <= 4"), std::string::npos) << deep;
+      else
+        EXPECT_EQ(deep, "") << name;
+    }
+}
+
 TEST(CudaSeismic, EveryVariantEveryRadiusBothLayouts) {
   REQUIRE_GPU();
   for (Op op : kSeismicOps)
