@@ -171,7 +171,8 @@ constexpr Row kH200Rows[] = {
   {Op::d2xyz, 4, 4, M, Type::f32, "tma", R"({"ahead": 4, "block": "16x16x1", "nw": 32, "order": "xyz", "regs": 80, "strips": 1})"},  // nvidia-h200: campaigns/tune-fused-h200.json
   // d2xy: ours from L1 (`l1`) at every radius, each band at the winner of its measured radius
   // (R = 1, 2, 4, 8), tuned beside the fused tile, which lost to it at each (tune-d2xy-l1-h200.json;
-  // at its default launch l1 lost at R = 8 on 256^3, d2xy-l1-h200.json). R = 3, 5-7 unmeasured.
+  // at its default launch l1 lost at R = 8 on 256^3, d2xy-l1-h200.json). Through the plan, R = 3
+  // at R = 2's launch beat the fused tile too (d2xy-plan-l1-rows/); R = 5-7 unmeasured.
   {Op::d2xy, 1, 1, S, Type::f32, "l1", R"({"block": "64x2x1", "my": 1, "nw": 8, "vec_bytes": 16})"},  // nvidia-h200: campaigns/tune-d2xy-l1-h200.json
   {Op::d2xy, 2, 3, S, Type::f32, "l1", R"({"block": "32x8x1", "my": 1, "nw": 16, "vec_bytes": 16})"},  // nvidia-h200: campaigns/tune-d2xy-l1-h200.json
   {Op::d2xy, 4, 5, S, Type::f32, "l1", R"({"block": "32x8x1", "my": 2, "nw": 8, "vec_bytes": 8})"},  // nvidia-h200: campaigns/tune-d2xy-l1-h200.json
