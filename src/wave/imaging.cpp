@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "core/revolve.hpp"
+#include "core/unwritten_allocator.hpp"
 #include "cpu/acoustic.hpp"
 #include "cpu/acoustic_adjoint.hpp"
 #include "fdstencil/error.hpp"
@@ -113,11 +114,22 @@ std::pair<int64_t, int64_t> takers(int64_t m, int64_t model_n, int lo, int64_t n
   return {m == 0 ? 0 : m + lo, m == model_n - 1 ? n - 1 : m + lo};
 }
 
+// A sum the backward pass accumulates over the computational points: the cpu's in double in the
+// storage layout, or the GPU's in float and compact (nx ny nz, x fastest), read where it lies
+// rather than copied into the storage layout first.
+struct Sums {
+  std::vector<double> storage;
+  std::vector<float, UnwrittenAllocator<float>> compact;
+  double at(const Domain& d, int64_t i, int64_t j, int64_t k) const {
+    return compact.empty() ? storage[size_t(d.index(i, j, k))]
+                           : double(compact[size_t((k * d.ny + j) * d.nx + i)]);
+  }
+};
+
 // The velocity-space result of a gradient over m (the computational points): dm/dv of each
 // point's velocity times the sum over the points that take it (in the order of their storage, so
 // that the result does not depend on the threads).
-std::vector<double> to_velocity(const Model& model, const Domain& d, double dt,
-                                const std::vector<double>& grad_m) {
+std::vector<double> to_velocity(const Model& model, const Domain& d, double dt, const Sums& grad_m) {
   std::vector<double> g(size_t(model_points(model)));
 #pragma omp parallel for collapse(2) schedule(static)
   for (int64_t mk = 0; mk < d.model_nz; ++mk)
@@ -130,7 +142,7 @@ std::vector<double> to_velocity(const Model& model, const Domain& d, double dt,
         double sum = 0;
         for (int64_t k = k0; k <= k1; ++k)
           for (int64_t j = j0; j <= j1; ++j)
-            for (int64_t i = i0; i <= i1; ++i) sum += grad_m[size_t(d.index(i, j, k))];
+            for (int64_t i = i0; i <= i1; ++i) sum += grad_m.at(d, i, j, k);
         g[size_t(row + mi)] = sum * dm_dv(model, row + mi, dt);
       }
     }
@@ -142,7 +154,7 @@ std::vector<double> to_velocity(const Model& model, const Domain& d, double dt,
 // zero-lag cross-correlation sum of u^n ubar^n and the source's illumination sum of (u^n)^2; and
 // the forward run's traces.
 struct Backward {
-  std::vector<double> adjoint, cross, illumination;
+  Sums adjoint, cross, illumination;
   std::vector<double> traces;
   StorageReport report;
 };
@@ -187,22 +199,22 @@ struct CpuPass {
     du.assign(size_t(s.alloc), T(0));
     adj.emplace(s);
     const size_t n = size_t(s.alloc);
-    out.adjoint.assign(n, 0.0);
+    out.adjoint.storage.assign(n, 0.0);
     if (cross) {
-      out.cross.assign(n, 0.0);
-      out.illumination.assign(n, 0.0);
+      out.cross.storage.assign(n, 0.0);
+      out.illumination.storage.assign(n, 0.0);
     }
   }
   // The adjoint of step n from u^{n+1}, u^n and u^{n-1} (storage layout).
   void adjoint(int64_t n, const T* next, const T* cur, const T* prev) {
     dudm(s, next, cur, prev, du.data());
-    adj->step(n, dd.data(), du.data(), out.adjoint.data(), nullptr);
+    adj->step(n, dd.data(), du.data(), out.adjoint.storage.data(), nullptr);
     if (!cross) return;
     const T* ubar = adj->current();
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < s.alloc; ++i) {  // zero outside the computational points in both fields
-      out.cross[size_t(i)] += double(cur[i]) * double(ubar[i]);
-      out.illumination[size_t(i)] += double(cur[i]) * double(cur[i]);
+      out.cross.storage[size_t(i)] += double(cur[i]) * double(ubar[i]);
+      out.illumination.storage[size_t(i)] += double(cur[i]) * double(cur[i]);
     }
   }
 };
@@ -279,29 +291,15 @@ Backward cpu_backward(const acoustic::Setup<T>& s, AdjointInput input, bool cros
 }
 
 #if FDSTENCIL_HAVE_CUDA
-// A compact array of the computational points into the storage layout, in double.
-std::vector<double> expand(const Domain& d, const std::vector<float>& c) {
-  std::vector<double> out(size_t(d.alloc), 0.0);
-#pragma omp parallel for schedule(static)
-  for (int64_t k = 0; k < d.nz; ++k)
-    for (int64_t j = 0; j < d.ny; ++j) {
-      const size_t row = size_t((k * d.ny + j) * d.nx);
-      for (int64_t i = 0; i < d.nx; ++i) out[size_t(d.index(i, j, k))] = double(c[row + size_t(i)]);
-    }
-  return out;
-}
-
-Backward gpu_backward(const acoustic::Setup<float>& s, const Domain& d, AdjointInput input, bool cross,
+Backward gpu_backward(const acoustic::Setup<float>& s, AdjointInput input, bool cross,
                       const Storage& storage) {
-  const cuda::wave::BackwardResult r = cuda::wave::backward(
+  cuda::wave::BackwardResult r = cuda::wave::backward(
       s, [&](const std::vector<float>& traces) { return input(traces); }, cross, storage.budget_bytes);
   Backward out;
   out.traces.assign(r.traces.begin(), r.traces.end());
-  out.adjoint = expand(d, r.adjoint);
-  if (cross) {
-    out.cross = expand(d, r.cross);
-    out.illumination = expand(d, r.illumination);
-  }
+  out.adjoint.compact = std::move(r.adjoint);
+  out.cross.compact = std::move(r.cross);
+  out.illumination.compact = std::move(r.illumination);
   out.report = {"cuda", r.stored_bytes, r.checkpoints, r.recomputed_steps, r.forward_s, r.backward_s, 0};
   return out;
 }
@@ -313,7 +311,7 @@ Backward backward(const Model& model, const Options& o, AdjointInput input, bool
                   const Storage& storage, detail::SetupFrame& f) {
   [[maybe_unused]] const bool gpu = detail::on_gpu(o);  // first: refuses what run() refuses, in any build
 #if FDSTENCIL_HAVE_CUDA
-  if (gpu) return gpu_backward(detail::setup<float>(model, o, f), f.d, input, cross, storage);
+  if (gpu) return gpu_backward(detail::setup<float>(model, o, f), input, cross, storage);
 #endif
   if (o.double_precision) return cpu_backward(detail::setup<double>(model, o, f), input, cross, storage);
   return cpu_backward(detail::setup<float>(model, o, f), input, cross, storage);
@@ -353,14 +351,13 @@ std::vector<double> born_typed(const Model& model, const Options& o, std::span<c
 }
 
 // The model's points of a computational-point array.
-std::vector<double> on_model(const Domain& d, const std::vector<double>& a) {
+std::vector<double> on_model(const Domain& d, const Sums& a) {
   std::vector<double> out(size_t(d.model_nz * d.model_ny * d.model_nx));
 #pragma omp parallel for schedule(static)
   for (int64_t k = 0; k < d.model_nz; ++k)
     for (int64_t j = 0; j < d.model_ny; ++j)
       for (int64_t i = 0; i < d.model_nx; ++i)
-        out[size_t((k * d.model_ny + j) * d.model_nx + i)] =
-            a[size_t(d.index(i + d.lo[0], j + d.lo[1], k + d.lo[2]))];
+        out[size_t((k * d.model_ny + j) * d.model_nx + i)] = a.at(d, i + d.lo[0], j + d.lo[1], k + d.lo[2]);
   return out;
 }
 

@@ -1,11 +1,18 @@
 // The adjoint of the acoustic step on the GPU (issue 37): cpu/acoustic_adjoint.hpp's transpose,
 // whose derivation that header gives, in float, as the wave layer sees it (plain C++, no CUDA
-// types). Each backward step is two sweeps over the computational points, as on the cpu:
-// - acoustic_adjoint_derivatives, pointwise: the gradient's correlation, the surface's zero, l = m a
-//   and, in each axis's layer, its memory variables' adjoints and the parts of g2 and g1 beyond l;
-// - acoustic_adjoint_gather: ubar^n = Q + 2a + the transposed stencils, l's over every point and the
-//   layers' parts only where a stencil reaches a layer, so the interior reads one array an axis;
-// then the receivers' residual is added at their taps, point by point in a fixed order.
+// types). The state is W = m ubar: with l = m a = W^{n+1}, the cpu's ubar^n = Q + 2a + S^T l + ...
+// times m reads
+//   W^n = 2 W^{n+1} - W^{n+2} + m (S2^T W^{n+1} + the layers' terms + the mirror's),
+// the forward step's shape over one array, so each backward step is
+// - acoustic_adjoint_layers, over the layers' points only: their memory variables' adjoints and
+//   g2 - l, g1 per axis (from l = W^{n+1});
+// - acoustic_adjoint_march, over every point: W^n in place of W^{n+2}, the layers' terms read only
+//   where a stencil reaches a layer, the gradient's and RTM's sums, the free surface's zero;
+// then the receivers' residual, m times it, is added at their taps, point by point in a fixed order.
+// The gradient sum_n ubar^{n+1} du^{n+1}/dm with du^{n+1} = u^{n+1} - 2 u^n + u^{n-1} (u^{n+1}
+// alone on a free surface, where the adjoint's ubar^{n+1}, ubar^{n+2} are zeroed) is summed by parts
+// in time: sum_n u^n (ubar^n - 2 ubar^{n+1} + ubar^{n+2}) / m, the same sum (u^0 = 0 and ubar^nt =
+// ubar^{nt+1} = 0 end it), each step reading u^n alone where the direct form reads three fields.
 // The forward fields it reads are compact arrays (nx ny nz, x fastest): the backward pass's store.
 #pragma once
 
@@ -13,9 +20,14 @@
 #include <memory>
 #include <vector>
 
+#include "core/unwritten_allocator.hpp"
 #include "physics/acoustic.hpp"
 
 namespace fdstencil::cuda::wave {
+
+// A sum over the computational points downloaded to the host: its every element is written by the
+// copy, so its pages are not zeroed first.
+using HostSums = std::vector<float, UnwrittenAllocator<float>>;
 
 class AcousticAdjointGpu {
  public:
@@ -34,14 +46,14 @@ class AcousticAdjointGpu {
   static int64_t bytes(const acoustic::SetupFrame<float>& s, bool gradient, bool correlate,
                        bool wavelets = false);
 
-  // Backward over forward step n (nt - 1 down to 0), enqueued: next, cur and prev are u^{n+1},
-  // u^n and u^{n-1} as compact device arrays (read only for `gradient`: null without it).
-  void step(int64_t n, const float* next, const float* cur, const float* prev);
+  // Backward over forward step n (nt - 1 down to 0), enqueued: cur is u^n as a compact device array
+  // (read for `gradient` and `correlate`: null without them).
+  void step(int64_t n, const float* cur);
 
   // The accumulated sums over the computational points (compact), downloaded after the steps.
-  std::vector<float> gradient();
-  std::vector<float> cross();
-  std::vector<float> illumination();
+  HostSums gradient();
+  HostSums cross();
+  HostSums illumination();
   std::vector<float> wavelets();  // (nsrc, nt)
 
  private:

@@ -23,8 +23,9 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
-// What both ways of keeping the forward run share: the states, the adjoint's three compact fields
-// (u^{n+1}, u^n, u^{n-1}, rotated after each adjoint step) and the adjoint made once the traces are in.
+// What both ways of keeping the forward run share: the states, the three compact fields of
+// revolve's backend (u^{n+1}, u^n, u^{n-1}, rotated after each adjoint step, which reads u^n) and
+// the adjoint made once the traces are in.
 struct Pass {
   const acoustic::Setup<float>& s;
   const std::function<std::vector<float>(const std::vector<float>&)>& residual_of;
@@ -75,7 +76,7 @@ struct Checkpointed {
   void prev_from_slot(int i) { compact(p.s, slot(i) + p.s.alloc, prev, p.fwd.stream()); }
   void prev_from_state() { compact(p.s, p.fwd.previous_device(), prev, p.fwd.stream()); }
   void adjoint(int64_t n) {
-    p.adj->step(n, next, cur, prev);
+    p.adj->step(n, cur);
     float* done = next;
     next = cur;
     cur = prev;
@@ -83,7 +84,8 @@ struct Checkpointed {
   }
 };
 
-// Every step's field: u^0 (zero, and u^{-1}'s stand-in) .. u^nt, compact.
+// Every step's field: u^0 (zero) .. u^nt, compact, as revolve::checkpoint_slots counts them (the
+// adjoint's sum by parts reads u^0 .. u^{nt-1}).
 void every_field(Pass& p, BackwardResult& r) {
   const int64_t P = p.points(), nt = p.s.nt;
   // u^1 .. u^nt are written before they are read: only u^0 is zeroed, on the run's stream.
@@ -96,8 +98,7 @@ void every_field(Pass& p, BackwardResult& r) {
     compact(p.s, p.fwd.current_device(), store.p + (n + 1) * P, p.fwd.stream());
   }
   p.start_adjoint();
-  for (int64_t n = nt - 1; n >= 0; --n)
-    p.adj->step(n, store.p + (n + 1) * P, store.p + n * P, store.p + (n > 0 ? n - 1 : 0) * P);
+  for (int64_t n = nt - 1; n >= 0; --n) p.adj->step(n, store.p + n * P);
   p.fwd.synchronize();  // the adjoint's steps read the store, freed on return
 }
 
@@ -118,7 +119,7 @@ std::vector<float> modelled(const acoustic::Setup<float>& s) {
 
 std::vector<float> source_adjoint(const acoustic::Setup<float>& s, const std::vector<float>& residual) {
   AcousticAdjointGpu adj(s, cudaStreamLegacy, residual, false, false, true);
-  for (int64_t n = s.nt - 1; n >= 0; --n) adj.step(n, nullptr, nullptr, nullptr);
+  for (int64_t n = s.nt - 1; n >= 0; --n) adj.step(n, nullptr);
   return adj.wavelets();  // waits for the steps
 }
 

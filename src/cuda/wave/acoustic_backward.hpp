@@ -9,17 +9,18 @@
 #include <vector>
 
 #include "cuda/wave/acoustic.hpp"
+#include "cuda/wave/acoustic_adjoint.hpp"
 #include "physics/acoustic.hpp"
 
 namespace fdstencil::cuda::wave {
 
 struct BackwardResult {
-  std::vector<float> traces;                        // the forward run's (nrec, nt)
-  std::vector<float> adjoint, cross, illumination;  // sums over the computational points, compact
-  int64_t stored_bytes = 0;                         // the kept fields' or the checkpoints' device memory
-  int64_t checkpoints = 0;                          // 0: every step's field kept
-  int64_t recomputed_steps = 0;                     // forward steps run again beyond the first nt
-  double forward_s = 0, backward_s = 0;             // the first sweep, and the rest
+  std::vector<float> traces;              // the forward run's (nrec, nt)
+  HostSums adjoint, cross, illumination;  // sums over the computational points, compact
+  int64_t stored_bytes = 0;               // the kept fields' or the checkpoints' device memory
+  int64_t checkpoints = 0;                // 0: every step's field kept
+  int64_t recomputed_steps = 0;           // forward steps run again beyond the first nt
+  double forward_s = 0, backward_s = 0;   // the first sweep, and the rest
 };
 
 // The launch the linearised solvers step their forward states with: the default, one step a call

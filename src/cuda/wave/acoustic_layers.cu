@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cuda/common/check.hpp"
+#include "cuda/wave/layer_point.cuh"
 #include "fdstencil/error.hpp"
 
 namespace fdstencil::cuda::wave {
@@ -31,16 +32,8 @@ __device__ __forceinline__ void axis_derivatives(const StepArgs& a, const float*
 
 template <int R, bool kY>
 __global__ void __launch_bounds__(kLayerThreads) acoustic_layers(StepArgs a, LayerBoxes b) {
-  const int64_t g = int64_t(blockIdx.x) * kLayerThreads + threadIdx.x;
-  if (g >= b.first[b.count]) return;
-  int box = 0;
-  while (g >= b.first[box + 1]) ++box;
-  // Within a box in 32 bits (layer_boxes keeps each under 2^31 points): two divisions, not 64-bit ones.
-  const unsigned t = unsigned(g - b.first[box]), ex = unsigned(b.extent[box][0]),
-                 ey = unsigned(b.extent[box][1]);
-  const unsigned row = t / ex;
-  const int at[3] = {b.lo[box][0] + int(t - row * ex), b.lo[box][1] + int(row % ey),
-                     b.lo[box][2] + int(row / ey)};
+  int at[3];
+  if (!layer_point(b, int64_t(blockIdx.x) * kLayerThreads + threadIdx.x, at)) return;
   const int64_t p = at[0] + a.line * at[1] + a.slice * at[2];
   const int64_t stride[3] = {1, a.line, a.slice};
   float added = 0.f;
