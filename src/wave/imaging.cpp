@@ -94,6 +94,16 @@ void copy_over_threads(const T* from, size_t n, T* to) {
   }
 }
 
+template <class T>
+void zero_over_threads(T* to, size_t n) {
+  const int64_t chunks = int64_t((n + kCopyChunk - 1) / kCopyChunk);
+#pragma omp parallel for schedule(static)
+  for (int64_t c = 0; c < chunks; ++c) {
+    const size_t b = size_t(c) * kCopyChunk;
+    std::fill_n(to + b, std::min(kCopyChunk, n - b), T(0));
+  }
+}
+
 // dudm for step n: (u^{n+1} - 2 u^n + u^{n-1}) / m, and u^{n+1} / m on a free surface.
 template <class T>
 void dudm(const acoustic::Setup<T>& s, const T* next, const T* cur, const T* prev, T* out) {
@@ -164,7 +174,7 @@ std::vector<double> to_velocity(const Model& model, const Domain& d, double dt, 
   return g;
 }
 
-// What the backward pass accumulates over the computational points (the storage layout): sum over
+// What the backward pass accumulates over the computational points (Sums: where each backend keeps them): sum over
 // steps of ubar^{n+1} du^{n+1}/dm (the adjoint's correlation, d misfit / dm), and when asked the
 // zero-lag cross-correlation sum of u^n ubar^n and the source's illumination sum of (u^n)^2; and
 // the forward run's traces.
@@ -241,8 +251,7 @@ void cpu_every_field(CpuPass<T>& p) {
   // u^1 .. u^nt are written (over the threads) before they are read: only u^0 is zeroed.
   std::vector<T, UnwrittenAllocator<T>> fields((size_t(p.s.nt) + 1) * n);
   p.out.report.stored_bytes = int64_t(fields.size() * sizeof(T));
-  const std::vector<T> rest(n, T(0));
-  copy_over_threads(rest.data(), n, fields.data());
+  zero_over_threads(fields.data(), n);
   for (int64_t step = 0; step < p.s.nt; ++step) {
     p.run.step(step);
     copy_over_threads(p.run.current(), n, fields.data() + (size_t(step) + 1) * n);

@@ -4,6 +4,8 @@
 // times m reads
 //   W^n = 2 W^{n+1} - W^{n+2} + m (S2^T W^{n+1} + the layers' terms + the mirror's),
 // the forward step's shape over one array, so each backward step is
+// - acoustic_adjoint_sources, for the wavelets' adjoint only: ubar^{n+1} = W^{n+1} / m at the
+//   sources' taps (the surface plane's value before its zero);
 // - acoustic_adjoint_layers, over the layers' points only: their memory variables' adjoints and
 //   g2 - l, g1 per axis (from l = W^{n+1});
 // - acoustic_adjoint_march, over every point: W^n in place of W^{n+2}, the layers' terms read only
