@@ -21,6 +21,8 @@ A campaign file (TOML) declares one study:
   kind       bench: `fdstencil bench --backend cuda ARGS --json RESULT`
              wave:  `fdstencil wave --backend cuda --quiet ARGS --output DIR`; RESULT is its summary.json
              cpml:  `python3 bench/wave_cpml.py --backend cuda --cli FD ARGS --output RESULT`
+             gradient: `python3 bench/python/gradient_versus_deepwave.py ARGS --output RESULT`, the
+                    built Python package (build/python) on its path
              wave-sweep: one wave run per point of [sweep], ARGS and the point's arguments;
                     RESULT holds a record per run: the point, the kernel, GPts/s, % of its bound
   args       the command's arguments
@@ -71,11 +73,11 @@ class Runner:
         with open(LOG, "a") as f:
             f.write(text + "\n")
 
-    def sh(self, cmd, name, timeout=None):
+    def sh(self, cmd, name, timeout=None, env=None):
         """Runs cmd (a list), its output into the log; False (and the stage failed) on an error."""
         self.log("$ " + " ".join(cmd))
         with open(LOG, "a") as f:
-            r = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, cwd=ROOT, timeout=timeout)
+            r = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, cwd=ROOT, timeout=timeout, env=env)
         if r.returncode != 0:
             self.log(f"{name}: FAILED (exit {r.returncode})")
             self.failed.append(name)
@@ -125,7 +127,7 @@ class Runner:
         c = tomllib.load(open(path, "rb"))
         result = os.path.join(OUT, c["result"])
         self.log(f"=== {name}: {c['question']}")
-        if c["kind"] != "wave-sweep" and not self.sh(self.command(c, name, result), name):
+        if c["kind"] != "wave-sweep" and not self.sh(self.command(c, name, result), name, env=environment(c)):
             return
         if c["kind"] == "wave-sweep":
             return self.sweep(c, name, result)
@@ -144,7 +146,10 @@ class Runner:
         if c["kind"] == "cpml":
             return [sys.executable, os.path.join(ROOT, "bench", "wave_cpml.py"), "--backend", "cuda", "--cli", self.fd,
                     *c["args"], "--output", result]
-        sys.exit(f"campaign {name}: unknown kind '{c['kind']}' (bench, wave, cpml or wave-sweep)")
+        if c["kind"] == "gradient":
+            return [sys.executable, os.path.join(ROOT, "bench", "python", "gradient_versus_deepwave.py"), *c["args"],
+                    "--output", result]
+        sys.exit(f"campaign {name}: unknown kind '{c['kind']}' (bench, wave, cpml, gradient or wave-sweep)")
 
     def sweep(self, c, name, result):
         """The campaign's runs, one per point of the product of its [sweep] lists, into one table."""
@@ -187,6 +192,15 @@ class Runner:
         self.log(f"{name}: {rep.get('now', rep['at'])} committed {then:.2f}, now {now:.2f} "
                  f"({'within' if ok else 'OUTSIDE'} the noise {rep['noise']})")
         json.dump(self.checks, open(os.path.join(OUT, "checks.json"), "w"), indent=1)
+
+
+def environment(c):
+    """A gradient campaign's environment: the built Python package first on the path; None (the
+    runner's own) for the others."""
+    if c["kind"] != "gradient":
+        return None
+    path = os.path.join(ROOT, "build", "python")
+    return os.environ | {"PYTHONPATH": os.pathsep.join(filter(None, [path, os.environ.get("PYTHONPATH")]))}
 
 
 def sweep_values(value):

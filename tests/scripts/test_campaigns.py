@@ -49,7 +49,7 @@ class Campaigns(unittest.TestCase):
             c = load(path)
             with self.subTest(campaign=os.path.basename(path)):
                 self.assertTrue(c["question"].endswith("?"), c["question"])
-                self.assertIn(c["kind"], ("bench", "wave", "cpml", "wave-sweep"))
+                self.assertIn(c["kind"], ("bench", "wave", "cpml", "gradient", "wave-sweep"))
                 self.assertEqual("sweep" in c, c["kind"] == "wave-sweep")
                 self.assertTrue(all(isinstance(a, str) for a in c["args"]))
                 self.assertNotIn("--json", c["args"])  # the runner names the result
@@ -121,6 +121,16 @@ class Campaigns(unittest.TestCase):
         self.assertNotIn("--progress", quiet + bar)  # the key is the runner's, not the tool's
         with self.assertRaises(SystemExit):
             self.sweep_records({"progress": ["loud"]})
+
+    def test_a_gradient_campaign_runs_the_script_with_the_built_package(self):
+        c = {"kind": "gradient", "args": ["--no-deepwave", "--dim", "2"]}
+        cmd = run.Runner().command(c, "g", "/tmp/out.json")
+        self.assertTrue(cmd[1].endswith(os.path.join("bench", "python", "gradient_versus_deepwave.py")))
+        self.assertEqual(cmd[2:], ["--no-deepwave", "--dim", "2", "--output", "/tmp/out.json"])
+        self.assertTrue(os.path.isfile(cmd[1]))
+        path = run.environment(c)["PYTHONPATH"].split(os.pathsep)[0]
+        self.assertEqual(path, os.path.join(run.ROOT, "build", "python"))
+        self.assertIsNone(run.environment({"kind": "bench"}))
 
     def test_wave_campaigns_run_at_a_toy_size(self):
         cli = os.environ.get("FDSTENCIL_CLI")
