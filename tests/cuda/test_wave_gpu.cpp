@@ -681,12 +681,76 @@ TEST(WaveGpu, CpmlApartIsCheckedOnTheHost) {
       EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << json << ": " << e.what();
     }
   };
-  refused(R"({"cpml": "inline"})", 3, false, "cpml must be \"march\" or \"apart\"");
+  refused(R"({"cpml": "inline"})", 3, false, "cpml must be \"march\", \"apart\" or \"beside\"");
   refused(R"({"cpml": 1})", 3, false, "cpml must be");
   EXPECT_TRUE(
       cuda::wave::parse_config(R"({"cpml": "apart"})", 3, 4, small, kEveryPointInLayers, /*slabs=*/true)
           .cpml_apart);
   refused(R"({"cpml": "apart", "temporal": 2})", 2, false, "steps one at a time");
+  // Beside: the CPML apart's arithmetic, its layers' points computed beside the march on one GPU;
+  // a slab adds them after its march (the same bits), and temporal blocking refuses it as apart.
+  const cuda::wave::KernelConfig b =
+      cuda::wave::parse_config(R"({"cpml": "beside"})", 3, 4, small, kEveryPointInLayers);
+  EXPECT_TRUE(b.cpml_apart && b.cpml_beside);
+  EXPECT_NE(cuda::wave::describe(b).find("cpml=apart layers=beside"), std::string::npos)
+      << cuda::wave::describe(b);
+  const cuda::wave::KernelConfig slab =
+      cuda::wave::parse_config(R"({"cpml": "beside"})", 3, 4, small, kEveryPointInLayers, /*slabs=*/true);
+  EXPECT_TRUE(slab.cpml_apart && !slab.cpml_beside);
+  const cuda::wave::KernelConfig by_hand =
+      cuda::wave::parse_config(R"({"cpml": "beside", "design": "tma"})", 3, 4, small, kEveryPointInLayers);
+  EXPECT_TRUE(by_hand.cpml_beside && by_hand.design == cuda::wave::StepDesign::tma);
+  EXPECT_FALSE(
+      cuda::wave::parse_config(R"({"cpml": "apart"})", 3, 4, small, kEveryPointInLayers).cpml_beside);
+  refused(R"({"cpml": "beside", "temporal": 2})", 2, false, "steps one at a time");
+}
+
+// The CPML beside the march (acoustic_layers.cuh: the march writes the points clear of the layers,
+// acoustic_layers_whole the layers' points, on two streams) gives the bits of the CPML apart,
+// whose arithmetic it repeats, at every point: on CpmlApartMatchesTheCpu's grids, each design, in
+// graphs and step by step, R = 1, 4, 8, with and without a free surface, and a third source by the
+// corner whose taps reach into the layers (the layers' kernel adds those). Chunks of 6 and 7 planes
+// put a chunk's first planes in the z layer. A point written by both kernels, or by neither, or a
+// tap lost or added twice, would differ.
+TEST(WaveGpu, CpmlBesideGivesTheBitsOfTheCpmlApart) {
+  REQUIRE_GPU();
+  const wave::Model m3 = heterogeneous(3, 64, 60, 72, 10.0, 4246), m2 = model_for(2);
+  struct Set {
+    int dim;
+    const char* shape;
+  };
+  const Set sets[] = {{3, R"("design": "l1", "block": "8x4", "vec": 2, "nw": 8})"},
+                      {3, R"("design": "l1", "block": "32x4", "vec": 4, "nw": 7, "graph": 8})"},
+                      {3, R"("design": "tile", "block": "8x8", "nw": 6, "zq": 1, "graph": 8})"},
+                      {3, R"("design": "tma", "block": "8x8", "nw": 6, "ahead": 1})"},
+                      {2, R"("block": "64x1", "vec": 2, "nw": 2})"},
+                      {2, R"("block": "32x1", "vec": 4, "nw": 3, "graph": 8})"}};
+  for (int dim : {3, 2})
+    for (int radius : {1, 4, 8})
+      for (bool free_surface : {false, true}) {
+        const Case c{dim, radius, free_surface};
+        const wave::Model& m = dim == 3 ? m3 : m2;
+        wave::Options o = shot(c, m);
+        o.backend = "cuda";
+        o.final_field = true;
+        o.sources.push_back(
+            {{1.3 * m.h, dim == 3 ? 1.7 * m.h : 0.0, 0.9 * m.h}, wave::ricker(10, 0.12, o.dt, o.nt)});
+        for (const Set& set : sets) {
+          if (set.dim != dim || (radius == 1 && std::string(set.shape).find("zq") != std::string::npos))
+            continue;
+          const std::string t = name_of(c) + " " + set.shape;
+          o.kernel_params = std::string(R"({"cpml": "apart", )") + set.shape;
+          const wave::Result apart = wave::run(m, o);
+          o.kernel_params = std::string(R"({"cpml": "beside", )") + set.shape;
+          const wave::Result beside = wave::run(m, o);
+          EXPECT_NE(beside.kernel.find("layers=beside"), std::string::npos) << t << ": " << beside.kernel;
+          ASSERT_FALSE(apart.final_field.empty()) << t;
+          const Diff ff = rel_max_diff(beside.final_field, apart.final_field, apart.final_field);
+          const Diff tr = rel_max_diff(beside.traces, apart.traces, apart.traces);
+          EXPECT_EQ(ff.rel, 0.0) << t << ": worst field element " << ff.at;
+          EXPECT_EQ(tr.rel, 0.0) << t << ": worst trace sample " << tr.at;
+        }
+      }
 }
 
 // A slab of a split run: its planes are a run of the whole domain's (the z axis's offset), and its
@@ -764,10 +828,20 @@ TEST(WaveGpu, TheCpmlApartIsTheDefaultWhereItLed) {
   EXPECT_TRUE(cuda::wave::default_config(3, 4, 236 * 236, share, /*slabs=*/true).cpml_apart);
   EXPECT_EQ(cuda::wave::default_config(3, 8, 620 * 620, 0.1, /*slabs=*/true).nw, 16);
   EXPECT_FALSE(cuda::wave::default_config(3, 2, 256 * 256, 0.399, /*slabs=*/true).cpml_apart);
-  EXPECT_FALSE(cuda::wave::default_config(2, 4, 1020, 0.04).cpml_apart);
-  const auto d2 = cuda::wave::default_config(2, 4, 2020, 0.02);
-  EXPECT_TRUE(d2.cpml_apart);
-  expect_shape(d2, StepDesign::l1, 64, 1, 4, 0, "2D R = 4, 2020 points a row, apart");
+  EXPECT_FALSE(cuda::wave::default_config(3, 4, 236 * 236, share).cpml_beside);  // 3D: the terms after
+  // 2D: apart at every row length from R = 2, its layers' points beside the march on one GPU, after
+  // it in a slab (the same bits); R = 1 keeps the march.
+  for (int64_t row : {1020, 2020, 4020}) {
+    const auto d2 = cuda::wave::default_config(2, 4, row, 0.02);
+    EXPECT_TRUE(d2.cpml_apart && d2.cpml_beside) << row;
+    const auto slab = cuda::wave::default_config(2, 4, row, 0.02, /*slabs=*/true);
+    EXPECT_TRUE(slab.cpml_apart && !slab.cpml_beside) << row;
+  }
+  EXPECT_FALSE(cuda::wave::default_config(2, 1, 2020, 0.02).cpml_apart);
+  expect_shape(cuda::wave::default_config(2, 4, 2020, 0.02), StepDesign::l1, 64, 1, 4, 0,
+               "2D R = 4, 2020 points a row, apart");
+  EXPECT_FALSE(cuda::wave::parse_config(R"({"cpml": "apart"})", 2, 4, 2020, 0.02).cpml_beside);
+  EXPECT_FALSE(cuda::wave::parse_config(R"({"cpml": "march"})", 2, 4, 2020, 0.02).cpml_beside);
   // A design by hand keeps the default's choice; "cpml" overrides it; temporal blocking without
   // "cpml" takes the march, which its pass computes the CPML in.
   EXPECT_TRUE(cuda::wave::parse_config(R"({"design": "l1"})", 3, 4, 236 * 236, share).cpml_apart);
@@ -838,6 +912,7 @@ TEST(WaveGpu, AHandBuiltTemporalLaunchIsChecked) {
   cuda::wave::KernelConfig c = cuda::wave::default_config(2, 4, 64, kEveryPointInLayers);
   c.graph = 0;
   c.temporal = 2;
+  c.cpml_apart = c.cpml_beside = false;  // a temporal pass computes its CPML (parse_config's choice)
   cuda::wave::KernelConfig bad = c;
   bad.temporal = 7;
   refused(s, bad, "temporal must be 0 or 2..4");
@@ -1202,8 +1277,10 @@ TEST(WaveGpu, TemporalBlockingGivesTheBitsOfOneStepAtATime) {
         p.on_snapshot = [&snaps](const wave::Snapshot& s) { snaps.push_back(s); };
         return wave::run(c.model, p);
       };
+      // One step at a time with the CPML in the march, whose arithmetic the passes repeat (2D's
+      // default adds it apart).
       std::vector<wave::Snapshot> one_snaps;
-      const wave::Result one = run(R"({"graph": 0})", one_snaps);
+      const wave::Result one = run(R"({"cpml": "march", "graph": 0})", one_snaps);
       for (const int T : {2, 3, 4}) {
         const int block = 2 * T * radius + 32 <= 64 ? 64 : 2 * T * radius + 32 <= 128 ? 128 : 256;
         for (const int graph : {0, 24}) {
@@ -1229,7 +1306,9 @@ TEST(WaveGpu, TemporalBlockingGivesTheBitsOfOneStepAtATime) {
     tb.kernel_params = R"({"temporal": 4, "temporal_block": 128, "temporal_nw": 11})";
     wave::Options ta = c.options;
     ta.kernel_params = tb.kernel_params;
-    const wave::Result fresh_b = wave::run(c.model, b);
+    wave::Options fb = b;  // one step at a time in the passes' arithmetic (the CPML in the march)
+    fb.kernel_params = R"({"cpml": "march"})";
+    const wave::Result fresh_b = wave::run(c.model, fb);
     const std::shared_ptr<wave::KeptState> kept = wave::make_kept_state();
     ta.kept_state = tb.kept_state = kept;
     (void)wave::run(c.model, ta);

@@ -105,13 +105,14 @@ def test_a_launch_tuned_for_the_card_and_grid_is_taken_and_named(tmp_path, monke
     # An entry as `fdstencil tune --wave` stores it, for this card and this grid only.
     entry = {"device": fdstencil._core.gpu_name(fdstencil._core.current_gpu()), "dim": 2, "radius": 4,
              "shape": [v.shape[0], 1, v.shape[1]], "cpml": 10, "free_surface": False,
-             "kernel_params": {"block": "32x1", "vec": 4, "nw": 8}}
+             "kernel_params": {"cpml": "beside", "block": "32x1", "vec": 4, "nw": 8}}
     cache = tmp_path / "wave-tuning.json"
     cache.write_text(json.dumps({"format": "fdstencil-wave-tuning", "format_version": 1, "entries": [entry]}))
     tuned = fdstencil.wave.forward(v, 10.0, nt, s["sources"], s["wavelets"], s["receivers"], dt=dt, backend="cuda")
     assert tuned.timing["launch_from"] == str(cache)
     assert "block=32x1 vec=4 nw=8" in tuned.timing["kernel"], tuned.timing["kernel"]
-    assert tuned.traces.tobytes() == default.traces.tobytes()  # every launch does the same arithmetic
+    # every launch that places the CPML as the default does (apart: 2D's) does the same arithmetic
+    assert tuned.traces.tobytes() == default.traces.tobytes()
     # Another grid, or a launch given by hand, does not take it.
     other = fdstencil.wave.forward(v[:, :150], 10.0, nt, s["sources"], s["wavelets"], s["receivers"], dt=dt,
                                    backend="cuda")

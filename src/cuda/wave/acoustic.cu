@@ -16,6 +16,7 @@
 #include "cuda/common/tensor_map.hpp"
 #include "fdstencil/device.hpp"
 #include "cuda/wave/acoustic_layers.cuh"
+#include "cuda/wave/for_radius.hpp"
 #include "cuda/wave/acoustic_record.cuh"
 #include "cuda/wave/acoustic_step.cuh"
 #include "cuda/wave/acoustic_temporal.hpp"
@@ -151,15 +152,22 @@ constexpr int kGraphSteps = 32;
 // and wave-2d-cpml-apart (bench/results/nvidia-h200/campaigns/; the march computing the CPML
 // against the march without it and the layers' kernel, 10-point layers on 128^3-600^3 models and
 // 20 on 216^3, R = 2, 4, 8). It led wherever the layers hold at most kApartShare of the points, and
-// at R = 8 with more (216^3 with 20 points, two fifths of its points in layers). In 2D it led on
-// rows longer than kShortRow and lost or tied on 1000^2. R = 1 was not measured and keeps the
-// march; R = 3 takes R = 2's and 4's rule, R = 5..7 R = 4's and 8's, unmeasured.
+// at R = 8 with more (216^3 with 20 points, two fifths of its points in layers). In 2D every row
+// length takes it, its layers' points computed beside the march (beside_leads). R = 1 was not
+// measured and keeps the march; R = 3 takes R = 2's and 4's rule, R = 5..7 R = 4's and 8's, unmeasured.
 constexpr double kApartShare = 0.375;  // led at 0.353 (128^3 + 10), lost at R = 2, 4 at 0.399 (216^3 + 20)
-bool apart_leads(int dim, int radius, int64_t plane_points, double layer_share) {
+bool apart_leads(int dim, int radius, double layer_share) {
   if (layer_share <= 0 || radius == 1) return false;
-  if (dim == 2) return plane_points > kShortRow;
+  if (dim == 2) return true;
   return radius >= 6 || layer_share <= kApartShare;
 }
+// The layers' points beside the march (KernelConfig::cpml_beside), from the campaigns
+// wave-2d-cpml-beside and wave-3d-cpml-beside (bench/results/nvidia-h200/campaigns/): in 2D it led
+// the CPML apart after the march and the march itself on 1000^2 to 4000^2 at R = 2, 4, 8 (the
+// layers, a few per cent of the points, no longer wait for the march, nor it for them); in 3D,
+// whose layers hold 12-40 % of the points, computing them whole lost to adding their terms after
+// the march everywhere measured. A slab adds them after its march: the same bits.
+bool beside_leads(int dim, bool slabs) { return dim == 2 && !slabs; }
 // The march's shape under the CPML apart: the tile 8x16 in chunks of 8, with its z ring up to R = 5
 // (it led at R = 2 on every plane to 620^2, at R = 4 on planes to 492^2); from R = 6 without the
 // ring, which led on planes to 276^2; larger planes tma 16x16 (at R = 4 on 620^2, at R = 8 on
@@ -185,12 +193,13 @@ KernelConfig apart_shape(int dim, int radius, int64_t plane_points, bool slabs) 
 KernelConfig default_for(int dim, int radius, int64_t plane_points, double layer_share, bool slabs,
                          std::optional<bool> apart = std::nullopt) {
   const bool layers = layer_share > 0;
-  const bool use_apart = layers && apart.value_or(apart_leads(dim, radius, plane_points, layer_share));
+  const bool use_apart = layers && apart.value_or(apart_leads(dim, radius, layer_share));
   KernelConfig c = use_apart ? apart_shape(dim, radius, plane_points, slabs)
                    : dim == 3 && layers && layer_l1(radius, plane_points)
                        ? layer_l1_shape(radius, plane_points)
                        : table_row(dim, radius, plane_points, layers, slabs);
   c.cpml_apart = use_apart || apart.value_or(false);  // apart without layers: the layers' kernel has none
+  c.cpml_beside = use_apart && beside_leads(dim, slabs);
   if (!slabs && (dim == 2 || plane_points <= kTilePlanePoints)) c.graph = kGraphSteps;
   return c;
 }
@@ -254,17 +263,7 @@ StepKernels step_kernels(const KernelConfig& c, int radius, bool y) {
     if (c.design == StepDesign::tma) return tma_kernels_for<R>(c.boundary, c.cpml_apart);
     return c.vec == 2 ? kernels_for<R, 2>(y) : kernels_for<R, 4>(y);
   };
-  switch (radius) {
-    case 1: return pick.template operator()<1>();
-    case 2: return pick.template operator()<2>();
-    case 3: return pick.template operator()<3>();
-    case 4: return pick.template operator()<4>();
-    case 5: return pick.template operator()<5>();
-    case 6: return pick.template operator()<6>();
-    case 7: return pick.template operator()<7>();
-    case 8: return pick.template operator()<8>();
-  }
-  throw Error(ErrorKind::invalid_argument, "radius " + std::to_string(radius) + " is outside 1..8");
+  return for_radius(radius, pick);
 }
 
 // The dynamic shared memory of the interior kernel's launch: the tile design's two tiles of the
@@ -345,6 +344,25 @@ void apart_box(const acoustic::Setup<float>& s, const KernelConfig& c, dim3 grid
   }
 }
 
+// StepArgs::keep: every point, or (keep_box, the CPML beside) the points clear of every layer, per
+// axis those between its lower layer's end and its upper layer's start (layer_boxes' split).
+void keep_all(const acoustic::SetupFrame<float>& s, int (&keep)[3][2]) {
+  const int64_t n[3] = {s.nx, s.ny, s.nz};
+  for (int ax = 0; ax < 3; ++ax) {
+    keep[ax][0] = 0;
+    keep[ax][1] = int(n[ax]);
+  }
+}
+void keep_box(const acoustic::SetupFrame<float>& s, int (&keep)[3][2]) {
+  const int64_t n[3] = {s.nx, s.ny, s.nz};
+  for (int ax = 0; ax < 3; ++ax) {
+    const acoustic::PmlAxis& a = s.axis[ax];
+    const int64_t lo_end = std::clamp<int64_t>(a.lo - a.offset, 0, n[ax]);
+    keep[ax][0] = int(lo_end);
+    keep[ax][1] = int(std::clamp<int64_t>(a.n - a.hi - a.offset, lo_end, n[ax]));
+  }
+}
+
 int64_t interior_blocks(const StepArgs& a) {
   int64_t n = 1;
   for (const auto& r : a.interior) n *= std::max(0, r[1] - r[0]);
@@ -379,8 +397,8 @@ std::string describe(const KernelConfig& c) {
          (c.design == StepDesign::tma
               ? " ahead=" + std::to_string(c.ahead) + " boundary=" + design_name(c.boundary)
               : "") +
-         (c.cpml_apart ? " cpml=apart" : "") + " faces=" + std::to_string(c.faces) +
-         " graph=" + std::to_string(c.graph) +
+         (c.cpml_apart ? " cpml=apart" : "") + (c.cpml_beside ? " layers=beside" : "") +
+         " faces=" + std::to_string(c.faces) + " graph=" + std::to_string(c.graph) +
          (c.temporal ? " temporal=" + std::to_string(c.temporal) + " temporal_block=" +
                            std::to_string(c.temporal_block) + " temporal_nw=" + std::to_string(c.temporal_nw)
                      : "");
@@ -409,6 +427,7 @@ KernelConfig design_default(int dim, int radius, int64_t plane_points, double la
   KernelConfig other = other_design(dim, radius, plane_points, layer_share, slabs, design);
   other.graph = c.graph;            // the launches' batching is the run's, whichever design
   other.cpml_apart = c.cpml_apart;  // and where the CPML is computed
+  other.cpml_beside = c.cpml_beside;
   return other;
 }
 
@@ -425,8 +444,9 @@ KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t 
   if (!j.is_object()) throw Error(ErrorKind::invalid_argument, "kernel parameters must be a JSON object");
   // "cpml" first: the march and the CPML apart each start from their own default row.
   std::optional<bool> apart;
-  if (const auto p = j.find("cpml"); p != j.end() && p->is_string() && (*p == "march" || *p == "apart")) {
-    apart = *p == "apart";
+  if (const auto p = j.find("cpml");
+      p != j.end() && p->is_string() && (*p == "march" || *p == "apart" || *p == "beside")) {
+    apart = *p != "march";
     c = default_for(dim, radius, plane_points, layer_share, slabs, apart);
   }
   if (const auto d = j.find("design");
@@ -487,10 +507,12 @@ KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t 
       ahead_given = true;
     } else if (key == "cpml") {
       const std::string v = value.is_string() ? value.get<std::string>() : "";
-      if (v != "march" && v != "apart")
+      if (v != "march" && v != "apart" && v != "beside")
         throw Error(ErrorKind::invalid_argument,
-                    "kernel parameter cpml must be \"march\" or \"apart\", got " + value.dump());
-      c.cpml_apart = v == "apart";
+                    "kernel parameter cpml must be \"march\", \"apart\" or \"beside\", got " + value.dump());
+      c.cpml_apart = v != "march";
+      // A slab adds its layers' terms after its march (the same bits): beside is one GPU's.
+      c.cpml_beside = v == "beside" && !slabs;
       cpml_given = true;
     } else if (key == "boundary") {
       const std::string v = value.is_string() ? value.get<std::string>() : "";
@@ -500,11 +522,12 @@ KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t 
       c.boundary = v == "l1" ? StepDesign::l1 : StepDesign::tile;
       boundary_given = true;
     } else {
-      throw Error(ErrorKind::invalid_argument,
-                  "unknown or mistyped kernel parameter '" + key + "': " + value.dump() +
-                      " (valid: block \"BXxBY\", vec 2|4, nw N, design \"l1\"|\"tile\"|\"tma\", zq 0|1, "
-                      "split 0|1, ahead 0..8, boundary \"l1\"|\"tile\", faces 0|1, graph 0|2..1024 "
-                      "even, cpml \"march\"|\"apart\", temporal 0|2..4, temporal_block N, temporal_nw N)");
+      throw Error(
+          ErrorKind::invalid_argument,
+          "unknown or mistyped kernel parameter '" + key + "': " + value.dump() +
+              " (valid: block \"BXxBY\", vec 2|4, nw N, design \"l1\"|\"tile\"|\"tma\", zq 0|1, "
+              "split 0|1, ahead 0..8, boundary \"l1\"|\"tile\", faces 0|1, graph 0|2..1024 "
+              "even, cpml \"march\"|\"apart\"|\"beside\", temporal 0|2..4, temporal_block N, temporal_nw N)");
     }
   }
   if (c.design != StepDesign::l1) {
@@ -599,7 +622,7 @@ KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t 
     throw Error(ErrorKind::invalid_argument,
                 "kernel parameter zq 1 is compiled from R = 2 (at R = 1 the queue is 3 vectors)");
   if (c.temporal != 0 && !cpml_given)
-    c.cpml_apart = false;  // temporal blocking computes its CPML in its pass
+    c.cpml_apart = c.cpml_beside = false;  // temporal blocking computes its CPML in its pass
   if (c.cpml_apart && c.temporal != 0)
     throw Error(ErrorKind::invalid_argument,
                 "kernel parameter cpml \"apart\" steps one at a time: temporal must be 0");
@@ -646,6 +669,14 @@ struct AcousticGpu::Impl {
   CUtensorMap map[2] = {};
   StepArgs args{};
   LayerBoxes layer_points{};  // KernelConfig::cpml_apart's
+  // KernelConfig::cpml_beside's: the sources' taps at the layers' points, and the stream the
+  // layers' kernel runs on beside the march, forked from and joined to the run's stream each step.
+  DeviceArray<int64_t> layer_tap_key;
+  DeviceArray<acoustic::Tap> layer_taps;
+  LayerTaps layer_tap_args{};
+  cudaStream_t side = nullptr;
+  cudaEvent_t fork = nullptr, join = nullptr;
+  int keep_chunks[2] = {0, 0};  // the chunks that hold points the march writes
   RecordArgs record{};
   // The run's own stream (non-blocking: it never waits for the legacy default stream), so that
   // runs in threads of one process, a survey's batched shots, overlap on the device.
@@ -687,6 +718,7 @@ struct AcousticGpu::Impl {
   // The constructor's steps, in order.
   void allocate(const acoustic::Setup<float>& s, const KernelConfig& c, size_t step_smem_bytes);
   void upload_sources(const acoustic::Setup<float>& s);
+  void upload_layer_taps(const acoustic::Setup<float>& s);  // KernelConfig::cpml_beside's
   void upload_receivers(const acoustic::Setup<float>& s);
   void fill_args(const acoustic::Setup<float>& s, const KernelConfig& c);
   void ready_temporal(const acoustic::Setup<float>& s);  // after the sources and receivers
@@ -705,6 +737,9 @@ struct AcousticGpu::Impl {
     if (split.handover) cudaEventDestroy(split.handover);
     if (split.exchanged) cudaEventDestroy(split.exchanged);
     if (split.stream) cudaStreamDestroy(split.stream);
+    if (fork) cudaEventDestroy(fork);
+    if (join) cudaEventDestroy(join);
+    if (side) cudaStreamDestroy(side);
     if (stream) cudaStreamDestroy(stream);
   }
   // Samples the receivers' u^n, then points the step's arguments at u^n and u^{n-1}.
@@ -748,10 +783,21 @@ struct AcousticGpu::Impl {
       FDS_CUDA_CHECK_LAUNCH();
     }
   }
-  // Step n whole on `on`: the march's chunks, then with the CPML apart the layers' kernel.
+  // Step n whole on `on`: the march's chunks, then with the CPML apart the layers' kernel; beside,
+  // the layers' kernel on `side` while the march's chunks that hold points clear of the layers run
+  // on `on`.
   void launch_step(int64_t n, cudaStream_t on) {
-    launch_chunks(0, int(grid.z), n, on);
-    if (c.cpml_apart) launch_layers(args, layer_points, s.radius, s.dim == 3, on);
+    if (!c.cpml_beside) {
+      launch_chunks(0, int(grid.z), n, on);
+      if (c.cpml_apart) launch_layers(args, layer_points, s.radius, s.dim == 3, on);
+      return;
+    }
+    FDS_CUDA_CHECK(cudaEventRecord(fork, on));
+    FDS_CUDA_CHECK(cudaStreamWaitEvent(side, fork, 0));
+    launch_layers_whole(args, layer_points, layer_tap_args, s.radius, s.dim == 3, n, side);
+    launch_chunks(keep_chunks[0], keep_chunks[1], n, on);
+    FDS_CUDA_CHECK(cudaEventRecord(join, side));
+    FDS_CUDA_CHECK(cudaStreamWaitEvent(on, join, 0));
   }
   // The state's array i in physics/acoustic.hpp's order: u, u_prev, each axis's psi, chi, phi, traces.
   const DeviceArray<float>& state_array(int i) const {
@@ -888,6 +934,13 @@ void AcousticGpu::Impl::allocate(const acoustic::Setup<float>& s, const KernelCo
     d.prev2 = DeviceArray<float>(s.alloc);
   }
   FDS_CUDA_CHECK(cudaStreamCreateWithFlags(&d.stream, cudaStreamNonBlocking));
+  if (c.cpml_beside) {  // the layers' blocks, slower a point, first onto the SMs
+    int least = 0, greatest = 0;
+    FDS_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    FDS_CUDA_CHECK(cudaStreamCreateWithPriority(&d.side, cudaStreamNonBlocking, greatest));
+    FDS_CUDA_CHECK(cudaEventCreateWithFlags(&d.fork, cudaEventDisableTiming));
+    FDS_CUDA_CHECK(cudaEventCreateWithFlags(&d.join, cudaEventDisableTiming));
+  }
 }
 
 // The sources' taps on the device, sorted by the block that owns their point, then by point,
@@ -913,6 +966,28 @@ void AcousticGpu::Impl::upload_sources(const acoustic::Setup<float>& s) {
   d.tap_start = DeviceArray<int>(start.data(), int64_t(start.size()));
   d.tap_key = DeviceArray<int64_t>(keys.data(), int64_t(keys.size()));
   d.taps = DeviceArray<acoustic::Tap>(taps.data(), int64_t(taps.size()));
+  if (c.cpml_beside) upload_layer_taps(s);
+}
+
+// The sources' taps at the layers' points, by point (the march's order at each point: stable).
+void AcousticGpu::Impl::upload_layer_taps(const acoustic::Setup<float>& s) {
+  std::vector<acoustic::Tap> in_layers;
+  int keep[3][2];
+  keep_box(s, keep);
+  for (const acoustic::Tap& t : s.sources) {
+    const int p[3] = {t.i, t.j, t.k};
+    bool kept = true;
+    for (int ax = 0; ax < 3; ++ax) kept = kept && p[ax] >= keep[ax][0] && p[ax] < keep[ax][1];
+    if (!kept) in_layers.push_back(t);
+  }
+  std::stable_sort(in_layers.begin(), in_layers.end(), [&](const acoustic::Tap& p, const acoustic::Tap& q) {
+    return tap_key_host(p, s) < tap_key_host(q, s);
+  });
+  std::vector<int64_t> keys(in_layers.size());
+  for (size_t t = 0; t < in_layers.size(); ++t) keys[t] = tap_key_host(in_layers[t], s);
+  layer_tap_key = DeviceArray<int64_t>(keys.data(), int64_t(keys.size()));
+  layer_taps = DeviceArray<acoustic::Tap>(in_layers.data(), int64_t(in_layers.size()));
+  layer_tap_args = {layer_tap_key.p, layer_taps.p, int(in_layers.size())};
 }
 
 // The receivers' taps on the device, by receiver, in the Setup's order within each (the order of
@@ -951,9 +1026,15 @@ void AcousticGpu::Impl::fill_args(const acoustic::Setup<float>& s, const KernelC
   a.block_first[0] = a.block_first[1] = 0;
   a.grid_blocks[0] = int(d.grid.x);
   a.grid_blocks[1] = int(d.grid.y);
+  keep_all(s, a.keep);
   if (c.cpml_apart) {
     apart_box(s, c, d.grid, a.interior);
     d.layer_points = layer_boxes(s, 0, s.nz);
+    if (c.cpml_beside) {
+      keep_box(s, a.keep);
+      d.keep_chunks[0] = a.keep[2][0] / c.nw;
+      d.keep_chunks[1] = a.keep[2][1] <= a.keep[2][0] ? d.keep_chunks[0] : (a.keep[2][1] + c.nw - 1) / c.nw;
+    }
   } else {
     interior_box(s, c, d.grid, a.interior);
     if (!c.split)  // an empty box: the boundary kernel runs every block
@@ -1412,8 +1493,8 @@ void AcousticGpu::resume(const float* device) {
 int64_t AcousticGpu::bytes() const {
   const Impl& d = *impl_;
   int64_t b = d.u.bytes() + d.prev.bytes() + d.m.bytes() + d.tap_start.bytes() + d.tap_key.bytes() +
-              d.taps.bytes() + d.rec_start.bytes() + d.rec_offset.bytes() + d.rec_weight.bytes() +
-              d.wavelets.bytes() + d.traces.bytes();
+              d.taps.bytes() + d.layer_tap_key.bytes() + d.layer_taps.bytes() + d.rec_start.bytes() +
+              d.rec_offset.bytes() + d.rec_weight.bytes() + d.wavelets.bytes() + d.traces.bytes();
   for (int a = 0; a < 3; ++a) {
     b += d.coef[a].bytes();
     for (const auto& v : d.pml[a]) b += v.bytes();

@@ -40,6 +40,12 @@ struct KernelConfig {
   // alone adds the terms after it (acoustic_layers.cuh; a slab's face planes before the exchange,
   // its inner planes after the inner chunks). Not with temporal blocking.
   bool cpml_apart = false;
+  // With cpml_apart, where the layers' points are computed (acoustic_layers.cuh): false, the march
+  // writes every point and the layers' kernel adds the terms after it; true ("cpml": "beside"),
+  // the march writes the points clear of the layers alone (StepArgs::keep) and the layers' kernel
+  // computes their whole step, the same arithmetic in the same order, on a stream of its own beside
+  // the march. The same bits either way. One GPU only: a slab of a split run adds them after.
+  bool cpml_beside = false;
   // A slab of a split run: 1 runs its face chunks on the exchange's stream beside the inner
   // chunks, 0 before them on the run's stream (AcousticGpu::step_faces). Other runs ignore it.
   int faces = 1;
@@ -67,7 +73,7 @@ KernelConfig default_config(int dim, int radius, int64_t plane_points, double la
                             bool slabs = false);
 // {"block": "BXxBY", "vec": 2|4, "nw": N, "design": "l1"|"tile"|"tma", "zq": 0|1 (tile only),
 // "split": 0|1 (1 under tma), "ahead": 0..8, "boundary": "l1"|"tile" (tma only), "faces": 0|1
-// (a split run's slabs), "graph": 0 or an even 2..1024, "cpml": "march"|"apart", and "temporal": 0|2..4, "temporal_block":
+// (a split run's slabs), "graph": 0 or an even 2..1024, "cpml": "march"|"apart"|"beside", and "temporal": 0|2..4, "temporal_block":
 // threads, "temporal_nw": rows (2D)}, missing keys from the defaults, or where
 // a "design" is named from that design's own (acoustic.cu's design_default; vec 4 under "tile"
 // and "tma", their only width); throws Error(invalid_argument) naming a bad key or value.

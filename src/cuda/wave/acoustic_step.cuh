@@ -59,6 +59,10 @@ struct StepArgs {
   // last block is never in it) lies clear of every CPML layer, [first, end) along x, y (blocks)
   // and z (chunks). The interior kernel runs them; the boundary kernel skips them.
   int interior[3][2];
+  // The points the march writes, [keep[ax][0], keep[ax][1]) along x, y and z: every point, but
+  // under the CPML beside (KernelConfig::cpml_beside) those clear of every layer; the layers'
+  // kernel writes the rest. A vector with no point to write loads nothing.
+  int keep[3][2];
   int64_t line, slice;
   int ahead;  // the tma design's tiles in flight beyond the R + 1 a step reads
   float w2[kMaxTaps], w1[kMaxTaps];
@@ -82,6 +86,21 @@ struct StepArgs {
 
 __device__ __forceinline__ int64_t tap_key(int64_t i, int64_t j, int64_t k, int64_t nx, int64_t ny) {
   return (k * ny + j) * nx + i;
+}
+
+// The first of the sorted keys[first, end) not below key (std::lower_bound's), or end.
+__device__ __forceinline__ int first_key_at_least(const int64_t* keys, int first, int end, int64_t key) {
+  int count = end - first;
+  while (count > 0) {
+    const int half = count / 2;
+    if (keys[first + half] < key) {
+      first += half + 1;
+      count -= half + 1;
+    } else {
+      count = half;
+    }
+  }
+  return first;
 }
 
 // The block's place in the whole grid: x and y blocks, chunk along z; and its taps: [tb, te) of
@@ -115,6 +134,9 @@ __device__ __forceinline__ void update_points(const StepArgs& a, const Vec<float
                                               int64_t n, float* out, const float* m) {
   constexpr int C = (R + V - 1) / V;
   constexpr bool kPml[3] = {PX, PY, PZ};
+  if (k < a.keep[2][0] || k >= a.keep[2][1] || j0 < a.keep[1][0] || j0 >= a.keep[1][1] ||
+      i0 + V <= a.keep[0][0] || i0 >= a.keep[0][1])
+    return;
   const Vec<float, V> prev = load_vec<float, V>(out);
   const Vec<float, V> mv = load_vec<float, V>(m);
   float d2[3][V], d1[3][V];
@@ -178,16 +200,7 @@ __device__ __forceinline__ void update_points(const StepArgs& a, const Vec<float
   }
   if (tb < te) {  // this block holds taps: find this thread's among them
     const int64_t lo_key = tap_key(i0, j0, k, a.nx, a.ny), hi_key = lo_key + V;
-    int first = tb, count = te - tb;
-    while (count > 0) {  // lower_bound
-      const int half = count / 2;
-      if (a.tap_key[first + half] < lo_key) {
-        first += half + 1;
-        count -= half + 1;
-      } else {
-        count = half;
-      }
-    }
+    const int first = first_key_at_least(a.tap_key, tb, te, lo_key);
     const int64_t step = a.step_base ? n + *a.step_base : n;
     for (int t = first; t < te && a.tap_key[t] < hi_key; ++t) {
       const acoustic::Tap tp = a.taps[t];
@@ -200,7 +213,14 @@ __device__ __forceinline__ void update_points(const StepArgs& a, const Vec<float
           o.v[ee] += tp.w * a.wavelets[tp.id * a.nt + step];  // constant indices keep o in registers
     }
   }
-  store_streaming(out, o, a.nx - i0);
+  const int first = a.keep[0][0] - i0, valid = min(a.nx, a.keep[0][1]) - i0;
+  if (first <= 0) {
+    store_streaming(out, o, valid);
+  } else {  // the vector starts in the x layer's points, which are the layers' kernel's
+#pragma unroll
+    for (int e = 0; e < V; ++e)
+      if (e >= first && e < valid) __stcs(out + e, o.v[e]);
+  }
 }
 
 // The z queue of a march starting at plane k0: planes k0 - R .. k0 + R + D - 1 (those below k1 +
