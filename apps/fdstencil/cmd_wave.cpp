@@ -799,7 +799,8 @@ void add_run_options(CLI::App* cmd, Flags* f) {
       "keys block, vec (2|4), nw, design (l1|tile|tma), zq (0|1, tile), split (0|1; 1 under tma), ahead "
       "(0..8, tma), boundary (l1|tile, tma), graph (steps per CUDA graph: 0 or even, up to 1024), cpml "
       "(march|apart|beside: the CPML's terms in the march, by a kernel over the layers' points after it, "
-      "or that kernel computing those points whole beside the march), "
+      "or that kernel computing those points whole beside the march; a split run's slabs take beside as "
+      "apart, the same bits), "
       "temporal (2D: 0, or 2..4 steps a pass, with temporal_block threads and temporal_nw rows) "
       "(default: by R, the plane's size and whether there are CPML layers, docs/wave.md)");
   g.flag("--quiet,-q", f->quiet, "No progress bar and no summary on stderr (warnings still)");

@@ -890,6 +890,36 @@ TEST(WaveGpu, LayerBoxesCoverEachLayerPointOnce) {
   }
 }
 
+// The CPML beside the march built by hand (parse_config never gives it to a slab, nor without the
+// CPML apart): refused by the state's constructor before it touches the device (CI runs this).
+TEST(WaveGpu, AHandBuiltBesideLaunchIsChecked) {
+  acoustic::Setup<float> s;
+  s.dim = 2;
+  s.radius = 4;
+  s.nx = s.nz = 64;
+  s.line = s.slice = 72;
+  s.axis[2].n = s.nz;
+  const cuda::wave::KernelConfig c = cuda::wave::default_config(2, 4, 64, kEveryPointInLayers);
+  ASSERT_TRUE(c.cpml_apart && c.cpml_beside);
+  const auto refused = [](const acoustic::Setup<float>& setup, const cuda::wave::KernelConfig& config,
+                          const std::string& says) {
+    try {
+      cuda::wave::AcousticGpu state(setup, config);
+      ADD_FAILURE() << says << ": accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::invalid_argument) << says << ": " << e.what();
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << says << ": " << e.what();
+    }
+  };
+  cuda::wave::KernelConfig alone = c;
+  alone.cpml_apart = false;
+  refused(s, alone, "the CPML apart's");
+  acoustic::Setup<float> slab = s;  // planes 3..66 of a 100-plane domain
+  slab.axis[2].offset = 3;
+  slab.axis[2].n = 100;
+  refused(slab, c, "a slab of a split run");
+}
+
 // A temporal launch built by hand skips parse_config: the state's constructor refuses it before it
 // touches the device (so CI runs this too), naming what is wrong.
 TEST(WaveGpu, AHandBuiltTemporalLaunchIsChecked) {

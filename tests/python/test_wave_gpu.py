@@ -111,7 +111,8 @@ def test_a_launch_tuned_for_the_card_and_grid_is_taken_and_named(tmp_path, monke
     tuned = fdstencil.wave.forward(v, 10.0, nt, s["sources"], s["wavelets"], s["receivers"], dt=dt, backend="cuda")
     assert tuned.timing["launch_from"] == str(cache)
     assert "block=32x1 vec=4 nw=8" in tuned.timing["kernel"], tuned.timing["kernel"]
-    # every launch that places the CPML as the default does (apart: 2D's) does the same arithmetic
+    # The entry places the CPML as 2D's default does (apart, its layers beside the march): every
+    # launch of one placement does the same arithmetic, so gives the same bits.
     assert tuned.traces.tobytes() == default.traces.tobytes()
     # Another grid, or a launch given by hand, does not take it.
     other = fdstencil.wave.forward(v[:, :150], 10.0, nt, s["sources"], s["wavelets"], s["receivers"], dt=dt,

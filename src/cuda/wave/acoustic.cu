@@ -188,8 +188,9 @@ KernelConfig apart_shape(int dim, int radius, int64_t plane_points, bool slabs) 
 }
 
 // `apart`: the CPML's placement given ("cpml" by hand: each placement starts from its own row), else
-// the rule's. A slab of a split run places its CPML as one GPU would, so that a split run gives
-// one GPU's bits.
+// the rule's. A slab of a split run places its CPML as one GPU would (its layers' terms after its
+// march where one GPU computes them beside it: the same bits), so that a split run gives one
+// GPU's bits.
 KernelConfig default_for(int dim, int radius, int64_t plane_points, double layer_share, bool slabs,
                          std::optional<bool> apart = std::nullopt) {
   const bool layers = layer_share > 0;
@@ -624,8 +625,9 @@ KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t 
   if (c.temporal != 0 && !cpml_given)
     c.cpml_apart = c.cpml_beside = false;  // temporal blocking computes its CPML in its pass
   if (c.cpml_apart && c.temporal != 0)
-    throw Error(ErrorKind::invalid_argument,
-                "kernel parameter cpml \"apart\" steps one at a time: temporal must be 0");
+    throw Error(ErrorKind::invalid_argument, std::string("kernel parameter cpml \"") +
+                                                 (c.cpml_beside ? "beside" : "apart") +
+                                                 "\" steps one at a time: temporal must be 0");
   return c;
 }
 
@@ -637,6 +639,11 @@ int64_t state_bytes(const acoustic::Setup<float>& s) {
        (s.nrec + 1) * int64_t(sizeof(int));
   b += (int64_t(s.nsrc) + s.nrec) * s.nt * int64_t(sizeof(float));
   return b;
+}
+
+// What the CPML beside the march adds to the state: the sources' taps in the layers, at most all.
+static int64_t beside_bytes(const acoustic::Setup<float>& s, const KernelConfig& c) {
+  return c.cpml_beside ? int64_t(s.sources.size()) * int64_t(sizeof(acoustic::Tap) + sizeof(int64_t)) : 0;
 }
 
 struct AcousticGpu::Impl {
@@ -889,6 +896,14 @@ static size_t check_launch(const acoustic::Setup<float>& s, const KernelConfig& 
     throw Error(ErrorKind::invalid_argument, "graph must be a multiple of 2 x temporal steps");
   if (c.cpml_apart && c.temporal != 0)
     throw Error(ErrorKind::invalid_argument, "the CPML apart steps one at a time: temporal must be 0");
+  // The layers beside the march: the CPML apart's kernels and arithmetic, on one GPU's whole domain
+  // (a slab adds its layers' terms after its march, around its halo exchange).
+  if (c.cpml_beside && !c.cpml_apart)
+    throw Error(ErrorKind::invalid_argument,
+                "the layers beside the march are the CPML apart's: cpml_apart too");
+  if (c.cpml_beside && (s.axis[2].offset != 0 || s.axis[2].n != s.nz))
+    throw Error(ErrorKind::invalid_argument,
+                "a slab of a split run adds its layers' terms after its march, not beside");
   check_temporal(s, c);  // its host checks, then the device's shared memory
   return smem;
 }
@@ -898,7 +913,7 @@ static size_t check_launch(const acoustic::Setup<float>& s, const KernelConfig& 
 void AcousticGpu::Impl::allocate(const acoustic::Setup<float>& s, const KernelConfig& c,
                                  size_t step_smem_bytes) {
   Impl& d = *this;
-  ensure_device_memory(state_bytes(s) + temporal_bytes(s, c), "the wave solver's state");
+  ensure_device_memory(state_bytes(s) + temporal_bytes(s, c) + beside_bytes(s, c), "the wave solver's state");
   d.c = c;
   d.smem = step_smem_bytes;
   d.boundary_smem = wave::boundary_smem(c, s.radius);  // the free function, not the member
@@ -934,10 +949,8 @@ void AcousticGpu::Impl::allocate(const acoustic::Setup<float>& s, const KernelCo
     d.prev2 = DeviceArray<float>(s.alloc);
   }
   FDS_CUDA_CHECK(cudaStreamCreateWithFlags(&d.stream, cudaStreamNonBlocking));
-  if (c.cpml_beside) {  // the layers' blocks, slower a point, first onto the SMs
-    int least = 0, greatest = 0;
-    FDS_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-    FDS_CUDA_CHECK(cudaStreamCreateWithPriority(&d.side, cudaStreamNonBlocking, greatest));
+  if (c.cpml_beside) {  // (at the default priority: a graph's kernels, as measured, take no other)
+    FDS_CUDA_CHECK(cudaStreamCreateWithFlags(&d.side, cudaStreamNonBlocking));
     FDS_CUDA_CHECK(cudaEventCreateWithFlags(&d.fork, cudaEventDisableTiming));
     FDS_CUDA_CHECK(cudaEventCreateWithFlags(&d.join, cudaEventDisableTiming));
   }
@@ -1441,7 +1454,7 @@ void AcousticGpu::renew(const acoustic::Setup<float>& s) {
   FDS_CUDA_CHECK(cudaStreamSynchronize(d.stream));  // the last run's steps and downloads are over
   d.drop_graphs();                                  // they hold the last run's taps, wavelets and traces
   // The taps, wavelets and traces are this run's own, and may need more than the last run's.
-  if (const int64_t grow = state_bytes(s) + temporal_bytes(s, d.c) - bytes(); grow > 0)
+  if (const int64_t grow = state_bytes(s) + temporal_bytes(s, d.c) + beside_bytes(s, d.c) - bytes(); grow > 0)
     ensure_device_memory(grow, "the wave solver's state");
   d.u.zero();
   d.prev.zero();

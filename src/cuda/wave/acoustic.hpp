@@ -1,8 +1,9 @@
 // The acoustic step on the GPU, as the wave layer sees it: plain C++, no CUDA types. One kernel
 // per time step (acoustic_step.cuh) does the stencil, the leapfrog update, the CPML and the source
 // injection, or (KernelConfig::cpml_apart) all of that but the CPML, whose terms a kernel over the
-// layers' points adds after it (acoustic_layers.cuh); a small one before it (acoustic_record.cuh)
-// samples the receivers. Nothing else sweeps the volume.
+// layers' points adds after it, or (cpml_beside, one GPU) computes those points whole beside it
+// (acoustic_layers.cuh); a small one before it (acoustic_record.cuh) samples the receivers.
+// Nothing else sweeps the volume.
 #pragma once
 
 #include <cstdint>

@@ -11,10 +11,11 @@
 // Beside the march (KernelConfig::cpml_beside): the march writes only the points clear of every
 // layer (StepArgs::keep), and acoustic_layers_whole computes the layers' points whole, in the same
 // arithmetic as the march followed by acoustic_layers (the plain sum, the leapfrog, the surface's
-// zero, the sources' taps, then m times the added terms), so the same bits. Neither kernel then
-// reads what the other writes, and the two run side by side on two streams: a layer point pays
-// u^{n-1}, m and u^{n+1} once, with its memory variables, and the layers' loads, which wait on
-// latency, overlap the march's streaming.
+// zero, the sources' taps, then m times the added terms), so the same bits. The two write disjoint
+// points, and neither uses what the other writes (a march vector that straddles an x layer's edge
+// loads u^{n-1} whole, and drops the layer's lanes unused), so they run side by side on two
+// streams: a layer point pays u^{n-1}, m and u^{n+1} once, with its memory variables, and the
+// layers' loads, which wait on latency, overlap the march's streaming.
 #pragma once
 
 #include <cstdint>

@@ -61,7 +61,8 @@ struct StepArgs {
   int interior[3][2];
   // The points the march writes, [keep[ax][0], keep[ax][1]) along x, y and z: every point, but
   // under the CPML beside (KernelConfig::cpml_beside) those clear of every layer; the layers'
-  // kernel writes the rest. A vector with no point to write loads nothing.
+  // kernel writes the rest. A vector with no point to write skips its update (u^{n-1} and m are not
+  // read, nothing is stored); the march still reads u^n there for its neighbours.
   int keep[3][2];
   int64_t line, slice;
   int ahead;  // the tma design's tiles in flight beyond the R + 1 a step reads
