@@ -890,84 +890,81 @@ TEST(WaveGpu, LayerBoxesCoverEachLayerPointOnce) {
   }
 }
 
-// The CPML beside the march built by hand (parse_config never gives it to a slab, nor without the
-// CPML apart): refused by the state's constructor before it touches the device (CI runs this).
-TEST(WaveGpu, AHandBuiltBesideLaunchIsChecked) {
+namespace {
+
+// A 2D R = 4 setup of 64^2 points whose launches are checked on the host (no device touched).
+acoustic::Setup<float> hand_built_setup() {
   acoustic::Setup<float> s;
   s.dim = 2;
   s.radius = 4;
   s.nx = s.nz = 64;
   s.line = s.slice = 72;
   s.axis[2].n = s.nz;
+  return s;
+}
+
+// The state's constructor refuses `c` on `setup` as invalid input, saying `says`.
+void refused_by_state(const acoustic::Setup<float>& setup, const cuda::wave::KernelConfig& c,
+                      const std::string& says) {
+  try {
+    cuda::wave::AcousticGpu state(setup, c);
+    ADD_FAILURE() << says << ": accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::invalid_argument) << says << ": " << e.what();
+    EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << says << ": " << e.what();
+  }
+}
+
+}  // namespace
+
+// The CPML beside the march built by hand (parse_config never gives it to a slab, nor without the
+// CPML apart): refused by the state's constructor before it touches the device (CI runs this).
+TEST(WaveGpu, AHandBuiltBesideLaunchIsChecked) {
+  const acoustic::Setup<float> s = hand_built_setup();
   const cuda::wave::KernelConfig c = cuda::wave::default_config(2, 4, 64, kEveryPointInLayers);
   ASSERT_TRUE(c.cpml_apart && c.cpml_beside);
-  const auto refused = [](const acoustic::Setup<float>& setup, const cuda::wave::KernelConfig& config,
-                          const std::string& says) {
-    try {
-      cuda::wave::AcousticGpu state(setup, config);
-      ADD_FAILURE() << says << ": accepted";
-    } catch (const Error& e) {
-      EXPECT_EQ(e.kind(), ErrorKind::invalid_argument) << says << ": " << e.what();
-      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << says << ": " << e.what();
-    }
-  };
   cuda::wave::KernelConfig alone = c;
   alone.cpml_apart = false;
-  refused(s, alone, "the CPML apart's");
+  refused_by_state(s, alone, "the CPML apart's");
   acoustic::Setup<float> slab = s;  // planes 3..66 of a 100-plane domain
   slab.axis[2].offset = 3;
   slab.axis[2].n = 100;
-  refused(slab, c, "a slab of a split run");
+  refused_by_state(slab, c, "a slab of a split run");
 }
 
 // A temporal launch built by hand skips parse_config: the state's constructor refuses it before it
 // touches the device (so CI runs this too), naming what is wrong.
 TEST(WaveGpu, AHandBuiltTemporalLaunchIsChecked) {
-  acoustic::Setup<float> s;
-  s.dim = 2;
-  s.radius = 4;
-  s.nx = s.nz = 64;
-  s.line = s.slice = 72;
-  s.axis[2].n = s.nz;
-  const auto refused = [](const acoustic::Setup<float>& setup, cuda::wave::KernelConfig c,
-                          const std::string& says) {
-    try {
-      cuda::wave::AcousticGpu state(setup, c);
-      ADD_FAILURE() << says << ": accepted";
-    } catch (const Error& e) {
-      EXPECT_EQ(e.kind(), ErrorKind::invalid_argument) << says << ": " << e.what();
-      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << says << ": " << e.what();
-    }
-  };
+  acoustic::Setup<float> s = hand_built_setup();
   cuda::wave::KernelConfig c = cuda::wave::default_config(2, 4, 64, kEveryPointInLayers);
   c.graph = 0;
   c.temporal = 2;
   c.cpml_apart = c.cpml_beside = false;  // a temporal pass computes its CPML (parse_config's choice)
   cuda::wave::KernelConfig bad = c;
   bad.temporal = 7;
-  refused(s, bad, "temporal must be 0 or 2..4");
+  refused_by_state(s, bad, "temporal must be 0 or 2..4");
   bad = c;
   bad.temporal_block = 48;
-  refused(s, bad, "temporal_block must be whole warps");
+  refused_by_state(s, bad, "temporal_block must be whole warps");
   bad = c;
   bad.temporal_block = 32;
-  refused(s, bad, "leaves 16 columns");
+  refused_by_state(s, bad, "leaves 16 columns");
   bad = c;
   bad.temporal_nw = 0;
-  refused(s, bad, "temporal_nw must be at least 1");
+  refused_by_state(s, bad, "temporal_nw must be at least 1");
   bad = c;
   bad.graph = 6;  // not a multiple of 2 T = 4
-  refused(s, bad, "graph must be a multiple of 2 x temporal");
+  refused_by_state(s, bad, "graph must be a multiple of 2 x temporal");
   acoustic::Setup<float> slab = s;
   slab.axis[2].offset = 32;  // a split run's slab
   slab.axis[2].n = 128;
-  refused(slab, c, "a split run's slabs step one at a time");
+  refused_by_state(slab, c, "a split run's slabs step one at a time");
   acoustic::Setup<float> cube = s;
   cube.dim = 3;
   cube.ny = 64;
   cube.slice = 72 * 72;
   cube.axis[2].n = cube.nz;
-  refused(cube, c, "2D only");
+  refused_by_state(cube, c, "2D only");
 }
 
 // The launch table was measured on the H100 and checked on the H200: a run at the defaults on any
