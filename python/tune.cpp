@@ -4,6 +4,7 @@
 #include <nanobind/stl/function.h>
 #include <nanobind/stl/string.h>
 
+#include <cstdio>
 #include <string>
 
 #include "bindings.hpp"
@@ -15,10 +16,12 @@ namespace fdstencil::python {
 
 namespace {
 
-// `progress`, when given, is called with each line, the GIL taken for it. The tuner may copy its
-// options while the GIL is released, so they hold a handle (no reference count to touch); the
-// caller's argument keeps the callable alive until the search returns. An exception it raises
-// ends the search and comes back to the caller.
+// Each line of the search comes here, the GIL taken for it: first Python's pending signals run
+// (Ctrl-C's KeyboardInterrupt ends the search there, between two steps of it, and comes back to
+// the caller), then `progress` is called with the line, or without one it goes to stderr as the
+// tool's does. The tuner may copy its options while the GIL is released, so they hold a handle
+// (no reference count to touch); the caller's argument keeps the callable alive until the search
+// returns. An exception the callable raises ends the search the same way.
 std::string run_tune(const std::string& op, int radius, const std::string& dtype, int64_t nz, int64_t ny,
                      int64_t nx, double budget_seconds, const std::string& cache_file, bool store,
                      nb::object progress) {
@@ -26,11 +29,14 @@ std::string run_tune(const std::string& op, int radius, const std::string& dtype
   o.budget_seconds = budget_seconds;
   o.cache_file = cache_file;
   o.store = store;
-  if (!progress.is_none())
-    o.progress = [fn = nb::handle(progress)](const std::string& line) {
-      nb::gil_scoped_acquire gil;
+  o.progress = [fn = nb::handle(progress)](const std::string& line) {
+    nb::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() != 0) throw nb::python_error();
+    if (fn.is_none())
+      std::fprintf(stderr, "tune: %s\n", line.c_str());
+    else
       fn(line);
-    };
+  };
   const DType t = parse_dtype(dtype);
   TuneResult r;
   {

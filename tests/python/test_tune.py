@@ -2,8 +2,11 @@
 made afterwards reads. The GPU part is skipped where fdstencil has no GPU to run on."""
 import json
 import os
+import signal
 import subprocess
 import sys
+import textwrap
+import time
 
 import numpy as np
 import pytest
@@ -59,3 +62,35 @@ def test_a_short_search_lands_in_the_cache_that_plans_read(tmp_path):
                          env={**os.environ, "FDSTENCIL_TUNING_CACHE": str(cache)}, timeout=120)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["source"].startswith("tuning cache " + str(cache))
+
+
+@pytest.mark.skipif(not has_gpu(), reason="fdstencil has no GPU here")
+def test_ctrl_c_ends_a_search_within_a_second_and_writes_no_cache(tmp_path):
+    cache = tmp_path / "tuning.json"
+    # The child says "searching" at the search's fifth line (past the header, the copy bandwidth and
+    # the reference: candidates are being timed), then the parent interrupts it.
+    code = textwrap.dedent(f"""
+        import sys, fdstencil
+        lines = []
+        def progress(line):
+            lines.append(line)
+            if len(lines) == 5:
+                print("searching", flush=True)
+        try:
+            fdstencil.tune("d2xyz", 4, (256, 256, 256), budget=120.0, cache_file={str(cache)!r},
+                           progress=progress)
+        except KeyboardInterrupt:
+            print("interrupted", flush=True)
+            sys.exit(3)
+        print("finished", flush=True)
+    """)
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    assert p.stdout.readline().strip() == "searching"
+    sent = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    assert p.stdout.readline().strip() == "interrupted"
+    took = time.monotonic() - sent
+    p.communicate(timeout=30)
+    assert p.returncode == 3
+    assert took < 1.0, f"KeyboardInterrupt {took:.2f} s after SIGINT"
+    assert not cache.exists(), "a stopped search stores nothing"
