@@ -36,17 +36,17 @@ nb::object array_of(std::vector<double> v, std::vector<size_t> shape) {
 // Returns (array, misfit, traces, storage): the traces, the model-shaped result or the wavelets'
 // adjoint; the misfit for gradient (else 0); gradient's modelled traces (else None); and for
 // gradient and rtm how the backward pass kept the forward run (a dict, else None).
-// memory_budget: Storage::budget_bytes.
+// memory_budget, boundary_saving: Storage's budget_bytes and boundary.
 nb::tuple linearised(const std::string& op, const HostFloats& velocity, double spacing, const RunSettings& s,
                      bool double_precision, const HostDoubles& sources, const HostDoubles& wavelets,
                      const HostDoubles& receivers, const HostDoubles& vec, const std::string& condition,
-                     bool illumination, bool laplacian, int64_t memory_budget) {
+                     bool illumination, bool laplacian, int64_t memory_budget, bool boundary_saving) {
   const wave::Model model = model_of(velocity, spacing);
   wave::Options o = shot_options(model, s, sources, wavelets, receivers);
   o.double_precision = double_precision;
   if (memory_budget < 0)
     throw Error(ErrorKind::invalid_argument, "memory_budget: bytes, >= 0 (0: what is free)");
-  const wave::Storage storage{memory_budget};
+  const wave::Storage storage{memory_budget, boundary_saving};
   wave::StorageReport report;
   bool reported = false;
   const std::span<const double> x(vec.data(), vec.size());
@@ -97,6 +97,8 @@ nb::tuple linearised(const std::string& op, const HostFloats& velocity, double s
     d["stored_bytes"] = report.stored_bytes;
     d["checkpoints"] = report.checkpoints;
     d["recomputed_steps"] = report.recomputed_steps;
+    d["boundary_saving"] = report.boundary;
+    d["reversed_steps"] = report.reversed_steps;
     d["forward_s"] = report.forward_s;
     d["backward_s"] = report.backward_s;
     d["total_s"] = report.total_s;
@@ -111,7 +113,8 @@ void bind_imaging(nb::module_& m) {
   m.def("linearised", &linearised, nb::arg("op"), nb::arg("velocity"), nb::arg("spacing"),
         nb::arg("settings"), nb::arg("double_precision"), nb::arg("sources"), nb::arg("wavelets"),
         nb::arg("receivers"), nb::arg("vec"), nb::arg("condition") = "adjoint",
-        nb::arg("illumination") = false, nb::arg("laplacian") = false, nb::arg("memory_budget") = 0);
+        nb::arg("illumination") = false, nb::arg("laplacian") = false, nb::arg("memory_budget") = 0,
+        nb::arg("boundary_saving") = false);
 }
 
 }  // namespace fdstencil::python

@@ -152,6 +152,12 @@ void add_imaging_options(CLI::App* cmd, Flags* f, ImagingFlags* g, Kind kind) {
                   "binomial checkpoints with steps run again (docs/imaging.md)")
       ->type_name("MIB")
       ->group(group);
+  cmd->add_flag("--boundary-saving", g->boundary_saving,
+                "Keep only the strips of R points around the points clear of the absorbing layers, and "
+                "step the field there back in time instead of keeping every field: far less memory; "
+                "the layers' points beyond the strips are left out, which changes the result on the "
+                "model's outermost points (docs/imaging.md)")
+      ->group(group);
   if (kind != Kind::rtm) return;
   cmd->add_option(
          "--condition", g->condition,
@@ -197,7 +203,7 @@ Action add_imaging(CLI::App& app, const std::vector<std::string>& argv, Kind kin
 namespace imaging_cli {
 
 ShotImage image_shot(const Setup& s, const ImagingFlags& g, Kind kind, std::span<const double> observed) {
-  const wave::Storage storage{budget_bytes(g.memory_budget)};
+  const wave::Storage storage{budget_bytes(g.memory_budget), g.boundary_saving};
   ShotImage out;
   if (kind == Kind::rtm) {
     wave::RtmOptions r;

@@ -23,7 +23,8 @@ using wave_cli::Setup;
 struct ImagingFlags {
   std::string observed, memory_budget, condition = "adjoint", perturbation;
   bool illumination = false, laplacian = false;
-  bool segy = false;  // rtm, gradient: the result as a SEG-Y model file too
+  bool segy = false;             // rtm, gradient: the result as a SEG-Y model file too
+  bool boundary_saving = false;  // wave::Storage::boundary
 };
 
 // The kind of result: rtm's image.npy or gradient's gradient.npy.

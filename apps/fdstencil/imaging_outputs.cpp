@@ -19,9 +19,10 @@ const char* result_name(Kind k) { return k == Kind::rtm ? "image.npy" : "gradien
 const char* command_name(Kind k) { return k == Kind::rtm ? "rtm" : "gradient"; }
 
 json storage_json(const wave::StorageReport& r) {
-  return {{"backend", r.backend},         {"stored_bytes", r.stored_bytes},
-          {"checkpoints", r.checkpoints}, {"recomputed_steps", r.recomputed_steps},
-          {"forward_s", r.forward_s},     {"backward_s", r.backward_s},
+  return {{"backend", r.backend},          {"stored_bytes", r.stored_bytes},
+          {"checkpoints", r.checkpoints},  {"recomputed_steps", r.recomputed_steps},
+          {"boundary_saving", r.boundary}, {"reversed_steps", r.reversed_steps},
+          {"forward_s", r.forward_s},      {"backward_s", r.backward_s},
           {"total_s", r.total_s}};
 }
 

@@ -14,8 +14,9 @@ For each tool, medians of `--repeats` calls after a warm-up:
   peak_gib        the device memory in use above the call's start, at its highest: sampled every
                   2 ms from cudaMemGetInfo (which can miss a short peak), or PyTorch's own peak
                   allocation where that is higher
-fdstencil runs twice: keeping every step's field, and under a budget of `--budget` of that
-(binomial checkpoints). Its gradient's parts: gradient_forward_s (the first sweep, its fields
+fdstencil runs three times: keeping every step's field, under a budget of `--budget` of that
+(binomial checkpoints), and with boundary saving (the strips around the layers kept, the field
+stepped back; fdstencil_boundary). Its gradient's parts: gradient_forward_s (the first sweep, its fields
 kept), backward_s (the adjoint and the steps run again), library_s (the C++ call whole: the rest
 of gradient_s is Python's). The copy bandwidth of the card, measured once, is reported beside them.
 
@@ -100,9 +101,10 @@ def fdstencil_calls(fdstencil, torch, a, geometry_m, dt):
                                       geometry_m["receivers"], dt=dt, radius=a.radius, cpml=a.layer, backend="cuda",
                                       measure_bound=probe)
 
-    def gradient(budget):
+    def gradient(budget, boundary=False):
         return fdstencil.wave.gradient(v, zeros, SPACING, a.steps, dt=dt, radius=a.radius, cpml=a.layer,
-                                       double=False, backend="cuda", memory_budget=budget, info=True, **geometry_m)
+                                       double=False, backend="cuda", memory_budget=budget, boundary_saving=boundary,
+                                       info=True, **geometry_m)
 
     return forward, gradient
 
@@ -165,10 +167,12 @@ def main():
     full = f_gradient(0)[3]["stored_bytes"]
     budget = int(a.budget * full)
     f_gradient(budget)
+    f_gradient(0, True)
     if deepwave:
         d_forward()
         d_gradient()
-    runs = {"fdstencil": [], "fdstencil_budget": []} | ({"deepwave": []} if deepwave else {})
+    runs = {"fdstencil": [], "fdstencil_budget": [], "fdstencil_boundary": []} | \
+        ({"deepwave": []} if deepwave else {})
     for _ in range(a.repeats):
         fw, fp, _ = timed(torch, f_forward)
         gw, gp, out = timed(torch, lambda: f_gradient(0))
@@ -180,6 +184,12 @@ def main():
                                          "checkpoints": out[3]["checkpoints"],
                                          "recomputed_steps": out[3]["recomputed_steps"],
                                          "stored_bytes": out[3]["stored_bytes"]})
+        sw, sp, out = timed(torch, lambda: f_gradient(0, True))
+        runs["fdstencil_boundary"].append({"forward_s": fw, "gradient_s": sw, "peak_gib": sp,
+                                           "reversed_steps": out[3]["reversed_steps"],
+                                           "stored_bytes": out[3]["stored_bytes"],
+                                           "gradient_forward_s": out[3]["forward_s"],
+                                           "backward_s": out[3]["backward_s"], "library_s": out[3]["total_s"]})
         if not deepwave:
             continue
         dfw, dfp, _ = timed(torch, d_forward)

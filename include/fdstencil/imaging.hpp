@@ -23,14 +23,24 @@ namespace fdstencil::wave {
 
 // How the backward pass keeps the forward run: the memory it may take (bytes; 0: what is free,
 // host memory on the cpu, device memory on the GPU), and what it did.
+//
+// boundary: keep only the strips of R points around the points clear of every layer (and R
+// points in from the grid's edges and a free surface), and rebuild the field there backwards in
+// time from the last two fields (physics/reversal.hpp). The layers' points beyond the strips are
+// not known: the sums leave them out, so the result differs from the exact one where a model
+// point takes a share from them (the model's outermost points, whose velocity the layers extend),
+// and elsewhere by the step back's round-off. A budget, if given, must hold the strips.
 struct Storage {
   int64_t budget_bytes = 0;
+  bool boundary = false;
 };
 struct StorageReport {
   std::string backend;           // "cuda" or "cpu"
-  int64_t stored_bytes = 0;      // the kept fields, or the checkpoints and their working fields
-  int64_t checkpoints = 0;       // 0: every step's field kept; else the checkpoint slots
+  int64_t stored_bytes = 0;      // the kept fields or strips, or the checkpoints, and their working fields
+  int64_t checkpoints = 0;       // 0: every step's field (or strip) kept; else the checkpoint slots
   int64_t recomputed_steps = 0;  // forward steps run again beyond the first sweep's nt
+  bool boundary = false;         // the strips kept and the field stepped back (Storage::boundary)
+  int64_t reversed_steps = 0;    // steps undone to rebuild the field (boundary saving)
   double forward_s = 0;          // the first sweep, to its traces
   double backward_s = 0;         // the rest: the adjoint steps and the steps run again
   double total_s = 0;            // the whole call: the setup and the results' conversion too

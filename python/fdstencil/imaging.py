@@ -11,7 +11,10 @@ copied to the host); results are float64 NumPy arrays.
 
 The backward pass keeps the forward field of every step where it fits `memory_budget` bytes (0:
 the memory free, the GPU's or the host's), else binomial checkpoints of the whole state within it,
-running the steps between them again (docs/imaging.md)."""
+running the steps between them again (docs/imaging.md). `boundary_saving=True` keeps instead only the
+strips of R points around the points clear of the absorbing layers and steps the field there back
+in time: far less memory, and the layers' points beyond the strips left out of the sums, which
+changes the result on the model's outermost points."""
 import numpy as np
 
 from . import _core
@@ -19,7 +22,7 @@ from .wave import _host, _shot_arrays, _velocity
 
 
 def _call(op, velocity, vec, spacing, nt, sources, wavelets, receivers, dt, radius, cpml, free_surface, double,
-          backend="auto", memory_budget=0, **rtm):
+          backend="auto", memory_budget=0, boundary_saving=False, **rtm):
     v = _velocity(velocity)
     if dt is None or not np.isfinite(dt) or dt <= 0:
         raise ValueError(f"dt: give the time step in seconds (the linearisation holds it fixed), got {dt!r}")
@@ -29,7 +32,7 @@ def _call(op, velocity, vec, spacing, nt, sources, wavelets, receivers, dt, radi
         bool(free_surface), str(backend)
     x = np.zeros(0) if vec is None else np.ascontiguousarray(_host(vec, "the vector"), dtype=np.float64).ravel()
     return _core.linearised(op, v, float(spacing), s, bool(double), src, w, rec, x, memory_budget=int(memory_budget),
-                            **rtm)
+                            boundary_saving=bool(boundary_saving), **rtm)
 
 
 def modelled(velocity, spacing, nt, sources, wavelets, receivers, dt, radius=4, cpml=10, free_surface=False,
@@ -47,33 +50,33 @@ def born(velocity, dv, spacing, nt, sources, wavelets, receivers, dt, radius=4, 
 
 
 def born_adjoint(velocity, dd, spacing, nt, sources, wavelets, receivers, dt, radius=4, cpml=10,
-                 free_surface=False, double=True, backend="auto", memory_budget=0):
+                 free_surface=False, double=True, backend="auto", memory_budget=0, boundary_saving=False):
     """J^T dd for traces dd (nrec, nt): the model-shaped result with <J dv, dd> = <dv, J^T dd>."""
     return _call("born_adjoint", velocity, dd, spacing, nt, sources, wavelets, receivers, dt, radius, cpml,
-                 free_surface, double, backend, memory_budget)[0]
+                 free_surface, double, backend, memory_budget, boundary_saving)[0]
 
 
 def rtm(velocity, recorded, spacing, nt, sources, wavelets, receivers, dt, radius=4, cpml=10, free_surface=False,
         double=True, condition="adjoint", illumination=False, laplacian=False, backend="auto", memory_budget=0,
-        info=False):
+        boundary_saving=False, info=False):
     """One shot's reverse-time migration image over the model's points: condition "adjoint" (J^T d
     over m) or "crosscorrelation" (the zero-lag sum of u ubar), optionally divided by the source's
     illumination and filtered by -Laplacian. Images of several shots add into the stack. With
     info=True, (image, storage): storage says how the forward run was kept (backend, stored_bytes,
-    checkpoints, recomputed_steps, forward_s, backward_s)."""
+    checkpoints, recomputed_steps, boundary_saving, reversed_steps, forward_s, backward_s)."""
     out = _call("rtm", velocity, recorded, spacing, nt, sources, wavelets, receivers, dt, radius, cpml,
-                free_surface, double, backend, memory_budget, condition=str(condition),
+                free_surface, double, backend, memory_budget, boundary_saving, condition=str(condition),
                 illumination=bool(illumination), laplacian=bool(laplacian))
     return (out[0], out[3]) if info else out[0]
 
 
 def gradient(velocity, observed, spacing, nt, sources, wavelets, receivers, dt, radius=4, cpml=10,
-             free_surface=False, double=True, backend="auto", memory_budget=0, info=False):
+             free_surface=False, double=True, backend="auto", memory_budget=0, boundary_saving=False, info=False):
     """(misfit, gradient, traces): misfit = 1/2 ||d(v) - observed||^2, its gradient with respect
     to the velocity (the model's shape) and the modelled traces d(v) (nrec, nt). With info=True a
     fourth item says how the forward run was kept (as rtm's)."""
     g, misfit, traces, kept = _call("gradient", velocity, observed, spacing, nt, sources, wavelets, receivers, dt,
-                                    radius, cpml, free_surface, double, backend, memory_budget)
+                                    radius, cpml, free_surface, double, backend, memory_budget, boundary_saving)
     return (misfit, g, traces, kept) if info else (misfit, g, traces)
 
 
@@ -107,12 +110,12 @@ def _forward_function():
 
 
 def forward_torch(velocity, spacing, nt, sources, wavelets, receivers, dt, radius=4, cpml=10, free_surface=False,
-                  double=True, backend="auto", memory_budget=0):
+                  double=True, backend="auto", memory_budget=0, boundary_saving=False):
     """The shot's traces (nrec, nt) as a tensor of velocity's dtype and device that PyTorch's
     autograd differentiates: its backward is born_adjoint, the exact transpose of the discrete
     modelling. velocity: a tensor (requires_grad for a gradient), (nz, nx) or (nz, ny, nx)."""
     shot = {"spacing": spacing, "nt": nt, "sources": _host(sources, "sources"),
             "wavelets": _host(wavelets, "wavelets"), "receivers": _host(receivers, "receivers"), "dt": dt,
             "radius": radius, "cpml": cpml, "free_surface": free_surface, "double": double, "backend": backend}
-    shot_budget = dict(shot, memory_budget=memory_budget)
+    shot_budget = dict(shot, memory_budget=memory_budget, boundary_saving=boundary_saving)
     return _forward_function().apply(velocity, (shot, shot_budget))

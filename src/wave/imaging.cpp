@@ -22,7 +22,9 @@
 #include "core/unwritten_allocator.hpp"
 #include "cpu/acoustic.hpp"
 #include "cpu/acoustic_adjoint.hpp"
+#include "cpu/acoustic_reverse.hpp"
 #include "fdstencil/error.hpp"
+#include "physics/reversal.hpp"
 #include "wave/setup.hpp"
 #if FDSTENCIL_HAVE_CUDA
 #include "cuda/wave/acoustic_backward.hpp"
@@ -288,6 +290,71 @@ struct CpuCheckpointed {
   }
 };
 
+// The storage indices of the reversal box's ring (physics/reversal.hpp), in storage order.
+template <class T>
+std::vector<int64_t> ring_indices(const acoustic::Setup<T>& s, const acoustic::ReversalBox& box) {
+  std::vector<int64_t> ring;
+  acoustic::for_each_ring_run(box, [&](int64_t i0, int64_t i1, int64_t j, int64_t k) {
+    for (int64_t i = i0; i < i1; ++i) ring.push_back(s.origin + i + j * s.line + k * s.slice);
+  });
+  return ring;
+}
+
+// Zero at the computational points beyond the box's ring: the field boundary saving does not know.
+template <class T>
+void forget_beyond_ring(const acoustic::Setup<T>& s, const acoustic::ReversalBox& box, T* field) {
+#pragma omp parallel for schedule(static)
+  for (int64_t k = 0; k < s.nz; ++k)
+    for (int64_t j = 0; j < s.ny; ++j) {
+      T* row = field + s.origin + j * s.line + k * s.slice;
+      const bool near =
+          k >= box.grown_lo(2) && k < box.grown_hi(2) && j >= box.grown_lo(1) && j < box.grown_hi(1);
+      for (int64_t i = 0; i < s.nx; ++i)
+        if (!near || i < box.grown_lo(0) || i >= box.grown_hi(0)) row[i] = T(0);
+    }
+}
+
+// Boundary saving (Storage::boundary): the ring of u^0 .. u^nt kept, the box's field stepped back
+// from the last two fields, the ring taken from what was kept, nothing known beyond it.
+template <class T>
+void cpu_boundary(CpuPass<T>& p) {
+  const acoustic::ReversalBox box = acoustic::checked_reversal_box(p.s);
+  const std::vector<int64_t> ring = ring_indices(p.s, box);
+  const size_t n = size_t(p.s.alloc), width = ring.size();
+  std::vector<T, UnwrittenAllocator<T>> strips((size_t(p.s.nt) + 1) * width);
+  const auto keep = [&](const T* field, int64_t step) {
+    T* to = strips.data() + size_t(step) * width;
+#pragma omp parallel for schedule(static)
+    for (size_t r = 0; r < width; ++r) to[r] = field[ring[r]];
+  };
+  std::fill_n(strips.data(), width, T(0));  // u^0: the run starts at rest
+  for (int64_t step = 0; step < p.s.nt; ++step) {
+    p.run.step(step);
+    keep(p.run.current(), step + 1);
+  }
+  std::vector<T> next(p.run.current(), p.run.current() + n), cur(p.run.previous(), p.run.previous() + n),
+      prev(n, T(0));
+  p.out.report.stored_bytes = int64_t(strips.size() * sizeof(T)) + 3 * int64_t(n * sizeof(T));
+  forget_beyond_ring(p.s, box, next.data());
+  forget_beyond_ring(p.s, box, cur.data());
+  p.start_adjoint();
+  for (int64_t step = p.s.nt - 1; step >= 0; --step) {
+    if (step > 0) {  // u^{step-1}; u^{-1} is zero
+      copy_over_threads(next.data(), n, prev.data());
+      cpu::step_back(p.s, box, cur.data(), prev.data(), step);
+      const T* kept = strips.data() + size_t(step - 1) * width;
+#pragma omp parallel for schedule(static)
+      for (size_t r = 0; r < width; ++r) prev[ring[r]] = kept[r];
+      ++p.out.report.reversed_steps;
+    } else {
+      zero_over_threads(prev.data(), n);
+    }
+    p.adjoint(step, next.data(), cur.data(), prev.data());
+    std::swap(next, cur);  // u^n and u^{n-1} become step n - 1's u^{n+1} and u^n
+    std::swap(cur, prev);
+  }
+}
+
 template <class T>
 int64_t cpu_state_bytes(const acoustic::Setup<T>& s) {
   int64_t n = 2 * s.alloc;
@@ -302,10 +369,19 @@ Backward cpu_backward(const acoustic::Setup<T>& s, AdjointInput input, bool cros
   const int64_t field = s.alloc * int64_t(sizeof(T));
   // The kept run may take 80 % of the host's memory, less the pass's own arrays (about ten fields).
   const int64_t available = int64_t(0.8 * double(host_bytes())) - 10 * field;
-  out.report.checkpoints =
-      revolve::checkpoint_slots(s.nt, field, cpu_state_bytes(s), storage.budget_bytes, available);
+  if (storage.boundary)
+    acoustic::check_strips_fit(
+        (s.nt + 1) * acoustic::ring_points(acoustic::checked_reversal_box(s)) * int64_t(sizeof(T)) +
+            3 * field,
+        storage.budget_bytes, available);
+  else
+    out.report.checkpoints =
+        revolve::checkpoint_slots(s.nt, field, cpu_state_bytes(s), storage.budget_bytes, available);
   CpuPass<T> p(s, input, out, cross);
-  if (out.report.checkpoints == 0) {
+  if (storage.boundary) {
+    out.report.boundary = true;
+    cpu_boundary(p);
+  } else if (out.report.checkpoints == 0) {
     cpu_every_field(p);
   } else {
     CpuCheckpointed<T> b(p, out.report.checkpoints);
@@ -321,13 +397,22 @@ Backward cpu_backward(const acoustic::Setup<T>& s, AdjointInput input, bool cros
 Backward gpu_backward(const acoustic::Setup<float>& s, AdjointInput input, bool cross,
                       const Storage& storage) {
   cuda::wave::BackwardResult r = cuda::wave::backward(
-      s, [&](const std::vector<float>& traces) { return input(traces); }, cross, storage.budget_bytes);
+      s, [&](const std::vector<float>& traces) { return input(traces); }, cross, storage.budget_bytes,
+      storage.boundary);
   Backward out;
   out.traces.assign(r.traces.begin(), r.traces.end());
   out.adjoint.compact = std::move(r.adjoint);
   out.cross.compact = std::move(r.cross);
   out.illumination.compact = std::move(r.illumination);
-  out.report = {"cuda", r.stored_bytes, r.checkpoints, r.recomputed_steps, r.forward_s, r.backward_s, 0};
+  out.report = {"cuda",
+                r.stored_bytes,
+                r.checkpoints,
+                r.recomputed_steps,
+                storage.boundary,
+                r.reversed_steps,
+                r.forward_s,
+                r.backward_s,
+                0};
   return out;
 }
 #endif

@@ -89,6 +89,16 @@ TEST_F(ImagingCli, GradientAndImageOfARecordedShot) {
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_GT(read_json(dir_ / "low" / "summary.json")["storage"]["checkpoints"].get<int64_t>(), 0);
   EXPECT_EQ(floats(dir_ / "low" / "gradient.npy"), g);
+  // Boundary saving: the summary says so; the gradient is every field's off the outer faces (to
+  // round-off: tests/wave/test_imaging_boundary.cpp), so here only its finite values are checked.
+  r = run("gradient" + kShot + kStart + " --observed " + path("record") + " --boundary-saving --output " +
+          path("strips"));
+  ASSERT_EQ(r.code, 0) << r.out;
+  const json strips = read_json(dir_ / "strips" / "summary.json")["storage"];
+  EXPECT_TRUE(strips["boundary_saving"].get<bool>());
+  EXPECT_GT(strips["reversed_steps"].get<int64_t>(), 0);
+  EXPECT_LT(strips["stored_bytes"].get<int64_t>(), sum["storage"]["stored_bytes"].get<int64_t>());
+  for (float x : floats(dir_ / "strips" / "gradient.npy")) ASSERT_TRUE(std::isfinite(x));
   r = run("rtm" + kShot + kStart + " --observed " + path("record") +
           " --condition crosscorrelation --illumination --laplacian --output " + path("i"));
   ASSERT_EQ(r.code, 0) << r.out;

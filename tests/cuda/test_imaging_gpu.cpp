@@ -15,6 +15,7 @@
 #include "fdstencil/device_field.hpp"
 #include "fdstencil/imaging.hpp"
 #include "fdstencil/wave.hpp"
+#include "wave/imaging_interior.hpp"
 #include "wave/imaging_shot.hpp"
 #include "wave/wave_test_util.hpp"
 
@@ -76,6 +77,39 @@ TEST_P(ImagingGpu, CheckpointsGiveTheBitsOfEveryFieldKept) {
   report("gpu_checkpoints_" + std::to_string(GetParam()) + "D", double(kept.storage.checkpoints));
   EXPECT_EQ(kept.traces, all.traces);
   EXPECT_EQ(kept.velocity, all.velocity);
+}
+
+// Boundary saving (physics/reversal.hpp) on the GPU against its run that keeps every field: the
+// same forward sweep's bits, and the gradient and the cross-correlation image off the model's outer
+// faces within float's round-off of 89 steps back (tests/wave/test_imaging_boundary.cpp's bound;
+// measured on an H200: 1.1e-7 to 3.4e-7); and against the cpu's boundary saving (6.6e-7, 9.6e-7).
+TEST_P(ImagingGpu, BoundarySavingGivesEveryFieldsResultOffTheOuterFaces) {
+  REQUIRE_GPU();
+  const int dim = GetParam();
+  const ImagingShot s(dim, false, "cuda"), cpu(dim, false, "cpu");
+  const std::string d = std::to_string(dim) + "D";
+  const wave::Gradient all = wave::gradient(s.model, s.o, s.observed);
+  const wave::Gradient strips = wave::gradient(s.model, s.o, s.observed, wave::Storage{0, true});
+  EXPECT_EQ(strips.storage.backend, "cuda");
+  EXPECT_TRUE(strips.storage.boundary);
+  EXPECT_EQ(strips.storage.reversed_steps, s.o.nt - 1);
+  EXPECT_LT(strips.storage.stored_bytes, all.storage.stored_bytes);
+  EXPECT_EQ(strips.traces, all.traces);
+  const test::InteriorGap g = test::interior_gap(s.model, strips.velocity, all.velocity);
+  report("gpu_boundary_gradient_gap_" + d, g.relative());
+  ASSERT_GT(g.scale, 0.0);
+  EXPECT_LE(g.relative(), 1e-4);
+  const wave::Gradient on_cpu = wave::gradient(cpu.model, cpu.o, cpu.observed, wave::Storage{0, true});
+  report("gpu_cpu_boundary_gradient_gap_" + d, gap(strips.velocity, on_cpu.velocity));
+  EXPECT_LE(gap(strips.velocity, on_cpu.velocity), 1e-4);
+  wave::RtmOptions r;
+  r.condition = wave::ImagingCondition::crosscorrelation;
+  const std::vector<double> image = wave::rtm(s.model, s.o, s.observed, r);
+  r.storage.boundary = true;
+  const test::InteriorGap gi = test::interior_gap(s.model, wave::rtm(s.model, s.o, s.observed, r), image);
+  report("gpu_boundary_rtm_cross_gap_" + d, gi.relative());
+  ASSERT_GT(gi.scale, 0.0);
+  EXPECT_LE(gi.relative(), 1e-4);
 }
 
 double dot(const std::vector<double>& a, const std::vector<double>& b) {

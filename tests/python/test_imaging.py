@@ -163,6 +163,24 @@ def test_a_memory_budget_gives_the_bits_of_every_field_kept():
         fw.born(v, np.zeros(v.shape), **(s | {"backend": "cuda", "double": True}))
 
 
+def test_boundary_saving_gives_the_gradient_of_every_field_kept_off_the_outer_faces():
+    """boundary_saving=True keeps the strips around the layers and steps the field back: the same
+    traces and misfit, the gradient within double's round-off off the model's outer faces, a report
+    that says so, and a budget below the strips a MemoryError."""
+    v = model()
+    s = shot(v, backend="cpu")
+    observed = fw.modelled(v * np.float32(1.02), **s)
+    misfit, g, traces, kept = fw.gradient(v, observed, **s, info=True)
+    misfit_b, g_b, traces_b, kept_b = fw.gradient(v, observed, **s, boundary_saving=True, info=True)
+    assert kept_b["boundary_saving"] and kept_b["reversed_steps"] == NT - 1 and not kept["boundary_saving"]
+    assert kept_b["stored_bytes"] < kept["stored_bytes"]
+    assert misfit_b == misfit and np.array_equal(traces_b, traces)
+    inner = (slice(1, -1), slice(1, -1))
+    assert np.abs(g_b[inner] - g[inner]).max() <= 1e-10 * np.abs(g[inner]).max()
+    with pytest.raises(MemoryError, match="does not hold the boundary strips"):
+        fw.gradient(v, observed, **s, boundary_saving=True, memory_budget=1000)
+
+
 @pytest.mark.skipif(fw._core.gpu_count() == 0, reason="no GPU")
 def test_the_gpu_gradient_and_image_match_the_cpu():
     v = model()

@@ -11,6 +11,7 @@
 #include "cuda/common/check.hpp"
 #include "cuda/wave/acoustic.hpp"
 #include "cuda/wave/acoustic_adjoint.hpp"
+#include "cuda/wave/acoustic_reverse.hpp"
 #include "cuda/wave/device_array.hpp"
 #include "fdstencil/device.hpp"
 #include "fdstencil/error.hpp"
@@ -102,6 +103,69 @@ void every_field(Pass& p, BackwardResult& r) {
   p.fwd.synchronize();  // the adjoint's steps read the store, freed on return
 }
 
+// A second stream forked from and joined to the run's: the step back runs on it beside the adjoint.
+struct SideStream {
+  cudaStream_t main, side = nullptr;
+  cudaEvent_t fork = nullptr, join = nullptr;
+  explicit SideStream(void* stream) : main(static_cast<cudaStream_t>(stream)) {
+    FDS_CUDA_CHECK(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
+    FDS_CUDA_CHECK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+    FDS_CUDA_CHECK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
+  }
+  ~SideStream() {
+    cudaEventDestroy(join);
+    cudaEventDestroy(fork);
+    cudaStreamDestroy(side);
+  }
+  SideStream(const SideStream&) = delete;
+  SideStream& operator=(const SideStream&) = delete;
+  void branch() {  // the side stream waits for what the run's stream has enqueued so far
+    FDS_CUDA_CHECK(cudaEventRecord(fork, main));
+    FDS_CUDA_CHECK(cudaStreamWaitEvent(side, fork));
+  }
+  void merge() {  // the run's stream waits for what the side stream has enqueued so far
+    FDS_CUDA_CHECK(cudaEventRecord(join, side));
+    FDS_CUDA_CHECK(cudaStreamWaitEvent(main, join));
+  }
+};
+
+// Boundary saving (physics/reversal.hpp): the ring of u^0 .. u^nt kept, then the box's field
+// stepped back on two compact fields, u^{n+1} and u^n; the step back writes u^{n-1} over u^{n+1}.
+// Nothing beyond the ring is known: zero there. Adjoint step n reads u^n alone, and step back n
+// reads u^n and writes where adjoint step n + 1 read u^{n+1}, so the two run at once on two
+// streams, step back n after adjoint step n + 1 and before adjoint step n - 1.
+void boundary_saved(Pass& p, const acoustic::ReversalBox& box, BackwardResult& r) {
+  const ReversalGpu rev(p.s, box);
+  const int64_t P = p.points(), nt = p.s.nt, width = rev.ring();
+  void* stream = p.fwd.stream();
+  DeviceArray<float> strips = DeviceArray<float>::uninitialised((nt + 1) * width);
+  FDS_CUDA_CHECK(
+      cudaMemsetAsync(strips.p, 0, size_t(width) * sizeof(float), static_cast<cudaStream_t>(stream)));  // u^0
+  DeviceArray<float> a = DeviceArray<float>::uninitialised(P), b = DeviceArray<float>::uninitialised(P);
+  r.stored_bytes = strips.bytes() + a.bytes() + b.bytes();
+  for (int64_t n = 0; n < nt; ++n) {
+    p.fwd.step(n);
+    rev.keep(p.fwd.current_device(), strips.p + (n + 1) * width, stream);
+  }
+  float *next = a.p, *cur = b.p;
+  compact(p.s, p.fwd.current_device(), next, stream);
+  compact(p.s, p.fwd.previous_device(), cur, stream);
+  rev.forget_beyond_ring(next, stream);
+  rev.forget_beyond_ring(cur, stream);
+  p.start_adjoint();
+  SideStream two(stream);
+  for (int64_t n = nt - 1; n >= 0; --n) {
+    two.branch();
+    p.adj->step(n, cur);
+    if (n == 0) break;  // u^{-1} is not read: the sum by parts ends at u^0
+    rev.step_back(cur, next, strips.p + (n - 1) * width, n, two.side);
+    two.merge();
+    std::swap(next, cur);
+    ++r.reversed_steps;
+  }
+  p.fwd.synchronize();  // the steps read the strips and fields, freed on return
+}
+
 }  // namespace
 
 KernelConfig linearised_launch(const acoustic::SetupFrame<float>& s) {
@@ -125,7 +189,7 @@ std::vector<float> source_adjoint(const acoustic::Setup<float>& s, const std::ve
 
 BackwardResult backward(const acoustic::Setup<float>& s,
                         const std::function<std::vector<float>(const std::vector<float>&)>& residual_of,
-                        bool correlate, int64_t budget_bytes) {
+                        bool correlate, int64_t budget_bytes, bool boundary) {
   Pass p(s, linearised_launch(s), residual_of, correlate);
   BackwardResult r;
   const int64_t field = p.points() * int64_t(sizeof(float));
@@ -143,8 +207,13 @@ BackwardResult backward(const acoustic::Setup<float>& s,
     what += " MiB the device has free beside the forward run's state";
     throw Error(ErrorKind::out_of_memory, what);
   }
-  r.checkpoints = revolve::checkpoint_slots(s.nt, field, state, budget_bytes, available);
-  if (r.checkpoints == 0) {
+  if (boundary) {
+    const acoustic::ReversalBox box = acoustic::checked_reversal_box(s);
+    acoustic::check_strips_fit((s.nt + 1) * acoustic::ring_points(box) * int64_t(sizeof(float)) + 2 * field +
+                                   ReversalGpu::bytes(s, box),
+                               budget_bytes, available);
+    boundary_saved(p, box, r);
+  } else if ((r.checkpoints = revolve::checkpoint_slots(s.nt, field, state, budget_bytes, available)) == 0) {
     every_field(p, r);
   } else {
     Checkpointed b(p, r.checkpoints);

@@ -20,6 +20,7 @@ struct BackwardResult {
   int64_t stored_bytes = 0;               // the kept fields' or the checkpoints' device memory
   int64_t checkpoints = 0;                // 0: every step's field kept
   int64_t recomputed_steps = 0;           // forward steps run again beyond the first nt
+  int64_t reversed_steps = 0;             // steps undone by boundary saving
   double forward_s = 0, backward_s = 0;   // the first sweep, and the rest
 };
 
@@ -37,9 +38,10 @@ std::vector<float> source_adjoint(const acoustic::Setup<float>& s, const std::ve
 
 // `residual_of(traces)` gives the adjoint's input (nrec, nt) once the forward traces are known.
 // `correlate`: the cross-correlation and illumination sums too. budget_bytes: the kept fields' or
-// checkpoints' device memory (0: what the device has free once the states are made).
+// checkpoints' device memory (0: what the device has free once the states are made). `boundary`:
+// boundary saving (physics/reversal.hpp) instead of fields or checkpoints.
 BackwardResult backward(const acoustic::Setup<float>& s,
                         const std::function<std::vector<float>(const std::vector<float>&)>& residual_of,
-                        bool correlate, int64_t budget_bytes);
+                        bool correlate, int64_t budget_bytes, bool boundary = false);
 
 }  // namespace fdstencil::cuda::wave
