@@ -155,8 +155,8 @@ void add_imaging_options(CLI::App* cmd, Flags* f, ImagingFlags* g, Kind kind) {
   cmd->add_flag("--boundary-saving", g->boundary_saving,
                 "Keep only the strips of R points around the points clear of the absorbing layers, and "
                 "step the field there back in time instead of keeping every field: far less memory; "
-                "the layers' points beyond the strips are left out, which changes the result on the "
-                "model's outermost points (docs/imaging.md)")
+                "the layers' points beyond the strips are left out, which changes the gradient on the "
+                "model's outer faces beside a layer wider than R (docs/imaging.md)")
       ->group(group);
   if (kind != Kind::rtm) return;
   cmd->add_option(
@@ -224,10 +224,16 @@ ShotImage image_shot(const Setup& s, const ImagingFlags& g, Kind kind, std::span
 }
 
 json settings_json(const ImagingFlags& g, Kind kind) {
-  if (kind == Kind::gradient)
-    return {{"gradient_of",
-             "1/2 sum over receivers and steps of (modelled - observed)^2, by the velocity (m/s)"}};
-  return {{"condition", g.condition}, {"illumination", g.illumination}, {"laplacian", g.laplacian}};
+  json s =
+      kind == Kind::gradient
+          ? json{{"gradient_of",
+                  "1/2 sum over receivers and steps of (modelled - observed)^2, by the velocity (m/s)"}}
+          : json{{"condition", g.condition}, {"illumination", g.illumination}, {"laplacian", g.laplacian}};
+  // Boundary saving changes the gradient on the model's outer faces, so a survey's stack names it
+  // (its identity) and is not resumed without it. Named only where asked for: a stack of a run
+  // without it keeps the identity it had before the option existed.
+  if (g.boundary_saving) s["boundary_saving"] = true;
+  return s;
 }
 
 }  // namespace imaging_cli

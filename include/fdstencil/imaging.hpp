@@ -1,7 +1,8 @@
 // Born modelling, its adjoint and the FWI gradient, on wave::run's own discretisation (order 2R,
 // leapfrog, CPML, free surface, the same source and receiver taps), issue 37. Each is exact to
 // round-off: the adjoint is the transpose of every discrete step, the CPML's memory variables
-// included (src/cpu/acoustic_adjoint.hpp derives it), and the dot-product tests check it.
+// included (src/cpu/acoustic_adjoint.hpp derives it), and the dot-product tests check it; with
+// Storage::boundary only to the extent that paragraph below says.
 //
 // Backends: every function here runs where run() would (options.backend: the GPU in float when
 // present, else the cpu in the options' precision). One rank. The forward field of every step is kept for the
@@ -27,9 +28,10 @@ namespace fdstencil::wave {
 // boundary: keep only the strips of R points around the points clear of every layer (and R
 // points in from the grid's edges and a free surface), and rebuild the field there backwards in
 // time from the last two fields (physics/reversal.hpp). The layers' points beyond the strips are
-// not known: the sums leave them out, so the result differs from the exact one where a model
-// point takes a share from them (the model's outermost points, whose velocity the layers extend),
-// and elsewhere by the step back's round-off. A budget, if given, must hold the strips.
+// not known: the sums leave them out, so the gradient (and born_adjoint, then not Born's exact
+// transpose) differs from the exact one where a model point takes a share from them (the model's
+// outer faces beside a layer wider than R, whose velocity the layers extend), and elsewhere, as
+// rtm's images do, by the step back's round-off. A budget, if given, must hold the strips.
 struct Storage {
   int64_t budget_bytes = 0;
   bool boundary = false;

@@ -14,7 +14,8 @@ the memory free, the GPU's or the host's), else binomial checkpoints of the whol
 running the steps between them again (docs/imaging.md). `boundary_saving=True` keeps instead only the
 strips of R points around the points clear of the absorbing layers and steps the field there back
 in time: far less memory, and the layers' points beyond the strips left out of the sums, which
-changes the result on the model's outermost points."""
+changes the gradient (and born_adjoint, which is then not Born's exact transpose) on the model's
+outer faces beside a layer wider than R."""
 import numpy as np
 
 from . import _core
@@ -113,7 +114,8 @@ def forward_torch(velocity, spacing, nt, sources, wavelets, receivers, dt, radiu
                   double=True, backend="auto", memory_budget=0, boundary_saving=False):
     """The shot's traces (nrec, nt) as a tensor of velocity's dtype and device that PyTorch's
     autograd differentiates: its backward is born_adjoint, the exact transpose of the discrete
-    modelling. velocity: a tensor (requires_grad for a gradient), (nz, nx) or (nz, ny, nx)."""
+    modelling (with boundary_saving=True, but for the model's outer faces beside a layer wider than
+    R, to round-off). velocity: a tensor (requires_grad for a gradient), (nz, nx) or (nz, ny, nx)."""
     shot = {"spacing": spacing, "nt": nt, "sources": _host(sources, "sources"),
             "wavelets": _host(wavelets, "wavelets"), "receivers": _host(receivers, "receivers"), "dt": dt,
             "radius": radius, "cpml": cpml, "free_surface": free_surface, "double": double, "backend": backend}

@@ -29,6 +29,12 @@ int64_t repetitions(int64_t steps, int64_t slots) {
   return r;
 }
 
+// Memory in MiB, or KiB below 10 MiB, where MiB would round small sizes together.
+std::string memory_text(int64_t b) {
+  return b < (int64_t(10) << 20) ? std::to_string((b + 1023) >> 10) + " KiB"
+                                 : std::to_string((b + (1 << 20) - 1) >> 20) + " MiB";
+}
+
 }  // namespace
 
 int64_t forward_steps(int64_t steps, int64_t slots) {
@@ -50,18 +56,26 @@ int64_t checkpoint_slots(int64_t nt, int64_t field_bytes, int64_t state_bytes, i
   const int64_t slots =
       std::min({nt, kMaxSlots, (limit - 3 * field_bytes) / std::max<int64_t>(state_bytes, 1)});
   if (slots >= 1) return slots;
-  const auto mib = [](int64_t b) {  // KiB below 10 MiB, where MiB would round small sizes together
-    return b < (int64_t(10) << 20) ? std::to_string((b + 1023) >> 10) + " KiB"
-                                   : std::to_string((b + (1 << 20) - 1) >> 20) + " MiB";
-  };
-  std::string what = budget > 0 && budget <= available ? "a memory budget of " + mib(budget)
-                                                       : mib(std::max<int64_t>(limit, 0)) + " free";
+  std::string what = budget > 0 && budget <= available ? "a memory budget of " + memory_text(budget)
+                                                       : memory_text(std::max<int64_t>(limit, 0)) + " free";
   what += " holds not even one checkpoint of the forward state (";
-  what += mib(state_bytes);
+  what += memory_text(state_bytes);
   what += ") beside the three fields the adjoint reads (";
-  what += mib(3 * field_bytes);
+  what += memory_text(3 * field_bytes);
   what += "): a larger budget or a smaller model";
   throw Error(ErrorKind::out_of_memory, what);
+}
+
+void check_strips(int64_t bytes, int64_t budget, int64_t available) {
+  if (budget > 0 && bytes > budget)
+    throw Error(ErrorKind::out_of_memory,
+                "a memory budget of " + memory_text(budget) +
+                    " does not hold the boundary strips and the fields they rebuild (" + memory_text(bytes) +
+                    "): a larger budget");
+  if (bytes > available)
+    throw Error(ErrorKind::out_of_memory, "the boundary strips and the fields they rebuild (" +
+                                              memory_text(bytes) + ") do not fit in the " +
+                                              memory_text(std::max<int64_t>(available, 0)) + " free");
 }
 
 }  // namespace fdstencil::revolve

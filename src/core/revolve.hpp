@@ -32,6 +32,10 @@ int64_t split(int64_t steps, int64_t slots);
 // even one slot fits.
 int64_t checkpoint_slots(int64_t nt, int64_t field_bytes, int64_t state_bytes, int64_t budget,
                          int64_t available);
+// Boundary saving's share of the same policy (physics/reversal.hpp): throws Error(out_of_memory)
+// where its strips and working fields, `bytes` in all, exceed the budget (0: none) or what is
+// available.
+void check_strips(int64_t bytes, int64_t budget, int64_t available);
 // The most slots checkpoint_slots gives: Schedule recurses once a slot of its first descent, so this
 // bounds its stack (a few hundred kilobytes); beyond it, more slots save little (with 4096 slots,
 // 8 million steps are reversed running each at most twice).

@@ -4,7 +4,6 @@
 // every other point takes the general loop over the taps with physics/acoustic.hpp's CPML. Both
 // add the same products in the same order, so a point's value does not depend on its path.
 #include "cpu/acoustic.hpp"
-#include "cpu/interior_line.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -12,6 +11,8 @@
 #if defined(__SSE2__)
 #include <xmmintrin.h>
 #endif
+
+#include "cpu/interior_line.hpp"
 
 namespace fdstencil::cpu {
 

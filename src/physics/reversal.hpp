@@ -26,23 +26,26 @@ namespace fdstencil::acoustic {
 
 struct ReversalBox {
   int radius = 1;
+  bool planar = false;        // 2D: y is not an axis (one point, j = 0)
   int64_t n[3] = {1, 1, 1};   // the computational points along x, y, z
   int64_t lo[3] = {0, 0, 0};  // the box: [lo, hi) along each axis
   int64_t hi[3] = {1, 1, 1};
 
   bool empty() const { return lo[0] >= hi[0] || lo[1] >= hi[1] || lo[2] >= hi[2]; }
-  // The box grown by R along each axis that has more than one point, within the grid.
-  FDS_HOST_DEVICE int64_t grown_lo(int a) const { return n[a] == 1 || lo[a] < radius ? 0 : lo[a] - radius; }
+  // The box grown by R along each axis, within the grid.
+  FDS_HOST_DEVICE bool axis(int a) const { return !(planar && a == 1); }
+  FDS_HOST_DEVICE int64_t grown_lo(int a) const { return !axis(a) || lo[a] < radius ? 0 : lo[a] - radius; }
   FDS_HOST_DEVICE int64_t grown_hi(int a) const {
-    return n[a] == 1 ? 1 : hi[a] + radius > n[a] ? n[a] : hi[a] + radius;
+    return !axis(a) ? 1 : hi[a] + radius > n[a] ? n[a] : hi[a] + radius;
   }
   FDS_HOST_DEVICE bool inside(int64_t i, int64_t j, int64_t k) const {
     return i >= lo[0] && i < hi[0] && j >= lo[1] && j < hi[1] && k >= lo[2] && k < hi[2];
   }
 };
 
-// The box of setup s: R points in from every edge (the free surface's mirror reaches R planes down,
-// and a point nearer a grid edge without a layer reads its zero halo), and clear of every layer.
+// The box of setup s: clear of every layer, and R points in from every edge: the free surface's
+// mirror reaches R planes down, and the GPU steps back on compact arrays, without a halo, whose
+// stencils must stay within the grid. A 3D axis of fewer than 2R + 1 points leaves it empty.
 template <class T>
 ReversalBox reversal_box(const SetupFrame<T>& s) {
   ReversalBox b;
@@ -50,7 +53,10 @@ ReversalBox reversal_box(const SetupFrame<T>& s) {
   const int64_t n[3] = {s.nx, s.ny, s.nz};
   for (int a = 0; a < 3; ++a) {
     b.n[a] = n[a];
-    if (n[a] == 1) continue;  // 2D's y
+    if (a == 1 && s.dim == 2) {
+      b.planar = true;
+      continue;
+    }
     b.lo[a] = std::max<int64_t>(s.axis[a].lo, s.radius);
     b.hi[a] = std::min<int64_t>(n[a] - s.axis[a].hi, n[a] - s.radius);
   }
@@ -88,21 +94,6 @@ inline int64_t ring_points(const ReversalBox& b) {
   int64_t count = 0;
   for_each_ring_run(b, [&](int64_t i0, int64_t i1, int64_t, int64_t) { count += i1 - i0; });
   return count;
-}
-
-// Refuses strips (with the fields the pass steps back) that exceed the budget (bytes, 0: none) or
-// what is available.
-inline void check_strips_fit(int64_t bytes, int64_t budget, int64_t available) {
-  const auto mib = [](int64_t b) { return std::to_string((b + (1 << 20) - 1) >> 20) + " MiB"; };
-  if (budget > 0 && bytes > budget)
-    throw Error(ErrorKind::out_of_memory, "a memory budget of " + mib(budget) +
-                                              " does not hold the boundary strips and the fields they "
-                                              "rebuild (" +
-                                              mib(bytes) + "): a larger budget");
-  if (bytes > available)
-    throw Error(ErrorKind::out_of_memory, "the boundary strips and the fields they rebuild (" + mib(bytes) +
-                                              ") do not fit in the " + mib(std::max<int64_t>(available, 0)) +
-                                              " free");
 }
 
 }  // namespace fdstencil::acoustic

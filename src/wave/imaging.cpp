@@ -370,7 +370,7 @@ Backward cpu_backward(const acoustic::Setup<T>& s, AdjointInput input, bool cros
   // The kept run may take 80 % of the host's memory, less the pass's own arrays (about ten fields).
   const int64_t available = int64_t(0.8 * double(host_bytes())) - 10 * field;
   if (storage.boundary)
-    acoustic::check_strips_fit(
+    revolve::check_strips(
         (s.nt + 1) * acoustic::ring_points(acoustic::checked_reversal_box(s)) * int64_t(sizeof(T)) +
             3 * field,
         storage.budget_bytes, available);

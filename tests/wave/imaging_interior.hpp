@@ -1,8 +1,10 @@
-// What boundary saving (fdstencil/imaging.hpp's Storage::boundary) leaves as it was: a model-shaped
-// result at the points off the model's outer faces, where no layer point adds its share. For the
-// tests of tests/wave/test_imaging_boundary.cpp and tests/cuda/test_imaging_gpu.cpp.
+// How far boundary saving's results (fdstencil/imaging.hpp's Storage::boundary) lie from every
+// field's, over a model-shaped result: for the tests of tests/wave/test_imaging_boundary.cpp and
+// tests/cuda/test_imaging_gpu.cpp. Off the model's outer faces no layer point beyond the strips
+// adds its share, so the gradient is every field's there to round-off; images are, everywhere.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -11,24 +13,33 @@
 
 namespace fdstencil::test {
 
-// The largest |got - want| over the points off the outer faces, and the largest |want| there.
-struct InteriorGap {
+// The largest |got - want| and the largest |want|, over the points off the outer faces or over all.
+struct ResultGap {
   double gap = 0, scale = 0;
   double relative() const { return gap / scale; }
 };
 
-inline InteriorGap interior_gap(const wave::Model& m, const std::vector<double>& got,
-                                const std::vector<double>& want) {
-  InteriorGap g;
-  const bool y = m.dim == 3;
-  for (int64_t k = 1; k + 1 < m.nz; ++k)
-    for (int64_t j = y ? 1 : 0; j < (y ? m.ny - 1 : 1); ++j)
-      for (int64_t i = 1; i + 1 < m.nx; ++i) {
+inline ResultGap result_gap(const wave::Model& m, const std::vector<double>& got,
+                            const std::vector<double>& want, bool faces) {
+  ResultGap g;
+  const int64_t in = faces ? 0 : 1, y_in = m.dim == 3 ? in : 0;
+  for (int64_t k = in; k < m.nz - in; ++k)
+    for (int64_t j = y_in; j < m.ny - y_in; ++j)
+      for (int64_t i = in; i < m.nx - in; ++i) {
         const size_t p = size_t((k * m.ny + j) * m.nx + i);
         g.gap = std::max(g.gap, std::abs(got[p] - want[p]));
         g.scale = std::max(g.scale, std::abs(want[p]));
       }
   return g;
+}
+
+inline ResultGap interior_gap(const wave::Model& m, const std::vector<double>& got,
+                              const std::vector<double>& want) {
+  return result_gap(m, got, want, false);
+}
+inline ResultGap whole_gap(const wave::Model& m, const std::vector<double>& got,
+                           const std::vector<double>& want) {
+  return result_gap(m, got, want, true);
 }
 
 }  // namespace fdstencil::test

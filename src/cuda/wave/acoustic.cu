@@ -1475,6 +1475,7 @@ void AcousticGpu::renew(const acoustic::Setup<float>& s) {
 const float* AcousticGpu::current_device() const { return impl_->u.p; }
 float* AcousticGpu::current_device() { return impl_->u.p; }
 const float* AcousticGpu::previous_device() const { return impl_->prev.p; }
+const float* AcousticGpu::medium_device() const { return impl_->m.p; }
 void* AcousticGpu::stream() const { return impl_->stream; }
 
 int64_t AcousticGpu::snapshot_elements() const {

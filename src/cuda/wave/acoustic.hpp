@@ -188,6 +188,7 @@ class AcousticGpu {
   const float* current_device() const;
   float* current_device();
   const float* previous_device() const;
+  const float* medium_device() const;  // m, the storage layout: boundary saving's step back reads it
   void* stream() const;
   // The state without its traces (u, u_prev, the CPML memory: snapshot_elements() floats) to and
   // from device memory, enqueued on the run's stream: a checkpoint of the backward pass.

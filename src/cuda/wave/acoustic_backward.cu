@@ -135,14 +135,14 @@ struct SideStream {
 // reads u^n and writes where adjoint step n + 1 read u^{n+1}, so the two run at once on two
 // streams, step back n after adjoint step n + 1 and before adjoint step n - 1.
 void boundary_saved(Pass& p, const acoustic::ReversalBox& box, BackwardResult& r) {
-  const ReversalGpu rev(p.s, box);
+  const ReversalGpu rev(p.s, box, p.fwd.medium_device());
   const int64_t P = p.points(), nt = p.s.nt, width = rev.ring();
   void* stream = p.fwd.stream();
   DeviceArray<float> strips = DeviceArray<float>::uninitialised((nt + 1) * width);
   FDS_CUDA_CHECK(
       cudaMemsetAsync(strips.p, 0, size_t(width) * sizeof(float), static_cast<cudaStream_t>(stream)));  // u^0
   DeviceArray<float> a = DeviceArray<float>::uninitialised(P), b = DeviceArray<float>::uninitialised(P);
-  r.stored_bytes = strips.bytes() + a.bytes() + b.bytes();
+  r.stored_bytes = strips.bytes() + a.bytes() + b.bytes() + ReversalGpu::bytes(p.s, box);  // as checked
   for (int64_t n = 0; n < nt; ++n) {
     p.fwd.step(n);
     rev.keep(p.fwd.current_device(), strips.p + (n + 1) * width, stream);
@@ -209,9 +209,9 @@ BackwardResult backward(const acoustic::Setup<float>& s,
   }
   if (boundary) {
     const acoustic::ReversalBox box = acoustic::checked_reversal_box(s);
-    acoustic::check_strips_fit((s.nt + 1) * acoustic::ring_points(box) * int64_t(sizeof(float)) + 2 * field +
-                                   ReversalGpu::bytes(s, box),
-                               budget_bytes, available);
+    revolve::check_strips((s.nt + 1) * acoustic::ring_points(box) * int64_t(sizeof(float)) + 2 * field +
+                              ReversalGpu::bytes(s, box),
+                          budget_bytes, available);
     boundary_saved(p, box, r);
   } else if ((r.checkpoints = revolve::checkpoint_slots(s.nt, field, state, budget_bytes, available)) == 0) {
     every_field(p, r);

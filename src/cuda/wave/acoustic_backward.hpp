@@ -1,7 +1,8 @@
 // The forward run and its adjoint on the GPU, for the gradient and RTM (issue 37; the wave layer's
 // wave/imaging.cpp calls it): the forward field of every step kept in device memory where it fits
 // the budget, else binomial checkpoints of the whole state (core/revolve.hpp) with the steps
-// between them run again. Plain C++, no CUDA types.
+// between them run again; or, asked for, the strips around the layers with the field stepped back
+// (boundary saving, physics/reversal.hpp). Plain C++, no CUDA types.
 #pragma once
 
 #include <cstdint>
@@ -17,7 +18,7 @@ namespace fdstencil::cuda::wave {
 struct BackwardResult {
   std::vector<float> traces;              // the forward run's (nrec, nt)
   HostSums adjoint, cross, illumination;  // sums over the computational points, compact
-  int64_t stored_bytes = 0;               // the kept fields' or the checkpoints' device memory
+  int64_t stored_bytes = 0;               // the kept fields', checkpoints' or strips' device memory
   int64_t checkpoints = 0;                // 0: every step's field kept
   int64_t recomputed_steps = 0;           // forward steps run again beyond the first nt
   int64_t reversed_steps = 0;             // steps undone by boundary saving

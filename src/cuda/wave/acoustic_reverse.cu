@@ -1,13 +1,14 @@
-// The GPU's boundary saving: acoustic_reverse.hpp. One thread a point: the step back runs once a
-// step beside the adjoint's march, over the box only, and reads u^n through L1 and L2 as the
-// adjoint's plain kernels do.
+// The GPU's boundary saving: acoustic_reverse.hpp. The step back runs once a step beside the
+// adjoint's march, over the box only; the ring's gathers and scatters one thread an element.
 #include "cuda/wave/acoustic_reverse.hpp"
 
+#include <string>
 #include <vector>
 
 #include "cuda/common/check.hpp"
 #include "cuda/wave/device_array.hpp"
 #include "cuda/wave/for_radius.hpp"
+#include "fdstencil/error.hpp"
 
 namespace fdstencil::cuda::wave {
 
@@ -104,7 +105,7 @@ struct ReversalGpu::Impl {
   int64_t nt = 0;
   int radius = 1;
   Weights w{};
-  DeviceArray<float> m;  // the setup's, its storage layout
+  const float* m = nullptr;  // the forward state's, its storage layout
   int64_t origin = 0, line = 0, slice = 0;
   DeviceArray<int64_t> ring_field, ring_out;  // the ring's points: storage and compact indices
   DeviceArray<int64_t> tap_at;                // the sources' taps in the box: compact index,
@@ -113,8 +114,14 @@ struct ReversalGpu::Impl {
   int taps = 0;
 };
 
-ReversalGpu::ReversalGpu(const acoustic::Setup<float>& s, const acoustic::ReversalBox& box)
+ReversalGpu::ReversalGpu(const acoustic::Setup<float>& s, const acoustic::ReversalBox& box, const float* m)
     : impl_(std::make_unique<Impl>()) {
+  // A launch's grid takes at most 65535 blocks along y and z: forget_kernel's lines and planes,
+  // the step back's lines and columns.
+  constexpr int64_t kGridLimit = 65535;
+  if (s.ny > kGridLimit || s.nz > kGridLimit)
+    throw Error(ErrorKind::invalid_argument, "boundary saving on the GPU: at most " +
+                                                 std::to_string(kGridLimit) + " points along y and z");
   Impl& d = *impl_;
   d.box = box;
   d.y = s.dim == 3;
@@ -125,8 +132,7 @@ ReversalGpu::ReversalGpu(const acoustic::Setup<float>& s, const acoustic::Revers
   const auto field_at = [&](int64_t i, int64_t j, int64_t k) {
     return s.origin + i + j * s.line + k * s.slice;
   };
-  d.m = DeviceArray<float>::uninitialised(s.alloc);
-  FDS_CUDA_CHECK(cudaMemcpy(d.m.p, s.m.data(), size_t(s.alloc) * sizeof(float), cudaMemcpyHostToDevice));
+  d.m = m;
   d.origin = s.origin;
   d.line = s.line;
   d.slice = s.slice;
@@ -159,7 +165,7 @@ ReversalGpu::ReversalGpu(const acoustic::Setup<float>& s, const acoustic::Revers
 ReversalGpu::~ReversalGpu() = default;
 
 int64_t ReversalGpu::bytes(const acoustic::SetupFrame<float>& s, const acoustic::ReversalBox& box) {
-  return s.alloc * int64_t(sizeof(float)) + 2 * acoustic::ring_points(box) * int64_t(sizeof(int64_t)) +
+  return 2 * acoustic::ring_points(box) * int64_t(sizeof(int64_t)) +
          int64_t(s.wavelets.size() * sizeof(float)) + int64_t(s.sources.size()) * 16;
 }
 
@@ -188,7 +194,7 @@ void ReversalGpu::step_back(const float* u, float* out, const float* kept, int64
                   blocks(b.hi[2] - b.lo[2], kColumn));
   for_radius(d.radius, [&]<int R>() {
     step_back_kernel<R>
-        <<<grid, kBoxThreads, 0, st>>>(u, out, Medium{d.m.p + d.origin, d.line, d.slice}, b, d.y, d.w);
+        <<<grid, kBoxThreads, 0, st>>>(u, out, Medium{d.m + d.origin, d.line, d.slice}, b, d.y, d.w);
     return 0;
   });
   FDS_CUDA_CHECK_LAUNCH();

@@ -14,14 +14,16 @@ namespace fdstencil::cuda::wave {
 
 class ReversalGpu {
  public:
-  // Uploads the box's m, the ring's indices and the sources' taps in the box (on the legacy
-  // stream, waited for).
-  ReversalGpu(const acoustic::Setup<float>& s, const acoustic::ReversalBox& box);
+  // Uploads the ring's indices and the sources' taps in the box (on the legacy stream, waited
+  // for). m: the forward state's (AcousticGpu::medium_device, the storage layout), read by the
+  // step back while this lives. Refuses (invalid_argument) a grid whose planes or lines exceed
+  // the launches' grid dimensions.
+  ReversalGpu(const acoustic::Setup<float>& s, const acoustic::ReversalBox& box, const float* m);
   ~ReversalGpu();
   ReversalGpu(const ReversalGpu&) = delete;
   ReversalGpu& operator=(const ReversalGpu&) = delete;
 
-  // The device bytes its own arrays take (for the memory check).
+  // The device bytes its own arrays take (the ring's indices, the taps: for the memory check).
   static int64_t bytes(const acoustic::SetupFrame<float>& s, const acoustic::ReversalBox& box);
   int64_t ring() const;  // the ring's points: the floats one step keeps
 
