@@ -8,7 +8,8 @@
 // decay, and a step of theirs cannot be undone. So the backward pass keeps, at every step, only
 // u^n on the ring of R points around the box (which the box's stencils read), steps the box back
 // from the last two fields, and takes the ring from what it kept. Points beyond the ring, deeper in
-// the layers, are not known; they count as zero, so the gradient and the images leave them out.
+// the layers, are not known; they count as zero, so the gradient's sums leave them out (images,
+// which take the model's points alone, lie in the box or the ring).
 //
 // In exact arithmetic the rebuilt field is the forward one. In floating point each step back
 // rounds differently from the step it undoes, so the two differ by round-off that grows with the

@@ -6,7 +6,10 @@
 // was kept, and a budget below the strips refused before any work.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -88,6 +91,29 @@ TEST_P(BoundarySaving, GivesTheImagesOfEveryFieldKept) {
     report("boundary_rtm_" + name + "_gap_" + name_of({c, 0}), g.relative());
     ASSERT_GT(g.scale, 0.0);
     EXPECT_LE(g.relative(), bound(c.double_precision)) << name;
+  }
+}
+
+// With a layer of R, born_adjoint under boundary saving is Born's transpose to the steps back's
+// round-off: the dot-product test of tests/wave/test_imaging.cpp, in double, on random vectors.
+TEST(ImagingBoundary, BornAndItsTransposeMeetInTheDotProductWithALayerOfR) {
+  for (const int dim : {2, 3}) {
+    ImagingShot s(dim, true, "cpu");
+    s.o.boundary.cpml_width = s.o.radius;
+    std::mt19937_64 gen(uint64_t(31 + dim));
+    std::normal_distribution<double> normal;
+    std::vector<double> dv(s.model.v.size()), dd(s.o.receivers.size() * size_t(s.o.nt));
+    for (double& x : dv) x = normal(gen);
+    for (double& x : dd) x = normal(gen);
+    const std::vector<double> jdv = wave::born(s.model, s.o, dv);
+    const std::vector<double> jtdd = wave::born_adjoint(s.model, s.o, dd, wave::Storage{0, true});
+    double lhs = 0, rhs = 0;
+    for (size_t i = 0; i < dd.size(); ++i) lhs += jdv[i] * dd[i];
+    for (size_t i = 0; i < dv.size(); ++i) rhs += dv[i] * jtdd[i];
+    const double gap = std::abs(lhs - rhs) / std::max(std::abs(lhs), std::abs(rhs));
+    report("boundary_born_dot_gap_" + std::to_string(dim) + "D", gap);
+    EXPECT_GT(std::abs(lhs), 0.0);
+    EXPECT_LE(gap, 1e-12) << lhs << " against " << rhs;
   }
 }
 
