@@ -383,14 +383,14 @@ TEST(WaveGpu, CpmlApartMatchesTheCpu) {
 
 namespace {
 // A share of the points in layers past the CPML apart's rule (acoustic.cu kApartShare), and the
-// march's own rows with layers: "cpml": "march" (from R = 6 the CPML apart is the default at any
-// share).
+// march's own rows with layers: "cpml": "march" (at R = 1 and from R = 6 the CPML apart is the
+// default at any share).
 constexpr double kWideLayers = 0.5;
 cuda::wave::KernelConfig march_with_layers(int radius, int64_t plane) {
   const cuda::wave::KernelConfig c =
       cuda::wave::parse_config(R"({"cpml": "march"})", 3, radius, plane, kWideLayers);
   EXPECT_FALSE(c.cpml_apart);
-  if (radius <= 5) {  // there the rule itself takes the march at this share
+  if (radius >= 2 && radius <= 5) {  // there the rule itself takes the march at this share
     const cuda::wave::KernelConfig d = cuda::wave::default_config(3, radius, plane, kWideLayers);
     EXPECT_TRUE(d.design == c.design && d.bx == c.bx && d.by == c.by && d.nw == c.nw && !d.cpml_apart)
         << radius;
@@ -817,11 +817,13 @@ TEST(WaveGpu, TheCpmlApartIsTheDefaultWhereItLed) {
                "R = 8, 620^2");
   EXPECT_FALSE(cuda::wave::default_config(3, 2, 256 * 256, 0.399).cpml_apart);  // 216^3 + 20 points
   EXPECT_TRUE(cuda::wave::default_config(3, 2, 148 * 148, 0.353).cpml_apart);   // 128^3 + 10
-  EXPECT_FALSE(cuda::wave::default_config(3, 1, 236 * 236, share).cpml_apart);
-  // By hand at R = 1 the tile without its ring, which is compiled from R = 2.
-  const auto c1 = cuda::wave::parse_config(R"({"cpml": "apart"})", 3, 1, 236 * 236, share);
-  EXPECT_TRUE(c1.cpml_apart);
-  EXPECT_EQ(c1.zq, 0);
+  // R = 1 at any share (wave-3d-r1-cpml): the tile without its ring, which is compiled from R = 2.
+  for (double r1_share : {share, 0.399}) {
+    const auto c1 = cuda::wave::default_config(3, 1, 236 * 236, r1_share);
+    EXPECT_TRUE(c1.cpml_apart && !c1.cpml_beside) << r1_share;
+    expect_shape(c1, StepDesign::tile, 8, 16, 8, 1, "R = 1, 236^2, apart");
+    EXPECT_EQ(c1.zq, 0);
+  }
   EXPECT_FALSE(cuda::wave::default_config(3, 4, 236 * 236, kNoLayers).cpml_apart);
   // A slab places its CPML as one GPU would (a split run gives one GPU's bits), in chunks of at most
   // 16 planes (its faces are whole chunks).
@@ -829,15 +831,15 @@ TEST(WaveGpu, TheCpmlApartIsTheDefaultWhereItLed) {
   EXPECT_EQ(cuda::wave::default_config(3, 8, 620 * 620, 0.1, /*slabs=*/true).nw, 16);
   EXPECT_FALSE(cuda::wave::default_config(3, 2, 256 * 256, 0.399, /*slabs=*/true).cpml_apart);
   EXPECT_FALSE(cuda::wave::default_config(3, 4, 236 * 236, share).cpml_beside);  // 3D: the terms after
-  // 2D: apart at every row length from R = 2, its layers' points beside the march on one GPU, after
-  // it in a slab (the same bits); R = 1 keeps the march.
-  for (int64_t row : {1020, 2020, 4020}) {
-    const auto d2 = cuda::wave::default_config(2, 4, row, 0.02);
-    EXPECT_TRUE(d2.cpml_apart && d2.cpml_beside) << row;
-    const auto slab = cuda::wave::default_config(2, 4, row, 0.02, /*slabs=*/true);
-    EXPECT_TRUE(slab.cpml_apart && !slab.cpml_beside) << row;
-  }
-  EXPECT_FALSE(cuda::wave::default_config(2, 1, 2020, 0.02).cpml_apart);
+  // 2D: apart at every row length and radius, its layers' points beside the march on one GPU, after
+  // it in a slab (the same bits).
+  for (int r : {1, 4})
+    for (int64_t row : {1020, 2020, 4020}) {
+      const auto d2 = cuda::wave::default_config(2, r, row, 0.02);
+      EXPECT_TRUE(d2.cpml_apart && d2.cpml_beside) << r << " " << row;
+      const auto slab = cuda::wave::default_config(2, r, row, 0.02, /*slabs=*/true);
+      EXPECT_TRUE(slab.cpml_apart && !slab.cpml_beside) << r << " " << row;
+    }
   expect_shape(cuda::wave::default_config(2, 4, 2020, 0.02), StepDesign::l1, 64, 1, 4, 0,
                "2D R = 4, 2020 points a row, apart");
   EXPECT_FALSE(cuda::wave::parse_config(R"({"cpml": "apart"})", 2, 4, 2020, 0.02).cpml_beside);

@@ -153,13 +153,15 @@ constexpr int kGraphSteps = 32;
 // against the march without it and the layers' kernel, 10-point layers on 128^3-600^3 models and
 // 20 on 216^3, R = 2, 4, 8). It led wherever the layers hold at most kApartShare of the points, and
 // at R = 8 with more (216^3 with 20 points, two fifths of its points in layers). In 2D every row
-// length takes it, its layers' points computed beside the march (beside_leads). R = 1 was not
-// measured and keeps the march; R = 3 takes R = 2's and 4's rule, R = 5..7 R = 4's and 8's, unmeasured.
+// length takes it, its layers' points computed beside the march (beside_leads). At R = 1 it led at
+// every share too (wave-2d-r1-cpml, wave-3d-r1-cpml: 128^3-472^3 with 10 points and 216^3 with 20,
+// in 3D the tile's shape leading tma's; 1000^2-4000^2 in 2D, beside). R = 3 takes R = 2's and 4's
+// rule, R = 5..7 R = 4's and 8's, unmeasured.
 constexpr double kApartShare = 0.375;  // led at 0.353 (128^3 + 10), lost at R = 2, 4 at 0.399 (216^3 + 20)
 bool apart_leads(int dim, int radius, double layer_share) {
-  if (layer_share <= 0 || radius == 1) return false;
+  if (layer_share <= 0) return false;
   if (dim == 2) return true;
-  return radius >= 6 || layer_share <= kApartShare;
+  return radius == 1 || radius >= 6 || layer_share <= kApartShare;
 }
 // The layers' points beside the march (KernelConfig::cpml_beside), from the campaigns
 // wave-2d-cpml-beside and wave-3d-cpml-beside (bench/results/nvidia-h200/campaigns/): in 2D it led
