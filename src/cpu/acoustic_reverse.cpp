@@ -3,6 +3,7 @@
 // outer time levels swapped, so the same code undoes it.
 #include "cpu/acoustic_reverse.hpp"
 
+#include <algorithm>
 #include <utility>
 #if defined(__SSE2__)
 #include <xmmintrin.h>
@@ -13,7 +14,8 @@
 namespace fdstencil::cpu {
 
 template <class T>
-void step_back(const acoustic::Setup<T>& s, const acoustic::ReversalBox& box, const T* u, T* out, int64_t n) {
+void step_back(const acoustic::Setup<T>& s, const acoustic::ReversalBox& box, const T* u, const T* next,
+               T* out, int64_t n) {
   const int64_t count = box.hi[0] - box.lo[0];
 #pragma omp parallel
   {
@@ -26,9 +28,11 @@ void step_back(const acoustic::Setup<T>& s, const acoustic::ReversalBox& box, co
     const InteriorRun<T> run = interior_run_for<T>(s.radius, std::make_integer_sequence<int, kMaxRadius>{});
 #pragma omp for schedule(static)
     for (int64_t k = box.lo[2]; k < box.hi[2]; ++k)
-      for (int64_t j = box.lo[1]; j < box.hi[1]; ++j)
-        run(u, out, s.m.data(), s.origin + box.lo[0] + j * s.line + k * s.slice, count, s.line, s.slice,
-            s.dim == 3, s.w2.data());
+      for (int64_t j = box.lo[1]; j < box.hi[1]; ++j) {
+        const int64_t first = s.origin + box.lo[0] + j * s.line + k * s.slice;
+        if (next != out) std::copy_n(next + first, count, out + first);
+        run(u, out, s.m.data(), first, count, s.line, s.slice, s.dim == 3, s.w2.data());
+      }
 #if defined(__SSE2__)
     _mm_setcsr(caller_csr);
 #endif
@@ -41,9 +45,9 @@ void step_back(const acoustic::Setup<T>& s, const acoustic::ReversalBox& box, co
           T(t.w) * s.wavelets[size_t(t.id) * size_t(s.nt) + size_t(n)];
 }
 
-template void step_back(const acoustic::Setup<float>&, const acoustic::ReversalBox&, const float*, float*,
-                        int64_t);
-template void step_back(const acoustic::Setup<double>&, const acoustic::ReversalBox&, const double*, double*,
-                        int64_t);
+template void step_back(const acoustic::Setup<float>&, const acoustic::ReversalBox&, const float*,
+                        const float*, float*, int64_t);
+template void step_back(const acoustic::Setup<double>&, const acoustic::ReversalBox&, const double*,
+                        const double*, double*, int64_t);
 
 }  // namespace fdstencil::cpu

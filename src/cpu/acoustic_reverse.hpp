@@ -9,15 +9,17 @@
 
 namespace fdstencil::cpu {
 
-// Step n undone at the box's points: `out` holds u^{n+1} (the setup's storage layout) and gets
-// u^{n-1} = 2 u^n - u^{n+1} + m L(u^n) + the sources' taps of f^n there; its other points are left
-// as they are. u: u^n.
+// Step n undone at the box's points: `out` gets u^{n-1} = 2 u^n - u^{n+1} + m L(u^n) + the sources'
+// taps of f^n there, from u^n in `u` and u^{n+1} in `next` (the setup's storage layout; `next` may
+// be `out`); its other points are left as they are. Each of the box's x-lines is copied from `next`
+// just before the step reads it back, so a caller that keeps u^{n+1} copies no more than the box.
 template <class T>
-void step_back(const acoustic::Setup<T>& s, const acoustic::ReversalBox& box, const T* u, T* out, int64_t n);
+void step_back(const acoustic::Setup<T>& s, const acoustic::ReversalBox& box, const T* u, const T* next,
+               T* out, int64_t n);
 
 extern template void step_back(const acoustic::Setup<float>&, const acoustic::ReversalBox&, const float*,
-                               float*, int64_t);
+                               const float*, float*, int64_t);
 extern template void step_back(const acoustic::Setup<double>&, const acoustic::ReversalBox&, const double*,
-                               double*, int64_t);
+                               const double*, double*, int64_t);
 
 }  // namespace fdstencil::cpu

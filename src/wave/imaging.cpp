@@ -340,8 +340,9 @@ void cpu_boundary(CpuPass<T>& p) {
   p.start_adjoint();
   for (int64_t step = p.s.nt - 1; step >= 0; --step) {
     if (step > 0) {  // u^{step-1}; u^{-1} is zero
-      copy_over_threads(next.data(), n, prev.data());
-      cpu::step_back(p.s, box, cur.data(), prev.data(), step);
+      // prev is zero beyond the ring (forgotten, or never written), and the ring is taken whole
+      // from what was kept: only the box is stepped back, from next's copy of it.
+      cpu::step_back(p.s, box, cur.data(), next.data(), prev.data(), step);
       const T* kept = strips.data() + size_t(step - 1) * width;
 #pragma omp parallel for schedule(static)
       for (size_t r = 0; r < width; ++r) prev[ring[r]] = kept[r];
