@@ -1,8 +1,11 @@
 // The acoustic step on the cpu: planes shared among OpenMP threads. On each x-line the run of
 // points clear of every CPML layer (and of the free surface's mirror) takes interior_run, the
 // plain sum of second derivatives with R a constant, which the compiler unrolls and vectorizes;
-// every other point takes the general loop over the taps with physics/acoustic.hpp's CPML. Both
-// add the same products in the same order, so a point's value does not depend on its path.
+// every other point a loop with physics/acoustic.hpp's CPML and the mirror, vectorized across a
+// run's points (layer_line) or over the taps point by point (general_points). All add the same
+// products in the same order, so a point's value does not depend on its path, but for one case
+// measured: 3D float in a free surface's mirrored planes, where values that pass through the
+// flushed range part the two loops at float's round-off (docs/cpu.md, "Three paths").
 #include "cpu/acoustic.hpp"
 
 #include <algorithm>
@@ -121,13 +124,13 @@ void general_points(const acoustic::Setup<T>& s, std::vector<T> (&pml)[3][3], co
   }
 }
 
-// u^{n+1} at points [i0, i1) of x-line (j, k), clear of a free surface's mirrored planes, where
-// the line lies in a y layer (PY: slot sy) or a z layer (PZ: slot sz), or the points in an x layer
-// (PX: slots sx, sx + 1, ... from i0): general_points' arithmetic in its order, vectorized across
-// the points. The line's y and z slots and coefficients are the same at each point, and its
-// memory variables' rows run along x (pml_index: x fastest for y and z, the slot for x, which
-// rises with x inside a layer).
-template <int R, bool Y, bool PX, bool PY, bool PZ, class T>
+// u^{n+1} at points [i0, i1) of x-line (j, k), where the line lies in a y layer (PY: slot sy) or a
+// z layer (PZ: slot sz), or the points in an x layer (PX: slots sx, sx + 1, ... from i0), or, with
+// MZ, among the planes a free surface mirrors (any of them, or none): general_points' arithmetic
+// in its order, vectorized across the points. The line's y and z slots and coefficients, and its
+// z taps' planes and signs, are the same at each point, and its memory variables' rows run along
+// x (pml_index: x fastest for y and z, the slot for x, which rises with x inside a layer).
+template <int R, bool Y, bool PX, bool PY, bool PZ, class T, bool MZ = false>
 void layer_line(const acoustic::Setup<T>& s, std::vector<T> (&pml)[3][3], const T* __restrict u,
                 T* __restrict out, int64_t j, int64_t k, int64_t i0, int64_t i1, int sx, int sy, int sz) {
   const int64_t base = s.origin + j * s.line + k * s.slice, line = s.line, slice = s.slice;
@@ -151,6 +154,16 @@ void layer_line(const acoustic::Setup<T>& s, std::vector<T> (&pml)[3][3], const 
     const int64_t q = acoustic::pml_index(2, sz, 0, j, k, s.nx, s.ny, s.axis[2].slots());
     for (int v = 0; v < 3; ++v) pz[v] = pml[2][v].data() + q;
     cz = s.coef[2][size_t(sz)];
+  }
+  // The z taps: above a free surface the odd mirror image about z = 0 (general_points' -u, here
+  // a factor of -1, as exact).
+  int64_t zoff[2 * R + 1];
+  T zsign[2 * R + 1];
+  for (int r = 0; r <= 2 * R; ++r) {
+    const int64_t off = r - R;
+    const bool above = MZ && k + off < 0;
+    zoff[r] = (above ? -2 * k - off : off) * slice;
+    zsign[r] = above ? T(-1) : T(1);
   }
 #pragma omp simd
   for (int64_t i = i0; i < i1; ++i) {
@@ -185,7 +198,7 @@ void layer_line(const acoustic::Setup<T>& s, std::vector<T> (&pml)[3][3], const 
     T d2 = 0, d1 = 0;
 #pragma GCC unroll 17
     for (int r = 0; r <= 2 * R; ++r) {
-      const T v = u[p + (r - R) * slice];
+      const T v = MZ ? zsign[r] * u[p + zoff[r]] : u[p + (r - R) * slice];
       d2 += w2[r] * v;
       if constexpr (PZ) d1 += w1[r] * v;
     }
@@ -193,7 +206,8 @@ void layer_line(const acoustic::Setup<T>& s, std::vector<T> (&pml)[3][3], const 
       lap += acoustic::cpml_second_derivative(d2, d1, cz, pz[0][i], pz[1][i], pz[2][i]);
     else
       lap += d2;
-    out[p] = acoustic::leapfrog(u[p], out[p], m[p], lap);
+    const T next = acoustic::leapfrog(u[p], out[p], m[p], lap);
+    out[p] = MZ && k == 0 ? T(0) : next;  // the surface itself
   }
 }
 
@@ -222,6 +236,25 @@ void layer_run(const acoustic::Setup<T>& s, std::vector<T> (&pml)[3][3], const T
   }
 }
 
+// layer_line among the planes a free surface mirrors, clear of the z layers (a grid whose z
+// layer reaches them takes general_points), chosen by the x and y layers the run lies in.
+template <int R, class T>
+void mirror_run(const acoustic::Setup<T>& s, std::vector<T> (&pml)[3][3], const T* u, T* out, int64_t j,
+                int64_t k, int64_t i0, int64_t i1, int sx, int sy, int /*sz*/) {
+  const auto go = [&]<bool Y, bool PX, bool PY>() {
+    layer_line<R, Y, PX, PY, false, T, true>(s, pml, u, out, j, k, i0, i1, sx, sy, -1);
+  };
+  if (s.dim == 2)
+    return sx >= 0 ? go.template operator()<false, true, false>()
+                   : go.template operator()<false, false, false>();
+  switch (int(sx >= 0) | int(sy >= 0) << 1) {
+    case 0: return go.template operator()<true, false, false>();
+    case 1: return go.template operator()<true, true, false>();
+    case 2: return go.template operator()<true, false, true>();
+    default: return go.template operator()<true, true, true>();
+  }
+}
+
 template <class T>
 using LayerRun = void (*)(const acoustic::Setup<T>&, std::vector<T> (&)[3][3], const T*, T*, int64_t, int64_t,
                           int64_t, int64_t, int, int, int);
@@ -230,6 +263,13 @@ template <class T, int... Rs>
 LayerRun<T> layer_run_for(int radius, std::integer_sequence<int, Rs...>) {
   LayerRun<T> f = nullptr;
   ((radius == Rs + 1 ? (f = &layer_run<Rs + 1, T>, 0) : 0), ...);
+  return f;
+}
+
+template <class T, int... Rs>
+LayerRun<T> mirror_run_for(int radius, std::integer_sequence<int, Rs...>) {
+  LayerRun<T> f = nullptr;
+  ((radius == Rs + 1 ? (f = &mirror_run<Rs + 1, T>, 0) : 0), ...);
   return f;
 }
 
@@ -267,18 +307,28 @@ void AcousticCpu<T>::step(int64_t n) {
     const InteriorRun<T> run = interior_run_for<T>(R, std::make_integer_sequence<int, kMaxRadius>{});
     const GeneralPoints<T> general = general_points_for<T>(R, std::make_integer_sequence<int, kMaxRadius>{});
     const LayerRun<T> layer = layer_run_for<T>(R, std::make_integer_sequence<int, kMaxRadius>{});
+    const LayerRun<T> mirror = mirror_run_for<T>(R, std::make_integer_sequence<int, kMaxRadius>{});
     // Each x-line in three runs, the x layers' and the points between: the interior's loop where
-    // a run lies in no layer, the layers' vectorized loop where it does; whole lines among the
-    // planes a free surface mirrors by the general loop.
+    // a run lies in no layer, the layers' vectorized loop where it does, and among the planes a
+    // free surface mirrors (its z taps above the surface read the mirror image). The general loop
+    // takes the lines a layer covers whole, and mirrored planes inside a z layer (a grid of few
+    // planes).
     const int64_t x0 = s.axis[0].lo, x1 = s.nx - s.axis[0].hi;
 #pragma omp for schedule(static)
     for (int64_t k = 0; k < s.nz; ++k)
       for (int64_t j = 0; j < s.ny; ++j) {
-        if (x0 >= x1 || (s.free_surface && k < R)) {
+        const int sz = s.axis[2].slot(k), sy = s.dim == 3 ? s.axis[1].slot(j) : -1;
+        const bool mirrored = s.free_surface && k < R;
+        if (x0 >= x1 || (mirrored && sz >= 0)) {
           general(s, pml_, u, out, j, k, 0, s.nx);
           continue;
         }
-        const int sz = s.axis[2].slot(k), sy = s.dim == 3 ? s.axis[1].slot(j) : -1;
+        if (mirrored) {
+          if (x0 > 0) mirror(s, pml_, u, out, j, k, 0, x0, s.axis[0].slot(0), sy, -1);
+          mirror(s, pml_, u, out, j, k, x0, x1, -1, sy, -1);
+          if (x1 < s.nx) mirror(s, pml_, u, out, j, k, x1, s.nx, s.axis[0].slot(x1), sy, -1);
+          continue;
+        }
         if (x0 > 0) layer(s, pml_, u, out, j, k, 0, x0, s.axis[0].slot(0), sy, sz);
         if (sy < 0 && sz < 0)
           run(u, out, s.m.data(), s.origin + x0 + j * s.line + k * s.slice, x1 - x0, s.line, s.slice,
