@@ -790,10 +790,10 @@ TEST(WaveGpu, LayerBoxesOfASlabFollowTheWholeDomainsLayers) {
 }
 
 // Where the CPML apart is the default (acoustic.cu apart_leads and apart_shape, from the campaigns
-// wave-3d-cpml-apart-shapes and wave-2d-cpml-apart): 3D from R = 2 where the layers hold at most
-// 0.375 of the points, from R = 6 at any share; the tile 8x16 in chunks of 8 (its z ring up to
-// R = 5) on small planes, tma 16x16 on large ones; a slab of a split run as one GPU; never at
-// R = 1, or in 2D on rows of up to 1200 points. Host-side: CI runs it.
+// wave-3d-cpml-apart-shapes, wave-2d-cpml-apart and wave-{2d,3d}-r1-cpml): 3D from R = 2 where the
+// layers hold at most 0.375 of the points, at R = 1 and from R = 6 at any share; the tile 8x16 in
+// chunks of 8 (its z ring at R = 2..5) on small planes, tma 16x16 on large ones; a slab of a split
+// run as one GPU; in 2D at every row length and radius. Host-side: CI runs it.
 TEST(WaveGpu, TheCpmlApartIsTheDefaultWhereItLed) {
   using cuda::wave::StepDesign;
   acoustic::PmlAxis ten[3];  // 216^3 and a 10-point layer on every face
