@@ -4,8 +4,9 @@
 // every other point a loop with physics/acoustic.hpp's CPML and the mirror, vectorized across a
 // run's points (layer_line) or over the taps point by point (general_points). All add the same
 // products in the same order, so a point's value does not depend on its path, but for one case
-// measured: 3D float in a free surface's mirrored planes, where the two loops part at float's
-// round-off, for a reason not established (docs/cpu.md, "Three paths").
+// measured: 3D float in a free surface's mirrored planes, where the compiler contracts the two
+// loops' products into fused multiply-adds differently and they part at float's round-off (built
+// with -ffp-contract=off they agree to the bit; docs/cpu.md, "Three paths").
 #include "cpu/acoustic.hpp"
 
 #include <algorithm>
