@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "fdstencil/wave.hpp"
 
@@ -29,6 +30,9 @@ struct RunSettings {
 // The caller's float32 array as the solver's model, read in place (it must outlive the model),
 // checked and summarised once (module.cpp).
 wave::Model model_of(const HostFloats& v, double spacing);
+// A C-ordered float32 model of `shape` ((nz, nx) or (nz, ny, nx)) on GPU `device` at `ptr`, left
+// there (wave::Model::gpu): checked and summarised on that GPU (module.cpp).
+wave::Model model_on_gpu(uintptr_t ptr, const std::vector<int64_t>& shape, int device, double spacing);
 // One shot's options: its sources (n, dim) with their wavelets (n, samples) and its receivers.
 wave::Options shot_options(const wave::Model& model, const RunSettings& s, const HostDoubles& sources,
                            const HostDoubles& wavelets, const HostDoubles& receivers);

@@ -91,6 +91,23 @@ wave::Model fdstencil::python::model_of(const HostFloats& v, double spacing) {
   return m;
 }
 
+wave::Model fdstencil::python::model_on_gpu(uintptr_t ptr, const std::vector<int64_t>& shape, int device,
+                                            double spacing) {
+  wave::Model m;
+  m.dim = int(shape.size());
+  if (m.dim != 2 && m.dim != 3)
+    throw Error(ErrorKind::invalid_argument, "the velocity model must be 2D or 3D");
+  m.nz = shape[0];
+  m.ny = m.dim == 3 ? shape[1] : 1;
+  m.nx = shape.back();
+  m.h = spacing;
+  m.gpu = {reinterpret_cast<const float*>(ptr), device};
+  // As model_of's: checked and summarised once, here on its GPU (its values never reach the host).
+  nb::gil_scoped_release nogil;
+  m.summarise();
+  return m;
+}
+
 namespace {
 
 // The host copy's first touch writes one byte per page.
@@ -161,7 +178,7 @@ namespace {
 // A result as Python's (traces (nrec, nt) float32, dt, the final field or None, the timing dict,
 // the run's warnings);
 // the vectors move into the arrays, which own them.
-nb::tuple result_tuple(wave::Result r, const HostFloats& velocity, size_t nrec, int64_t nt, int device,
+nb::tuple result_tuple(wave::Result r, const std::vector<size_t>& shape, size_t nrec, int64_t nt, int device,
                        double model_s, const std::string& launch_from) {
   auto* traces = new std::vector<float>(std::move(r.traces));
   nb::capsule owner_t(traces, [](void* p) noexcept { delete static_cast<std::vector<float>*>(p); });
@@ -170,8 +187,6 @@ nb::tuple result_tuple(wave::Result r, const HostFloats& velocity, size_t nrec, 
   if (!r.final_field.empty()) {
     auto* f = new std::vector<float>(std::move(r.final_field));
     nb::capsule owner_f(f, [](void* p) noexcept { delete static_cast<std::vector<float>*>(p); });
-    std::vector<size_t> shape;
-    for (size_t a = 0; a < velocity.ndim(); ++a) shape.push_back(velocity.shape(a));
     field = nb::cast(nb::ndarray<nb::numpy, float>(f->data(), shape.size(), shape.data(), owner_f));
   }
   nb::dict timing;
@@ -373,16 +388,18 @@ class ShotPool {
 // worker each; -1: a worker that chooses none, for the cpu), the GIL released while they step. Returns a list of
 // (traces, dt, final field or None, timing, warnings), one per shot in the order given. Ctrl-C stops every
 // shot at a step boundary and raises KeyboardInterrupt.
-nb::list run_wave_many(const HostFloats& velocity, double spacing, const RunSettings& s,
-                       const std::vector<HostDoubles>& sources, const std::vector<HostDoubles>& wavelets,
-                       const std::vector<HostDoubles>& receivers, const std::vector<int>& devices) {
+// The shots of run_wave_many and run_wave_many_on_gpu through a model checked and summarised in
+// model_s seconds.
+nb::list run_shots(const wave::Model& model, double model_s, const RunSettings& s,
+                   const std::vector<HostDoubles>& sources, const std::vector<HostDoubles>& wavelets,
+                   const std::vector<HostDoubles>& receivers, const std::vector<int>& devices) {
   if (sources.size() != wavelets.size() || sources.size() != receivers.size())
     throw Error(ErrorKind::invalid_argument,
                 "run_wave_many: one sources, wavelets and receivers array per shot");
   if (devices.empty()) throw Error(ErrorKind::invalid_argument, "run_wave_many: no device to run on");
-  const auto t0 = std::chrono::steady_clock::now();
-  const wave::Model model = model_of(velocity, spacing);
-  const double model_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::vector<size_t> shape{size_t(model.nz)};
+  if (model.dim == 3) shape.push_back(size_t(model.ny));
+  shape.push_back(size_t(model.nx));
   std::vector<wave::Options> shots;
   for (size_t i = 0; i < sources.size(); ++i)
     shots.push_back(shot_options(model, s, sources[i], wavelets[i], receivers[i]));
@@ -390,9 +407,32 @@ nb::list run_wave_many(const HostFloats& velocity, double spacing, const RunSett
   if (!pool.run(devices)) throw nb::python_error();  // the pending KeyboardInterrupt
   nb::list out;
   for (size_t i = 0; i < shots.size(); ++i)
-    out.append(result_tuple(std::move(pool.result(i)), velocity, shots[i].receivers.size(), s.nt,
-                            pool.device(i), model_s, pool.launch_from(i)));
+    out.append(result_tuple(std::move(pool.result(i)), shape, shots[i].receivers.size(), s.nt, pool.device(i),
+                            model_s, pool.launch_from(i)));
   return out;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+nb::list run_wave_many(const HostFloats& velocity, double spacing, const RunSettings& s,
+                       const std::vector<HostDoubles>& sources, const std::vector<HostDoubles>& wavelets,
+                       const std::vector<HostDoubles>& receivers, const std::vector<int>& devices) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const wave::Model model = model_of(velocity, spacing);
+  return run_shots(model, seconds_since(t0), s, sources, wavelets, receivers, devices);
+}
+
+// The same through a model left on its GPU (model_on_gpu), on that GPU alone: the Python half
+// passes a dense float32 CUDA array here when its shots run on the array's own GPU.
+nb::list run_wave_many_on_gpu(uintptr_t ptr, const std::vector<int64_t>& shape, int device, double spacing,
+                              const RunSettings& s, const std::vector<HostDoubles>& sources,
+                              const std::vector<HostDoubles>& wavelets,
+                              const std::vector<HostDoubles>& receivers) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const wave::Model model = fdstencil::python::model_on_gpu(ptr, shape, device, spacing);
+  return run_shots(model, seconds_since(t0), s, sources, wavelets, receivers, {device});
 }
 
 }  // namespace
@@ -438,4 +478,7 @@ NB_MODULE(_core, m) {
       nb::arg("device"));
   m.def("run_wave_many", &run_wave_many, nb::arg("velocity"), nb::arg("spacing"), nb::arg("settings"),
         nb::arg("sources"), nb::arg("wavelets"), nb::arg("receivers"), nb::arg("devices"));
+  m.def("run_wave_many_on_gpu", &run_wave_many_on_gpu, nb::arg("ptr"), nb::arg("shape"), nb::arg("device"),
+        nb::arg("spacing"), nb::arg("settings"), nb::arg("sources"), nb::arg("wavelets"),
+        nb::arg("receivers"));
 }

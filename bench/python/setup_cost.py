@@ -2,11 +2,14 @@
 """Where a fdstencil.wave.forward call's time goes before its time loop (issue 36: at 472^3 the
 setup was half a call). One shot (3D, or 2D with --dim 2), a few steps, from NumPy and, where PyTorch sees a GPU, from a
 CUDA tensor, each repeated; the first call of each kind also pays for the CUDA context and the
-module's first use, so the medians are over the repeats after it.
+module's first use, so the medians are over the repeats after it. The CUDA tensor runs twice a
+round: read where it is (`torch_cuda`, the default: the model's checks and m built on its GPU) and
+through the host as before (`torch_cuda_via_host`: fdstencil.wave's in-place path turned off). The
+kinds alternate, one call each a round.
 
 Reported per call (seconds, the timing dict of docs/python.md):
   prepare_s      Python's side before the solver: the model as float32 NumPy (a GPU tensor copied
-                 to the host), the shot's arrays
+                 to the host, on the host path), the shot's arrays
   model_s        the C++ check and summary of the model (extremes, checksum), one pass
   setup_phases_s the solver's setup by phase (checks, memory, taps, identity, medium, state)
   setup_s        the solver's setup in all, loop_s its time loop, call_s the whole call
@@ -27,7 +30,7 @@ SPACING = 10.0  # m
 F0 = 10.0  # Hz
 
 
-def one_call(fdstencil, model, a):
+def one_call(fdstencil, model, a, via_host=False, measure_bound=False):
     n = a.size
     mid = (n // 2) * SPACING
     dt = fdstencil.wave.max_stable_dt(a.dim, a.radius, SPACING, VELOCITY) * 0.8
@@ -36,17 +39,24 @@ def one_call(fdstencil, model, a):
     if a.dim == 2:
         top, last = (top[0], top[2]), (last[0], last[2])
     receivers = np.linspace(top, last, n // 4)
-    shot = fdstencil.wave.forward(model, SPACING, a.steps, [[mid] * a.dim], wavelet, receivers, dt=dt,
-                                  radius=a.radius, cpml=a.cpml, backend=a.backend)
+    in_place = fdstencil.wave._in_place_on_gpu
+    if via_host:
+        fdstencil.wave._in_place_on_gpu = lambda *args: None
+    try:
+        shot = fdstencil.wave.forward(model, SPACING, a.steps, [[mid] * a.dim], wavelet, receivers, dt=dt,
+                                      radius=a.radius, cpml=a.cpml, backend=a.backend, measure_bound=measure_bound)
+    finally:
+        fdstencil.wave._in_place_on_gpu = in_place
     t = shot.timing
-    return {k: t[k] for k in ("prepare_s", "model_s", "setup_s", "loop_s", "total_s", "call_s")} | {
-        "setup_phases_s": dict(t["setup_phases_s"]), "kernel": t["kernel"], "backend": t["backend"]}
+    return {k: t[k] for k in ("prepare_s", "model_s", "setup_s", "loop_s", "total_s", "call_s", "gpts")} | {
+        "setup_phases_s": dict(t["setup_phases_s"]), "kernel": t["kernel"], "backend": t["backend"],
+        "copy_gbps": t.get("copy_gbps")}
 
 
 def summary(calls):
     later = calls[1:] if len(calls) > 1 else calls
     med = {k: statistics.median(c[k] for c in later)
-           for k in ("prepare_s", "model_s", "setup_s", "loop_s", "total_s", "call_s")}
+           for k in ("prepare_s", "model_s", "setup_s", "loop_s", "total_s", "call_s", "gpts")}
     med["setup_phases_s"] = {p: statistics.median(c["setup_phases_s"][p] for c in later)
                              for p in later[0]["setup_phases_s"]}
     return {"median_after_first": med, "calls": calls}
@@ -76,17 +86,27 @@ def main():
         return 2
     out = {"dim": a.dim, "size": a.size, "cpml": a.cpml, "radius": a.radius, "steps": a.steps, "kinds": {}}
     v = np.full((a.size,) * a.dim, VELOCITY, dtype=np.float32)
-    kinds = {"numpy": v}
+    kinds = {"numpy": (v, False)}
     try:
         import torch
         if torch.cuda.is_available() and a.backend != "cpu":
-            kinds["torch_cuda"] = torch.from_numpy(v).cuda()
+            t = torch.from_numpy(v).cuda()
+            kinds["torch_cuda"] = (t, False)
+            kinds["torch_cuda_via_host"] = (t, True)
     except ImportError:
         print("setup_cost: PyTorch is not installed: NumPy models only", file=sys.stderr)
-    for name, model in kinds.items():
-        calls = [one_call(fdstencil, model, a) for _ in range(a.repeats)]
-        out["kinds"][name] = summary(calls)
+    calls = {name: [] for name in kinds}
+    for _ in range(a.repeats):
+        for name, (model, via_host) in kinds.items():
+            calls[name].append(one_call(fdstencil, model, a, via_host))
+    for name in kinds:
+        out["kinds"][name] = summary(calls[name])
         print(line(name, out["kinds"][name]["median_after_first"]), flush=True)
+    # The copy bandwidth beside the figures: one more call that measures it (its probe would
+    # otherwise sit in the setup timed above).
+    out["copy_gbps"] = one_call(fdstencil, v, a, measure_bound=a.backend != "cpu")["copy_gbps"]
+    if out["copy_gbps"]:
+        print(f"copy bandwidth {out['copy_gbps']:.0f} GB/s (the same run)", flush=True)
     if a.output:
         with open(a.output, "w") as f:
             json.dump(out, f, indent=1)

@@ -31,6 +31,16 @@ struct Model {
   // The values when a caller holds them instead of v (the Python module: the caller's NumPy array,
   // not copied): they must outlive the model's runs and not change meanwhile. Empty: v holds them.
   std::span<const float> borrowed;
+  // The values on a GPU instead, where a caller holds them (the Python module's CUDA arrays, not
+  // copied), C order, all nz planes: summarise() takes their summary there, and a run on that GPU
+  // builds m there; the host never reads them (plane() refuses), so such a model runs only on the
+  // cuda backend, on that GPU, on one rank. They must outlive the model's runs and not change.
+  struct OnGpu {
+    const float* v = nullptr;
+    int device = -1;
+  };
+  OnGpu gpu;
+  bool on_gpu() const { return gpu.v != nullptr; }
   // The first plane v holds: 0 when it holds them all. A rank of a run split along z may hold only
   // the planes its slab needs (a Window), so that no rank holds the whole model; `whole` then
   // keeps what the run needs of the others: their extremes and checksum, taken as they were read.
@@ -48,7 +58,7 @@ struct Model {
 
   int64_t points() const { return nz * ny * nx; }  // the whole model's
   std::span<const float> values() const { return borrowed.empty() ? std::span<const float>(v) : borrowed; }
-  int64_t planes() const { return ny * nx > 0 ? int64_t(values().size()) / (ny * nx) : 0; }
+  int64_t planes() const { return on_gpu() ? nz : ny * nx > 0 ? int64_t(values().size()) / (ny * nx) : 0; }
   const float* plane(int64_t k) const;  // model plane k; throws std::logic_error when v lacks it
   float vmin() const;
   float vmax() const;

@@ -98,6 +98,40 @@ def _gpu_float32_to_host(a, dense, memory, synchronize):
     return _core.host_copy_of_gpu(ptr, int(count) * 4).view(np.float32).reshape(tuple(a.shape))
 
 
+def _in_place_on_gpu(a, backend, gpus):
+    """(pointer, shape, GPU) of a dense 2D or 3D float32 GPU array whose shots all run on its own
+    GPU, its producer's work waited for: the solver then reads it where it is (the model's checks,
+    summary and m built on that GPU; docs/python.md). None for any other model, which goes through
+    the host."""
+    if backend == "cpu" or _core.gpu_count() == 0 or len(gpus) != 1:
+        return None
+    if speaks_cai(a):
+        c = CudaArray(a, "velocity")
+        dense = c.element_strides() == tuple(int(np.prod(c.shape[i + 1:], dtype=np.int64))
+                                             for i in range(len(c.shape)))
+        if c.dtype != np.float32 or not dense or c.size == 0 or c.device != gpus[0]:
+            return None
+        c.wait()
+        return c.ptr, c.shape, c.device
+    module = type(a).__module__
+    if module.startswith("torch"):
+        if not (a.is_cuda and a.dtype == __import__("torch").float32 and a.is_contiguous() and a.numel() > 0):
+            return None
+        place = (a.data_ptr(), tuple(a.shape), a.device.index)
+        sync = lambda: __import__("torch").cuda.synchronize(a.device)
+    elif module.startswith("cupy"):
+        if not (a.dtype == np.float32 and a.flags.c_contiguous and a.size > 0):
+            return None
+        place = (a.data.ptr, tuple(a.shape), a.device.id)
+        sync = a.device.synchronize
+    else:
+        return None
+    if len(place[1]) not in (2, 3) or place[2] != gpus[0]:
+        return None
+    sync()  # the solver reads it on the legacy stream: its producer may be on another
+    return place
+
+
 def _gpu_of(a):
     """The GPU index a framework's array lives on, or None (NumPy, or an array on the host)."""
     if speaks_cai(a):
@@ -243,21 +277,25 @@ def forward_many(velocity, spacing, nt, shots, dt=None, radius=4, cpml=10, free_
     object's text or a dict; docs/wave.md). None: the launch `fdstencil tune --wave` stored for this
     card and grid, if any (timing["launch_from"] names the file), else the defaults."""
     called = time.perf_counter()
-    v = _velocity(velocity)
-    back = _like(velocity)
-    dim = v.ndim
-    if np.ndim(nt) != 0 or int(nt) != nt:
-        raise ValueError(f"nt: a whole number of steps, got {nt!r}")
-    nt = int(nt)
-    if nt < 1:
-        raise ValueError(f"nt: at least 1 step, got {nt}")
     if backend not in ("auto", "cuda", "cpu"):
         raise ValueError(f"backend: expected 'auto', 'cuda' or 'cpu', got {backend!r}")
     shots = list(shots)
     if not shots:
         raise ValueError("shots: give at least one shot")
+    gpus = _devices(devices, backend, velocity, len(shots))
+    in_place = _in_place_on_gpu(velocity, backend, gpus)
+    v = None if in_place is not None else _velocity(velocity)
+    back = _like(velocity)
+    dim = len(in_place[1]) if in_place is not None else v.ndim
+    if np.ndim(nt) != 0 or int(nt) != nt:
+        raise ValueError(f"nt: a whole number of steps, got {nt!r}")
+    nt = int(nt)
+    if nt < 1:
+        raise ValueError(f"nt: at least 1 step, got {nt}")
     arrays = [_shot_arrays(s, dim, f"shot {i}: " if len(shots) > 1 else "") for i, s in enumerate(shots)]
-    if dt is None:
+    if dt is None and in_place is not None:
+        dt = 0.0  # the solver's default, 0.8 of the limit at the vmax it finds on the GPU
+    elif dt is None:
         vmax = float(np.max(v))
         if not math.isfinite(vmax) or vmax <= 0:
             raise ValueError("velocity: the model's values must be finite and positive")
@@ -267,10 +305,13 @@ def forward_many(velocity, spacing, nt, shots, dt=None, radius=4, cpml=10, free_
     settings.free_surface, settings.final_field = bool(free_surface), bool(final_field)
     settings.measure_bandwidth, settings.backend = bool(measure_bound), backend
     settings.kernel_params = _kernel_params(kernel_params)
-    gpus = _devices(devices, backend, velocity, len(shots))
     prepared = time.perf_counter()
-    runs = _core.run_wave_many(v, float(spacing), settings, [a[0] for a in arrays], [a[1] for a in arrays],
-                               [a[2] for a in arrays], gpus)
+    per_shot = ([a[0] for a in arrays], [a[1] for a in arrays], [a[2] for a in arrays])
+    if in_place is not None:
+        runs = _core.run_wave_many_on_gpu(in_place[0], list(in_place[1]), in_place[2], float(spacing), settings,
+                                          *per_shot)
+    else:
+        runs = _core.run_wave_many(v, float(spacing), settings, *per_shot, gpus)
     out = [Shot(traces=back(tr), dt=run_dt, final_field=back(f), timing=timing, warnings=list(said))
            for tr, run_dt, f, timing, said in runs]
     done = time.perf_counter()
@@ -297,11 +338,13 @@ def forward(velocity, spacing, nt, sources, wavelets, receivers=(), dt=None, rad
     a Shot. Raises ValueError for bad input (with the tool's message), MemoryError when the state
     does not fit, and KeyboardInterrupt on Ctrl-C (the run stops at a step boundary).
 
-    The model may be a PyTorch tensor or a CuPy array, on the host or a GPU: it is copied to the
-    host once (the solver builds its own padded medium from the host's values; docs/python.md),
-    and the traces and the final field come back as that framework's arrays on the model's
-    device. A GPU array known only by __cuda_array_interface__ (Numba's) is copied the same way;
-    its results come back as CuPy arrays on its GPU, else PyTorch tensors, else NumPy arrays
+    The model may be a PyTorch tensor or a CuPy array, on the host or a GPU. A dense float32 one on
+    the GPU the shot runs on is read where it is: checked, summarised and made into the solver's
+    padded medium on that GPU, never copied to the host. Any other (another dtype, strided, or on
+    another GPU than the run's) is copied to the host once and the medium built there
+    (docs/python.md). The traces and the final field come back as that framework's arrays on the
+    model's device. A GPU array known only by __cuda_array_interface__ (Numba's) is taken the
+    same two ways; its results come back as CuPy arrays on its GPU, else PyTorch tensors, else NumPy arrays
     (the kind of array it is cannot be made here). Positions and wavelets may be such arrays too."""
     shot = {"sources": sources, "wavelets": wavelets, "receivers": receivers}
     return forward_many(velocity, spacing, nt, [shot], dt=dt, radius=radius, cpml=cpml, free_surface=free_surface,

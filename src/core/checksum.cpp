@@ -93,6 +93,14 @@ uint32_t crc32c_combine(uint32_t first, uint32_t second, uint64_t second_bytes) 
   return multiply_mod(first, x_to_8n(second_bytes)) ^ second;
 }
 
+uint32_t crc32c_concat(const uint32_t* crcs, size_t count, uint64_t piece_bytes, uint64_t last_bytes) {
+  if (count == 0) return 0;
+  const uint32_t step = x_to_8n(piece_bytes);
+  uint32_t all = crcs[0];
+  for (size_t i = 1; i + 1 < count; ++i) all = multiply_mod(all, step) ^ crcs[i];
+  return count == 1 ? all : crc32c_combine(all, crcs[count - 1], last_bytes);
+}
+
 uint32_t crc32c_file(const std::filesystem::path& path) {
   std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!f) throw Error(ErrorKind::io, path.string() + ": cannot open: " + std::strerror(errno));

@@ -58,7 +58,7 @@ std::string traces_shape(const Options& o) {
 }
 
 // f(p, point) for every computational point p and the model point it takes its velocity from
-// (the layers take their edge's: the medium's extension, solver.cpp's m_at), the planes of p over
+// (the layers take their edge's: the medium's extension, solver.cpp's model_point), the planes of p over
 // the threads: f may write p's element, not point's.
 template <class F>
 void for_each_point(const Domain& d, F&& f) {

@@ -15,6 +15,9 @@
 #include "fdstencil/field.hpp"
 #include "fdstencil/npy.hpp"
 #include "fdstencil/wave.hpp"
+#if FDSTENCIL_HAVE_CUDA
+#include "cuda/wave/gpu_model.hpp"
+#endif
 
 namespace fdstencil::wave {
 
@@ -69,6 +72,16 @@ std::pair<float, float> extremes(const float* v, int64_t n) {
   return {lo, hi};
 }
 
+// Refuses the model for its value `value` at p (C order over the whole model), named by (z, y, x).
+[[noreturn]] void bad_value(const Model& m, int64_t p, float value) {
+  const int64_t i = p % m.nx, j = p / m.nx % m.ny, k = p / m.nx / m.ny;
+  const std::string at = m.dim == 3 ? "(z, y, x) = (" + std::to_string(k) + ", " + std::to_string(j) + ", " +
+                                          std::to_string(i) + ")"
+                                    : "(z, x) = (" + std::to_string(k) + ", " + std::to_string(i) + ")";
+  bad("velocity " + std::to_string(value) + " at index " + at +
+      ": velocities must be finite and positive (m/s)");
+}
+
 // Whether v[0, n) holds only finite, positive values: two comparisons a value and no branch, so
 // that the pass vectorizes (a NaN fails v > 0, an infinity v <= the largest float).
 bool all_finite_positive(const float* v, int64_t n) {
@@ -89,12 +102,7 @@ void check_values(const Model& m, const float* v, int64_t n, int64_t p0) {
   for (int64_t q = 0; q < n; ++q)
     if (!std::isfinite(v[q]) || v[q] <= 0.f) first = std::min(first, q);
   if (first == n) return;
-  const int64_t p = p0 + first, i = p % m.nx, j = p / m.nx % m.ny, k = p / m.nx / m.ny;
-  const std::string at = m.dim == 3 ? "(z, y, x) = (" + std::to_string(k) + ", " + std::to_string(j) + ", " +
-                                          std::to_string(i) + ")"
-                                    : "(z, x) = (" + std::to_string(k) + ", " + std::to_string(i) + ")";
-  bad("velocity " + std::to_string(v[first]) + " at index " + at +
-      ": velocities must be finite and positive (m/s)");
+  bad_value(m, p0 + first, v[first]);
 }
 
 // A model made plane by plane, `make(k, out)` writing plane k, keeping the planes of `keep`: every
@@ -128,20 +136,45 @@ Model by_planes(int dim, int64_t nz, int64_t ny, int64_t nx, double h, const Mod
 }  // namespace
 
 const float* Model::plane(int64_t k) const {
+  if (on_gpu())
+    throw std::logic_error("the model's values are on GPU " + std::to_string(gpu.device) +
+                           ": the host does not read them");
   if (k < z0 || k >= z0 + planes())
     throw std::logic_error("model plane " + std::to_string(k) + " is not among the planes this rank holds, " +
                            std::to_string(z0) + ".." + std::to_string(z0 + planes() - 1));
   return values().data() + (k - z0) * ny * nx;
 }
 
+namespace {
+
+// A model on a GPU summarised there, or refused for its first bad value.
+Model::Summary summary_on_gpu(const Model& m) {
+#if FDSTENCIL_HAVE_CUDA
+  const cuda::wave::ModelSummary s = cuda::wave::summarise_model(m.gpu.v, m.points(), m.gpu.device);
+  if (s.first_bad >= 0) bad_value(m, s.first_bad, s.bad_value);
+  return {s.vmin, s.vmax, s.crc};
+#else
+  (void)m;
+  throw Error(ErrorKind::unsupported, "a model on a GPU needs the CUDA backend, which this build lacks");
+#endif
+}
+
+}  // namespace
+
 std::pair<float, float> Model::extremes() const {
-  return whole ? std::pair{whole->vmin, whole->vmax}
-               : wave::extremes(values().data(), int64_t(values().size()));
+  if (whole) return {whole->vmin, whole->vmax};
+  if (on_gpu()) {
+    const Summary s = summary_on_gpu(*this);
+    return {s.vmin, s.vmax};
+  }
+  return wave::extremes(values().data(), int64_t(values().size()));
 }
 float Model::vmin() const { return extremes().first; }
 float Model::vmax() const { return extremes().second; }
 uint32_t Model::checksum() const {
-  return whole ? whole->crc : crc32c(values().data(), values().size() * sizeof(float));
+  if (whole) return whole->crc;
+  if (on_gpu()) return summary_on_gpu(*this).crc;
+  return crc32c(values().data(), values().size() * sizeof(float));
 }
 
 namespace {
@@ -151,10 +184,13 @@ void check_layout(const Model& m) {
   check_shape(m.dim, m.nz, m.ny, m.nx);
   if (!(std::isfinite(m.h) && m.h > 0))
     bad("the grid spacing must be finite and positive, got " + std::to_string(m.h));
-  const int64_t n = int64_t(m.values().size());
+  if (m.on_gpu() && (!m.v.empty() || !m.borrowed.empty() || m.z0 != 0 || m.gpu.device < 0))
+    bad("a model on a GPU holds all its planes there, on a GPU it names, and no values on the host");
+  const int64_t n = m.on_gpu() ? m.points() : int64_t(m.values().size());
   if (!m.whole && n != m.points())
     bad("the model has " + std::to_string(n) + " velocities for " + std::to_string(m.points()) + " points");
-  if (m.whole && (n % (m.ny * m.nx) != 0 || m.planes() < 1 || m.z0 < 0 || m.z0 + m.planes() > m.nz))
+  if (m.whole && !m.on_gpu() &&
+      (n % (m.ny * m.nx) != 0 || m.planes() < 1 || m.z0 < 0 || m.z0 + m.planes() > m.nz))
     bad("the model holds " + std::to_string(n) + " velocities from plane " + std::to_string(m.z0) +
         ", not whole planes inside its " + std::to_string(m.nz));
 }
@@ -167,31 +203,40 @@ constexpr int64_t kSummaryRun = int64_t(1) << 20;
 
 void Model::validate() const {
   check_layout(*this);
+  // A model on a GPU with its summary was checked when summarised (its values must not change).
+  if (on_gpu()) {
+    if (!whole) summary_on_gpu(*this);
+    return;
+  }
   check_values(*this, values().data(), int64_t(values().size()), z0 * ny * nx);
 }
 
 void Model::summarise() {
   whole.reset();  // the layout of a whole model, which the summary is of
   check_layout(*this);
+  if (on_gpu()) {
+    whole = summary_on_gpu(*this);
+    return;
+  }
   const float* p = values().data();
   const int64_t n = int64_t(values().size()), runs = (n + kSummaryRun - 1) / kSummaryRun;
   std::vector<uint32_t> crc(size_t(runs), 0);
   constexpr float top = std::numeric_limits<float>::max();
   float lo = n == 0 ? 0.f : p[0], hi = lo;
-  int bad_value = 0;
-#pragma omp parallel for schedule(static) reduction(min : lo) reduction(max : hi) reduction(| : bad_value)
+  int any_bad = 0;
+#pragma omp parallel for schedule(static) reduction(min : lo) reduction(max : hi) reduction(| : any_bad)
   for (int64_t r = 0; r < runs; ++r) {
     const int64_t first = r * kSummaryRun, count = std::min(kSummaryRun, n - first);
     const float* q = p + first;
-#pragma omp simd reduction(min : lo) reduction(max : hi) reduction(| : bad_value)
+#pragma omp simd reduction(min : lo) reduction(max : hi) reduction(| : any_bad)
     for (int64_t i = 0; i < count; ++i) {
       lo = std::min(lo, q[i]);
       hi = std::max(hi, q[i]);
-      bad_value |= int(!(q[i] > 0.f)) | int(!(q[i] <= top));
+      any_bad |= int(!(q[i] > 0.f)) | int(!(q[i] <= top));
     }
     crc[size_t(r)] = crc32c(q, size_t(count) * sizeof(float));
   }
-  if (bad_value) check_values(*this, p, n, 0);  // names the first bad value
+  if (any_bad) check_values(*this, p, n, 0);  // names the first bad value
   uint32_t all = 0;
   for (int64_t r = 0; r < runs; ++r)
     all = r == 0 ? crc[0]

@@ -41,6 +41,7 @@
 #if FDSTENCIL_HAVE_CUDA
 #include "fdstencil/device.hpp"
 #include "cuda/wave/acoustic.hpp"
+#include "cuda/wave/gpu_model.hpp"
 #endif
 
 namespace fdstencil::wave {
@@ -144,14 +145,36 @@ double alpha_frequency(const Options& o, double fmax) {
   return fmax / 2.76;
 }
 
-// m = (v dt)^2 at computational point (i, j, k): the model extended into the absorbing layers by
-// its edge values.
-double m_at(const Model& model, const Domain& d, double dt, int64_t i, int64_t j, int64_t k) {
+// The model point whose velocity computational point (i, j, k) takes: the model extended into the
+// absorbing layers by its edge values. Its C-order index over the whole model.
+int64_t model_point(const Domain& d, int64_t i, int64_t j, int64_t k) {
   const int64_t mk = std::clamp<int64_t>(k - d.lo[2], 0, d.model_nz - 1);
   const int64_t mj = std::clamp<int64_t>(j - d.lo[1], 0, d.model_ny - 1);
   const int64_t mi = std::clamp<int64_t>(i - d.lo[0], 0, d.model_nx - 1);
-  const double v = model.plane(mk)[mj * d.model_nx + mi];
-  return v * v * dt * dt;
+  return (mk * d.model_ny + mj) * d.model_nx + mi;
+}
+
+// m = (v dt)^2 at each tap's point, in double (the arithmetic fill_m and cuda's fill_m round to
+// T). A model on a GPU gives the taps' velocities from there.
+std::vector<double> taps_m(const Model& model, const Domain& d, double dt,
+                           const std::vector<acoustic::Tap>& taps) {
+  std::vector<int64_t> at(taps.size());
+  for (size_t t = 0; t < taps.size(); ++t) at[t] = model_point(d, taps[t].i, taps[t].j, taps[t].k);
+  std::vector<float> v(taps.size());
+  if (model.on_gpu()) {
+#if FDSTENCIL_HAVE_CUDA
+    v = cuda::wave::gather_model(model.gpu.v, at, model.gpu.device);
+#endif
+  } else {
+    const int64_t plane = d.model_ny * d.model_nx;
+    for (size_t t = 0; t < taps.size(); ++t) v[t] = model.plane(at[t] / plane)[at[t] % plane];
+  }
+  std::vector<double> m(taps.size());
+  for (size_t t = 0; t < taps.size(); ++t) {
+    const double vt = v[t];
+    m[t] = vt * vt * dt * dt;
+  }
+  return m;
 }
 
 // Elements a thread zeroes at a time in fill_m: 256 KiB of float, a few pages, so that the chunks
@@ -181,7 +204,7 @@ void fill_m(acoustic::Setup<T>& s, const Model& model, const Domain& d, double d
       const int64_t mj = std::clamp<int64_t>(j - d.lo[1], 0, d.model_ny - 1);
       const float* row = model.plane(mk) + mj * d.model_nx;
       T* out = s.m.data() + d.index(0, j, k) - planes.k0 * d.slice;
-      // m_at's arithmetic, the row's lookups hoisted: the layers take their edge's value, and the
+      // taps_m's arithmetic, the row's lookups hoisted: the layers take their edge's value, and the
       // model's own points run without a clamp, so that they vectorize.
       const int64_t i0 = std::min<int64_t>(d.lo[0], d.nx), i1 = std::min<int64_t>(d.nx, d.lo[0] + d.model_nx);
       const auto layer = [&](int64_t i) {
@@ -219,7 +242,8 @@ acoustic::Setup<T> build_setup(const Model& model, const Options& o, const Domai
   s.slice = d.slice;
   s.origin = d.origin;  // the same head: R halo planes, then plane 0
   s.alloc = d.alloc - d.slice * (d.nz - s.nz);
-  if (with_m) fill_m(s, model, d, dt, planes);  // (without: a kept GPU state holds it already)
+  // (without: a kept GPU state holds it already, or the state builds it from a model on its GPU)
+  if (with_m && !model.on_gpu()) fill_m(s, model, d, dt, planes);
   const auto w2 = central_weights(2, d.radius, model.h), w1 = central_weights(1, d.radius, model.h);
   for (size_t r = 0; r < w2.size(); ++r) {
     s.w2[r] = T(w2[r]);
@@ -237,9 +261,13 @@ acoustic::Setup<T> build_setup(const Model& model, const Options& o, const Domai
   const double cell = std::pow(model.h, d.dim);
   // (the taps of the slab's planes: the others are dropped below, and their m may lie in planes
   // this rank's model does not hold)
+  std::vector<acoustic::Tap> own;
+  for (const acoustic::Tap& t : src_taps)
+    if (t.k >= planes.k0 && t.k < planes.k1) own.push_back(t);
+  const std::vector<double> m_own = taps_m(model, d, dt, own);
+  size_t next = 0;
   for (acoustic::Tap& t : src_taps)
-    if (t.k >= planes.k0 && t.k < planes.k1)
-      t.w = float(double(t.w) * double(T(m_at(model, d, dt, t.i, t.j, t.k))) / cell);
+    if (t.k >= planes.k0 && t.k < planes.k1) t.w = float(double(t.w) * double(T(m_own[next++])) / cell);
   // A run on one rank keeps every tap as placed; a slab those of its planes, renumbered.
   const bool whole = planes.k0 == 0 && planes.k1 == d.nz;
   s.sources = whole ? std::move(src_taps) : detail::slab_taps(src_taps, planes);
@@ -1110,6 +1138,19 @@ void check_memory(const Model& model, const Options& o, const Domain& d, bool gp
 #endif
 }
 
+// A model on a GPU runs on that GPU, on one rank: the host never reads its values.
+void check_model_place(const Model& model, const Options& o, bool gpu) {
+  if (!model.on_gpu()) return;
+  const std::string where = "the model's values are on GPU " + std::to_string(model.gpu.device);
+  if (!gpu) bad(where + ": it runs on the cuda backend, not the cpu");
+  if (split(o)) bad(where + ": a run split across ranks reads its model on the host");
+#if FDSTENCIL_HAVE_CUDA
+  if (cuda::current_device() != model.gpu.device)
+    bad(where + " and this run is on GPU " + std::to_string(cuda::current_device()) + ": run it on GPU " +
+        std::to_string(model.gpu.device));
+#endif
+}
+
 void add_warnings(Result& res, const Model& model, const Options& o, const Checked& c) {
   if (const std::string w = sampling_warning_at(c.vmin, model, o, res.dt); !w.empty())
     res.warnings.push_back(w);
@@ -1213,6 +1254,15 @@ void run_gpu(const Model& model, const Options& o, Checked& c, Result& res, cons
   auto setup = build_setup<float>(model, o, d, res.dt, res.reflection, c.vmax, std::move(c.src_taps),
                                   std::move(c.rec_taps), planes_of(o, d), reuse == nullptr);
   phase_done(res.timing, "medium", start);
+  cuda::wave::MediumOnGpu medium;  // a model on this GPU: the state builds m from it
+  if (model.on_gpu()) {
+    medium.v = model.gpu.v;
+    medium.nz = model.nz;
+    medium.ny = model.ny;
+    medium.nx = model.nx;
+    for (int a = 0; a < 3; ++a) medium.lo[a] = d.lo[a];
+    medium.dt = res.dt;
+  }
   if (split(o))
     return run_slab(setup, o, d, res, *vote, true, id.split_fingerprint, id.fingerprint,
                     id.resume_head ? &*id.resume_head : nullptr, start);
@@ -1223,7 +1273,7 @@ void run_gpu(const Model& model, const Options& o, Checked& c, Result& res, cons
     owned->renew(setup);
     res.timing.state_kept = true;
   } else {
-    owned = std::make_unique<cuda::wave::AcousticGpu>(setup, config);
+    owned = std::make_unique<cuda::wave::AcousticGpu>(setup, config, model.on_gpu() ? &medium : nullptr);
   }
   phase_done(res.timing, "state", start);
   cuda::wave::AcousticGpu& gpu_state = *owned;
@@ -1341,6 +1391,7 @@ Result run_on_this_rank(const Model& model, const Options& o, SplitVote* vote) {
   res.nt = o.nt;
   res.domain = c.d;
   const bool gpu = use_gpu(o);
+  check_model_place(model, o, gpu);
   res.backend = gpu ? "cuda" : "cpu";
   KeptState* reuse = nullptr;
   [[maybe_unused]] uint64_t key = 0;  // (a cpu-only build keeps no state)

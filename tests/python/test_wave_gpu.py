@@ -9,6 +9,14 @@ GPUS = fdstencil._core.gpu_count()
 needs_gpu = pytest.mark.skipif(GPUS == 0, reason="fdstencil has no GPU here")
 
 
+def torch_with_a_gpu():
+    """PyTorch, or the test skipped where it is missing or sees no GPU."""
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch sees no GPU")
+    return torch
+
+
 def survey(n):
     v = np.full((120, 160), 1800, np.float32)
     v[60:] = 2600  # a reflector
@@ -45,9 +53,7 @@ def test_one_gpu_named_takes_every_shot():
 
 @needs_gpu
 def test_a_torch_model_on_a_gpu_runs_on_that_gpu():
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("PyTorch sees no GPU")
+    torch = torch_with_a_gpu()
     v, dt, nt, shots = survey(1)
     last = min(GPUS, torch.cuda.device_count()) - 1
     s = shots[0]
@@ -128,3 +134,81 @@ def test_a_launch_tuned_for_the_card_and_grid_is_taken_and_named(tmp_path, monke
         refused = fdstencil.wave.forward(v, 10.0, nt, s["sources"], s["wavelets"], s["receivers"], dt=dt,
                                          backend="cuda")
     assert refused.timing["launch_from"] is None and refused.traces.tobytes() == default.traces.tobytes()
+
+
+def _gpu_models(v):
+    """v as each kind of dense float32 GPU array this machine can make: PyTorch, CuPy, and one known
+    only by __cuda_array_interface__."""
+    out = {}
+    try:
+        import torch
+        if torch.cuda.is_available():
+            out["torch"] = torch.from_numpy(v).cuda()
+    except ImportError:
+        pass
+    try:
+        import cupy
+        out["cupy"] = cupy.asarray(v)
+    except ImportError:
+        pass
+    if "torch" in out:
+        from test_cai import CaiOnly
+        out["interface"] = CaiOnly.of(out["torch"])
+    return out
+
+
+@needs_gpu
+def test_a_dense_gpu_model_is_read_where_it_is_and_gives_the_host_models_bits(monkeypatch):
+    v, dt, nt, shots = survey(1)
+    v = v * (1 + 0.05 * np.sin(np.arange(v.size, dtype=np.float32)).reshape(v.shape))  # every m its own
+    s = shots[0]
+    want = fdstencil.wave.forward(v, 10.0, nt, s["sources"], s["wavelets"], s["receivers"], final_field=True)
+    models = _gpu_models(v)
+    if not models:
+        pytest.skip("neither PyTorch with a GPU nor CuPy")
+
+    def no_host_copy(*args, **kwargs):
+        raise AssertionError("a dense float32 GPU model came to the host")
+    monkeypatch.setattr(fdstencil.wave, "_velocity", no_host_copy)  # the model's way to the host
+    for name, model in models.items():
+        got = fdstencil.wave.forward(model, 10.0, nt, s["sources"], s["wavelets"], s["receivers"],
+                                     final_field=True)  # dt: the default, from the vmax found on the GPU
+        traces = np.asarray(got.traces.cpu() if hasattr(got.traces, "cpu") else got.traces.get())
+        final = np.asarray(got.final_field.cpu() if hasattr(got.final_field, "cpu") else got.final_field.get())
+        assert got.dt == want.dt, name
+        assert np.any(traces != 0) and traces.tobytes() == want.traces.tobytes(), name
+        assert final.tobytes() == want.final_field.tobytes(), name
+
+
+@needs_gpu
+def test_a_bad_value_in_a_gpu_model_is_named_as_on_the_host():
+    v, dt, nt, shots = survey(1)
+    v[3, 5] = np.nan
+    v[7, 1] = -1
+    s = shots[0]
+    models = _gpu_models(v)
+    if not models:
+        pytest.skip("neither PyTorch with a GPU nor CuPy")
+    for name, model in models.items():
+        with pytest.raises(ValueError, match=r"velocity nan at index \(z, x\) = \(3, 5\): velocities must be"):
+            fdstencil.wave.forward(model, 10.0, nt, s["sources"], s["wavelets"], s["receivers"], dt=dt)
+
+
+@needs_gpu
+def test_a_gpu_model_off_the_runs_gpu_or_strided_goes_through_the_host():
+    torch = torch_with_a_gpu()
+    v, dt, nt, shots = survey(1)
+    s = shots[0]
+    t = torch.from_numpy(np.ascontiguousarray(v.T)).cuda()
+    assert fdstencil.wave._in_place_on_gpu(t.T, "auto", [0]) is None  # strided
+    assert fdstencil.wave._in_place_on_gpu(t.T.contiguous().double(), "auto", [0]) is None
+    assert fdstencil.wave._in_place_on_gpu(t.T.contiguous(), "cpu", [-1]) is None
+    assert fdstencil.wave._in_place_on_gpu(t.T.contiguous(), "auto", [0, 1]) is None
+    assert fdstencil.wave._in_place_on_gpu(t.T.contiguous(), "auto", [0])[1:] == (v.shape, 0)
+    want = fdstencil.wave.forward(v, 10.0, nt, s["sources"], s["wavelets"], s["receivers"], dt=dt, backend="cpu")
+    got = fdstencil.wave.forward(t.T, 10.0, nt, s["sources"], s["wavelets"], s["receivers"], dt=dt, backend="cpu")
+    assert got.traces.cpu().numpy().tobytes() == want.traces.tobytes()
+    if GPUS > 1:
+        elsewhere = fdstencil.wave.forward(t.T.contiguous(), 10.0, nt, s["sources"], s["wavelets"], s["receivers"],
+                                           dt=dt, device=1)
+        assert elsewhere.timing["device"] == 1

@@ -104,6 +104,24 @@ TEST(Checksum, Crc32cCombinesTwoPartsChecksums) {
   EXPECT_NE(crc32c_combine(1u, 2u, 3), crc32c_combine(1u, 2u, 4)) << "the length must count";
 }
 
+// Many equal pieces and a shorter last one (a GPU's per-thread checksums of a model), one piece,
+// and a last piece as long as the others: each gives the whole's checksum.
+TEST(Checksum, Crc32cConcatenatesEqualPieces) {
+  std::vector<unsigned char> b(1000003);
+  uint32_t x = 777;
+  for (auto& v : b) v = static_cast<unsigned char>((x = x * 1103515245u + 12345u) >> 24);
+  for (size_t piece : {size_t(1000003), size_t(4096), size_t(1000), size_t(7)}) {
+    const size_t count = (b.size() + piece - 1) / piece, last = b.size() - (count - 1) * piece;
+    std::vector<uint32_t> crc(count);
+    for (size_t i = 0; i < count; ++i) crc[i] = crc32c(b.data() + i * piece, i + 1 < count ? piece : last);
+    EXPECT_EQ(crc32c_concat(crc.data(), count, piece, last), crc32c(b.data(), b.size())) << piece;
+  }
+  const std::vector<unsigned char> even(4 * 256, 3);
+  const uint32_t quarter = crc32c(even.data(), 256), four[4] = {quarter, quarter, quarter, quarter};
+  EXPECT_EQ(crc32c_concat(four, 4, 256, 256), crc32c(even.data(), even.size()));
+  EXPECT_EQ(crc32c_concat(nullptr, 0, 256, 0), crc32c(nullptr, 0));
+}
+
 TEST(Checkpoint, Resumes2DBitForBitFromEveryCheckpoint) {
   const auto c = checkpoint_case(2, false, "cpu");
   const Runs r = run_with_checkpoints(c, 97);  // not a divisor of nt: the last interval is short

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <numeric>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -726,7 +727,8 @@ struct AcousticGpu::Impl {
     }
   }
   // The constructor's steps, in order.
-  void allocate(const acoustic::Setup<float>& s, const KernelConfig& c, size_t step_smem_bytes);
+  void allocate(const acoustic::Setup<float>& s, const KernelConfig& c, size_t step_smem_bytes,
+                const MediumOnGpu* medium);
   void upload_sources(const acoustic::Setup<float>& s);
   void upload_layer_taps(const acoustic::Setup<float>& s);  // KernelConfig::cpml_beside's
   void upload_receivers(const acoustic::Setup<float>& s);
@@ -914,7 +916,7 @@ static size_t check_launch(const acoustic::Setup<float>& s, const KernelConfig& 
 // The launch's shape and kernels, the state's arrays (zeroed), m and the CPML coefficients
 // uploaded, and the run's stream.
 void AcousticGpu::Impl::allocate(const acoustic::Setup<float>& s, const KernelConfig& c,
-                                 size_t step_smem_bytes) {
+                                 size_t step_smem_bytes, const MediumOnGpu* medium) {
   Impl& d = *this;
   ensure_device_memory(state_bytes(s) + temporal_bytes(s, c) + beside_bytes(s, c), "the wave solver's state");
   d.c = c;
@@ -935,7 +937,15 @@ void AcousticGpu::Impl::allocate(const acoustic::Setup<float>& s, const KernelCo
   d.u = DeviceArray<float>(s.alloc);
   d.prev = DeviceArray<float>(s.alloc);
   if (c.graph > 0) d.step_base = DeviceArray<int64_t>(1);
-  d.m = DeviceArray<float>(s.m.data(), s.alloc);
+  if (medium) {
+    d.m = DeviceArray<float>(s.alloc);  // its halo zero
+    fill_m(d.m.p, s.origin, s.line, s.slice, s.nx, s.ny, s.nz, *medium);
+  } else {
+    if (int64_t(s.m.size()) != s.alloc)
+      throw std::logic_error("the wave state needs m: " + std::to_string(s.alloc) +
+                             " elements, or a medium on the GPU");
+    d.m = DeviceArray<float>(s.m.data(), s.alloc);
+  }
   if (c.design == StepDesign::tma)  // the two time levels' maps, u^n being either in turn
     for (int l = 0; l < 2; ++l) {
       d.level[l] = (l == 0 ? d.u : d.prev).p;
@@ -1123,11 +1133,11 @@ void AcousticGpu::Impl::temporal_pass(int64_t n) {
   swap_sets();
 }
 
-AcousticGpu::AcousticGpu(const acoustic::Setup<float>& s, const KernelConfig& c)
+AcousticGpu::AcousticGpu(const acoustic::Setup<float>& s, const KernelConfig& c, const MediumOnGpu* medium)
     : impl_(std::make_unique<Impl>()) {
   Impl& d = *impl_;
   const size_t smem = check_launch(s, c);
-  d.allocate(s, c, smem);
+  d.allocate(s, c, smem, medium);
   d.upload_sources(s);
   d.upload_receivers(s);
   static_cast<acoustic::SetupFrame<float>&>(d.s) = s;  // m is on the device now

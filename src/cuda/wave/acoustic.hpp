@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cuda/wave/gpu_model.hpp"
 #include "physics/acoustic.hpp"
 
 namespace fdstencil::cuda::wave {
@@ -115,8 +116,9 @@ int64_t state_bytes(const acoustic::Setup<float>& s);
 class AcousticGpu {
  public:
   // Allocates and uploads on the current device; throws Error(out_of_memory) first when the state
-  // does not fit.
-  AcousticGpu(const acoustic::Setup<float>& s, const KernelConfig& c);
+  // does not fit. With `medium` (a model on this GPU, gpu_model.hpp), m is built from it here and
+  // s.m is left empty; without, s.m holds it.
+  AcousticGpu(const acoustic::Setup<float>& s, const KernelConfig& c, const MediumOnGpu* medium = nullptr);
   ~AcousticGpu();
   AcousticGpu(const AcousticGpu&) = delete;
   AcousticGpu& operator=(const AcousticGpu&) = delete;
