@@ -173,7 +173,7 @@ bool apart_leads(int dim, int radius, double layer_share) {
 bool beside_leads(int dim, bool slabs) { return dim == 2 && !slabs; }
 // The march's shape under the CPML apart: the tile 8x16 in chunks of 8, with its z ring at R = 2..5
 // (it led at R = 2 on every plane to 620^2, at R = 4 on planes to 492^2; R = 1, which has no ring,
-// on planes to 492^2, larger ones unmeasured); from R = 6 without the ring, which led on planes to
+// on every plane to 740^2); from R = 6 without the ring, which led on planes to
 // 276^2; larger planes tma 16x16 (at R = 4 on 620^2, at R = 8 on 492^2 in chunks of 16, on 620^2
 // of 64, kTilePlanePoints lying between).
 constexpr int64_t kApartTilePlane = 300 * 300;  // R >= 6: the tile led on 276^2, tma on 492^2
