@@ -109,7 +109,8 @@ def _in_place_on_gpu(a, backend, gpus):
         c = CudaArray(a, "velocity")
         dense = c.element_strides() == tuple(int(np.prod(c.shape[i + 1:], dtype=np.int64))
                                              for i in range(len(c.shape)))
-        if c.dtype != np.float32 or not dense or c.size == 0 or c.device != gpus[0]:
+        if (c.dtype != np.float32 or not dense or c.size == 0 or c.device != gpus[0] or len(c.shape) not in (2, 3)
+                or c.ptr % 4):
             return None
         c.wait()
         return c.ptr, c.shape, c.device
@@ -126,7 +127,7 @@ def _in_place_on_gpu(a, backend, gpus):
         sync = a.device.synchronize
     else:
         return None
-    if len(place[1]) not in (2, 3) or place[2] != gpus[0]:
+    if len(place[1]) not in (2, 3) or place[2] != gpus[0] or place[0] % 4:  # (the kernels load whole floats)
         return None
     sync()  # the solver reads it on the legacy stream: its producer may be on another
     return place

@@ -242,7 +242,8 @@ acoustic::Setup<T> build_setup(const Model& model, const Options& o, const Domai
   s.slice = d.slice;
   s.origin = d.origin;  // the same head: R halo planes, then plane 0
   s.alloc = d.alloc - d.slice * (d.nz - s.nz);
-  // (without: a kept GPU state holds it already, or the state builds it from a model on its GPU)
+  // (without: a kept GPU state holds it already, or the state builds it from a model on its GPU,
+  // which only run_gpu takes: check_model_place and detail::setup refuse it elsewhere)
   if (with_m && !model.on_gpu()) fill_m(s, model, d, dt, planes);
   const auto w2 = central_weights(2, d.radius, model.h), w1 = central_weights(1, d.radius, model.h);
   for (size_t r = 0; r < w2.size(); ++r) {
@@ -1363,6 +1364,9 @@ void run_cpu(const Model& model, const Options& o, Checked& c, Result& res, cons
 template <class T>
 acoustic::Setup<T> detail::setup(const Model& model, const Options& o, detail::SetupFrame& frame) {
   if (split(o)) bad("the linearised solvers run on one rank");
+  if (model.on_gpu())
+    bad("the model's values are on GPU " + std::to_string(model.gpu.device) +
+        ": the linearised solvers build their medium on the host; give them the model's values there");
   Checked c = checked(model, o);
   check_memory(model, o, c.d, false, true);
   add_taps(c, model, o);

@@ -15,6 +15,7 @@
 #include "fdstencil/device.hpp"
 #include "fdstencil/device_field.hpp"
 #include "fdstencil/error.hpp"
+#include "fdstencil/imaging.hpp"
 #include "fdstencil/wave.hpp"
 #include "wave/checkpoint_test_util.hpp"
 
@@ -161,6 +162,11 @@ TEST(GpuModel, IsRefusedWhereTheHostWouldReadIt) {
         << e.what();
   }
   EXPECT_THROW(gpu.plane(0), std::logic_error);
+  for (const char* backend : {"cpu", "cuda"}) {  // the linearised solvers build m on the host
+    wave::Options o = c.options;
+    o.backend = backend;
+    EXPECT_THROW(wave::modelled(gpu, o), Error) << backend;
+  }
   wave::Model both = gpu;
   both.v = c.model.v;  // values in both places: which would the run read?
   EXPECT_THROW(both.summarise(), Error);
