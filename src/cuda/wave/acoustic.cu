@@ -754,14 +754,18 @@ struct AcousticGpu::Impl {
     if (side) cudaStreamDestroy(side);
     if (stream) cudaStreamDestroy(stream);
   }
-  // Samples the receivers' u^n, then points the step's arguments at u^n and u^{n-1}.
+  // Samples the receivers' u^n on `on`.
+  void record_step(int64_t n, cudaStream_t on) {
+    if (record.nrec == 0) return;
+    record.u = u.p + s.origin;
+    const unsigned blocks = unsigned((int64_t(record.nrec) * 32 + kRecordThreads - 1) / kRecordThreads);
+    acoustic_record<<<blocks, kRecordThreads, 0, on>>>(record, n);
+    FDS_CUDA_CHECK_LAUNCH();
+  }
+  // Samples the receivers' u^n (beside the march where the layers' kernel runs beside it:
+  // launch_step), then points the step's arguments at u^n and u^{n-1}.
   void begin_step(int64_t n) {
-    if (record.nrec > 0) {  // u^n before the step overwrites nothing of it, but reads it first
-      record.u = u.p + s.origin;
-      const unsigned blocks = unsigned((int64_t(record.nrec) * 32 + kRecordThreads - 1) / kRecordThreads);
-      acoustic_record<<<blocks, kRecordThreads, 0, stream>>>(record, n);
-      FDS_CUDA_CHECK_LAUNCH();
-    }
+    if (!c.cpml_beside) record_step(n, stream);  // before the step, which reads u^n and overwrites none of it
     args.u = u.p + s.origin;
     args.out = prev.p + s.origin;
   }
@@ -806,6 +810,9 @@ struct AcousticGpu::Impl {
     }
     FDS_CUDA_CHECK(cudaEventRecord(fork, on));
     FDS_CUDA_CHECK(cudaStreamWaitEvent(side, fork, 0));
+    // The receivers read u^n, which neither kernel writes; the join ends them before step n + 1
+    // writes u^{n+2} over it. Off the march's path, a small model's step no longer waits for them.
+    record_step(n, side);
     launch_layers_whole(args, layer_points, layer_tap_args, s.radius, s.dim == 3, n, side);
     launch_chunks(keep_chunks[0], keep_chunks[1], n, on);
     FDS_CUDA_CHECK(cudaEventRecord(join, side));
