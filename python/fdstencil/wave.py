@@ -294,13 +294,11 @@ def forward_many(velocity, spacing, nt, shots, dt=None, radius=4, cpml=10, free_
     if nt < 1:
         raise ValueError(f"nt: at least 1 step, got {nt}")
     arrays = [_shot_arrays(s, dim, f"shot {i}: " if len(shots) > 1 else "") for i, s in enumerate(shots)]
-    if dt is None and in_place is not None:
-        dt = 0.0  # the solver's default, 0.8 of the limit at the vmax it finds on the GPU
-    elif dt is None:
-        vmax = float(np.max(v))
-        if not math.isfinite(vmax) or vmax <= 0:
-            raise ValueError("velocity: the model's values must be finite and positive")
-        dt = 0.8 * max_stable_dt(dim, radius, spacing, vmax)
+    if dt is None:
+        # The solver's default, 0.8 of the stability limit at the vmax of the model's summary (one
+        # pass over the threads, or on its GPU): no pass of Python's own, and a bad value is named
+        # by its index as with a dt given.
+        dt = 0.0
     settings = _core.RunSettings()
     settings.dt, settings.nt, settings.radius, settings.cpml = float(dt), nt, int(radius), int(cpml)
     settings.free_surface, settings.final_field = bool(free_surface), bool(final_field)
