@@ -25,6 +25,7 @@ struct RunSettings {
   bool free_surface = false, final_field = false, measure_bandwidth = false;
   std::string backend;
   std::string kernel_params;  // the GPU launch by hand; "": the tuned launch where stored, else the defaults
+  std::vector<int64_t> snapshot_steps;  // the wavefield after each of these many steps (0..nt)
 };
 
 // The caller's float32 array as the solver's model, read in place (it must outlive the model),

@@ -7,12 +7,14 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -161,6 +163,7 @@ wave::Options fdstencil::python::shot_options(const wave::Model& model, const Ru
   o.final_field = s.final_field;
   o.measure_bandwidth = s.measure_bandwidth;
   o.kernel_params = s.kernel_params;
+  o.snapshot_steps = s.snapshot_steps;
   const std::vector<wave::Point> at = points_of(sources, model.dim, "sources");
   if (wavelets.ndim() != 2 || wavelets.shape(0) != at.size())
     throw Error(ErrorKind::invalid_argument,
@@ -175,11 +178,31 @@ wave::Options fdstencil::python::shot_options(const wave::Model& model, const Ru
 
 namespace {
 
+// The snapshots a run handed out, in step order, as one float32 array (count, model shape), and
+// their steps; None and an empty list for none.
+std::pair<nb::object, nb::list> snapshots_of(std::vector<wave::Snapshot>&& snaps,
+                                             const std::vector<size_t>& shape) {
+  nb::list steps;
+  if (snaps.empty()) return {nb::none(), steps};
+  size_t points = 1;
+  for (size_t n : shape) points *= n;
+  auto* all = new std::vector<float>(snaps.size() * points);
+  nb::capsule owner(all, [](void* p) noexcept { delete static_cast<std::vector<float>*>(p); });
+  for (size_t i = 0; i < snaps.size(); ++i) {
+    std::copy(snaps[i].field.begin(), snaps[i].field.end(), all->begin() + std::ptrdiff_t(i * points));
+    steps.append(snaps[i].step);
+  }
+  std::vector<size_t> stacked{snaps.size()};
+  stacked.insert(stacked.end(), shape.begin(), shape.end());
+  snaps.clear();
+  return {nb::cast(nb::ndarray<nb::numpy, float>(all->data(), stacked.size(), stacked.data(), owner)), steps};
+}
+
 // A result as Python's (traces (nrec, nt) float32, dt, the final field or None, the timing dict,
-// the run's warnings);
+// the run's warnings, the snapshots or None, their steps);
 // the vectors move into the arrays, which own them.
-nb::tuple result_tuple(wave::Result r, const std::vector<size_t>& shape, size_t nrec, int64_t nt, int device,
-                       double model_s, const std::string& launch_from) {
+nb::tuple result_tuple(wave::Result r, std::vector<wave::Snapshot>&& snaps, const std::vector<size_t>& shape,
+                       size_t nrec, int64_t nt, int device, double model_s, const std::string& launch_from) {
   auto* traces = new std::vector<float>(std::move(r.traces));
   nb::capsule owner_t(traces, [](void* p) noexcept { delete static_cast<std::vector<float>*>(p); });
   nb::object tr = nb::cast(nb::ndarray<nb::numpy, float>(traces->data(), {nrec, size_t(nt)}, owner_t));
@@ -210,7 +233,8 @@ nb::tuple result_tuple(wave::Result r, const std::vector<size_t>& shape, size_t 
   }
   nb::list warnings;
   for (const std::string& w : r.warnings) warnings.append(nb::str(w.c_str()));
-  return nb::make_tuple(tr, r.dt, field, timing, warnings);
+  auto [snapshots, snapshot_steps] = snapshots_of(std::move(snaps), shape);
+  return nb::make_tuple(tr, r.dt, field, timing, warnings, snapshots, snapshot_steps);
 }
 
 // How often a run asks Python whether Ctrl-C was pressed: often enough to stop the shots within a
@@ -401,14 +425,19 @@ nb::list run_shots(const wave::Model& model, double model_s, const RunSettings& 
   if (model.dim == 3) shape.push_back(size_t(model.ny));
   shape.push_back(size_t(model.nx));
   std::vector<wave::Options> shots;
-  for (size_t i = 0; i < sources.size(); ++i)
+  // Each shot's snapshots, kept by the thread that runs it as the run hands them out.
+  std::vector<std::vector<wave::Snapshot>> snaps(sources.size());
+  for (size_t i = 0; i < sources.size(); ++i) {
     shots.push_back(shot_options(model, s, sources[i], wavelets[i], receivers[i]));
+    if (!s.snapshot_steps.empty())
+      shots.back().on_snapshot = [&kept = snaps[i]](const wave::Snapshot& snap) { kept.push_back(snap); };
+  }
   ShotPool pool(model, shots);
   if (!pool.run(devices)) throw nb::python_error();  // the pending KeyboardInterrupt
   nb::list out;
   for (size_t i = 0; i < shots.size(); ++i)
-    out.append(result_tuple(std::move(pool.result(i)), shape, shots[i].receivers.size(), s.nt, pool.device(i),
-                            model_s, pool.launch_from(i)));
+    out.append(result_tuple(std::move(pool.result(i)), std::move(snaps[i]), shape, shots[i].receivers.size(),
+                            s.nt, pool.device(i), model_s, pool.launch_from(i)));
   return out;
 }
 
@@ -459,7 +488,8 @@ NB_MODULE(_core, m) {
       .def_rw("final_field", &RunSettings::final_field)
       .def_rw("measure_bandwidth", &RunSettings::measure_bandwidth)
       .def_rw("backend", &RunSettings::backend)
-      .def_rw("kernel_params", &RunSettings::kernel_params);
+      .def_rw("kernel_params", &RunSettings::kernel_params)
+      .def_rw("snapshot_steps", &RunSettings::snapshot_steps);
   m.def("gpu_count", &gpu_count);
   m.def("current_gpu", [] { return gpu_count() > 0 ? cuda::current_device() : -1; });
   m.def("host_copy_of_gpu", &host_copy_of_gpu, nb::arg("ptr"), nb::arg("bytes"));

@@ -52,6 +52,10 @@ class Shot:
     # what the run warned of (the tool's warnings: sampling, an untuned card, a refused tuned
     # launch); each is also issued once as a FdstencilWarning
     warnings: list = field(default_factory=list)
+    # u after each step count of snapshot_steps on the model's points, in rising step order
+    # (count, *model shape), float32, the model's kind of array; None when none was asked
+    snapshots: object = None
+    snapshot_steps: list = field(default_factory=list)  # the steps of `snapshots`, rising, each once
 
 
 class FdstencilWarning(UserWarning):
@@ -256,8 +260,19 @@ def _devices(devices, backend, model, shots):
     return devices[:max(1, shots)]
 
 
+def _snapshot_steps(steps, nt):
+    """snapshot_steps as a list of whole step counts (the solver refuses those outside 0..nt)."""
+    if steps is None:
+        return []
+    a = np.asarray(steps)
+    if a.ndim > 1 or (a.size and not np.all(np.equal(np.mod(a, 1), 0))):
+        raise ValueError(f"snapshot_steps: whole step counts in 0..{nt}, got {steps!r}")
+    return [int(n) for n in a.ravel()]
+
+
 def forward_many(velocity, spacing, nt, shots, dt=None, radius=4, cpml=10, free_surface=False, backend="auto",
-                 final_field=False, devices=None, measure_bound=False, kernel_params=None, _caller_depth=1):
+                 final_field=False, devices=None, measure_bound=False, kernel_params=None, snapshot_steps=None,
+                 _caller_depth=1):
     """Several shots through one model: `shots` is a list of dicts with the keys sources, wavelets
     and receivers (as forward's). Returns a list of Shot, in the shots' order; each shot's traces
     are the bits it gives alone on the same kind of GPU.
@@ -276,7 +291,11 @@ def forward_many(velocity, spacing, nt, shots, dt=None, radius=4, cpml=10, free_
 
     kernel_params: the GPU step's launch, as `fdstencil wave --kernel-params` takes it (a JSON
     object's text or a dict; docs/wave.md). None: the launch `fdstencil tune --wave` stored for this
-    card and grid, if any (timing["launch_from"] names the file), else the defaults."""
+    card and grid, if any (timing["launch_from"] names the file), else the defaults.
+
+    snapshot_steps: step counts in 0..nt; each shot's Shot.snapshots holds u after each of them on
+    the model's points (count, *model shape), in rising order, as the tool's --snapshot-every
+    writes them. They are kept on the host until the call returns: count x the model's size."""
     called = time.perf_counter()
     if backend not in ("auto", "cuda", "cpu"):
         raise ValueError(f"backend: expected 'auto', 'cuda' or 'cpu', got {backend!r}")
@@ -304,6 +323,7 @@ def forward_many(velocity, spacing, nt, shots, dt=None, radius=4, cpml=10, free_
     settings.free_surface, settings.final_field = bool(free_surface), bool(final_field)
     settings.measure_bandwidth, settings.backend = bool(measure_bound), backend
     settings.kernel_params = _kernel_params(kernel_params)
+    settings.snapshot_steps = _snapshot_steps(snapshot_steps, nt)
     prepared = time.perf_counter()
     per_shot = ([a[0] for a in arrays], [a[1] for a in arrays], [a[2] for a in arrays])
     if in_place is not None:
@@ -311,8 +331,9 @@ def forward_many(velocity, spacing, nt, shots, dt=None, radius=4, cpml=10, free_
                                           *per_shot)
     else:
         runs = _core.run_wave_many(v, float(spacing), settings, *per_shot, gpus)
-    out = [Shot(traces=back(tr), dt=run_dt, final_field=back(f), timing=timing, warnings=list(said))
-           for tr, run_dt, f, timing, said in runs]
+    out = [Shot(traces=back(tr), dt=run_dt, final_field=back(f), timing=timing, warnings=list(said),
+                snapshots=back(snaps), snapshot_steps=list(steps))
+           for tr, run_dt, f, timing, said, snaps, steps in runs]
     done = time.perf_counter()
     for shot in out:
         shot.timing["prepare_s"] = prepared - called
@@ -324,7 +345,7 @@ def forward_many(velocity, spacing, nt, shots, dt=None, radius=4, cpml=10, free_
 
 def forward(velocity, spacing, nt, sources, wavelets, receivers=(), dt=None, radius=4, cpml=10,
             free_surface=False, backend="auto", final_field=False, device=None, measure_bound=False,
-            kernel_params=None):
+            kernel_params=None, snapshot_steps=None):
     """One shot through `velocity` ((nz, nx) or (nz, ny, nx), m/s, float32 or convertible), spacing
     in metres, `nt` steps of `dt` seconds (None: 0.8 of the stability limit, as the tool's).
 
@@ -332,8 +353,8 @@ def forward(velocity, spacing, nt, sources, wavelets, receivers=(), dt=None, rad
     by every source, sampled at dt (ricker() builds one). receivers: (m, dim) positions. radius:
     the stencil's half-width (order 2R). cpml: absorbing points outside every face (0: none).
     backend: "auto" (the GPU when there is one), "cuda" or "cpu". device: the GPU to run on (None:
-    the model's, for a GPU array, else the current one). measure_bound, kernel_params: as
-    forward_many's. Returns
+    the model's, for a GPU array, else the current one). measure_bound, kernel_params,
+    snapshot_steps: as forward_many's. Returns
     a Shot. Raises ValueError for bad input (with the tool's message), MemoryError when the state
     does not fit, and KeyboardInterrupt on Ctrl-C (the run stops at a step boundary).
 
@@ -348,7 +369,8 @@ def forward(velocity, spacing, nt, sources, wavelets, receivers=(), dt=None, rad
     shot = {"sources": sources, "wavelets": wavelets, "receivers": receivers}
     return forward_many(velocity, spacing, nt, [shot], dt=dt, radius=radius, cpml=cpml, free_surface=free_surface,
                         backend=backend, final_field=final_field, devices=None if device is None else [device],
-                        measure_bound=measure_bound, kernel_params=kernel_params, _caller_depth=2)[0]
+                        measure_bound=measure_bound, kernel_params=kernel_params, snapshot_steps=snapshot_steps,
+                        _caller_depth=2)[0]
 
 
 # The linearised solvers (issue 37), offered as fdstencil.wave's; imaging.py holds them.

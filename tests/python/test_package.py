@@ -90,6 +90,25 @@ def test_the_final_field_and_the_default_step():
     assert shot.dt == 0.8 * fdstencil.wave.max_stable_dt(2, 4, 10.0, float(np.max(v)))  # the tool's, exactly
 
 
+def test_snapshots_are_the_wavefield_after_their_steps():
+    # A snapshot after n steps is the final field of the same shot run n steps: the same bits.
+    v, dt, nt, sources, receivers = shot_inputs()
+    w = fdstencil.wave.ricker(15, dt, 60)
+    run = lambda n, **k: fdstencil.wave.forward(v, 10.0, n, sources, w, receivers, dt=dt, backend="cpu", **k)
+    shot = run(60, snapshot_steps=[40, 0, 25, 40, 60], final_field=True)
+    assert shot.snapshot_steps == [0, 25, 40, 60]  # rising, each once
+    assert shot.snapshots.shape == (4,) + v.shape and shot.snapshots.dtype == np.float32
+    assert not np.any(shot.snapshots[0]) and np.any(shot.snapshots[1])
+    assert shot.snapshots[3].tobytes() == shot.final_field.tobytes()
+    for i, n in ((1, 25), (2, 40)):
+        assert shot.snapshots[i].tobytes() == run(n, final_field=True).final_field.tobytes(), n
+    assert run(10).snapshots is None and run(10).snapshot_steps == []
+    with pytest.raises(ValueError, match="snapshot step 61 is outside 0..60"):
+        run(60, snapshot_steps=[61])
+    with pytest.raises(ValueError, match="snapshot_steps: whole step counts"):
+        run(60, snapshot_steps=[2.5])
+
+
 def test_bad_input_raises_pythons_errors_with_the_tools_messages():
     v, dt, nt, sources, receivers = shot_inputs()
     w = fdstencil.wave.ricker(15, dt, nt)
