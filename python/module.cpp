@@ -26,6 +26,7 @@
 #include "fdstencil/device.hpp"
 #include "fdstencil/device_field.hpp"
 #include "fdstencil/error.hpp"
+#include "fdstencil/field.hpp"
 #include "fdstencil/version.hpp"
 #include "fdstencil/wave.hpp"
 #include "core/unwritten_allocator.hpp"
@@ -425,8 +426,16 @@ nb::list run_shots(const wave::Model& model, double model_s, const RunSettings& 
   if (model.dim == 3) shape.push_back(size_t(model.ny));
   shape.push_back(size_t(model.nx));
   std::vector<wave::Options> shots;
-  // Each shot's snapshots, kept by the thread that runs it as the run hands them out.
+  // Each shot's snapshots, kept by the thread that runs it as the run hands them out: refused
+  // before any run where the host cannot hold them (steps outside 0..nt are the runs' to refuse).
   std::vector<std::vector<wave::Snapshot>> snaps(sources.size());
+  if (!s.snapshot_steps.empty()) {
+    std::vector<int64_t> steps = s.snapshot_steps;
+    std::sort(steps.begin(), steps.end());
+    const int64_t kept = std::unique(steps.begin(), steps.end()) - steps.begin();
+    ensure_host_memory(kept * model.points() * int64_t(sizeof(float)) * int64_t(sources.size()),
+                       "the snapshots kept for Python");
+  }
   for (size_t i = 0; i < sources.size(); ++i) {
     shots.push_back(shot_options(model, s, sources[i], wavelets[i], receivers[i]));
     if (!s.snapshot_steps.empty())

@@ -107,6 +107,10 @@ def test_snapshots_are_the_wavefield_after_their_steps():
         run(60, snapshot_steps=[61])
     with pytest.raises(ValueError, match="snapshot_steps: whole step counts"):
         run(60, snapshot_steps=[2.5])
+    big = np.full((2000, 2000), 2000, np.float32)  # 16 MB a snapshot: 10^6 of them cannot be kept
+    with pytest.raises(MemoryError, match="snapshots"):
+        fdstencil.wave.forward(big, 10.0, 10**6, [[100.0, 100.0]], w, dt=dt, backend="cpu",
+                               snapshot_steps=range(10**6))
 
 
 def test_bad_input_raises_pythons_errors_with_the_tools_messages():
