@@ -13,6 +13,7 @@
 #include <condition_variable>
 #include <exception>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 #include <utility>
 #include <cstring>
@@ -179,31 +180,40 @@ wave::Options fdstencil::python::shot_options(const wave::Model& model, const Ru
 
 namespace {
 
-// The snapshots a run handed out, in step order, as one float32 array (count, model shape), and
-// their steps; None and an empty list for none.
-std::pair<nb::object, nb::list> snapshots_of(std::vector<wave::Snapshot>&& snaps,
-                                             const std::vector<size_t>& shape) {
-  nb::list steps;
-  if (snaps.empty()) return {nb::none(), steps};
-  size_t points = 1;
-  for (size_t n : shape) points *= n;
-  auto* all = new std::vector<float>(snaps.size() * points);
-  nb::capsule owner(all, [](void* p) noexcept { delete static_cast<std::vector<float>*>(p); });
-  for (size_t i = 0; i < snaps.size(); ++i) {
-    std::copy(snaps[i].field.begin(), snaps[i].field.end(), all->begin() + std::ptrdiff_t(i * points));
-    steps.append(snaps[i].step);
+// One shot's snapshots as the run hands them out, in step order (the time loop's), each copied
+// into its place in one buffer of room for all that were asked: the array Python gets, with no
+// second copy.
+struct KeptSnapshots {
+  std::unique_ptr<std::vector<float, UnwrittenAllocator<float>>> values;
+  std::vector<int64_t> steps;
+  int64_t points = 0;
+  void take(const wave::Snapshot& snap) {
+    if (int64_t(steps.size() + 1) * points > int64_t(values->size()))
+      throw std::logic_error("a run handed out more snapshots than its steps asked for");
+    std::copy(snap.field.begin(), snap.field.end(), values->begin() + std::ptrdiff_t(steps.size()) * points);
+    steps.push_back(snap.step);
   }
-  std::vector<size_t> stacked{snaps.size()};
+};
+
+// The snapshots taken, as one float32 array (count, model shape), and their steps; None and an
+// empty list for none.
+std::pair<nb::object, nb::list> snapshots_of(KeptSnapshots&& kept, const std::vector<size_t>& shape) {
+  nb::list steps;
+  for (int64_t step : kept.steps) steps.append(step);
+  if (kept.steps.empty()) return {nb::none(), steps};
+  using Values = std::vector<float, UnwrittenAllocator<float>>;
+  Values* all = kept.values.release();
+  nb::capsule owner(all, [](void* p) noexcept { delete static_cast<Values*>(p); });
+  std::vector<size_t> stacked{kept.steps.size()};
   stacked.insert(stacked.end(), shape.begin(), shape.end());
-  snaps.clear();
   return {nb::cast(nb::ndarray<nb::numpy, float>(all->data(), stacked.size(), stacked.data(), owner)), steps};
 }
 
 // A result as Python's (traces (nrec, nt) float32, dt, the final field or None, the timing dict,
 // the run's warnings, the snapshots or None, their steps);
 // the vectors move into the arrays, which own them.
-nb::tuple result_tuple(wave::Result r, std::vector<wave::Snapshot>&& snaps, const std::vector<size_t>& shape,
-                       size_t nrec, int64_t nt, int device, double model_s, const std::string& launch_from) {
+nb::tuple result_tuple(wave::Result r, KeptSnapshots&& snaps, const std::vector<size_t>& shape, size_t nrec,
+                       int64_t nt, int device, double model_s, const std::string& launch_from) {
   auto* traces = new std::vector<float>(std::move(r.traces));
   nb::capsule owner_t(traces, [](void* p) noexcept { delete static_cast<std::vector<float>*>(p); });
   nb::object tr = nb::cast(nb::ndarray<nb::numpy, float>(traces->data(), {nrec, size_t(nt)}, owner_t));
@@ -426,20 +436,26 @@ nb::list run_shots(const wave::Model& model, double model_s, const RunSettings& 
   if (model.dim == 3) shape.push_back(size_t(model.ny));
   shape.push_back(size_t(model.nx));
   std::vector<wave::Options> shots;
-  // Each shot's snapshots, kept by the thread that runs it as the run hands them out: refused
-  // before any run where the host cannot hold them (steps outside 0..nt are the runs' to refuse).
-  std::vector<std::vector<wave::Snapshot>> snaps(sources.size());
+  // Each shot's snapshots, kept by the thread that runs it as the run hands them out, in room
+  // made before any run (steps outside 0..nt are the runs' to refuse): a call whose snapshots the
+  // host cannot hold is refused here, not after its shots.
+  std::vector<KeptSnapshots> snaps(sources.size());
   if (!s.snapshot_steps.empty()) {
     std::vector<int64_t> steps = s.snapshot_steps;
     std::sort(steps.begin(), steps.end());
-    const int64_t kept = std::unique(steps.begin(), steps.end()) - steps.begin();
-    ensure_host_memory(kept * model.points() * int64_t(sizeof(float)) * int64_t(sources.size()),
+    const int64_t count = std::unique(steps.begin(), steps.end()) - steps.begin();
+    ensure_host_memory(count * model.points() * int64_t(sizeof(float)) * int64_t(sources.size()),
                        "the snapshots kept for Python");
+    for (KeptSnapshots& k : snaps) {
+      k.points = model.points();
+      k.values =
+          std::make_unique<std::vector<float, UnwrittenAllocator<float>>>(size_t(count * model.points()));
+    }
   }
   for (size_t i = 0; i < sources.size(); ++i) {
     shots.push_back(shot_options(model, s, sources[i], wavelets[i], receivers[i]));
     if (!s.snapshot_steps.empty())
-      shots.back().on_snapshot = [&kept = snaps[i]](const wave::Snapshot& snap) { kept.push_back(snap); };
+      shots.back().on_snapshot = [&kept = snaps[i]](const wave::Snapshot& snap) { kept.take(snap); };
   }
   ShotPool pool(model, shots);
   if (!pool.run(devices)) throw nb::python_error();  // the pending KeyboardInterrupt

@@ -265,9 +265,12 @@ def _snapshot_steps(steps, nt):
     if steps is None:
         return []
     a = np.asarray(steps)
-    if a.ndim > 1 or (a.size and not np.all(np.equal(np.mod(a, 1), 0))):
-        raise ValueError(f"snapshot_steps: whole step counts in 0..{nt}, got {steps!r}")
-    return [int(n) for n in a.ravel()]
+    whole = a.ndim == 1 and a.dtype != bool and (a.size == 0 or np.issubdtype(a.dtype, np.number))
+    if whole and a.size:
+        whole = bool(np.all(np.isfinite(a)) and np.all(np.mod(a, 1) == 0) and np.all(np.abs(a) < 2**62))
+    if not whole:
+        raise ValueError(f"snapshot_steps: a sequence of whole step counts in 0..{nt}, got {steps!r}")
+    return [int(n) for n in a]
 
 
 def forward_many(velocity, spacing, nt, shots, dt=None, radius=4, cpml=10, free_surface=False, backend="auto",
@@ -295,7 +298,8 @@ def forward_many(velocity, spacing, nt, shots, dt=None, radius=4, cpml=10, free_
 
     snapshot_steps: step counts in 0..nt; each shot's Shot.snapshots holds u after each of them on
     the model's points (count, *model shape), in rising order, as the tool's --snapshot-every
-    writes them. They are kept on the host until the call returns: count x the model's size."""
+    writes them. They are kept on the host until the call returns: count x the model's size x the
+    shots."""
     called = time.perf_counter()
     if backend not in ("auto", "cuda", "cpu"):
         raise ValueError(f"backend: expected 'auto', 'cuda' or 'cpu', got {backend!r}")

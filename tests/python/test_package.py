@@ -105,8 +105,10 @@ def test_snapshots_are_the_wavefield_after_their_steps():
     assert run(10).snapshots is None and run(10).snapshot_steps == []
     with pytest.raises(ValueError, match="snapshot step 61 is outside 0..60"):
         run(60, snapshot_steps=[61])
-    with pytest.raises(ValueError, match="snapshot_steps: whole step counts"):
-        run(60, snapshot_steps=[2.5])
+    for bad in ([2.5], True, 7, [[1, 2]], [float("nan")], ["3"]):
+        with pytest.raises(ValueError, match="snapshot_steps: a sequence of whole step counts"):
+            run(60, snapshot_steps=bad)
+    assert run(60, snapshot_steps=np.array([30.0, 5])).snapshot_steps == [5, 30]
     big = np.full((2000, 2000), 2000, np.float32)  # 16 MB a snapshot: 10^6 of them cannot be kept
     with pytest.raises(MemoryError, match="snapshots"):
         fdstencil.wave.forward(big, 10.0, 10**6, [[100.0, 100.0]], w, dt=dt, backend="cpu",
