@@ -1335,6 +1335,10 @@ AcousticGpu::Halo AcousticGpu::current_halo() {
 AcousticGpu::Halo AcousticGpu::step_faces(int64_t n) {
   Impl& d = *impl_;
   Impl::Split& sp = d.split;
+  // The layers beside the march (and the receivers with them) are one GPU's: a slab steps in parts.
+  if (d.c.cpml_beside)
+    throw Error(ErrorKind::invalid_argument,
+                "a slab of a split run adds its layers' terms after its march, not beside");
   d.ready_split();
   d.begin_step(n);
   // faces 1: the face chunks on the exchange's stream, at its priority, so that the inner chunks'

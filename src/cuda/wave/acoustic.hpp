@@ -2,7 +2,8 @@
 // per time step (acoustic_step.cuh) does the stencil, the leapfrog update, the CPML and the source
 // injection, or (KernelConfig::cpml_apart) all of that but the CPML, whose terms a kernel over the
 // layers' points adds after it, or (cpml_beside, one GPU) computes those points whole beside it
-// (acoustic_layers.cuh); a small one before it (acoustic_record.cuh) samples the receivers.
+// (acoustic_layers.cuh); a small one (acoustic_record.cuh) samples the receivers: before the step,
+// or beside it with the layers' kernel where that runs beside.
 // Nothing else sweeps the volume.
 #pragma once
 
@@ -122,7 +123,8 @@ class AcousticGpu {
   ~AcousticGpu();
   AcousticGpu(const AcousticGpu&) = delete;
   AcousticGpu& operator=(const AcousticGpu&) = delete;
-  // Records the receivers' u^n and enqueues step n, on the run's own stream.
+  // Records the receivers' u^n and enqueues step n, on the run's own stream (and, with the layers
+  // beside the march, its side stream, joined back before the step ends).
   void step(int64_t n);
   // Steps [first, first + count), as step() would: in CUDA graphs of KernelConfig::graph steps
   // where the count allows, then (KernelConfig::temporal) in passes of T steps, the rest one by
