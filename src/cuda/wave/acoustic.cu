@@ -762,10 +762,11 @@ struct AcousticGpu::Impl {
     acoustic_record<<<blocks, kRecordThreads, 0, on>>>(record, n);
     FDS_CUDA_CHECK_LAUNCH();
   }
-  // Samples the receivers' u^n (beside the march where the layers' kernel runs beside it:
-  // launch_step), then points the step's arguments at u^n and u^{n-1}.
-  void begin_step(int64_t n) {
-    if (!c.cpml_beside) record_step(n, stream);  // before the step, which reads u^n and overwrites none of it
+  // Points the step's arguments at u^n and u^{n-1}; a slab's step (in parts: step_faces) first
+  // samples the receivers' u^n on the run's stream, before the step, which reads u^n and
+  // overwrites none of it. A whole step samples them beside its march (launch_step).
+  void begin_step(int64_t n, bool record_first) {
+    if (record_first) record_step(n, stream);
     args.u = u.p + s.origin;
     args.out = prev.p + s.origin;
   }
@@ -802,21 +803,28 @@ struct AcousticGpu::Impl {
   // Step n whole on `on`: the march's chunks, then with the CPML apart the layers' kernel; beside,
   // the layers' kernel on `side` while the march's chunks that hold points clear of the layers run
   // on `on`.
+  //
+  // The receivers sample u^n on `side` too, which no kernel of the step writes; the join ends them
+  // before step n + 1 writes u^{n+2} over it. Off the march's path, a small model's step no longer
+  // waits for them.
   void launch_step(int64_t n, cudaStream_t on) {
-    if (!c.cpml_beside) {
+    const bool fork_side = c.cpml_beside || record.nrec > 0;
+    if (fork_side) {
+      FDS_CUDA_CHECK(cudaEventRecord(fork, on));
+      FDS_CUDA_CHECK(cudaStreamWaitEvent(side, fork, 0));
+      record_step(n, side);
+    }
+    if (c.cpml_beside) {
+      launch_layers_whole(args, layer_points, layer_tap_args, s.radius, s.dim == 3, n, side);
+      launch_chunks(keep_chunks[0], keep_chunks[1], n, on);
+    } else {
       launch_chunks(0, int(grid.z), n, on);
       if (c.cpml_apart) launch_layers(args, layer_points, s.radius, s.dim == 3, on);
-      return;
     }
-    FDS_CUDA_CHECK(cudaEventRecord(fork, on));
-    FDS_CUDA_CHECK(cudaStreamWaitEvent(side, fork, 0));
-    // The receivers read u^n, which neither kernel writes; the join ends them before step n + 1
-    // writes u^{n+2} over it. Off the march's path, a small model's step no longer waits for them.
-    record_step(n, side);
-    launch_layers_whole(args, layer_points, layer_tap_args, s.radius, s.dim == 3, n, side);
-    launch_chunks(keep_chunks[0], keep_chunks[1], n, on);
-    FDS_CUDA_CHECK(cudaEventRecord(join, side));
-    FDS_CUDA_CHECK(cudaStreamWaitEvent(on, join, 0));
+    if (fork_side) {
+      FDS_CUDA_CHECK(cudaEventRecord(join, side));
+      FDS_CUDA_CHECK(cudaStreamWaitEvent(on, join, 0));
+    }
   }
   // The state's array i in physics/acoustic.hpp's order: u, u_prev, each axis's psi, chi, phi, traces.
   const DeviceArray<float>& state_array(int i) const {
@@ -969,11 +977,12 @@ void AcousticGpu::Impl::allocate(const acoustic::Setup<float>& s, const KernelCo
     d.prev2 = DeviceArray<float>(s.alloc);
   }
   FDS_CUDA_CHECK(cudaStreamCreateWithFlags(&d.stream, cudaStreamNonBlocking));
-  if (c.cpml_beside) {  // (at the default priority: a graph's kernels, as measured, take no other)
-    FDS_CUDA_CHECK(cudaStreamCreateWithFlags(&d.side, cudaStreamNonBlocking));
-    FDS_CUDA_CHECK(cudaEventCreateWithFlags(&d.fork, cudaEventDisableTiming));
-    FDS_CUDA_CHECK(cudaEventCreateWithFlags(&d.join, cudaEventDisableTiming));
-  }
+  // The side stream, for the layers beside the march or the receivers beside it; made whatever
+  // the receivers, since a kept state's next shot may bring some (at the default priority: a
+  // graph's kernels, as measured, take no other).
+  FDS_CUDA_CHECK(cudaStreamCreateWithFlags(&d.side, cudaStreamNonBlocking));
+  FDS_CUDA_CHECK(cudaEventCreateWithFlags(&d.fork, cudaEventDisableTiming));
+  FDS_CUDA_CHECK(cudaEventCreateWithFlags(&d.join, cudaEventDisableTiming));
 }
 
 // The sources' taps on the device, sorted by the block that owns their point, then by point,
@@ -1186,7 +1195,7 @@ constexpr int64_t kSplitWarmup = 2, kSplitSamples = 128;
 
 void AcousticGpu::step(int64_t n) {
   Impl& d = *impl_;
-  d.begin_step(n);
+  d.begin_step(n, false);
   d.launch_step(n, d.stream);
   std::swap(d.u, d.prev);
 }
@@ -1214,7 +1223,7 @@ cudaGraphExec_t AcousticGpu::Impl::capture() {
         k += temporal->steps();
         continue;
       }
-      begin_step(k);
+      begin_step(k, false);
       launch_step(k, stream);
       std::swap(u, prev);
       ++k;
@@ -1340,7 +1349,7 @@ AcousticGpu::Halo AcousticGpu::step_faces(int64_t n) {
     throw Error(ErrorKind::invalid_argument,
                 "a slab of a split run adds its layers' terms after its march, not beside");
   d.ready_split();
-  d.begin_step(n);
+  d.begin_step(n, true);
   // faces 1: the face chunks on the exchange's stream, at its priority, so that the inner chunks'
   // blocks fill the SMs the faces' launches leave idle (their ramps and tails) instead of
   // starting only after them. Both write u^{n+1} at planes of their own and read u^n, whole once
