@@ -1,5 +1,6 @@
 """Acoustic wave propagation: `forward` runs one shot through a velocity model and returns the
 receivers' traces, with the same solver (and the same bits) as `fdstencil wave`."""
+import contextlib
 import json
 import math
 import time
@@ -10,6 +11,7 @@ import numpy as np
 
 from . import _core
 from ._cai import CudaArray, speaks_cai
+from .plan import _on_stream, _stream_handle, _stream_of
 
 # As the tool's: a Ricker's delay is 1.5 periods (its start ~1e-8 of its peak), and a wavelet is
 # sampled whole, at least nt samples and at most 2^20 (apps/fdstencil/wave_inputs.cpp).
@@ -74,39 +76,68 @@ def _points(name, value, dim):
     return a
 
 
-def _host(a, name="velocity"):
+def _on_gpu(a):
+    """Whether a is a GPU array this module reads: PyTorch's on CUDA, CuPy's, or one known by
+    __cuda_array_interface__."""
+    module = type(a).__module__
+    return speaks_cai(a) or module.startswith("cupy") or (module.startswith("torch") and a.is_cuda)
+
+
+def _stream_handle_of(stream):
+    try:
+        return _stream_handle(stream)
+    except (TypeError, ValueError):
+        raise TypeError(f"stream: expected a CUDA stream (a handle as an integer, or an object with .cuda_stream "
+                        f"or .ptr), got {type(stream).__name__}") from None
+
+
+def _wait_for_producer(a, stream, name="velocity"):
+    """Waits on the host for the work queued so far on `stream` (None: a's framework's current
+    stream on a's GPU; for an array known only by __cuda_array_interface__, the stream it names),
+    so that a's values are complete whichever stream reads them next. Nothing for a host array."""
+    if not _on_gpu(a):
+        return
+    if speaks_cai(a):
+        c = CudaArray(a, name)
+        c.wait() if stream is None else _core.synchronize_stream(_stream_handle_of(stream), c.device)
+        return
+    device = a.device.index if type(a).__module__.startswith("torch") else a.device.id
+    handle = _stream_of(a, None) if stream is None else _stream_handle_of(stream)
+    _core.synchronize_stream(handle, device)
+
+
+def _host(a, name="velocity", stream=None):
     """A framework's array (PyTorch, CuPy) as NumPy on the host, copied there once where it lives on
-    the GPU, as is an array known only by __cuda_array_interface__; anything else as np.asarray
-    takes it."""
+    the GPU, after the work on `stream` (_wait_for_producer's), as is an array known only by
+    __cuda_array_interface__; anything else as np.asarray takes it."""
+    _wait_for_producer(a, stream, name)
     if speaks_cai(a):
         return CudaArray(a, name).to_host()
     module = type(a).__module__
     if module.startswith("torch"):
-        fast = _gpu_float32_to_host(a, lambda: a.is_cuda and a.is_contiguous(), lambda: (a.data_ptr(), a.numel()),
-                                    lambda: __import__("torch").cuda.synchronize(a.device))
+        fast = _gpu_float32_to_host(a, lambda: a.is_cuda and a.is_contiguous(), lambda: (a.data_ptr(), a.numel()))
         return fast if fast is not None else a.detach().cpu().numpy()
     if module.startswith("cupy"):
-        fast = _gpu_float32_to_host(a, lambda: a.flags.c_contiguous, lambda: (a.data.ptr, a.size),
-                                    lambda: a.device.synchronize())
+        fast = _gpu_float32_to_host(a, lambda: a.flags.c_contiguous, lambda: (a.data.ptr, a.size))
         return fast if fast is not None else a.get()
     return np.asarray(a)
 
 
-def _gpu_float32_to_host(a, dense, memory, synchronize):
+def _gpu_float32_to_host(a, dense, memory):
     """A dense float32 GPU array's copy on the host through the module's own copy (its pages touched
-    by the threads first; a framework's copy faults them in on one thread), or None for any other."""
+    by the threads first; a framework's copy faults them in on one thread), or None for any other.
+    Its producer's work is done (_host waited for it): the copy runs on the legacy stream."""
     if str(a.dtype) not in ("float32", "torch.float32") or _core.gpu_count() == 0 or not dense():
         return None
-    synchronize()  # the copy runs on the legacy stream: the array's producer may be on another
     ptr, count = memory()
     return _core.host_copy_of_gpu(ptr, int(count) * 4).view(np.float32).reshape(tuple(a.shape))
 
 
-def _in_place_on_gpu(a, backend, gpus):
+def _in_place_on_gpu(a, backend, gpus, stream):
     """(pointer, shape, GPU) of a dense 2D or 3D float32 GPU array whose shots all run on its own
-    GPU, its producer's work waited for: the solver then reads it where it is (the model's checks,
-    summary and m built on that GPU; docs/python.md). None for any other model, which goes through
-    the host."""
+    GPU, its producer's work on `stream` waited for (_wait_for_producer's): the solver then reads it
+    where it is (the model's checks, summary and m built on that GPU; docs/python.md). None for any
+    other model, which goes through the host."""
     if backend == "cpu" or _core.gpu_count() == 0 or len(gpus) != 1:
         return None
     if speaks_cai(a):
@@ -116,24 +147,22 @@ def _in_place_on_gpu(a, backend, gpus):
         if (c.dtype != np.float32 or not dense or c.size == 0 or c.device != gpus[0] or len(c.shape) not in (2, 3)
                 or c.ptr % 4):
             return None
-        c.wait()
+        _wait_for_producer(a, stream)
         return c.ptr, c.shape, c.device
     module = type(a).__module__
     if module.startswith("torch"):
         if not (a.is_cuda and a.dtype == __import__("torch").float32 and a.is_contiguous() and a.numel() > 0):
             return None
         place = (a.data_ptr(), tuple(a.shape), a.device.index)
-        sync = lambda: __import__("torch").cuda.synchronize(a.device)
     elif module.startswith("cupy"):
         if not (a.dtype == np.float32 and a.flags.c_contiguous and a.size > 0):
             return None
         place = (a.data.ptr, tuple(a.shape), a.device.id)
-        sync = a.device.synchronize
     else:
         return None
     if len(place[1]) not in (2, 3) or place[2] != gpus[0] or place[0] % 4:  # (the kernels load whole floats)
         return None
-    sync()  # the solver reads it on the legacy stream: its producer may be on another
+    _wait_for_producer(a, stream)  # the solver reads it on its own streams
     return place
 
 
@@ -148,46 +177,60 @@ def _gpu_of(a):
     return int(index) if kind == 2 else None  # DLPack's kDLCUDA
 
 
-def _like(model):
-    """How to hand a NumPy result back as the model's kind of array, on the model's device (for a
-    model known only by __cuda_array_interface__: _cai_like's)."""
+def _like(model, stream=None):
+    """How to hand a NumPy result back as the model's kind of array, on the model's device, copied
+    there on `stream` where one is given (else the framework's current one; for a model known only
+    by __cuda_array_interface__: _cai_like's)."""
     if speaks_cai(model):
-        return _cai_like(CudaArray(model, "velocity").device)
+        return _cai_like(CudaArray(model, "velocity").device, stream)
     module = type(model).__module__
     if module.startswith("torch"):
         import torch
-        return lambda a: None if a is None else torch.from_numpy(a).to(model.device)
+
+        def to_tensor(a):
+            with _on_stream(model, _stream_handle_of(stream)) if stream is not None else contextlib.nullcontext():
+                return torch.from_numpy(a).to(model.device)
+        return lambda a: None if a is None else to_tensor(a)
     if module.startswith("cupy"):
         import cupy
 
         def to_model_device(a):
-            with cupy.cuda.Device(model.device.id):
+            with cupy.cuda.Device(model.device.id), _on_stream(model, _stream_handle_of(stream)) \
+                    if stream is not None else contextlib.nullcontext():
                 return cupy.asarray(a)
         return lambda a: None if a is None else to_model_device(a)
     return lambda a: a
 
 
-def _cai_like(device):
+def _cai_like(device, stream=None):
     """Results for a model known only by __cuda_array_interface__, whose own kind cannot be made
-    here: CuPy arrays on its GPU where CuPy is installed, else PyTorch tensors, else NumPy."""
+    here: CuPy arrays on its GPU where CuPy is installed, else PyTorch tensors, else NumPy; copied
+    there on `stream` where one is given."""
     try:
         import cupy
 
         def to_cupy(a):
-            with cupy.cuda.Device(device):
+            with cupy.cuda.Device(device), cupy.cuda.ExternalStream(_stream_handle_of(stream)) \
+                    if stream is not None else contextlib.nullcontext():
                 return cupy.asarray(a)
         return lambda a: None if a is None else to_cupy(a)
     except ImportError:
         pass
     try:
         import torch
-        return lambda a: None if a is None else torch.from_numpy(a).to(f"cuda:{device}")
+
+        def to_tensor(a):
+            on = torch.device(f"cuda:{device}")
+            with torch.cuda.stream(torch.cuda.ExternalStream(_stream_handle_of(stream), device=on)) \
+                    if stream is not None else contextlib.nullcontext():
+                return torch.from_numpy(a).to(on)
+        return lambda a: None if a is None else to_tensor(a)
     except ImportError:
         return lambda a: a
 
 
-def _velocity(velocity):
-    v = _host(velocity)
+def _velocity(velocity, stream=None):
+    v = _host(velocity, stream=stream)
     if v.dtype != np.float32:
         if not np.issubdtype(v.dtype, np.floating) and not np.issubdtype(v.dtype, np.integer):
             raise TypeError(f"velocity: expected a real array, got dtype {v.dtype}")
@@ -214,15 +257,17 @@ def _count(a):
     return CudaArray(a, "receivers").shape[0] if speaks_cai(a) else len(a)
 
 
-def _shot_arrays(shot, dim, label):
-    """A shot's sources, wavelets (one row per source) and receivers as C-ordered float64 arrays."""
+def _shot_arrays(shot, dim, label, stream=None):
+    """A shot's sources, wavelets (one row per source) and receivers as C-ordered float64 arrays
+    (GPU arrays after the work on `stream`: _wait_for_producer's)."""
     if not isinstance(shot, dict) or "sources" not in shot or "wavelets" not in shot:
         raise ValueError(f"{label}a shot is a dict with the keys sources, wavelets and (optionally) receivers")
     try:
-        src = _points("sources", _host(shot["sources"], "sources"), dim)
+        src = _points("sources", _host(shot["sources"], "sources", stream), dim)
         receivers = shot.get("receivers", ())
-        rec = _points("receivers", _host(receivers, "receivers"), dim) if _count(receivers) else np.zeros((0, dim))
-        w = np.ascontiguousarray(_host(shot["wavelets"], "wavelets"), dtype=np.float64)
+        rec = (_points("receivers", _host(receivers, "receivers", stream), dim) if _count(receivers)
+               else np.zeros((0, dim)))
+        w = np.ascontiguousarray(_host(shot["wavelets"], "wavelets", stream), dtype=np.float64)
         if w.ndim == 1:
             w = np.ascontiguousarray(np.broadcast_to(w, (src.shape[0], w.size)))
         if w.ndim != 2 or w.shape[0] != src.shape[0]:
@@ -275,7 +320,7 @@ def _snapshot_steps(steps, nt):
 
 def forward_many(velocity, spacing, nt, shots, dt=None, radius=4, cpml=10, free_surface=False, backend="auto",
                  final_field=False, devices=None, measure_bound=False, kernel_params=None, snapshot_steps=None,
-                 _caller_depth=1):
+                 stream=None, _caller_depth=1):
     """Several shots through one model: `shots` is a list of dicts with the keys sources, wavelets
     and receivers (as forward's). Returns a list of Shot, in the shots' order; each shot's traces
     are the bits it gives alone on the same kind of GPU.
@@ -299,24 +344,33 @@ def forward_many(velocity, spacing, nt, shots, dt=None, radius=4, cpml=10, free_
     snapshot_steps: step counts in 0..nt; each shot's Shot.snapshots holds u after each of them on
     the model's points (count, *model shape), in rising order, as the tool's --snapshot-every
     writes them. They are kept on the host until the call returns: count x the model's size x the
-    shots."""
+    shots.
+
+    stream: for a model on the GPU, the CUDA stream whose work made it and its shots' GPU arrays (a
+    handle as an integer, or a PyTorch or CuPy stream); None: the framework's current stream (the
+    one an array known only by __cuda_array_interface__ names). The call waits for that stream's
+    work before it reads them, and copies its results to the model's device on it. The solver's own
+    kernels run on its streams, and the call returns when they are done."""
     called = time.perf_counter()
     if backend not in ("auto", "cuda", "cpu"):
         raise ValueError(f"backend: expected 'auto', 'cuda' or 'cpu', got {backend!r}")
     shots = list(shots)
     if not shots:
         raise ValueError("shots: give at least one shot")
+    if stream is not None and not _on_gpu(velocity):
+        raise ValueError("stream: the model is not a GPU array; stream= names the stream whose work made a GPU "
+                         "model")
     gpus = _devices(devices, backend, velocity, len(shots))
-    in_place = _in_place_on_gpu(velocity, backend, gpus)
-    v = None if in_place is not None else _velocity(velocity)
-    back = _like(velocity)
+    in_place = _in_place_on_gpu(velocity, backend, gpus, stream)
+    v = None if in_place is not None else _velocity(velocity, stream)
+    back = _like(velocity, stream)
     dim = len(in_place[1]) if in_place is not None else v.ndim
     if np.ndim(nt) != 0 or int(nt) != nt:
         raise ValueError(f"nt: a whole number of steps, got {nt!r}")
     nt = int(nt)
     if nt < 1:
         raise ValueError(f"nt: at least 1 step, got {nt}")
-    arrays = [_shot_arrays(s, dim, f"shot {i}: " if len(shots) > 1 else "") for i, s in enumerate(shots)]
+    arrays = [_shot_arrays(s, dim, f"shot {i}: " if len(shots) > 1 else "", stream) for i, s in enumerate(shots)]
     if dt is None:
         # The solver's default, 0.8 of the stability limit at the vmax of the model's summary (one
         # pass over the threads, or on its GPU): no pass of Python's own, and a bad value is named
@@ -349,7 +403,7 @@ def forward_many(velocity, spacing, nt, shots, dt=None, radius=4, cpml=10, free_
 
 def forward(velocity, spacing, nt, sources, wavelets, receivers=(), dt=None, radius=4, cpml=10,
             free_surface=False, backend="auto", final_field=False, device=None, measure_bound=False,
-            kernel_params=None, snapshot_steps=None):
+            kernel_params=None, snapshot_steps=None, stream=None):
     """One shot through `velocity` ((nz, nx) or (nz, ny, nx), m/s, float32 or convertible), spacing
     in metres, `nt` steps of `dt` seconds (None: 0.8 of the stability limit, as the tool's).
 
@@ -358,7 +412,7 @@ def forward(velocity, spacing, nt, sources, wavelets, receivers=(), dt=None, rad
     the stencil's half-width (order 2R). cpml: absorbing points outside every face (0: none).
     backend: "auto" (the GPU when there is one), "cuda" or "cpu". device: the GPU to run on (None:
     the model's, for a GPU array, else the current one). measure_bound, kernel_params,
-    snapshot_steps: as forward_many's. Returns
+    snapshot_steps, stream: as forward_many's. Returns
     a Shot. Raises ValueError for bad input (with the tool's message), MemoryError when the state
     does not fit, and KeyboardInterrupt on Ctrl-C (the run stops at a step boundary).
 
@@ -374,7 +428,7 @@ def forward(velocity, spacing, nt, sources, wavelets, receivers=(), dt=None, rad
     return forward_many(velocity, spacing, nt, [shot], dt=dt, radius=radius, cpml=cpml, free_surface=free_surface,
                         backend=backend, final_field=final_field, devices=None if device is None else [device],
                         measure_bound=measure_bound, kernel_params=kernel_params, snapshot_steps=snapshot_steps,
-                        _caller_depth=2)[0]
+                        stream=stream, _caller_depth=2)[0]
 
 
 # The linearised solvers (issue 37), offered as fdstencil.wave's; imaging.py holds them.

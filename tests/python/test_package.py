@@ -124,6 +124,8 @@ def test_bad_input_raises_pythons_errors_with_the_tools_messages():
         run(velocity=v.astype(np.complex64))
     with pytest.raises(ValueError, match="2D"):
         run(velocity=v[0])
+    with pytest.raises(ValueError, match="stream: the model is not a GPU array"):
+        run(stream=0)
     bad = v.copy()
     bad[3, 4] = -1
     with pytest.raises(ValueError, match="index"):

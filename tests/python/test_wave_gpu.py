@@ -200,11 +200,11 @@ def test_a_gpu_model_off_the_runs_gpu_or_strided_goes_through_the_host():
     v, dt, nt, shots = survey(1)
     s = shots[0]
     t = torch.from_numpy(np.ascontiguousarray(v.T)).cuda()
-    assert fdstencil.wave._in_place_on_gpu(t.T, "auto", [0]) is None  # strided
-    assert fdstencil.wave._in_place_on_gpu(t.T.contiguous().double(), "auto", [0]) is None
-    assert fdstencil.wave._in_place_on_gpu(t.T.contiguous(), "cpu", [-1]) is None
-    assert fdstencil.wave._in_place_on_gpu(t.T.contiguous(), "auto", [0, 1]) is None
-    assert fdstencil.wave._in_place_on_gpu(t.T.contiguous(), "auto", [0])[1:] == (v.shape, 0)
+    assert fdstencil.wave._in_place_on_gpu(t.T, "auto", [0], None) is None  # strided
+    assert fdstencil.wave._in_place_on_gpu(t.T.contiguous().double(), "auto", [0], None) is None
+    assert fdstencil.wave._in_place_on_gpu(t.T.contiguous(), "cpu", [-1], None) is None
+    assert fdstencil.wave._in_place_on_gpu(t.T.contiguous(), "auto", [0, 1], None) is None
+    assert fdstencil.wave._in_place_on_gpu(t.T.contiguous(), "auto", [0], None)[1:] == (v.shape, 0)
     want = fdstencil.wave.forward(v, 10.0, nt, s["sources"], s["wavelets"], s["receivers"], dt=dt, backend="cpu")
     got = fdstencil.wave.forward(t.T, 10.0, nt, s["sources"], s["wavelets"], s["receivers"], dt=dt, backend="cpu")
     assert got.traces.cpu().numpy().tobytes() == want.traces.tobytes()
@@ -212,3 +212,28 @@ def test_a_gpu_model_off_the_runs_gpu_or_strided_goes_through_the_host():
         elsewhere = fdstencil.wave.forward(t.T.contiguous(), 10.0, nt, s["sources"], s["wavelets"], s["receivers"],
                                            dt=dt, device=1)
         assert elsewhere.timing["device"] == 1
+
+
+@needs_gpu
+def test_a_model_made_on_another_stream_is_read_after_that_streams_work():
+    torch = torch_with_a_gpu()
+    v, dt, nt, shots = survey(1)
+    s = shots[0]
+    want = fdstencil.wave.forward(v, 10.0, nt, s["sources"], s["wavelets"], s["receivers"], dt=dt)
+    made = torch.from_numpy(v).cuda()
+    side = torch.cuda.Stream()
+    for how in ("stream=", "current"):
+        t = torch.full(v.shape, 1000.0, device="cuda")  # another model's values until the copy lands
+        torch.cuda.synchronize()
+        with torch.cuda.stream(side):
+            torch.cuda._sleep(200_000_000)  # the producer still at work when the call starts (~0.1 s)
+            t.copy_(made)
+            if how == "current":  # the current stream is the producer's: waited for by default
+                got = fdstencil.wave.forward(t, 10.0, nt, s["sources"], s["wavelets"], s["receivers"], dt=dt)
+        if how == "stream=":  # called from the default stream, the producer's named
+            got = fdstencil.wave.forward(t, 10.0, nt, s["sources"], s["wavelets"], s["receivers"], dt=dt,
+                                         stream=side)
+        torch.cuda.synchronize()
+        assert got.traces.cpu().numpy().tobytes() == want.traces.tobytes(), how
+    with pytest.raises(TypeError, match="stream: expected a CUDA stream"):
+        fdstencil.wave.forward(made, 10.0, nt, s["sources"], s["wavelets"], s["receivers"], dt=dt, stream="side")
