@@ -22,6 +22,22 @@ from . import _core
 from .wave import _host, _shot_arrays, _velocity
 
 
+# Each solver's vector, by the name its message gives it.
+_VECTOR_NAME = {"born": "dv", "born_adjoint": "dd", "rtm": "recorded", "gradient": "observed"}
+
+
+def _vector(op, vec, model_shape, nrec, nt):
+    """op's vector as float64 in C order, checked by its shape, not only its size: dv the model's
+    shape, traces (receivers, steps), so that a transposed record is refused, not read as another."""
+    name = _VECTOR_NAME[op]
+    x = np.asarray(_host(vec, name))
+    want, what = ((tuple(model_shape), "the model's") if op == "born"
+                  else ((nrec, nt), f"({nrec} receivers, {nt} steps)"))
+    if x.shape != want:
+        raise ValueError(f"{name}: expected shape {want}, {what}, got {x.shape}")
+    return np.ascontiguousarray(x, dtype=np.float64).ravel()
+
+
 def _call(op, velocity, vec, spacing, nt, sources, wavelets, receivers, dt, radius, cpml, free_surface, double,
           backend="auto", memory_budget=0, boundary_saving=False, **rtm):
     v = _velocity(velocity)
@@ -31,7 +47,7 @@ def _call(op, velocity, vec, spacing, nt, sources, wavelets, receivers, dt, radi
     s = _core.RunSettings()
     s.dt, s.nt, s.radius, s.cpml, s.free_surface, s.backend = float(dt), int(nt), int(radius), int(cpml), \
         bool(free_surface), str(backend)
-    x = np.zeros(0) if vec is None else np.ascontiguousarray(_host(vec, "the vector"), dtype=np.float64).ravel()
+    x = np.zeros(0) if vec is None else _vector(op, vec, v.shape, rec.shape[0], int(nt))
     return _core.linearised(op, v, float(spacing), s, bool(double), src, w, rec, x, memory_budget=int(memory_budget),
                             boundary_saving=bool(boundary_saving), **rtm)
 

@@ -1359,11 +1359,28 @@ void run_cpu(const Model& model, const Options& o, Checked& c, Result& res, cons
     res.timing.copy_gbps = cpu::measure_copy_bandwidth(kHostCopyBytes, 5);
 }
 
+// The run() options the linearised solvers do not serve, refused by name: taken and ignored, a
+// resume would give the products of a run from rest, and a snapshot, checkpoint or launch asked
+// for would silently not be there.
+void refuse_unserved(const Options& o) {
+  const auto refuse = [](const char* what) {
+    bad(std::string(what) + ": the linearised solvers (born, adjoints, rtm, gradient) do not serve it");
+  };
+  if (o.resume != nullptr || !o.split_resume_file.empty()) refuse("resume");
+  if (!o.snapshot_steps.empty() || o.on_snapshot || o.split_snapshot_file || o.split_snapshot_cut)
+    refuse("snapshots");
+  if (o.checkpoint_every > 0 || o.on_checkpoint || !o.split_checkpoint_file.empty()) refuse("checkpoints");
+  if (!o.kernel_params.empty()) refuse("kernel parameters");
+  if (!o.split_final_file.empty()) refuse("split_final_file");
+  if (o.kept_state) refuse("kept_state");
+}
+
 }  // namespace
 
 template <class T>
 acoustic::Setup<T> detail::setup(const Model& model, const Options& o, detail::SetupFrame& frame) {
   if (split(o)) bad("the linearised solvers run on one rank");
+  refuse_unserved(o);
   if (model.on_gpu())
     bad("the model's values are on GPU " + std::to_string(model.gpu.device) +
         ": the linearised solvers build their medium on the host; give them the model's values there");

@@ -66,10 +66,16 @@ def test_bad_input_is_refused_by_name():
     s = shot(v)
     with pytest.raises(ValueError, match="dt: give the time step"):
         fw.born(v, np.zeros(v.shape), **(s | {"dt": None}))
-    with pytest.raises(ValueError, match=r"dd: expected 360 values \(4 receivers x 90 steps\), got 359"):
+    with pytest.raises(ValueError, match=r"dd: expected shape \(4, 90\), \(4 receivers, 90 steps\), got \(359,\)"):
         fw.born_adjoint(v, np.zeros(359), **s)
-    with pytest.raises(ValueError, match="dv: expected 1200 values"):
+    with pytest.raises(ValueError, match=r"dv: expected shape \(30, 40\), the model's, got \(2, 2\)"):
         fw.born(v, np.zeros((2, 2)), **s)
+    # The right number of values in the wrong shape: a transposed record, a flattened model.
+    for solver, name in ((fw.born_adjoint, "dd"), (fw.rtm, "recorded"), (fw.gradient, "observed")):
+        with pytest.raises(ValueError, match=rf"{name}: expected shape \(4, 90\).*got \(90, 4\)"):
+            solver(v, np.zeros((90, 4)), **s)
+    with pytest.raises(ValueError, match=r"dv: expected shape \(30, 40\), the model's, got \(1200,\)"):
+        fw.born(v, np.zeros(v.size), **s)
 
 
 @pytest.mark.skipif(not HAVE_TORCH, reason="PyTorch is not installed for this Python")

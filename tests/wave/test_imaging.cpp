@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <string>
 #include <utility>
@@ -319,6 +320,45 @@ TEST(Rtm, RefusesToDivideByAnIlluminationOfNothing) {
   EXPECT_THROW(wave::rtm(m, tiny_run(std::vector<double>(10, 0.0)), std::vector<double>(10, 1.0),
                          rtm_options(wave::ImagingCondition::crosscorrelation, true, false)),
                Error);
+}
+
+// Each run() option the linearised solvers do not serve is refused by name, in each of them, and
+// the same run without it goes through: none is taken and quietly ignored.
+TEST(Linearised, RefusesTheRunOptionsItDoesNotServe) {
+  const wave::Model m = wave::Model::constant(2, 20, 1, 20, kH, 2000.f);
+  const wave::Checkpoint state;
+  const std::vector<std::pair<std::string, std::function<void(wave::Options&)>>> unserved = {
+      {"resume", [&](wave::Options& o) { o.resume = &state; }},
+      {"snapshots", [](wave::Options& o) { o.snapshot_steps = {5}; }},
+      {"snapshots", [](wave::Options& o) { o.on_snapshot = [](const wave::Snapshot&) {}; }},
+      {"checkpoints", [](wave::Options& o) { o.checkpoint_every = 4; }},
+      {"kernel parameters", [](wave::Options& o) { o.kernel_params = R"({"block": "32x4"})"; }},
+      {"kept_state", [](wave::Options& o) { o.kept_state = wave::make_kept_state(); }},
+  };
+  const std::vector<double> traces(10, 1.0), dv(m.v.size(), 1.0);
+  const std::vector<std::pair<std::string, std::function<void(const wave::Options&)>>> solvers = {
+      {"modelled", [&](const wave::Options& o) { wave::modelled(m, o); }},
+      {"born", [&](const wave::Options& o) { wave::born(m, o, dv); }},
+      {"born_adjoint", [&](const wave::Options& o) { wave::born_adjoint(m, o, traces); }},
+      {"rtm", [&](const wave::Options& o) { wave::rtm(m, o, traces); }},
+      {"gradient", [&](const wave::Options& o) { wave::gradient(m, o, traces); }},
+  };
+  for (const auto& [solver, call] : solvers) {
+    const wave::Options plain = tiny_run(wave::ricker(12, 0.1, 1e-3, 10));
+    EXPECT_NO_THROW(call(plain)) << solver;
+    for (const auto& [what, set] : unserved) {
+      wave::Options o = plain;
+      set(o);
+      try {
+        call(o);
+        ADD_FAILURE() << solver << " took " << what;
+      } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::invalid_argument) << solver << ", " << what;
+        EXPECT_NE(std::string(e.what()).find(what + ": the linearised solvers"), std::string::npos)
+            << solver << ": " << e.what();
+      }
+    }
+  }
 }
 
 }  // namespace
