@@ -4,6 +4,7 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -11,6 +12,9 @@
 #include "fdstencil/wave.hpp"
 
 namespace fdstencil::python {
+
+// How often a run asks Python whether Ctrl-C was pressed: often enough to stop it within a second.
+inline constexpr auto kSignalPoll = std::chrono::milliseconds(100);
 
 // C-ordered arrays on the host (NumPy): the velocity model, positions, wavelets, traces.
 using HostFloats = nanobind::ndarray<const float, nanobind::numpy, nanobind::c_contig, nanobind::device::cpu>;

@@ -6,6 +6,7 @@
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
 
+#include <chrono>
 #include <cstdint>
 
 #include <span>
@@ -44,6 +45,16 @@ nb::tuple linearised(const std::string& op, const HostFloats& velocity, double s
   const wave::Model model = model_of(velocity, spacing);
   wave::Options o = shot_options(model, s, sources, wavelets, receivers);
   o.double_precision = double_precision;
+  // Ctrl-C between two steps: Python's KeyboardInterrupt, thrown from here through the solver,
+  // which frees its memory as it unwinds (core/stop.hpp).
+  auto last = std::chrono::steady_clock::now();
+  o.stop_requested = [&last] {
+    if (std::chrono::steady_clock::now() - last < kSignalPoll) return false;
+    last = std::chrono::steady_clock::now();
+    nb::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() != 0) throw nb::python_error();
+    return false;
+  };
   if (memory_budget < 0)
     throw Error(ErrorKind::invalid_argument, "memory_budget: bytes, >= 0 (0: what is free)");
   const wave::Storage storage{memory_budget, boundary_saving};

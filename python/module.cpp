@@ -38,6 +38,7 @@ using namespace fdstencil;
 
 using fdstencil::python::HostDoubles;
 using fdstencil::python::HostFloats;
+using fdstencil::python::kSignalPoll;
 using fdstencil::python::model_of;
 using fdstencil::python::RunSettings;
 using fdstencil::python::shot_options;
@@ -50,6 +51,7 @@ void translate(const std::exception_ptr& p, void*) {
   } catch (const Error& e) {
     PyObject* type = e.kind() == ErrorKind::out_of_memory ? PyExc_MemoryError
                      : e.kind() == ErrorKind::io          ? PyExc_OSError
+                     : e.kind() == ErrorKind::interrupted ? PyExc_KeyboardInterrupt
                      : is_input_error(e.kind())           ? PyExc_ValueError
                                                           : PyExc_RuntimeError;
     PyErr_SetString(type, e.what());
@@ -247,10 +249,6 @@ nb::tuple result_tuple(wave::Result r, KeptSnapshots&& snaps, const std::vector<
   auto [snapshots, snapshot_steps] = snapshots_of(std::move(snaps), shape);
   return nb::make_tuple(tr, r.dt, field, timing, warnings, snapshots, snapshot_steps);
 }
-
-// How often a run asks Python whether Ctrl-C was pressed: often enough to stop the shots within a
-// second.
-constexpr auto kSignalPoll = std::chrono::milliseconds(100);
 
 // The shots of one call: on one device, one after another on the calling thread; on several, by
 // one worker thread per GPU, each taking the next shot nobody has taken. The runner of a GPU makes

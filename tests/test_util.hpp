@@ -333,6 +333,7 @@ inline const char* kind_name(ErrorKind k) {
     case ErrorKind::unsupported: return "unsupported";
     case ErrorKind::device: return "device";
     case ErrorKind::verification: return "verification";
+    case ErrorKind::interrupted: return "interrupted";
   }
   return "?";
 }

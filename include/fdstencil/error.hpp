@@ -13,6 +13,7 @@ enum class ErrorKind {
   unsupported,       // a valid request this build or variant cannot serve
   device,            // a CUDA call failed
   verification,      // a result differs from the reference beyond its tolerance
+  interrupted,       // the caller's stop check asked a computation to stop (Options::stop_requested)
 };
 
 class Error : public std::runtime_error {

@@ -11,6 +11,12 @@
 // between them run again. The CPML's profile and dt are taken as fixed (built from the model's
 // largest velocity, or given): a perturbation that moves the largest velocity changes them,
 // which the linearisation ignores.
+//
+// Stopping: options.stop_requested, where set, is asked between every two steps of each sweep (the
+// forward and the backward, and the steps checkpoints run again); when it returns true the call
+// throws Error(ErrorKind::interrupted) and returns nothing. The other run() options these
+// functions do not serve (resume, snapshots, checkpoints, kernel parameters, a kept state, a
+// split run) are refused by name.
 #pragma once
 
 #include <cstdint>

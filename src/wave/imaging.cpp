@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "core/revolve.hpp"
+#include "core/stop.hpp"
 #include "core/unwritten_allocator.hpp"
 #include "cpu/acoustic.hpp"
 #include "cpu/acoustic_adjoint.hpp"
@@ -126,6 +127,7 @@ std::vector<T> forward(const acoustic::Setup<T>& s, Each&& each) {
   const size_t n = size_t(s.alloc);
   std::vector<T> prev(n, T(0)), cur(n, T(0)), d(n, T(0));
   for (int64_t step = 0; step < s.nt; ++step) {
+    core::poll_stop();
     copy_over_threads(run.current(), n, cur.data());
     run.step(step);
     dudm(s, run.current(), cur.data(), prev.data(), d.data());
@@ -255,11 +257,13 @@ void cpu_every_field(CpuPass<T>& p) {
   p.out.report.stored_bytes = int64_t(fields.size() * sizeof(T));
   zero_over_threads(fields.data(), n);
   for (int64_t step = 0; step < p.s.nt; ++step) {
+    core::poll_stop();
     p.run.step(step);
     copy_over_threads(p.run.current(), n, fields.data() + (size_t(step) + 1) * n);
   }
   p.start_adjoint();
   for (int64_t step = p.s.nt - 1; step >= 0; --step) {
+    core::poll_stop();
     const T* cur = fields.data() + size_t(step) * n;
     p.adjoint(step, cur + n, cur, step > 0 ? cur - n : cur);
   }
@@ -275,7 +279,10 @@ struct CpuCheckpointed {
       : p(pass), slot(size_t(slots)), next(size_t(pass.s.alloc)), cur(next), prev(next) {}
   void save(int i) { p.run.snapshot(slot[size_t(i)]); }
   void load(int i) { p.run.resume(slot[size_t(i)]); }
-  void advance(int64_t n) { p.run.step(n); }
+  void advance(int64_t n) {
+    core::poll_stop();
+    p.run.step(n);
+  }
   void end_sweep() {
     copy_over_threads(p.run.current(), next.size(), next.data());
     copy_over_threads(p.run.previous(), cur.size(), cur.data());
@@ -284,6 +291,7 @@ struct CpuCheckpointed {
   void prev_from_slot(int i) { copy_over_threads(slot[size_t(i)].u_prev.data(), prev.size(), prev.data()); }
   void prev_from_state() { copy_over_threads(p.run.previous(), prev.size(), prev.data()); }
   void adjoint(int64_t n) {
+    core::poll_stop();
     p.adjoint(n, next.data(), cur.data(), prev.data());
     std::swap(next, cur);  // u^n and u^{n-1} become step n - 1's u^{n+1} and u^n
     std::swap(cur, prev);
@@ -329,6 +337,7 @@ void cpu_boundary(CpuPass<T>& p) {
   };
   std::fill_n(strips.data(), width, T(0));  // u^0: the run starts at rest
   for (int64_t step = 0; step < p.s.nt; ++step) {
+    core::poll_stop();
     p.run.step(step);
     keep(p.run.current(), step + 1);
   }
@@ -339,6 +348,7 @@ void cpu_boundary(CpuPass<T>& p) {
   forget_beyond_ring(p.s, box, cur.data());
   p.start_adjoint();
   for (int64_t step = p.s.nt - 1; step >= 0; --step) {
+    core::poll_stop();
     if (step > 0) {  // u^{step-1}; u^{-1} is zero
       // prev is zero beyond the ring (forgotten, or never written), and the ring is taken whole
       // from what was kept: only the box is stepped back, from next's copy of it.
@@ -523,7 +533,10 @@ std::vector<double> source_adjoint_typed(const Model& model, const Options& o, s
   const std::vector<T> r = as_t<T>(dd);
   std::vector<T> out(size_t(s.nsrc) * size_t(s.nt), T(0));
   cpu::AcousticAdjointCpu<T> adj(s);
-  for (int64_t n = s.nt - 1; n >= 0; --n) adj.step(n, r.data(), nullptr, nullptr, out.data());
+  for (int64_t n = s.nt - 1; n >= 0; --n) {
+    core::poll_stop();
+    adj.step(n, r.data(), nullptr, nullptr, out.data());
+  }
   return {out.begin(), out.end()};
 }
 
@@ -532,6 +545,7 @@ std::vector<double> source_adjoint_typed(const Model& model, const Options& o, s
 std::string linearised_backend(const Options& o) { return detail::on_gpu(o) ? "cuda" : "cpu"; }
 
 std::vector<double> modelled(const Model& model, const Options& o) {
+  const core::StopScope stop(o.stop_requested);
   detail::SetupFrame f;
   [[maybe_unused]] const bool gpu = detail::on_gpu(o);  // first: refuses what run() refuses, in any build
 #if FDSTENCIL_HAVE_CUDA
@@ -549,6 +563,7 @@ std::vector<double> modelled(const Model& model, const Options& o) {
 }
 
 std::vector<double> born(const Model& model, const Options& o, std::span<const double> dv) {
+  const core::StopScope stop(o.stop_requested);
   check_size(dv, model_points(model), "dv", "(the model's points)");
   [[maybe_unused]] const bool gpu = detail::on_gpu(o);  // first: refuses what run() refuses, in any build
 #if FDSTENCIL_HAVE_CUDA
@@ -564,6 +579,7 @@ std::vector<double> born(const Model& model, const Options& o, std::span<const d
 
 std::vector<double> born_adjoint(const Model& model, const Options& o, std::span<const double> dd,
                                  const Storage& storage) {
+  const core::StopScope stop(o.stop_requested);
   check_size(dd, int64_t(o.receivers.size()) * o.nt, "dd", traces_shape(o));
   detail::SetupFrame f;
   const Backward b = backward(model, o, {dd, false}, false, storage, f);
@@ -571,6 +587,7 @@ std::vector<double> born_adjoint(const Model& model, const Options& o, std::span
 }
 
 std::vector<double> source_adjoint(const Model& model, const Options& o, std::span<const double> dd) {
+  const core::StopScope stop(o.stop_requested);
   check_size(dd, int64_t(o.receivers.size()) * o.nt, "dd", traces_shape(o));
   [[maybe_unused]] const bool gpu = detail::on_gpu(o);  // first: refuses what run() refuses, in any build
 #if FDSTENCIL_HAVE_CUDA
@@ -587,12 +604,14 @@ std::vector<double> source_adjoint(const Model& model, const Options& o, std::sp
 
 std::vector<double> rtm(const Model& model, const Options& o, std::span<const double> recorded,
                         const RtmOptions& r) {
+  const core::StopScope stop(o.stop_requested);
   check_size(recorded, int64_t(o.receivers.size()) * o.nt, "recorded", traces_shape(o));
   return rtm_image(model, o, recorded, r);
 }
 
 Gradient gradient(const Model& model, const Options& o, std::span<const double> observed,
                   const Storage& storage) {
+  const core::StopScope stop(o.stop_requested);
   const auto entry = std::chrono::steady_clock::now();
   check_size(observed, int64_t(o.receivers.size()) * o.nt, "observed", traces_shape(o));
   detail::SetupFrame f;

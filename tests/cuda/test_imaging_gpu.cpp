@@ -8,11 +8,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fdstencil/device_field.hpp"
+#include "fdstencil/error.hpp"
 #include "fdstencil/imaging.hpp"
 #include "fdstencil/wave.hpp"
 #include "wave/imaging_interior.hpp"
@@ -211,6 +214,52 @@ TEST_P(ImagingGpu, TheBackwardMarchMatchesTheCpuAtRadiiOneAndEightNearTheTop) {
       report("gpu_cpu_wavelets_adjoint_gap_top_" + d, gap(f, f_cpu));
       EXPECT_LE(gap(f, f_cpu), 1e-4) << d;
     }
+}
+
+// A stop asked between steps on the GPU: each way of keeping the forward run, and Born, the
+// modelling and the wavelets' adjoint, end with Error(interrupted) at the k-th question, in the
+// first sweep and in the backward one, and the GPU then gives the stopped call's bits whole.
+TEST_P(ImagingGpu, AStopBetweenStepsEndsEachSolverAndLeavesTheGpuUsable) {
+  REQUIRE_GPU();
+  const ImagingShot s(GetParam(), false, "cuda");
+  const wave::Gradient all = wave::gradient(s.model, s.o, s.observed);
+  const std::vector<double> dv(s.model.v.size(), 1.0);
+  std::vector<double> got;
+  const std::vector<std::pair<std::string, std::function<void(const wave::Options&)>>> solvers = {
+      {"every field", [&](const wave::Options& o) { got = wave::gradient(s.model, o, s.observed).velocity; }},
+      {"checkpoints",
+       [&](const wave::Options& o) {
+         got = wave::gradient(s.model, o, s.observed, wave::Storage{all.storage.stored_bytes / 4}).velocity;
+       }},
+      {"boundary saving",
+       [&](const wave::Options& o) {
+         got = wave::gradient(s.model, o, s.observed, {0, true}).velocity;
+       }},
+      {"born", [&](const wave::Options& o) { got = wave::born(s.model, o, dv); }},
+      {"modelled", [&](const wave::Options& o) { got = wave::modelled(s.model, o); }},
+      {"source_adjoint", [&](const wave::Options& o) { got = wave::source_adjoint(s.model, o, s.observed); }},
+  };
+  for (const auto& [solver, call] : solvers) {
+    wave::Options o = s.o;
+    call(o);
+    const std::vector<double> whole = got;
+    int asked = 0;
+    for (const int k : {1, int(o.nt) + 5}) {  // the first step; past the first sweep where there are two
+      asked = 0;
+      o.stop_requested = [&] { return ++asked == k; };
+      try {
+        call(o);
+        EXPECT_TRUE(solver == "born" || solver == "modelled" || solver == "source_adjoint")
+            << solver << " ran on past a stop at question " << k;
+      } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::interrupted) << solver << ": " << e.what();
+        EXPECT_EQ(asked, k) << solver;
+      }
+    }
+    o.stop_requested = nullptr;
+    call(o);
+    EXPECT_EQ(got, whole) << solver;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Imaging, ImagingGpu, testing::Values(2, 3),

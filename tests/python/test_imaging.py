@@ -1,11 +1,14 @@
 """fdstencil.wave's linearised solvers (python/fdstencil/imaging.py) on a small 2D layered model:
 the Born pair's dot-product test, Born modelling and the gradient against central differences of
-the modelling, the refusals, and with PyTorch the autograd function (its gradient the C++
-gradient's, and torch.autograd.gradcheck in double)."""
+the modelling, the refusals, Ctrl-C inside a call, and with PyTorch the autograd function (its
+gradient the C++ gradient's, and torch.autograd.gradcheck in double)."""
+import textwrap
+
 import numpy as np
 import pytest
 
 import fdstencil.wave as fw
+from interrupted import interrupt
 
 H, NT = 10.0, 90
 try:
@@ -198,3 +201,29 @@ def test_the_gpu_gradient_and_image_match_the_cpu():
         assert np.linalg.norm(on["cuda"][i] - on["cpu"][i]) <= 1e-4 * np.linalg.norm(on["cpu"][i])
     images = [fw.rtm(v, observed, **s, backend=b, condition="crosscorrelation") for b in ("cuda", "cpu")]
     assert np.linalg.norm(images[0] - images[1]) <= 1e-4 * np.linalg.norm(images[1])
+
+
+@pytest.mark.parametrize("backend", ["cpu", "auto"])
+def test_ctrl_c_inside_a_gradient_raises_keyboard_interrupt_within_a_second(backend):
+    if backend == "auto" and fw._core.gpu_count() == 0:
+        pytest.skip("fdstencil has no GPU here")
+    # 10^6 steps: minutes of work, the forward run kept by checkpoints. The call after the
+    # interrupt runs in the same process: the solver freed what it held as it unwound.
+    code = textwrap.dedent(f"""
+        import numpy as np, sys, fdstencil.wave as fw
+        v = np.full((200, 200), 2000, np.float32)
+        nt, dt = 10**6, 1e-3
+        shot = dict(spacing=10.0, sources=[[1000.0, 1000.0]], receivers=[[1000.0, 1050.0]], dt=dt, double=False,
+                    backend="{backend}")
+        print("running", flush=True)
+        try:
+            fw.gradient(v, np.zeros((1, nt)), nt=nt, wavelets=np.ones(10), **shot)
+        except KeyboardInterrupt:
+            print("interrupted", flush=True)
+            g = fw.gradient(v, np.ones((1, 20)), nt=20, wavelets=np.ones(10), **shot)[1]
+            print("again", g.shape == v.shape and bool(np.all(np.isfinite(g))) and bool(np.any(g)), flush=True)
+            sys.exit(3)
+    """)
+    took, after = interrupt(code, lines_after=1)
+    assert after == ["again True"]
+    assert took < 1.0, f"KeyboardInterrupt {took:.2f} s after SIGINT"

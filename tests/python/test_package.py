@@ -5,17 +5,16 @@ tool's messages, Ctrl-C, and memory over many calls. On the cpu backend (the GPU
 run's); FDSTENCIL_CLI names the tool."""
 import os
 import resource
-import signal
 import subprocess
 import sys
 import tempfile
 import textwrap
-import time
 
 import numpy as np
 import pytest
 
 import fdstencil
+from interrupted import interrupt
 
 CLI = os.environ.get("FDSTENCIL_CLI", "")
 needs_cli = pytest.mark.skipif(not os.path.exists(CLI), reason="FDSTENCIL_CLI does not name the built tool")
@@ -157,16 +156,7 @@ def test_ctrl_c_raises_keyboard_interrupt_within_a_second():
             print("interrupted", flush=True)
             sys.exit(3)
     """)
-    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
-                         env=os.environ | {"OMP_NUM_THREADS": "1"})
-    assert p.stdout.readline().strip() == "running"
-    time.sleep(0.5)
-    sent = time.monotonic()
-    p.send_signal(signal.SIGINT)
-    assert p.stdout.readline().strip() == "interrupted"
-    took = time.monotonic() - sent  # to the handler, not the interpreter's exit
-    p.communicate(timeout=20)
-    assert p.returncode == 3
+    took, _ = interrupt(code)
     assert took < 1.0, f"KeyboardInterrupt {took:.2f} s after SIGINT"
 
 

@@ -361,4 +361,51 @@ TEST(Linearised, RefusesTheRunOptionsItDoesNotServe) {
   }
 }
 
+// options.stop_requested is asked between every two steps of each sweep: a check that says stop
+// at its k-th question ends each solver there with Error(interrupted), asked exactly k times, in
+// the first sweep and in the backward one, with every field kept, under checkpoints and with
+// boundary saving; a check that never says stop is asked at least once a step of each sweep.
+TEST(Linearised, StopsBetweenStepsWhenAsked) {
+  const wave::Model m = wave::Model::constant(2, 20, 1, 20, kH, 2000.f);
+  const std::vector<double> traces(10, 1.0), dv(m.v.size(), 1.0);
+  // Below every field's 11 fields (202 KiB) and above two checkpoints' states beside the adjoint's
+  // three fields (167 KiB).
+  const wave::Storage every{}, checkpoints{180000, false}, boundary{0, true};
+  wave::RtmOptions saving;
+  saving.storage = boundary;
+  const std::vector<std::pair<std::string, std::function<void(const wave::Options&)>>> solvers = {
+      {"modelled", [&](const wave::Options& o) { wave::modelled(m, o); }},
+      {"born", [&](const wave::Options& o) { wave::born(m, o, dv); }},
+      {"source_adjoint", [&](const wave::Options& o) { wave::source_adjoint(m, o, traces); }},
+      {"born_adjoint", [&](const wave::Options& o) { wave::born_adjoint(m, o, traces, every); }},
+      {"gradient, checkpoints",
+       [&](const wave::Options& o) {
+         EXPECT_GT(wave::gradient(m, o, traces, checkpoints).storage.checkpoints, 0);
+       }},
+      {"rtm, boundary saving", [&](const wave::Options& o) { wave::rtm(m, o, traces, saving); }},
+  };
+  for (const auto& [solver, call] : solvers) {
+    wave::Options o = tiny_run(wave::ricker(12, 0.1, 1e-3, 10));
+    int asked = 0;
+    o.stop_requested = [&] {
+      ++asked;
+      return false;
+    };
+    call(o);
+    const int sweeps = solver == "modelled" || solver == "born" || solver == "source_adjoint" ? 1 : 2;
+    EXPECT_GE(asked, sweeps * int(o.nt)) << solver;
+    for (const int k : {1, 7, sweeps * int(o.nt)}) {  // the first sweep's first step .. the last sweep's
+      asked = 0;
+      o.stop_requested = [&] { return ++asked == k; };
+      try {
+        call(o);
+        ADD_FAILURE() << solver << " ran on past a stop at question " << k;
+      } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::interrupted) << solver << ": " << e.what();
+        EXPECT_EQ(asked, k) << solver;
+      }
+    }
+  }
+}
+
 }  // namespace

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/revolve.hpp"
+#include "core/stop.hpp"
 #include "cuda/common/check.hpp"
 #include "cuda/wave/acoustic.hpp"
 #include "cuda/wave/acoustic_adjoint.hpp"
@@ -67,7 +68,10 @@ struct Checkpointed {
   float* slot(int i) { return slots.p + int64_t(i) * slot_elements; }
   void save(int i) { p.fwd.snapshot(slot(i)); }
   void load(int i) { p.fwd.resume(slot(i)); }
-  void advance(int64_t n) { p.fwd.step(n); }
+  void advance(int64_t n) {
+    core::poll_stop();
+    p.fwd.step(n);
+  }
   void end_sweep() {
     compact(p.s, p.fwd.current_device(), next, p.fwd.stream());
     compact(p.s, p.fwd.previous_device(), cur, p.fwd.stream());
@@ -77,6 +81,7 @@ struct Checkpointed {
   void prev_from_slot(int i) { compact(p.s, slot(i) + p.s.alloc, prev, p.fwd.stream()); }
   void prev_from_state() { compact(p.s, p.fwd.previous_device(), prev, p.fwd.stream()); }
   void adjoint(int64_t n) {
+    core::poll_stop();
     p.adj->step(n, cur);
     float* done = next;
     next = cur;
@@ -95,11 +100,15 @@ void every_field(Pass& p, BackwardResult& r) {
       cudaMemsetAsync(store.p, 0, size_t(P) * sizeof(float), static_cast<cudaStream_t>(p.fwd.stream())));
   r.stored_bytes = store.bytes();
   for (int64_t n = 0; n < nt; ++n) {
+    core::poll_stop();
     p.fwd.step(n);
     compact(p.s, p.fwd.current_device(), store.p + (n + 1) * P, p.fwd.stream());
   }
   p.start_adjoint();
-  for (int64_t n = nt - 1; n >= 0; --n) p.adj->step(n, store.p + n * P);
+  for (int64_t n = nt - 1; n >= 0; --n) {
+    core::poll_stop();
+    p.adj->step(n, store.p + n * P);
+  }
   p.fwd.synchronize();  // the adjoint's steps read the store, freed on return
 }
 
@@ -144,6 +153,7 @@ void boundary_saved(Pass& p, const acoustic::ReversalBox& box, BackwardResult& r
   DeviceArray<float> a = DeviceArray<float>::uninitialised(P), b = DeviceArray<float>::uninitialised(P);
   r.stored_bytes = strips.bytes() + a.bytes() + b.bytes() + ReversalGpu::bytes(p.s, box);  // as checked
   for (int64_t n = 0; n < nt; ++n) {
+    core::poll_stop();
     p.fwd.step(n);
     rev.keep(p.fwd.current_device(), strips.p + (n + 1) * width, stream);
   }
@@ -155,6 +165,7 @@ void boundary_saved(Pass& p, const acoustic::ReversalBox& box, BackwardResult& r
   p.start_adjoint();
   SideStream two(stream);
   for (int64_t n = nt - 1; n >= 0; --n) {
+    core::poll_stop();
     two.branch();
     p.adj->step(n, cur);
     if (n == 0) break;  // u^{-1} is not read: the sum by parts ends at u^0
@@ -177,13 +188,19 @@ KernelConfig linearised_launch(const acoustic::SetupFrame<float>& s) {
 
 std::vector<float> modelled(const acoustic::Setup<float>& s) {
   AcousticGpu fwd(s, linearised_launch(s));
-  for (int64_t n = 0; n < s.nt; ++n) fwd.step(n);
+  for (int64_t n = 0; n < s.nt; ++n) {
+    core::poll_stop();
+    fwd.step(n);
+  }
   return fwd.traces();
 }
 
 std::vector<float> source_adjoint(const acoustic::Setup<float>& s, const std::vector<float>& residual) {
   AcousticAdjointGpu adj(s, cudaStreamLegacy, residual, false, false, true);
-  for (int64_t n = s.nt - 1; n >= 0; --n) adj.step(n, nullptr);
+  for (int64_t n = s.nt - 1; n >= 0; --n) {
+    core::poll_stop();
+    adj.step(n, nullptr);
+  }
   return adj.wavelets();  // waits for the steps
 }
 

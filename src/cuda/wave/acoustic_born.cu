@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include "core/stop.hpp"
 #include "cuda/common/check.hpp"
 #include "fdstencil/device.hpp"
 #include "cuda/wave/acoustic.hpp"
@@ -78,6 +79,7 @@ std::vector<float> born(const acoustic::Setup<float>& s, const std::vector<float
   const Event stepped, added;
   const Drain drain{bs, ss};
   for (int64_t n = 0; n < s.nt; ++n) {
+    core::poll_stop();
     FDS_CUDA_CHECK(cudaMemcpyAsync(before.p, background.previous_device(), size_t(s.alloc) * sizeof(float),
                                    cudaMemcpyDeviceToDevice, bs));
     background.step(n);
