@@ -12,11 +12,11 @@
 // largest velocity, or given): a perturbation that moves the largest velocity changes them,
 // which the linearisation ignores.
 //
-// Stopping: options.stop_requested, where set, is asked between every two steps of each sweep (the
+// Stopping: options.stop_requested, where set, is asked before every step of each sweep (the
 // forward and the backward, and the steps checkpoints run again); when it returns true the call
 // throws Error(ErrorKind::interrupted) and returns nothing. The other run() options these
-// functions do not serve (resume, snapshots, checkpoints, kernel parameters, a kept state, a
-// split run) are refused by name.
+// functions do not serve (resume, snapshots, checkpoints, kernel parameters, a kept state,
+// progress, a split run and its files) are refused by name.
 #pragma once
 
 #include <cstdint>

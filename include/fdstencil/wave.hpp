@@ -223,7 +223,8 @@ struct Options {
   // Polled at each step boundary: when it returns true the run stops there, hands on_checkpoint
   // (when set) the state of that boundary and returns with Result::interrupted set. The GPU's time
   // loop enqueues steps in blocks (CUDA graphs) and asks for each boundary of a block before
-  // enqueuing it.
+  // enqueuing it. The linearised solvers (imaging.hpp) ask it before every step of each sweep and
+  // throw Error(ErrorKind::interrupted) when it returns true.
   std::function<bool()> stop_requested;
   // Continue from this state instead of rest (nullptr: start at step 0). It must belong to this
   // run (the same fingerprint) and backend; run() refuses it otherwise, naming the difference.

@@ -6,8 +6,10 @@ All use fdstencil's own discretisation (fdstencil.wave.forward's: order 2R, leap
 surface, the same taps), in double by default (`double=False`: float). `backend="auto"` takes the
 GPU for every one of them in float when one is present (as forward does), else the cpu. The step
 `dt` must be given: it is held fixed, as is the CPML's profile (built from the model's largest
-velocity), so that the linearisation belongs to one operator. Arrays are NumPy's (PyTorch tensors and CuPy arrays are
-copied to the host); results are float64 NumPy arrays.
+velocity), so that the linearisation belongs to one operator. The model and vectors may be NumPy
+arrays, PyTorch tensors or CuPy arrays; those on a GPU are copied to the host once per call (after
+the framework's current stream's work), where the solvers build their medium, taps and dm/dv.
+Results are float64 arrays of the model's kind on its device (NumPy for a NumPy model).
 
 The backward pass keeps the forward field of every step where it fits `memory_budget` bytes (0:
 the memory free, the GPU's or the host's), else binomial checkpoints of the whole state within it,
@@ -19,7 +21,7 @@ outer faces beside a layer wider than R."""
 import numpy as np
 
 from . import _core
-from .wave import _host, _shot_arrays, _velocity
+from .wave import _host, _like, _shot_arrays, _velocity
 
 
 # Each solver's vector, by the name its message gives it.
@@ -48,8 +50,11 @@ def _call(op, velocity, vec, spacing, nt, sources, wavelets, receivers, dt, radi
     s.dt, s.nt, s.radius, s.cpml, s.free_surface, s.backend = float(dt), int(nt), int(radius), int(cpml), \
         bool(free_surface), str(backend)
     x = np.zeros(0) if vec is None else _vector(op, vec, v.shape, rec.shape[0], int(nt))
-    return _core.linearised(op, v, float(spacing), s, bool(double), src, w, rec, x, memory_budget=int(memory_budget),
-                            boundary_saving=bool(boundary_saving), **rtm)
+    out, misfit, traces, kept = _core.linearised(op, v, float(spacing), s, bool(double), src, w, rec, x,
+                                                 memory_budget=int(memory_budget),
+                                                 boundary_saving=bool(boundary_saving), **rtm)
+    back = _like(velocity)  # the model's kind of array, on its device
+    return back(out), misfit, back(traces), kept
 
 
 def modelled(velocity, spacing, nt, sources, wavelets, receivers, dt, radius=4, cpml=10, free_surface=False,

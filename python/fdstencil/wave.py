@@ -11,7 +11,7 @@ import numpy as np
 
 from . import _core
 from ._cai import CudaArray, speaks_cai
-from .plan import _on_stream, _stream_handle, _stream_of
+from .plan import _LEGACY_STREAMS, _on_device, _on_stream, _stream_handle, _stream_of
 
 # As the tool's: a Ricker's delay is 1.5 periods (its start ~1e-8 of its peak), and a wavelet is
 # sampled whole, at least nt samples and at most 2^20 (apps/fdstencil/wave_inputs.cpp).
@@ -84,26 +84,39 @@ def _on_gpu(a):
 
 
 def _stream_handle_of(stream):
+    """A caller's stream as a CUDA handle (_stream_handle's), refused by name where it is none: a
+    float, a bool, or an integer outside a pointer's range."""
     try:
-        return _stream_handle(stream)
+        if isinstance(stream, (bool, float)):
+            raise TypeError
+        handle = _stream_handle(stream)
     except (TypeError, ValueError):
         raise TypeError(f"stream: expected a CUDA stream (a handle as an integer, or an object with .cuda_stream "
                         f"or .ptr), got {type(stream).__name__}") from None
+    if not 0 <= handle < 2**64:
+        raise ValueError(f"stream: a CUDA stream handle is a pointer's value, got {handle}")
+    return handle
 
 
 def _wait_for_producer(a, stream, name="velocity"):
     """Waits on the host for the work queued so far on `stream` (None: a's framework's current
-    stream on a's GPU; for an array known only by __cuda_array_interface__, the stream it names),
-    so that a's values are complete whichever stream reads them next. Nothing for a host array."""
+    stream on a's GPU), and for an array known only by __cuda_array_interface__ also on the stream
+    its interface names, so that a's values are complete whichever stream reads them next. Nothing
+    for a host array."""
     if not _on_gpu(a):
         return
     if speaks_cai(a):
         c = CudaArray(a, name)
-        c.wait() if stream is None else _core.synchronize_stream(_stream_handle_of(stream), c.device)
+        c.wait()
+        if stream is not None:
+            _core.synchronize_stream(_stream_handle_of(stream), c.device)
         return
-    device = a.device.index if type(a).__module__.startswith("torch") else a.device.id
-    handle = _stream_of(a, None) if stream is None else _stream_handle_of(stream)
-    _core.synchronize_stream(handle, device)
+    if stream is not None:
+        handle = _stream_handle_of(stream)
+    else:
+        with _on_device(a):  # CuPy's current stream is the current device's: a's, here
+            handle = _stream_of(a, None)
+    _core.synchronize_stream(handle, a.device.index if type(a).__module__.startswith("torch") else a.device.id)
 
 
 def _host(a, name="velocity", stream=None):
@@ -221,12 +234,20 @@ def _cai_like(device, stream=None):
 
         def to_tensor(a):
             on = torch.device(f"cuda:{device}")
-            with torch.cuda.stream(torch.cuda.ExternalStream(_stream_handle_of(stream), device=on)) \
-                    if stream is not None else contextlib.nullcontext():
+            with _torch_stream(torch, _stream_handle_of(stream), on) if stream is not None \
+                    else contextlib.nullcontext():
                 return torch.from_numpy(a).to(on)
         return lambda a: None if a is None else to_tensor(a)
     except ImportError:
         return lambda a: a
+
+
+def _torch_stream(torch, handle, device):
+    """PyTorch's context for stream `handle` on `device` (its default stream for the legacy one's
+    handles, which PyTorch does not take as external streams)."""
+    if handle in _LEGACY_STREAMS:
+        return torch.cuda.stream(torch.cuda.default_stream(device))
+    return torch.cuda.stream(torch.cuda.ExternalStream(handle, device=device))
 
 
 def _velocity(velocity, stream=None):

@@ -13,7 +13,8 @@ namespace fdstencil::core {
 
 class StopScope {
  public:
-  explicit StopScope(const std::function<bool()>& check);
+  explicit StopScope(const std::function<bool()>& check);  // kept by address: it must outlive the scope
+  StopScope(std::function<bool()>&&) = delete;
   ~StopScope();
   StopScope(const StopScope&) = delete;
   StopScope& operator=(const StopScope&) = delete;

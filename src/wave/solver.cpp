@@ -1360,11 +1360,12 @@ void run_cpu(const Model& model, const Options& o, Checked& c, Result& res, cons
 }
 
 // The run() options the linearised solvers do not serve, refused by name: taken and ignored, a
-// resume would give the products of a run from rest, and a snapshot, checkpoint or launch asked
-// for would silently not be there.
+// resume would give the products of a run from rest, and a snapshot, checkpoint, launch or
+// progress report asked for would silently not be there.
 void refuse_unserved(const Options& o) {
   const auto refuse = [](const char* what) {
-    bad(std::string(what) + ": the linearised solvers (born, adjoints, rtm, gradient) do not serve it");
+    bad(std::string(what) +
+        ": the linearised solvers (modelled, born, the adjoints, rtm, gradient) do not serve it");
   };
   if (o.resume != nullptr || !o.split_resume_file.empty()) refuse("resume");
   if (!o.snapshot_steps.empty() || o.on_snapshot || o.split_snapshot_file || o.split_snapshot_cut)
@@ -1373,6 +1374,7 @@ void refuse_unserved(const Options& o) {
   if (!o.kernel_params.empty()) refuse("kernel parameters");
   if (!o.split_final_file.empty()) refuse("split_final_file");
   if (o.kept_state) refuse("kept_state");
+  if (o.progress) refuse("progress");
 }
 
 }  // namespace

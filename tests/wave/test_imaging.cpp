@@ -332,6 +332,9 @@ TEST(Linearised, RefusesTheRunOptionsItDoesNotServe) {
       {"snapshots", [](wave::Options& o) { o.snapshot_steps = {5}; }},
       {"snapshots", [](wave::Options& o) { o.on_snapshot = [](const wave::Snapshot&) {}; }},
       {"checkpoints", [](wave::Options& o) { o.checkpoint_every = 4; }},
+      {"checkpoints", [](wave::Options& o) { o.on_checkpoint = [](wave::Checkpoint) {}; }},
+      {"split_final_file", [](wave::Options& o) { o.split_final_file = "final.npy"; }},
+      {"progress", [](wave::Options& o) { o.progress = [](int64_t, int64_t) {}; }},
       {"kernel parameters", [](wave::Options& o) { o.kernel_params = R"({"block": "32x4"})"; }},
       {"kept_state", [](wave::Options& o) { o.kept_state = wave::make_kept_state(); }},
   };

@@ -762,11 +762,11 @@ struct AcousticGpu::Impl {
     acoustic_record<<<blocks, kRecordThreads, 0, on>>>(record, n);
     FDS_CUDA_CHECK_LAUNCH();
   }
-  // Points the step's arguments at u^n and u^{n-1}; a slab's step (in parts: step_faces) first
-  // samples the receivers' u^n on the run's stream, before the step, which reads u^n and
-  // overwrites none of it. A whole step samples them beside its march (launch_step).
-  void begin_step(int64_t n, bool record_first) {
-    if (record_first) record_step(n, stream);
+  // Points the step's arguments at u^n and u^{n-1}, first sampling the receivers' u^n on the run's
+  // stream, before the step, which reads u^n and overwrites none of it: in a slab's step (in parts:
+  // step_faces), and in a whole step that does not sample them beside its march (launch_step).
+  void begin_step(int64_t n, bool slab) {
+    if (slab || !(c.cpml_beside || c.graph > 0)) record_step(n, stream);
     args.u = u.p + s.origin;
     args.out = prev.p + s.origin;
   }
@@ -806,9 +806,10 @@ struct AcousticGpu::Impl {
   //
   // The receivers sample u^n on `side` too, which no kernel of the step writes; the join ends them
   // before step n + 1 writes u^{n+2} over it. Off the march's path, a small model's step no longer
-  // waits for them.
+  // waits for them. Without the layers beside, only where the steps run in CUDA graphs, where the
+  // fork and join cost no host call (as measured); a step enqueued alone keeps them in order.
   void launch_step(int64_t n, cudaStream_t on) {
-    const bool fork_side = c.cpml_beside || record.nrec > 0;
+    const bool fork_side = c.cpml_beside || (record.nrec > 0 && c.graph > 0);
     if (fork_side) {
       FDS_CUDA_CHECK(cudaEventRecord(fork, on));
       FDS_CUDA_CHECK(cudaStreamWaitEvent(side, fork, 0));
@@ -1344,7 +1345,7 @@ AcousticGpu::Halo AcousticGpu::current_halo() {
 AcousticGpu::Halo AcousticGpu::step_faces(int64_t n) {
   Impl& d = *impl_;
   Impl::Split& sp = d.split;
-  // The layers beside the march (and the receivers with them) are one GPU's: a slab steps in parts.
+  // The layers beside the march are one GPU's: a slab steps in parts.
   if (d.c.cpml_beside)
     throw Error(ErrorKind::invalid_argument,
                 "a slab of a split run adds its layers' terms after its march, not beside");
