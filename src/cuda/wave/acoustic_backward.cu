@@ -9,6 +9,7 @@
 
 #include "core/revolve.hpp"
 #include "core/stop.hpp"
+#include "cuda/wave/drain.hpp"
 #include "cuda/common/check.hpp"
 #include "cuda/wave/acoustic.hpp"
 #include "cuda/wave/acoustic_adjoint.hpp"
@@ -99,6 +100,7 @@ void every_field(Pass& p, BackwardResult& r) {
   FDS_CUDA_CHECK(
       cudaMemsetAsync(store.p, 0, size_t(P) * sizeof(float), static_cast<cudaStream_t>(p.fwd.stream())));
   r.stored_bytes = store.bytes();
+  const Drain drain{static_cast<cudaStream_t>(p.fwd.stream())};  // the steps read the store
   for (int64_t n = 0; n < nt; ++n) {
     core::poll_stop();
     p.fwd.step(n);
@@ -164,6 +166,7 @@ void boundary_saved(Pass& p, const acoustic::ReversalBox& box, BackwardResult& r
   rev.forget_beyond_ring(cur, stream);
   p.start_adjoint();
   SideStream two(stream);
+  const Drain drain{two.main, two.side};  // the steps read the strips and fields
   for (int64_t n = nt - 1; n >= 0; --n) {
     core::poll_stop();
     two.branch();
@@ -234,6 +237,7 @@ BackwardResult backward(const acoustic::Setup<float>& s,
     every_field(p, r);
   } else {
     Checkpointed b(p, r.checkpoints);
+    const Drain drain{static_cast<cudaStream_t>(p.fwd.stream())};  // the steps read the slots
     r.stored_bytes = b.slots.bytes() + 3 * field;
     revolve::Schedule<Checkpointed> schedule(b, s.nt, int(r.checkpoints));
     r.recomputed_steps = schedule.run();

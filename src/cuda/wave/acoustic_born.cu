@@ -11,6 +11,7 @@
 #include "cuda/wave/acoustic.hpp"
 #include "cuda/wave/acoustic_backward.hpp"
 #include "cuda/wave/device_array.hpp"
+#include "cuda/wave/drain.hpp"
 
 namespace fdstencil::cuda::wave {
 
@@ -42,16 +43,6 @@ struct Event {
   ~Event() { cudaEventDestroy(e); }
   Event(const Event&) = delete;
   Event& operator=(const Event&) = delete;
-};
-
-// Both runs' streams drained on leaving, before the arrays their kernels read are freed (an
-// error in the loop unwinds through it); errors are ignored here, as in a destructor.
-struct Drain {
-  cudaStream_t a, b;
-  ~Drain() {
-    cudaStreamSynchronize(a);
-    cudaStreamSynchronize(b);
-  }
 };
 
 // `waiter` goes on once `done`'s work so far is.
