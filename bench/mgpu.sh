@@ -5,8 +5,9 @@
 #   carried   the tool built elsewhere and carried in .carry/fdstencil, else build
 #   test      every MPI test (ctest -R mpi_): the split runs on the cpu and on the GPUs, the CLI
 #   scaling   weak (512^3 computational per GPU) and strong (1024^3 in all) scaling on 1, 2 and 4
-#             GPUs (as many as the host has), R = 4 and 8 (MGPU_RADII), float, 20-point CPML,
-#             MGPU_STEPS steps (1000), the overlap chosen by timing both paths (--overlap auto)
+#             GPUs (as many as the host has), the radii MGPU_RADII (default 4 and 8), float,
+#             20-point CPML, MGPU_STEPS steps (1000), the overlap chosen by timing both paths
+#             (--overlap auto)
 #   serial    the same runs on 2 and 4 GPUs with the exchange before the inner planes
 #             (--overlap off): auto must never be slower
 #   survey    a survey of MGPU_SHOTS small 3D shots on 1 GPU, then across 2 and 4 (one shot per GPU)

@@ -9,7 +9,8 @@ GPU for every one of them in float when one is present (as forward does), else t
 velocity), so that the linearisation belongs to one operator. The model and vectors may be NumPy
 arrays, PyTorch tensors or CuPy arrays; those on a GPU are copied to the host once per call (after
 the framework's current stream's work), where the solvers build their medium, taps and dm/dv.
-Results are float64 arrays of the model's kind on its device (NumPy for a NumPy model).
+Results are float64 arrays of the model's kind on its device (NumPy for a NumPy model; for an
+array known only by __cuda_array_interface__, CuPy arrays, else PyTorch tensors, as forward's).
 
 The backward pass keeps the forward field of every step where it fits `memory_budget` bytes (0:
 the memory free, the GPU's or the host's), else binomial checkpoints of the whole state within it,

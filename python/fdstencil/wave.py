@@ -3,6 +3,7 @@ receivers' traces, with the same solver (and the same bits) as `fdstencil wave`.
 import contextlib
 import json
 import math
+import operator
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -84,12 +85,14 @@ def _on_gpu(a):
 
 
 def _stream_handle_of(stream):
-    """A caller's stream as a CUDA handle (_stream_handle's), refused by name where it is none: a
-    float, a bool, or an integer outside a pointer's range."""
+    """A caller's stream as a CUDA handle: a stream object's (_stream_handle's), or an integer
+    itself; refused by name where it is none (a float, a bool, a string, an integer outside a
+    pointer's range)."""
     try:
-        if isinstance(stream, (bool, float)):
+        if isinstance(stream, (bool, np.bool_)):
             raise TypeError
-        handle = _stream_handle(stream)
+        has_handle = hasattr(stream, "cuda_stream") or hasattr(stream, "ptr")
+        handle = _stream_handle(stream) if has_handle else operator.index(stream)
     except (TypeError, ValueError):
         raise TypeError(f"stream: expected a CUDA stream (a handle as an integer, or an object with .cuda_stream "
                         f"or .ptr), got {type(stream).__name__}") from None

@@ -87,7 +87,7 @@ def test_results_come_back_as_the_models_kind_on_its_device():
     s = shot(v)
     observed = fw.modelled(v * np.float32(1.02), **s)
     want = fw.gradient(v, observed, **s)
-    for device in ["cpu"] + (["cuda"] if torch.cuda.is_available() else []):
+    for device in ["cpu"] + (["cuda"] if torch.cuda.is_available() and fw._core.gpu_count() > 0 else []):
         vt = torch.from_numpy(v).to(device)
         misfit, g, traces = fw.gradient(vt, torch.from_numpy(observed).to(device), **s)
         for got, wanted in ((g, want[1]), (traces, want[2]), (fw.modelled(vt, **s), want[2])):
@@ -222,36 +222,28 @@ def test_the_gpu_gradient_and_image_match_the_cpu():
 def test_ctrl_c_inside_a_gradient_raises_keyboard_interrupt_within_a_second(backend):
     if backend == "auto" and fw._core.gpu_count() == 0:
         pytest.skip("fdstencil has no GPU here")
-    # 10^6 steps: minutes of work, the forward run kept by checkpoints (on a GPU their slots take
-    # most of its free memory at once). After the interrupt the memory is back (the host's resident
-    # set; the GPU's free memory where PyTorch can read it) and a second call runs in the process.
+    # 10^6 steps: minutes of work, the forward run kept by checkpoints (on a GPU their slots, up to
+    # 4096 states of the grid, are allocated before the first step). After the interrupt a second
+    # call runs in the same process, and on a GPU its free memory is back (fdstencil's own reading).
     code = textwrap.dedent(f"""
         import numpy as np, sys, fdstencil.wave as fw
-        def held():
-            if "{backend}" == "auto":
-                try:
-                    import torch
-                    return -torch.cuda.mem_get_info()[0]
-                except ImportError:
-                    return 0
-            with open("/proc/self/status") as f:
-                return next(int(l.split()[1]) * 1024 for l in f if l.startswith("VmRSS:"))
         v = np.full((200, 200), 2000, np.float32)
         nt, dt = 10**6, 1e-3
         shot = dict(spacing=10.0, sources=[[1000.0, 1000.0]], receivers=[[1000.0, 1050.0]], dt=dt, double=False,
                     backend="{backend}")
         fw.gradient(v, np.ones((1, 20)), nt=20, wavelets=np.ones(10), **shot)  # the process's own setup first
-        before = held()
+        before = fw._core.device_free_bytes() if "{backend}" == "auto" else None
         print("running", flush=True)
         try:
             fw.gradient(v, np.zeros((1, nt)), nt=nt, wavelets=np.ones(10), **shot)
         except KeyboardInterrupt:
             print("interrupted", flush=True)
-            print("freed", held() - before < 2**28, flush=True)
+            print("freed", "not read" if before is None else before - fw._core.device_free_bytes() < 2**28,
+                  flush=True)
             g = fw.gradient(v, np.ones((1, 20)), nt=20, wavelets=np.ones(10), **shot)[1]
             print("again", g.shape == v.shape and bool(np.all(np.isfinite(g))) and bool(np.any(g)), flush=True)
             sys.exit(3)
     """)
     took, after = interrupt(code, lines_after=2)
-    assert after == ["freed True", "again True"]
+    assert after == ["freed " + ("True" if backend == "auto" else "not read"), "again True"]
     assert took < 1.0, f"KeyboardInterrupt {took:.2f} s after SIGINT"

@@ -806,8 +806,10 @@ struct AcousticGpu::Impl {
   //
   // The receivers sample u^n on `side` too, which no kernel of the step writes; the join ends them
   // before step n + 1 writes u^{n+2} over it. Off the march's path, a small model's step no longer
-  // waits for them. Without the layers beside, only where the steps run in CUDA graphs, where the
-  // fork and join cost no host call (as measured); a step enqueued alone keeps them in order.
+  // waits for them. Without the layers beside, only in runs that take CUDA graphs (c.graph > 0),
+  // where the fork and join are the graph's edges, costing no host call (as measured; the few
+  // steps such a run enqueues alone, a tail shorter than a graph, fork too); a run without graphs
+  // keeps them in order, without four host calls a step.
   void launch_step(int64_t n, cudaStream_t on) {
     const bool fork_side = c.cpml_beside || (record.nrec > 0 && c.graph > 0);
     if (fork_side) {

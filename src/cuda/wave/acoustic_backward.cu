@@ -154,6 +154,8 @@ void boundary_saved(Pass& p, const acoustic::ReversalBox& box, BackwardResult& r
       cudaMemsetAsync(strips.p, 0, size_t(width) * sizeof(float), static_cast<cudaStream_t>(stream)));  // u^0
   DeviceArray<float> a = DeviceArray<float>::uninitialised(P), b = DeviceArray<float>::uninitialised(P);
   r.stored_bytes = strips.bytes() + a.bytes() + b.bytes() + ReversalGpu::bytes(p.s, box);  // as checked
+  SideStream two(stream);
+  const Drain drain{two.main, two.side};  // both sweeps' steps read the strips and fields
   for (int64_t n = 0; n < nt; ++n) {
     core::poll_stop();
     p.fwd.step(n);
@@ -165,8 +167,6 @@ void boundary_saved(Pass& p, const acoustic::ReversalBox& box, BackwardResult& r
   rev.forget_beyond_ring(next, stream);
   rev.forget_beyond_ring(cur, stream);
   p.start_adjoint();
-  SideStream two(stream);
-  const Drain drain{two.main, two.side};  // the steps read the strips and fields
   for (int64_t n = nt - 1; n >= 0; --n) {
     core::poll_stop();
     two.branch();

@@ -9,7 +9,7 @@
 namespace fdstencil::cuda::wave {
 
 struct Drain {
-  cudaStream_t a, b;
+  cudaStream_t a, b;  // b: nullptr for none (not the legacy stream's 0)
   explicit Drain(cudaStream_t first, cudaStream_t second = nullptr) : a(first), b(second) {}
   Drain(const Drain&) = delete;
   Drain& operator=(const Drain&) = delete;
