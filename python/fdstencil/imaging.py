@@ -103,6 +103,55 @@ def gradient(velocity, observed, spacing, nt, sources, wavelets, receivers, dt, 
     return (misfit, g, traces, kept) if info else (misfit, g, traces)
 
 
+def _summed(op, velocity, shots, record, spacing, nt, dt, settings):
+    """op's result summed over `shots` (dicts with sources, wavelets, receivers and the record under
+    the key `record`), in the shots' order: the model taken to the host once, each shot's error
+    named by its index. Returns (sum of the model-shaped results, sum of misfits, each shot's
+    traces or None)."""
+    shots = list(shots)
+    if not shots:
+        raise ValueError("shots: give at least one shot")
+    v = _velocity(velocity)  # once for every shot
+    total, misfit, traces = None, 0.0, []
+    for i, shot in enumerate(shots):
+        if not isinstance(shot, dict) or not {"sources", "wavelets", "receivers", record} <= shot.keys():
+            raise ValueError(f"shot {i}: a shot is a dict with the keys sources, wavelets, receivers and {record}")
+        try:
+            out, m, t, _ = _call(op, v, shot[record], spacing, nt, shot["sources"], shot["wavelets"],
+                                 shot["receivers"], dt, **settings)
+        except ValueError as e:
+            raise ValueError(f"shot {i}: {e}") from None
+        total = out if total is None else total + out
+        misfit += m
+        traces.append(t)
+    back = _like(velocity)
+    return back(total), misfit, [back(t) for t in traces]
+
+
+def gradient_many(velocity, spacing, nt, shots, dt, radius=4, cpml=10, free_surface=False, double=True,
+                  backend="auto", memory_budget=0, boundary_saving=False):
+    """A survey's FWI gradient: shots is a list of dicts with the keys sources, wavelets, receivers
+    and observed (each as gradient's). Returns (misfit, gradient, traces): the misfits and the
+    gradients summed over the shots in their order, and each shot's modelled traces. The shots run
+    one after another on one device; Ctrl-C stops the call between two steps of any of them."""
+    settings = dict(radius=radius, cpml=cpml, free_surface=free_surface, double=double, backend=backend,
+                    memory_budget=memory_budget, boundary_saving=boundary_saving)
+    g, misfit, traces = _summed("gradient", velocity, shots, "observed", spacing, nt, dt, settings)
+    return misfit, g, traces
+
+
+def rtm_many(velocity, spacing, nt, shots, dt, radius=4, cpml=10, free_surface=False, double=True,
+             condition="adjoint", illumination=False, laplacian=False, backend="auto", memory_budget=0,
+             boundary_saving=False):
+    """A survey's stacked image: shots is a list of dicts with the keys sources, wavelets, receivers
+    and recorded (each as rtm's); the images are summed in the shots' order, one shot after
+    another on one device."""
+    settings = dict(radius=radius, cpml=cpml, free_surface=free_surface, double=double, backend=backend,
+                    memory_budget=memory_budget, boundary_saving=boundary_saving, condition=str(condition),
+                    illumination=bool(illumination), laplacian=bool(laplacian))
+    return _summed("rtm", velocity, shots, "recorded", spacing, nt, dt, settings)[0]
+
+
 _FUNCTION = None
 
 

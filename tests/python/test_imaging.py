@@ -81,6 +81,32 @@ def test_bad_input_is_refused_by_name():
         fw.born(v, np.zeros(v.size), **s)
 
 
+def test_a_surveys_gradient_and_image_are_the_sums_of_its_shots():
+    v = model()
+    s = shot(v)
+    common = {k: s[k] for k in ("spacing", "nt", "dt", "cpml", "free_surface")}
+    survey = []
+    for x, scale in ((62.3, 1.02), (201.1, 0.97), (333.7, 1.05)):
+        one = dict(s, sources=[[62.3, x]])
+        survey.append({"sources": one["sources"], "wavelets": one["wavelets"], "receivers": one["receivers"],
+                       "observed": fw.modelled(v * np.float32(scale), **one)})
+    alone = [fw.gradient(v, t["observed"], **dict(s, sources=t["sources"])) for t in survey]
+    misfit, g, traces = fw.gradient_many(v, shots=survey, **common)
+    assert misfit == alone[0][0] + alone[1][0] + alone[2][0]
+    assert g.tobytes() == (alone[0][1] + alone[1][1] + alone[2][1]).tobytes()
+    assert all(t.tobytes() == a[2].tobytes() for t, a in zip(traces, alone))
+    recorded = [dict(t, recorded=t["observed"] - fw.modelled(v, **dict(s, sources=t["sources"]))) for t in survey]
+    images = [fw.rtm(v, r["recorded"], **dict(s, sources=r["sources"])) for r in recorded]
+    assert fw.rtm_many(v, shots=recorded, **common).tobytes() == (images[0] + images[1] + images[2]).tobytes()
+    with pytest.raises(ValueError, match="shot 1: a shot is a dict with the keys sources, wavelets, receivers and "
+                                         "observed"):
+        fw.gradient_many(v, shots=[survey[0], {"sources": survey[1]["sources"]}], **common)
+    with pytest.raises(ValueError, match=r"shot 2: observed: expected shape \(4, 90\)"):
+        fw.gradient_many(v, shots=survey[:2] + [dict(survey[2], observed=survey[2]["observed"].T)], **common)
+    with pytest.raises(ValueError, match="shots: give at least one shot"):
+        fw.gradient_many(v, shots=[], **common)
+
+
 @pytest.mark.skipif(not HAVE_TORCH, reason="PyTorch is not installed for this Python")
 def test_results_come_back_as_the_models_kind_on_its_device():
     v = model()
