@@ -125,6 +125,14 @@ def test_bad_input_raises_pythons_errors_with_the_tools_messages():
         run(velocity=v[0])
     with pytest.raises(ValueError, match="stream: the model is not a GPU array"):
         run(stream=0)
+    # A GPU model's stream= is read before any work: handles that are no stream are named.
+    for bad in (1.0, True, np.bool_(True), "3", np.float32(2)):
+        with pytest.raises(TypeError, match="stream: expected a CUDA stream"):
+            fdstencil.wave._stream_handle_of(bad)
+    for bad in (-1, 2**64):
+        with pytest.raises(ValueError, match="stream: a CUDA stream handle is a pointer's value"):
+            fdstencil.wave._stream_handle_of(bad)
+    assert fdstencil.wave._stream_handle_of(np.int64(7)) == 7
     bad = v.copy()
     bad[3, 4] = -1
     with pytest.raises(ValueError, match="index"):

@@ -19,6 +19,7 @@
 #include "fdstencil/imaging.hpp"
 #include "fdstencil/wave.hpp"
 #include "test_util.hpp"
+#include "wave/stop_check.hpp"
 #include "wave/wave_test_util.hpp"
 
 using namespace fdstencil;
@@ -388,26 +389,10 @@ TEST(Linearised, StopsBetweenStepsWhenAsked) {
       {"rtm, boundary saving", [&](const wave::Options& o) { wave::rtm(m, o, traces, saving); }},
   };
   for (const auto& [solver, call] : solvers) {
-    wave::Options o = tiny_run(wave::ricker(12, 0.1, 1e-3, 10));
-    int asked = 0;
-    o.stop_requested = [&] {
-      ++asked;
-      return false;
-    };
-    call(o);
+    const wave::Options o = tiny_run(wave::ricker(12, 0.1, 1e-3, 10));
     const int sweeps = solver == "modelled" || solver == "born" || solver == "source_adjoint" ? 1 : 2;
-    EXPECT_GE(asked, sweeps * int(o.nt)) << solver;
-    for (const int k : {1, 7, sweeps * int(o.nt)}) {  // the first sweep's first step .. the last sweep's
-      asked = 0;
-      o.stop_requested = [&] { return ++asked == k; };
-      try {
-        call(o);
-        ADD_FAILURE() << solver << " ran on past a stop at question " << k;
-      } catch (const Error& e) {
-        EXPECT_EQ(e.kind(), ErrorKind::interrupted) << solver << ": " << e.what();
-        EXPECT_EQ(asked, k) << solver;
-      }
-    }
+    // The first sweep's first step .. the last sweep's last.
+    test::expect_stops_between_steps(solver, o, sweeps, {1, 7, sweeps * int(o.nt)}, call);
   }
 }
 
