@@ -801,7 +801,8 @@ void add_run_options(CLI::App* cmd, Flags* f) {
       "(march|apart|beside: the CPML's terms in the march, by a kernel over the layers' points after it, "
       "or that kernel computing those points whole beside the march; a split run's slabs take beside as "
       "apart, the same bits), "
-      "temporal (2D: 0, or 2..4 steps a pass, with temporal_block threads and temporal_nw rows) "
+      "temporal (2D: 0, or 2..4 steps a pass, with temporal_block threads and temporal_nw rows), "
+      "resident (2D: 0, or 1 for each block of steps in one kernel, the fields in shared memory) "
       "(default: by R, the plane's size and whether there are CPML layers, docs/wave.md)");
   g.flag("--quiet,-q", f->quiet, "No progress bar and no summary on stderr (warnings still)");
   g.option(

@@ -705,6 +705,36 @@ TEST(WaveGpu, CpmlApartIsCheckedOnTheHost) {
   refused(R"({"cpml": "beside", "temporal": 2})", 2, false, "steps one at a time");
 }
 
+// "resident" on the host (CI runs it): parsed, described, the CPML apart with its layers beside
+// the march by default, and refused where it cannot run (3D, temporal blocking, a slab, the CPML
+// in the march) or with a bad value.
+TEST(WaveGpu, ResidentIsCheckedOnTheHost) {
+  const cuda::wave::KernelConfig c =
+      cuda::wave::parse_config(R"({"resident": 1})", 2, 4, 1000, kEveryPointInLayers);
+  EXPECT_EQ(c.resident, 1);
+  EXPECT_TRUE(c.cpml_apart && c.cpml_beside);
+  EXPECT_NE(cuda::wave::describe(c).find("resident=1"), std::string::npos) << cuda::wave::describe(c);
+  const cuda::wave::KernelConfig apart =
+      cuda::wave::parse_config(R"({"resident": 1, "cpml": "apart"})", 2, 4, 1000, kEveryPointInLayers);
+  EXPECT_TRUE(apart.cpml_apart && !apart.cpml_beside);  // "apart" given is kept for the single steps
+  EXPECT_EQ(cuda::wave::parse_config("{}", 2, 4, 1000, kEveryPointInLayers).resident, 0);
+  const auto refused = [&](const char* json, int dim, bool slabs, const char* says) {
+    try {
+      cuda::wave::parse_config(json, dim, 4, 1000, kEveryPointInLayers, slabs);
+      ADD_FAILURE() << json << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::invalid_argument) << json;
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << json << ": " << e.what();
+    }
+  };
+  refused(R"({"resident": 2})", 2, false, "resident must be 0 or 1");
+  refused(R"({"resident": 1})", 3, false, "2D only");
+  refused(R"({"resident": 1})", 2, true, "slabs step one at a time");
+  refused(R"({"resident": 1, "temporal": 2})", 2, false, "exclude each other");
+  refused(R"({"resident": 1, "cpml": "march"})", 2, false, "computes the CPML apart");
+  refused(R"({"resident": "on"})", 2, false, "unknown or mistyped kernel parameter 'resident'");
+}
+
 // The CPML beside the march (acoustic_layers.cuh: the march writes the points clear of the layers,
 // acoustic_layers_whole the layers' points, on two streams) gives the bits of the CPML apart,
 // whose arithmetic it repeats, at every point: on CpmlApartMatchesTheCpu's grids, each design, in
@@ -1162,6 +1192,17 @@ wave::Options second_shot(const test::CheckpointCase& c) {
   return o;
 }
 
+// A run of `o` under kernel parameters `params`, with snapshots at steps 0, 7, 33, 101 and the
+// last (odd steps, so that blocks of steps of both parities end at them).
+wave::Result run_with_snapshots(const wave::Model& m, const wave::Options& o, const std::string& params,
+                                std::vector<wave::Snapshot>& snaps) {
+  wave::Options p = o;
+  p.kernel_params = params;
+  p.snapshot_steps = {0, 7, 33, 101, o.nt - 1};
+  p.on_snapshot = [&snaps](const wave::Snapshot& s) { snaps.push_back(s); };
+  return wave::run(m, p);
+}
+
 void expect_same_run(const wave::Result& got, const wave::Result& fresh, const std::string& what) {
   EXPECT_TRUE(test::same_bits(got.traces, fresh.traces))
       << what << ": traces differ first at " << test::first_difference(got.traces, fresh.traces);
@@ -1278,6 +1319,105 @@ TEST(WaveGpu, AKeptStateGivesTheBitsOfAFreshOne) {
   }
 }
 
+// The resident launch (KernelConfig::resident: a block of steps in one cooperative kernel, the
+// fields in shared memory, bands of rows cut to equal cost) against one step at a time with the
+// CPML apart, whose arithmetic it repeats: the same bits in the traces, the final field and the
+// snapshots, at R = 1, 4 and 8, with CPML layers on every face or a free surface, launches of
+// both parities (snapshots at odd steps; the time loop's blocks of 128 and 16 steps, at graph 32
+// and 0), receivers whose taps cross bands (the halo grows past R to reach them), and a source near
+// a band's edge; a model whose rows leave no room for m in shared memory; a block of 700 steps in
+// launches of 256 (the receivers' samples buffer's); then a second shot on a kept state. A band's
+// edge exchanged late, a tap lost or a receiver sampled from a stale halo would differ.
+TEST(WaveGpu, ResidentGivesTheBitsOfOneStepAtATime) {
+  REQUIRE_GPU();
+  for (const bool free_surface : {false, true}) {
+    auto c = test::checkpoint_case(2, free_surface, "cuda");
+    for (int r = 0; r < 12; ++r) c.options.receivers.push_back({7.3 + 73.1 * r, 0.0, 455.5 - 37.9 * r});
+    c.options.sources.push_back({{478.6, 0.0, 600.2}, c.options.sources.front().wavelet});
+    c.options.nt = 211;
+    for (const int radius : {1, 4, 8}) {
+      wave::Options o = c.options;
+      o.radius = radius;
+      for (auto& src : o.sources) src.wavelet = wave::ricker(25, 0.05, wave::run_dt(c.model, o), o.nt);
+      const auto run = [&](const std::string& params, std::vector<wave::Snapshot>& snaps) {
+        return run_with_snapshots(c.model, o, params, snaps);
+      };
+      std::vector<wave::Snapshot> one_snaps;
+      const wave::Result one = run(R"({"cpml": "apart", "graph": 0})", one_snaps);
+      for (const char* params : {R"({"resident": 1})", R"({"resident": 1, "graph": 0})"}) {
+        SCOPED_TRACE(std::string(free_surface ? "free surface " : "") + "R = " + std::to_string(radius) +
+                     " " + params);
+        std::vector<wave::Snapshot> snaps;
+        const wave::Result r = run(params, snaps);
+        EXPECT_NE(r.kernel.find("resident bands="), std::string::npos) << r.kernel;
+        if (radius == 1) {  // Hicks' receivers reach 4 rows past a band
+          EXPECT_EQ(r.kernel.find("halo=1 "), std::string::npos) << r.kernel;
+        }
+        expect_same_run(r, one, params);
+        ASSERT_EQ(snaps.size(), one_snaps.size());
+        for (size_t i = 0; i < snaps.size(); ++i) {
+          EXPECT_EQ(snaps[i].step, one_snaps[i].step);
+          EXPECT_TRUE(test::same_bits(snaps[i].field, one_snaps[i].field)) << "snapshot at " << snaps[i].step;
+        }
+      }
+    }
+    const wave::Options b = second_shot(c);
+    wave::Options rb = b, ra = c.options, fb = b;
+    rb.kernel_params = ra.kernel_params = R"({"resident": 1})";
+    fb.kernel_params = R"({"cpml": "apart", "graph": 0})";
+    const wave::Result fresh_b = wave::run(c.model, fb);
+    const std::shared_ptr<wave::KeptState> kept = wave::make_kept_state();
+    ra.kept_state = rb.kept_state = kept;
+    (void)wave::run(c.model, ra);
+    const wave::Result b1 = wave::run(c.model, rb);
+    EXPECT_TRUE(b1.timing.state_kept);
+    EXPECT_NE(b1.kernel.find("resident bands="), std::string::npos) << b1.kernel;
+    expect_same_run(b1, fresh_b, "a second shot by the resident launch on a kept state");
+  }
+  // Rows of 2000 points: m stays in global memory.
+  {
+    wave::Model wide = wave::Model::layered(2, 300, 1, 2000, 10.0, {{0.0, 1800.f}, {1500.0, 2600.f}});
+    wave::Options o = test::checkpoint_case(2, false, "cuda").options;
+    o.sources.front().at = {1501.0, 0.0, 9990.0};  // (z, y, x): by a band's edge
+    for (int r = 0; r < 6; ++r) o.receivers.push_back({700.0 + 310.0 * r, 0.0, 1000.0 + 3000.0 * r});
+    o.nt = 90;
+    o.radius = 4;
+    o.sources.front().wavelet = wave::ricker(25, 0.05, wave::run_dt(wide, o), o.nt);
+    wave::Options one = o, res = o;
+    one.kernel_params = R"({"cpml": "apart", "graph": 0})";
+    res.kernel_params = R"({"resident": 1})";
+    const wave::Result a = wave::run(wide, one), r = wave::run(wide, res);
+    EXPECT_NE(r.kernel.find("m_shared=0"), std::string::npos) << r.kernel;
+    expect_same_run(r, a, "rows of 2000 points, m in global memory");
+  }
+  // A block of 700 steps (graph 256: blocks of 1024) in launches of at most kSampleSteps = 256,
+  // each summing its receivers' samples: the flags zeroed again, an odd launch's swap, the steps'
+  // traces in their places.
+  {
+    auto c = test::checkpoint_case(2, true, "cuda");
+    c.options.nt = 700;
+    c.options.sources.front().wavelet =
+        wave::ricker(25, 0.05, wave::run_dt(c.model, c.options), c.options.nt);
+    wave::Options one = c.options, res = c.options;
+    one.kernel_params = R"({"cpml": "apart", "graph": 0})";
+    res.kernel_params = R"({"resident": 1, "graph": 256})";
+    expect_same_run(wave::run(c.model, res), wave::run(c.model, one), "700 steps in launches of 256");
+  }
+  // A model whose bands do not fit one block's shared memory is refused by name, before any step.
+  wave::Model big = wave::Model::layered(2, 6000, 1, 6000, 10.0, {{0.0, 1800.f}});
+  wave::Options o = test::checkpoint_case(2, false, "cuda").options;
+  o.kernel_params = R"({"resident": 1})";
+  o.nt = 4;
+  for (auto& src : o.sources) src.wavelet.resize(4);
+  try {
+    (void)wave::run(big, o);
+    ADD_FAILURE() << "a 6000^2 resident run was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("bytes of shared memory a block"), std::string::npos) << e.what();
+  }
+}
+
 // Temporal blocking (KernelConfig::temporal: T steps a pass, overlapped blocks marching a
 // wavefront) against one step at a time: the same bits in the traces, the final field and the
 // snapshots, at R = 1, 4 and 8 and T = 2, 3 and 4, with CPML layers on every face or a free
@@ -1298,13 +1438,8 @@ TEST(WaveGpu, TemporalBlockingGivesTheBitsOfOneStepAtATime) {
       o.radius = radius;
       for (auto& src : o.sources)  // the wavelet's length is the run's, whatever the radius's dt
         src.wavelet = wave::ricker(25, 0.05, wave::run_dt(c.model, o), o.nt);
-      const int64_t nt = o.nt;
       const auto run = [&](const std::string& params, std::vector<wave::Snapshot>& snaps) {
-        wave::Options p = o;
-        p.kernel_params = params;
-        p.snapshot_steps = {0, 7, 33, 101, nt - 1};
-        p.on_snapshot = [&snaps](const wave::Snapshot& s) { snaps.push_back(s); };
-        return wave::run(c.model, p);
+        return run_with_snapshots(c.model, o, params, snaps);
       };
       // One step at a time with the CPML in the march, whose arithmetic the passes repeat (2D's
       // default adds it apart).

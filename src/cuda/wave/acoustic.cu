@@ -20,6 +20,7 @@
 #include "cuda/wave/for_radius.hpp"
 #include "cuda/wave/acoustic_record.cuh"
 #include "cuda/wave/acoustic_step.cuh"
+#include "cuda/wave/acoustic_resident.hpp"
 #include "cuda/wave/acoustic_temporal.hpp"
 #include "cuda/wave/device_array.hpp"
 #include "fdstencil/error.hpp"
@@ -406,7 +407,8 @@ std::string describe(const KernelConfig& c) {
          " faces=" + std::to_string(c.faces) + " graph=" + std::to_string(c.graph) +
          (c.temporal ? " temporal=" + std::to_string(c.temporal) + " temporal_block=" +
                            std::to_string(c.temporal_block) + " temporal_nw=" + std::to_string(c.temporal_nw)
-                     : "");
+                     : "") +
+         (c.resident ? " resident=" + std::to_string(c.resident) : "");
 }
 
 // A design by hand where the defaults name another: its shape (design_default).
@@ -434,6 +436,22 @@ KernelConfig design_default(int dim, int radius, int64_t plane_points, double la
   other.cpml_apart = c.cpml_apart;  // and where the CPML is computed
   other.cpml_beside = c.cpml_beside;
   return other;
+}
+
+// The resident launch's parameters (acoustic_resident.cuh): 2D, a whole model, one step at a time
+// for nothing else; it computes the CPML apart, with its layers' points beside the march for the
+// single steps it leaves to the one-step kernels, unless "cpml" says otherwise.
+static void check_resident_params(KernelConfig& c, int dim, bool cpml_given, bool slabs) {
+  const auto bad = [](const std::string& why) { throw Error(ErrorKind::invalid_argument, why); };
+  if (c.resident != 0 && c.resident != 1)
+    bad("kernel parameter resident must be 0 or 1, got " + std::to_string(c.resident));
+  if (c.resident == 0) return;
+  if (dim != 2) bad("kernel parameter resident (a block of steps in one kernel) is 2D only");
+  if (slabs) bad("kernel parameter resident runs a whole model: a split run's slabs step one at a time");
+  if (c.temporal != 0) bad("kernel parameters resident and temporal exclude each other");
+  if (cpml_given && !c.cpml_apart)
+    bad("the resident launch computes the CPML apart: kernel parameter cpml \"march\" is not its");
+  if (!cpml_given) c.cpml_apart = c.cpml_beside = true;
 }
 
 KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t plane_points,
@@ -507,6 +525,8 @@ KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t 
       c.temporal_block = value.get<int>();
     } else if (key == "temporal_nw" && value.is_number_integer()) {
       c.temporal_nw = value.get<int>();
+    } else if (key == "resident" && value.is_number_integer()) {
+      c.resident = value.get<int>();
     } else if (key == "ahead" && value.is_number_integer()) {
       c.ahead = value.get<int>();
       ahead_given = true;
@@ -532,7 +552,8 @@ KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t 
           "unknown or mistyped kernel parameter '" + key + "': " + value.dump() +
               " (valid: block \"BXxBY\", vec 2|4, nw N, design \"l1\"|\"tile\"|\"tma\", zq 0|1, "
               "split 0|1, ahead 0..8, boundary \"l1\"|\"tile\", faces 0|1, graph 0|2..1024 "
-              "even, cpml \"march\"|\"apart\"|\"beside\", temporal 0|2..4, temporal_block N, temporal_nw N)");
+              "even, cpml \"march\"|\"apart\"|\"beside\", temporal 0|2..4, temporal_block N, temporal_nw N, "
+              "resident 0|1)");
     }
   }
   if (c.design != StepDesign::l1) {
@@ -632,6 +653,7 @@ KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t 
     throw Error(ErrorKind::invalid_argument, std::string("kernel parameter cpml \"") +
                                                  (c.cpml_beside ? "beside" : "apart") +
                                                  "\" steps one at a time: temporal must be 0");
+  check_resident_params(c, dim, cpml_given, slabs);
   return c;
 }
 
@@ -667,6 +689,7 @@ struct AcousticGpu::Impl {
   // levels and CPML memory its outputs go to; the two sets swap after each pass (`flipped`
   // counts them, odd or even: a graph is captured for one parity).
   std::unique_ptr<TemporalLaunch> temporal;
+  std::unique_ptr<ResidentLaunch> resident;  // KernelConfig::resident's
   DeviceArray<float> u2, prev2;
   DeviceArray<float> pml2[3][3];
   bool flipped = false;
@@ -734,6 +757,7 @@ struct AcousticGpu::Impl {
   void upload_receivers(const acoustic::Setup<float>& s);
   void fill_args(const acoustic::Setup<float>& s, const KernelConfig& c);
   void ready_temporal(const acoustic::Setup<float>& s);  // after the sources and receivers
+  void ready_resident(const acoustic::Setup<float>& s);  // likewise
   // Steps n .. n + T - 1 by one temporal pass, then the swap of the two sets of arrays.
   void temporal_pass(int64_t n);
   void swap_sets();
@@ -928,6 +952,7 @@ static size_t check_launch(const acoustic::Setup<float>& s, const KernelConfig& 
     throw Error(ErrorKind::invalid_argument,
                 "a slab of a split run adds its layers' terms after its march, not beside");
   check_temporal(s, c);  // its host checks, then the device's shared memory
+  check_resident(s, c);
   return smem;
 }
 
@@ -936,7 +961,8 @@ static size_t check_launch(const acoustic::Setup<float>& s, const KernelConfig& 
 void AcousticGpu::Impl::allocate(const acoustic::Setup<float>& s, const KernelConfig& c,
                                  size_t step_smem_bytes, const MediumOnGpu* medium) {
   Impl& d = *this;
-  ensure_device_memory(state_bytes(s) + temporal_bytes(s, c) + beside_bytes(s, c), "the wave solver's state");
+  ensure_device_memory(state_bytes(s) + temporal_bytes(s, c) + beside_bytes(s, c) + resident_bytes(s, c),
+                       "the wave solver's state");
   d.c = c;
   d.smem = step_smem_bytes;
   d.boundary_smem = wave::boundary_smem(c, s.radius);  // the free function, not the member
@@ -1128,6 +1154,11 @@ void AcousticGpu::Impl::ready_temporal(const acoustic::Setup<float>& s) {
                                               TemporalReceivers{rec_start.p, rec_weight.p, traces.p});
 }
 
+void AcousticGpu::Impl::ready_resident(const acoustic::Setup<float>& s) {
+  resident.reset();
+  if (c.resident) resident = std::make_unique<ResidentLaunch>(s, c, traces.p);
+}
+
 void AcousticGpu::Impl::swap_sets() {
   std::swap(u, u2);
   std::swap(prev, prev2);
@@ -1162,6 +1193,7 @@ AcousticGpu::AcousticGpu(const acoustic::Setup<float>& s, const KernelConfig& c,
   static_cast<acoustic::SetupFrame<float>&>(d.s) = s;  // m is on the device now
   d.fill_args(s, c);
   d.ready_temporal(s);
+  d.ready_resident(s);
   // The memsets and uploads above ran on the legacy stream, which the run's non-blocking stream
   // does not wait for (and a memset, or a pageable upload's last DMA, may still be in flight):
   // done before any step, receiver sample or resume's upload is enqueued on the run's stream.
@@ -1179,7 +1211,8 @@ std::string AcousticGpu::describe() const {
   const nlohmann::json b = kernel_resources(d.kernels.boundary, threads, d.boundary_smem);
   const nlohmann::json r = inner > 0 ? kernel_resources(d.kernels.interior, threads, d.smem) : b;
   return wave::describe(d.c) + " R=" + std::to_string(d.s.radius) + (d.s.dim == 3 ? " 3D" : " 2D") +
-         (d.temporal ? d.temporal->describe() : "") + " regs=" + r.value("regs", nlohmann::json()).dump() +
+         (d.temporal ? d.temporal->describe() : "") + (d.resident ? d.resident->describe() : "") +
+         " regs=" + r.value("regs", nlohmann::json()).dump() +
          " spill_bytes=" + r.value("spill_bytes", nlohmann::json()).dump() +
          " occupancy=" + r.value("occupancy", nlohmann::json()).dump() +
          " boundary_regs=" + b.value("regs", nlohmann::json()).dump() +
@@ -1270,6 +1303,11 @@ cudaGraphExec_t AcousticGpu::Impl::graph_now() {
 
 void AcousticGpu::steps(int64_t first, int64_t count) {
   Impl& d = *impl_;
+  if (d.resident && count > 0) {  // the whole block in one kernel; it leaves the levels as count steps do
+    d.resident->launch(d.args, d.u.p, d.prev.p, first, count, d.stream);
+    if (count % 2 == 1) std::swap(d.u, d.prev);
+    return;
+  }
   const int64_t g = d.c.graph, end = first + count;
   int64_t n = first;
   if (g > 0 && count >= g) {
@@ -1490,7 +1528,9 @@ void AcousticGpu::renew(const acoustic::Setup<float>& s) {
   FDS_CUDA_CHECK(cudaStreamSynchronize(d.stream));  // the last run's steps and downloads are over
   d.drop_graphs();                                  // they hold the last run's taps, wavelets and traces
   // The taps, wavelets and traces are this run's own, and may need more than the last run's.
-  if (const int64_t grow = state_bytes(s) + temporal_bytes(s, d.c) + beside_bytes(s, d.c) - bytes(); grow > 0)
+  if (const int64_t grow =
+          state_bytes(s) + temporal_bytes(s, d.c) + beside_bytes(s, d.c) + resident_bytes(s, d.c) - bytes();
+      grow > 0)
     ensure_device_memory(grow, "the wave solver's state");
   d.u.zero();
   d.prev.zero();
@@ -1504,6 +1544,7 @@ void AcousticGpu::renew(const acoustic::Setup<float>& s) {
   static_cast<acoustic::SetupFrame<float>&>(d.s) = s;  // the kept m is the state's own
   d.fill_args(s, d.c);
   d.ready_temporal(s);
+  d.ready_resident(s);
   // As the constructor's: the legacy stream's memsets and uploads done before the run's stream goes.
   FDS_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
 }
@@ -1550,7 +1591,8 @@ int64_t AcousticGpu::bytes() const {
     for (const auto& v : d.pml[a]) b += v.bytes();
     for (const auto& v : d.pml2[a]) b += v.bytes();
   }
-  b += d.u2.bytes() + d.prev2.bytes() + (d.temporal ? d.temporal->bytes() : 0);
+  b += d.u2.bytes() + d.prev2.bytes() + (d.temporal ? d.temporal->bytes() : 0) +
+       (d.resident ? d.resident->bytes() : 0);
   return b;
 }
 

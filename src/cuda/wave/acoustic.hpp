@@ -63,6 +63,11 @@ struct KernelConfig {
   int temporal = 0;
   int temporal_block = 256;
   int temporal_nw = 64;
+  // A 2D run's blocks of steps in one cooperative kernel each, the fields held in shared memory
+  // between steps (acoustic_resident.cuh): 0 off, 1 on, where one band of rows a multiprocessor
+  // fits. The CPML apart's arithmetic, its bits; single steps (the linearised solvers') take the
+  // one-step kernels.
+  int resident = 0;
 };
 inline constexpr int kMaxGraphSteps = 1024;
 inline constexpr int kMaxTemporalSteps = 4;
