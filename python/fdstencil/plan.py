@@ -1,6 +1,7 @@
 """fdstencil.Plan: an operator prepared once for one size and applied in place to NumPy arrays on the
 host or to PyTorch and CuPy arrays on their GPU."""
 import contextlib
+import operator
 
 import numpy as np
 
@@ -274,12 +275,24 @@ def _on_stream(a, handle):
 
 
 def _stream_handle(stream):
-    """A caller's stream as a CUDA handle: an integer, or an object with .cuda_stream (PyTorch) or
-    .ptr (CuPy)."""
-    for attr in ("cuda_stream", "ptr"):
-        if hasattr(stream, attr):
-            return int(getattr(stream, attr))
-    return int(stream)
+    """A caller's stream as a CUDA handle: an object's .cuda_stream (PyTorch) or .ptr (CuPy), or an
+    integer itself; refused by name where it is none (a float, a bool, a string, an integer outside
+    a pointer's range), which int() would have turned into some other stream's handle."""
+    try:  # the streams first: a plan's call is on the hot path
+        if hasattr(stream, "cuda_stream"):
+            handle = int(stream.cuda_stream)
+        elif hasattr(stream, "ptr"):
+            handle = int(stream.ptr)
+        elif isinstance(stream, (bool, np.bool_)):
+            raise TypeError
+        else:
+            handle = operator.index(stream)
+    except (TypeError, ValueError):
+        raise TypeError(f"stream: expected a CUDA stream (a handle as an integer, or an object with .cuda_stream "
+                        f"or .ptr), got {type(stream).__name__}") from None
+    if not 0 <= handle < 2**64:
+        raise ValueError(f"stream: a CUDA stream handle is a pointer's value, got {handle}")
+    return handle
 
 
 # The direct path's readers, by array type (None: the type has none), made at a type's first call

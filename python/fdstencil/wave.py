@@ -3,7 +3,6 @@ receivers' traces, with the same solver (and the same bits) as `fdstencil wave`.
 import contextlib
 import json
 import math
-import operator
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -12,7 +11,8 @@ import numpy as np
 
 from . import _core
 from ._cai import CudaArray, speaks_cai
-from .plan import _LEGACY_STREAMS, _on_device, _on_stream, _stream_handle, _stream_of
+from .plan import _LEGACY_STREAMS, _on_device, _on_stream, _stream_of
+from .plan import _stream_handle as _stream_handle_of  # checked: plan.py
 
 # As the tool's: a Ricker's delay is 1.5 periods (its start ~1e-8 of its peak), and a wavelet is
 # sampled whole, at least nt samples and at most 2^20 (apps/fdstencil/wave_inputs.cpp).
@@ -82,23 +82,6 @@ def _on_gpu(a):
     __cuda_array_interface__."""
     module = type(a).__module__
     return speaks_cai(a) or module.startswith("cupy") or (module.startswith("torch") and a.is_cuda)
-
-
-def _stream_handle_of(stream):
-    """A caller's stream as a CUDA handle: a stream object's (_stream_handle's), or an integer
-    itself; refused by name where it is none (a float, a bool, a string, an integer outside a
-    pointer's range)."""
-    try:
-        if isinstance(stream, (bool, np.bool_)):
-            raise TypeError
-        has_handle = hasattr(stream, "cuda_stream") or hasattr(stream, "ptr")
-        handle = _stream_handle(stream) if has_handle else operator.index(stream)
-    except (TypeError, ValueError):
-        raise TypeError(f"stream: expected a CUDA stream (a handle as an integer, or an object with .cuda_stream "
-                        f"or .ptr), got {type(stream).__name__}") from None
-    if not 0 <= handle < 2**64:
-        raise ValueError(f"stream: a CUDA stream handle is a pointer's value, got {handle}")
-    return handle
 
 
 def _wait_for_producer(a, stream, name="velocity"):

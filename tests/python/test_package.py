@@ -4,7 +4,6 @@ the same shot through `fdstencil wave` (the same bits), bad input raising Python
 tool's messages, Ctrl-C, and memory over many calls. On the cpu backend (the GPU's are a device
 run's); FDSTENCIL_CLI names the tool."""
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -125,14 +124,21 @@ def test_bad_input_raises_pythons_errors_with_the_tools_messages():
         run(velocity=v[0])
     with pytest.raises(ValueError, match="stream: the model is not a GPU array"):
         run(stream=0)
-    # A GPU model's stream= is read before any work: handles that are no stream are named.
-    for bad in (1.0, True, np.bool_(True), "3", np.float32(2)):
-        with pytest.raises(TypeError, match="stream: expected a CUDA stream"):
-            fdstencil.wave._stream_handle_of(bad)
-    for bad in (-1, 2**64):
-        with pytest.raises(ValueError, match="stream: a CUDA stream handle is a pointer's value"):
-            fdstencil.wave._stream_handle_of(bad)
-    assert fdstencil.wave._stream_handle_of(np.int64(7)) == 7
+    # A GPU model's stream= (and a Plan's on a GPU array) is read before any work: handles that are
+    # no stream are named, not turned by int() into another stream's handle.
+    for read in (fdstencil.wave._stream_handle_of, fdstencil.plan._stream_handle):
+        for bad in (1.0, 1.5, True, np.bool_(True), "3", np.float32(2), None):
+            with pytest.raises(TypeError, match="stream: expected a CUDA stream"):
+                read(bad)
+        for bad in (-1, 2**64):
+            with pytest.raises(ValueError, match="stream: a CUDA stream handle is a pointer's value"):
+                read(bad)
+        assert read(np.int64(7)) == 7
+
+        class Torchlike:
+            cuda_stream = 94000000000
+
+        assert read(Torchlike()) == 94000000000
     bad = v.copy()
     bad[3, 4] = -1
     with pytest.raises(ValueError, match="index"):
