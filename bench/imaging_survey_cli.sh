@@ -5,13 +5,16 @@
 # the same survey's FWI gradient by `fdstencil gradient --survey`. Reports each command's wall time
 # and the shots' own times from the summaries.
 #
-# Usage: bench/imaging_survey_cli.sh OUTDIR [SHOTS] [BACKEND]   (defaults 32, auto)
+# Usage: bench/imaging_survey_cli.sh OUTDIR [SHOTS] [BACKEND] [DEVICES]   (defaults 32, auto, none)
+# DEVICES: rtm's and gradient's --devices (e.g. all: the shots spread over every visible GPU).
 # Needs the built tool (build/fdstencil, or $FDSTENCIL_CLI) and the Python module for the model
 # (build/python, or $PYTHONPATH).
 set -euo pipefail
-out=${1:?usage: bench/imaging_survey_cli.sh OUTDIR [SHOTS] [BACKEND]}
+out=${1:?usage: bench/imaging_survey_cli.sh OUTDIR [SHOTS] [BACKEND] [DEVICES]}
 shots=${2:-32}
 backend=${3:-auto}
+spread=()
+[ -z "${4:-}" ] || spread=(--devices "$4")
 root=$(cd "$(dirname "$0")/.." && pwd)
 cli=${FDSTENCIL_CLI:-$root/build/fdstencil}
 export PYTHONPATH=${PYTHONPATH:-$root/build/python}
@@ -43,16 +46,18 @@ timed() {  # name, command...: the command's wall time into $out/times.txt
   echo "$name $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }') s" | tee -a "$out/times.txt"
 }
 timed record "$cli" wave --model "$out/true.npy" --no-final "${run[@]}" -o "$out/records"
-timed rtm "$cli" rtm --model "$out/smooth.npy" "${run[@]}" --observed "$out/records" -o "$out/rtm"
-timed gradient "$cli" gradient --model "$out/smooth.npy" "${run[@]}" --observed "$out/records" -o "$out/gradient"
+timed rtm "$cli" rtm --model "$out/smooth.npy" "${run[@]}" "${spread[@]}" --observed "$out/records" -o "$out/rtm"
+timed gradient "$cli" gradient --model "$out/smooth.npy" "${run[@]}" "${spread[@]}" --observed "$out/records" \
+  -o "$out/gradient"
 python3 - "$out" <<'PY'
-import json, sys
+import collections, json, sys
 out = sys.argv[1]
 for kind in ("rtm", "gradient"):
     s = json.load(open(f"{out}/{kind}/summary.json"))
     per = sorted(e["storage"]["total_s"] for e in s["shots"])
     print(f"{kind}: {len(per)} shots, median {per[len(per) // 2]:.3f} s a shot in the library, "
-          f"{s['seconds_this_invocation']:.2f} s in all; backend {s['shots'][0]['storage']['backend']}")
+          f"{s['seconds_this_invocation']:.2f} s in all; backend {s['shots'][0]['storage']['backend']}; "
+          f"shots per GPU {dict(sorted(collections.Counter(e.get('gpu') for e in s['shots']).items()))}")
 m = json.load(open(f"{out}/records/survey.json"))
 print("record:", {k: m[k] for k in m if k in ("wall_s", "shots_per_s", "copy_gbps", "shots_run")})
 PY

@@ -15,6 +15,9 @@ namespace fdstencil::python {
 
 // How often a run asks Python whether Ctrl-C was pressed: often enough to stop it within a second.
 inline constexpr auto kSignalPoll = std::chrono::milliseconds(100);
+// Whether Ctrl-C was pressed: Python's signal handlers run, the GIL taken; their
+// KeyboardInterrupt is left pending for the call to raise (nb::python_error).
+bool python_interrupted();
 
 // C-ordered arrays on the host (NumPy): the velocity model, positions, wavelets, traces.
 using HostFloats = nanobind::ndarray<const float, nanobind::numpy, nanobind::c_contig, nanobind::device::cpu>;

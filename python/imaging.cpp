@@ -5,16 +5,21 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include <chrono>
 #include <cstdint>
-
+#include <map>
+#include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "bindings.hpp"
+#include "device_pool.hpp"
+#include "fdstencil/device.hpp"
 #include "fdstencil/error.hpp"
 #include "fdstencil/imaging.hpp"
 
@@ -31,13 +36,95 @@ nb::object array_of(std::vector<double> v, std::vector<size_t> shape) {
   return nb::cast(nb::ndarray<nb::numpy, double>(owned->data(), shape.size(), shape.data(), owner));
 }
 
-// op: "modelled", "born", "born_adjoint", "source_adjoint", "rtm" or "gradient"; vec: dv (the
-// model's points) for born, the traces (nrec, nt) for the adjoints and rtm (with its condition and
-// filters), the observed traces for gradient.
-// Returns (array, misfit, traces, storage): the traces, the model-shaped result or the wavelets'
-// adjoint; the misfit for gradient (else 0); gradient's modelled traces (else None); and for
-// gradient and rtm how the backward pass kept the forward run (a dict, else None).
-// memory_budget, boundary_saving: Storage's budget_bytes and boundary.
+// One shot's linearised solve (op: "modelled", "born", "born_adjoint", "source_adjoint", "rtm" or
+// "gradient"); vec: dv (the model's points) for born, the traces (nrec, nt) for the adjoints and
+// rtm, the observed traces for gradient.
+struct Solved {
+  std::vector<double> out;                     // the traces, the model-shaped result or the wavelets' adjoint
+  bool model_shaped = false;                   // out is over the model's points
+  bool source_shaped = false;                  // out is (nsrc, nt)
+  double misfit = 0;                           // gradient's, else 0
+  std::vector<double> traces;                  // gradient's modelled traces, else empty
+  std::optional<wave::StorageReport> storage;  // gradient's and rtm's: how the forward run was kept
+};
+
+struct RtmChoice {
+  std::string condition;
+  bool illumination = false, laplacian = false;
+};
+
+wave::ImagingCondition condition_of(const std::string& condition) {
+  if (condition != "adjoint" && condition != "crosscorrelation")
+    throw Error(ErrorKind::invalid_argument,
+                "condition: expected 'adjoint' or 'crosscorrelation', got '" + condition + "'");
+  return condition == "adjoint" ? wave::ImagingCondition::adjoint : wave::ImagingCondition::crosscorrelation;
+}
+
+Solved solve(const std::string& op, const wave::Model& model, const wave::Options& o,
+             std::span<const double> x, const wave::Storage& storage, const RtmChoice& r) {
+  Solved s;
+  if (op == "modelled") {
+    s.out = wave::modelled(model, o);
+  } else if (op == "born") {
+    s.out = wave::born(model, o, x);
+  } else if (op == "born_adjoint") {
+    s.out = wave::born_adjoint(model, o, x, storage);
+    s.model_shaped = true;
+  } else if (op == "source_adjoint") {
+    s.out = wave::source_adjoint(model, o, x);
+    s.source_shaped = true;
+  } else if (op == "rtm") {
+    wave::StorageReport report;
+    s.out =
+        wave::rtm(model, o, x, {condition_of(r.condition), r.illumination, r.laplacian, storage, &report});
+    s.storage = report;
+    s.model_shaped = true;
+  } else if (op == "gradient") {
+    wave::Gradient g = wave::gradient(model, o, x, storage);
+    s.storage = g.storage;
+    s.out = std::move(g.velocity);
+    s.traces = std::move(g.traces);
+    s.misfit = g.misfit;
+    s.model_shaped = true;
+  } else {
+    throw Error(ErrorKind::invalid_argument, "unknown linearised operator '" + op + "'");
+  }
+  return s;
+}
+
+// How the backward pass kept the forward run, as a dict (None for the solvers that keep nothing).
+nb::object storage_dict(const std::optional<wave::StorageReport>& report, int device) {
+  if (!report) return nb::none();
+  nb::dict d;
+  d["backend"] = report->backend;
+  d["stored_bytes"] = report->stored_bytes;
+  d["checkpoints"] = report->checkpoints;
+  d["recomputed_steps"] = report->recomputed_steps;
+  d["boundary_saving"] = report->boundary;
+  d["reversed_steps"] = report->reversed_steps;
+  d["forward_s"] = report->forward_s;
+  d["backward_s"] = report->backward_s;
+  d["total_s"] = report->total_s;
+  d["device"] = report->backend == "cuda" && device >= 0 ? nb::object(nb::int_(device)) : nb::none();
+  return d;
+}
+
+std::vector<size_t> shape_of(const HostFloats& velocity) {
+  std::vector<size_t> shape;
+  for (size_t a = 0; a < velocity.ndim(); ++a) shape.push_back(velocity.shape(a));
+  return shape;
+}
+
+wave::Storage storage_of(int64_t memory_budget, bool boundary_saving) {
+  if (memory_budget < 0)
+    throw Error(ErrorKind::invalid_argument, "memory_budget: bytes, >= 0 (0: what is free)");
+  return {memory_budget, boundary_saving};
+}
+
+// Returns (array, misfit, traces, storage): solve's result in its shape ((nrec, nt), the model's or
+// (nsrc, nt)), the misfit, gradient's modelled traces (else None), and for gradient and rtm how the
+// backward pass kept the forward run (a dict, else None). memory_budget, boundary_saving:
+// Storage's budget_bytes and boundary.
 nb::tuple linearised(const std::string& op, const HostFloats& velocity, double spacing, const RunSettings& s,
                      bool double_precision, const HostDoubles& sources, const HostDoubles& wavelets,
                      const HostDoubles& receivers, const HostDoubles& vec, const std::string& condition,
@@ -51,71 +138,118 @@ nb::tuple linearised(const std::string& op, const HostFloats& velocity, double s
   o.stop_requested = [&last] {
     if (std::chrono::steady_clock::now() - last < kSignalPoll) return false;
     last = std::chrono::steady_clock::now();
-    nb::gil_scoped_acquire gil;
-    if (PyErr_CheckSignals() != 0) throw nb::python_error();
+    if (python_interrupted()) {
+      nb::gil_scoped_acquire gil;  // the pending KeyboardInterrupt is taken under the GIL
+      throw nb::python_error();
+    }
     return false;
   };
-  if (memory_budget < 0)
-    throw Error(ErrorKind::invalid_argument, "memory_budget: bytes, >= 0 (0: what is free)");
-  const wave::Storage storage{memory_budget, boundary_saving};
-  wave::StorageReport report;
-  bool reported = false;
-  const std::span<const double> x(vec.data(), vec.size());
-  std::vector<size_t> model_shape;
-  for (size_t a = 0; a < velocity.ndim(); ++a) model_shape.push_back(velocity.shape(a));
-  const std::vector<size_t> traces_shape = {o.receivers.size(), size_t(o.nt)};
-  std::vector<double> out, traces;
-  double misfit = 0;
-  std::vector<size_t> shape = traces_shape;
+  const wave::Storage storage = storage_of(memory_budget, boundary_saving);
+  Solved r;
   {
     nb::gil_scoped_release nogil;
-    if (op == "modelled") {
-      out = wave::modelled(model, o);
-    } else if (op == "born") {
-      out = wave::born(model, o, x);
-    } else if (op == "born_adjoint") {
-      out = wave::born_adjoint(model, o, x, storage);
-      shape = model_shape;
-    } else if (op == "source_adjoint") {
-      out = wave::source_adjoint(model, o, x);
-      shape = {o.sources.size(), size_t(o.nt)};
-    } else if (op == "rtm") {
-      if (condition != "adjoint" && condition != "crosscorrelation")
-        throw Error(ErrorKind::invalid_argument,
-                    "condition: expected 'adjoint' or 'crosscorrelation', got '" + condition + "'");
-      const wave::ImagingCondition c =
-          condition == "adjoint" ? wave::ImagingCondition::adjoint : wave::ImagingCondition::crosscorrelation;
-      out = wave::rtm(model, o, x, {c, illumination, laplacian, storage, &report});
-      reported = true;
-      shape = model_shape;
-    } else if (op == "gradient") {
-      wave::Gradient g = wave::gradient(model, o, x, storage);
-      report = g.storage;
-      reported = true;
-      out = std::move(g.velocity);
-      traces = std::move(g.traces);
-      misfit = g.misfit;
-      shape = model_shape;
-    } else {
-      throw Error(ErrorKind::invalid_argument, "unknown linearised operator '" + op + "'");
+    r = solve(op, model, o, std::span<const double>(vec.data(), vec.size()), storage,
+              {condition, illumination, laplacian});
+  }
+  const std::vector<size_t> traces_shape = {o.receivers.size(), size_t(o.nt)};
+  const std::vector<size_t> shape = r.model_shaped    ? shape_of(velocity)
+                                    : r.source_shaped ? std::vector<size_t>{o.sources.size(), size_t(o.nt)}
+                                                      : traces_shape;
+  nb::object t = r.traces.empty() ? nb::none() : array_of(std::move(r.traces), traces_shape);
+  const int device = r.storage && r.storage->backend == "cuda" ? cuda::current_device() : -1;
+  return nb::make_tuple(array_of(std::move(r.out), shape), r.misfit, t, storage_dict(r.storage, device));
+}
+
+// The shots' results added in the shots' order whatever order they end in, so that the sum has the
+// bits of one shot after another: a result that ends early waits for those before it.
+class OrderedSum {
+ public:
+  void add(size_t shot, std::vector<double> values, double misfit) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    waiting_.emplace(shot, std::make_pair(std::move(values), misfit));
+    for (auto it = waiting_.find(next_); it != waiting_.end(); it = waiting_.find(++next_)) {
+      std::vector<double>& v = it->second.first;
+      if (total_.empty())
+        total_ = std::move(v);
+      else
+        for (size_t k = 0; k < total_.size(); ++k) total_[k] += v[k];
+      misfit_ += it->second.second;
+      waiting_.erase(it);
     }
   }
-  nb::object t = traces.empty() ? nb::none() : array_of(std::move(traces), traces_shape);
-  nb::object kept = nb::none();
-  if (reported) {
-    nb::dict d;
-    d["backend"] = report.backend;
-    d["stored_bytes"] = report.stored_bytes;
-    d["checkpoints"] = report.checkpoints;
-    d["recomputed_steps"] = report.recomputed_steps;
-    d["boundary_saving"] = report.boundary;
-    d["reversed_steps"] = report.reversed_steps;
-    d["forward_s"] = report.forward_s;
-    d["backward_s"] = report.backward_s;
-    d["total_s"] = report.total_s;
-    kept = d;
+  std::vector<double>& total() { return total_; }
+  double misfit() const { return misfit_; }
+
+ private:
+  std::mutex mutex_;
+  std::map<size_t, std::pair<std::vector<double>, double>> waiting_;
+  size_t next_ = 0;
+  std::vector<double> total_;
+  double misfit_ = 0;
+};
+
+// "gradient" or "rtm" for several shots through one model, spread over `devices` (GPU indices, one
+// worker each; {-1}: the calling thread, for the cpu) as run_wave_many's shots are; vecs: each
+// shot's traces (nrec, nt). Returns (the results summed in the shots' order, the misfits' sum, each
+// shot's modelled traces (gradient) or None, each shot's storage dict with the GPU it ran on).
+// A failing shot stops the others and its error is raised, named by its index; Ctrl-C stops them
+// all and raises KeyboardInterrupt.
+nb::tuple linearised_many(const std::string& op, const HostFloats& velocity, double spacing,
+                          const RunSettings& s, bool double_precision,
+                          const std::vector<HostDoubles>& sources, const std::vector<HostDoubles>& wavelets,
+                          const std::vector<HostDoubles>& receivers, const std::vector<HostDoubles>& vecs,
+                          const std::vector<int>& devices, const std::string& condition, bool illumination,
+                          bool laplacian, int64_t memory_budget, bool boundary_saving) {
+  if (op != "gradient" && op != "rtm")
+    throw Error(ErrorKind::invalid_argument, "linearised_many: 'gradient' or 'rtm', got '" + op + "'");
+  const size_t n = sources.size();
+  if (n == 0 || wavelets.size() != n || receivers.size() != n || vecs.size() != n || devices.empty())
+    throw Error(ErrorKind::invalid_argument,
+                "linearised_many: one sources, wavelets, receivers and record per "
+                "shot, and a device");
+  const wave::Model model = model_of(velocity, spacing);
+  const wave::Storage storage = storage_of(memory_budget, boundary_saving);
+  const RtmChoice r{condition, illumination, laplacian};
+  if (op == "rtm") condition_of(condition);  // refused before any shot runs
+  cli::DevicePool pool(n, python_interrupted, kSignalPoll);
+  std::vector<wave::Options> shots;
+  for (size_t i = 0; i < n; ++i) {
+    try {
+      shots.push_back(shot_options(model, s, sources[i], wavelets[i], receivers[i]));
+    } catch (const Error& e) {
+      throw Error(e.kind(), "shot " + std::to_string(i) + ": " + e.what());
+    }
+    shots.back().double_precision = double_precision;
+    shots.back().stop_requested = [&pool] { return pool.stop_requested(); };
   }
-  return nb::make_tuple(array_of(std::move(out), shape), misfit, t, kept);
+  OrderedSum sum;
+  std::vector<Solved> solved(n);
+  const auto worker = [&](int) {
+    return [&](size_t i) {
+      try {
+        solved[i] =
+            solve(op, model, shots[i], std::span<const double>(vecs[i].data(), vecs[i].size()), storage, r);
+      } catch (const Error& e) {
+        // A shot stopped because another failed, or by Ctrl-C: the call says why, not this shot.
+        if (e.kind() == ErrorKind::interrupted && pool.stop_requested()) return;
+        throw Error(e.kind(), "shot " + std::to_string(i) + ": " + e.what());
+      }
+      sum.add(i, std::move(solved[i].out), solved[i].misfit);
+    };
+  };
+  bool whole = false;
+  {
+    nb::gil_scoped_release nogil;
+    whole = pool.run(devices, worker);
+  }
+  if (!whole) throw nb::python_error();  // the pending KeyboardInterrupt
+  nb::list traces, kept;
+  for (size_t i = 0; i < n; ++i) {
+    const std::vector<size_t> shape = {shots[i].receivers.size(), size_t(shots[i].nt)};
+    traces.append(solved[i].traces.empty() ? nb::none() : array_of(std::move(solved[i].traces), shape));
+    kept.append(storage_dict(solved[i].storage, pool.device(i)));
+  }
+  return nb::make_tuple(array_of(std::move(sum.total()), shape_of(velocity)), sum.misfit(), traces, kept);
 }
 
 }  // namespace
@@ -124,6 +258,11 @@ void bind_imaging(nb::module_& m) {
   m.def("linearised", &linearised, nb::arg("op"), nb::arg("velocity"), nb::arg("spacing"),
         nb::arg("settings"), nb::arg("double_precision"), nb::arg("sources"), nb::arg("wavelets"),
         nb::arg("receivers"), nb::arg("vec"), nb::arg("condition") = "adjoint",
+        nb::arg("illumination") = false, nb::arg("laplacian") = false, nb::arg("memory_budget") = 0,
+        nb::arg("boundary_saving") = false);
+  m.def("linearised_many", &linearised_many, nb::arg("op"), nb::arg("velocity"), nb::arg("spacing"),
+        nb::arg("settings"), nb::arg("double_precision"), nb::arg("sources"), nb::arg("wavelets"),
+        nb::arg("receivers"), nb::arg("vecs"), nb::arg("devices"), nb::arg("condition") = "adjoint",
         nb::arg("illumination") = false, nb::arg("laplacian") = false, nb::arg("memory_budget") = 0,
         nb::arg("boundary_saving") = false);
 }

@@ -8,13 +8,9 @@
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <exception>
-#include <mutex>
 #include <stdexcept>
-#include <thread>
 #include <utility>
 #include <cstring>
 #include <memory>
@@ -31,6 +27,7 @@
 #include "fdstencil/version.hpp"
 #include "fdstencil/wave.hpp"
 #include "core/unwritten_allocator.hpp"
+#include "device_pool.hpp"
 #include "tune_wave.hpp"
 
 namespace nb = nanobind;
@@ -40,6 +37,7 @@ using fdstencil::python::HostDoubles;
 using fdstencil::python::HostFloats;
 using fdstencil::python::kSignalPoll;
 using fdstencil::python::model_of;
+using fdstencil::python::python_interrupted;
 using fdstencil::python::RunSettings;
 using fdstencil::python::shot_options;
 
@@ -77,6 +75,11 @@ int info(const std::vector<std::string>& args) {
 }
 
 }  // namespace
+
+bool fdstencil::python::python_interrupted() {
+  nb::gil_scoped_acquire gil;
+  return PyErr_CheckSignals() != 0;
+}
 
 wave::Model fdstencil::python::model_of(const HostFloats& v, double spacing) {
   wave::Model m;
@@ -250,114 +253,52 @@ nb::tuple result_tuple(wave::Result r, KeptSnapshots&& snaps, const std::vector<
   return nb::make_tuple(tr, r.dt, field, timing, warnings, snapshots, snapshot_steps);
 }
 
-// The shots of one call: on one device, one after another on the calling thread; on several, by
-// one worker thread per GPU, each taking the next shot nobody has taken. The runner of a GPU makes
-// it current and keeps its own state from shot to shot (wave::Options::kept_state), as a survey's
-// --batch worker does.
+// The shots of one call spread over devices (cli::DevicePool): the runner of a GPU keeps its own
+// state from shot to shot (wave::Options::kept_state), as a survey's --batch worker does.
 class ShotPool {
  public:
   ShotPool(const wave::Model& model, std::vector<wave::Options>& shots)
       : model_(model),
         shots_(shots),
         results_(shots.size()),
-        errors_(shots.size()),
-        devices_(shots.size(), -1),
-        launch_from_(shots.size()) {}
+        launch_from_(shots.size()),
+        pool_(shots.size(), python_interrupted, kSignalPoll) {}
 
   // Runs every shot on `devices` (-1: no GPU chosen, for the cpu), the GIL released, Ctrl-C
   // polled. Returns false when Ctrl-C stopped the shots (the KeyboardInterrupt is left pending);
   // rethrows the first shot's error otherwise.
   bool run(const std::vector<int>& devices) {
-    bool interrupted = false;
+    for (wave::Options& o : shots_) o.stop_requested = [this] { return pool_.stop_requested(); };
+    bool whole = false;
     {
       nb::gil_scoped_release nogil;
-      if (devices.size() == 1)
-        interrupted = run_here(devices[0]);
-      else
-        interrupted = run_on_workers(devices);
+      whole = pool_.run(devices, [this](int device) { return worker(device); });
     }
-    if (interrupted) return false;
-    if (setup_error_) std::rethrow_exception(setup_error_);
-    for (const std::exception_ptr& e : errors_)
-      if (e) std::rethrow_exception(e);
-    return true;
+    for (wave::Options& o : shots_) o.stop_requested = nullptr;  // they hold this pool
+    return whole;
   }
 
   wave::Result& result(size_t i) { return results_[i]; }
-  int device(size_t i) const { return devices_[i]; }  // the GPU shot i ran on (-1: none chosen)
+  int device(size_t i) const { return pool_.device(i); }  // the GPU shot i ran on (-1: none chosen)
   const std::string& launch_from(size_t i) const { return launch_from_[i]; }  // "": not a tuned launch
 
  private:
-  // One device: the calling thread runs the shots, asking Python about Ctrl-C between steps, and
-  // gives the caller back its current GPU. (A thread per call would also build a fresh OpenMP
-  // team for the cpu's loops each time, a cost that grows with the host's cores.)
-  bool run_here(int device) {
-    bool interrupted = false;
-    auto last = std::chrono::steady_clock::now();
-    for (wave::Options& o : shots_)
-      o.stop_requested = [&] {
-        if (stop_ || std::chrono::steady_clock::now() - last < kSignalPoll) return stop_.load();
-        last = std::chrono::steady_clock::now();
-        nb::gil_scoped_acquire gil;
-        if (PyErr_CheckSignals() != 0) interrupted = stop_ = true;
-        return stop_.load();
-      };
-    const int before = device >= 0 ? cuda::current_device() : -1;
-    work(device);
-    for (wave::Options& o : shots_) o.stop_requested = nullptr;  // they hold this call's locals
-    if (before >= 0 && before != device) select_gpu(before);
-    return interrupted;
-  }
-
-  // Several GPUs: a worker thread each, this thread polling for Ctrl-C until they are done.
-  bool run_on_workers(const std::vector<int>& devices) {
-    for (wave::Options& o : shots_) o.stop_requested = [this] { return stop_.load(); };
-    std::vector<std::thread> workers;
-    try {
-      for (const int d : devices) workers.emplace_back([this, d] { work(d); });
-    } catch (...) {  // no thread: those started stop at their next step and are joined
-      stop_ = true;
-      for (std::thread& w : workers) w.join();
-      throw;
-    }
-    bool interrupted = false;
-    while (!wait_done(devices.size())) {
-      nb::gil_scoped_acquire gil;
-      if (!interrupted && PyErr_CheckSignals() != 0) interrupted = stop_ = true;
-    }
-    for (std::thread& w : workers) w.join();
-    return interrupted;
-  }
-
-  void work(int device) {
-    std::exception_ptr failure;
-    try {
-      if (device >= 0) select_gpu(device);
-      // Freed here, on this thread's GPU: no shot's options keep a copy once it has run.
-      const std::shared_ptr<wave::KeptState> kept = wave::make_kept_state();
-      Tuned tuned;
-      for (size_t i = next_++; i < shots_.size() && !stop_; i = next_++) {
-        try {
-          shots_[i].kept_state = kept;
-          devices_[i] = device;
-          std::vector<std::string> notes;
-          if (device >= 0) launch_from_[i] = take_tuned_launch(shots_[i], notes, tuned);
-          results_[i] = wave::run(model_, shots_[i]);
-          results_[i].warnings.insert(results_[i].warnings.begin(), notes.begin(), notes.end());
-        } catch (...) {
-          errors_[i] = std::current_exception();
-          stop_ = true;  // the other workers stop at their next step: the call fails as a whole
-        }
-        shots_[i].kept_state.reset();
-      }
-    } catch (...) {  // the GPU could not be made current
-      failure = std::current_exception();
-      stop_ = true;
-    }
-    const std::lock_guard<std::mutex> lock(mutex_);
-    if (failure && !setup_error_) setup_error_ = failure;
-    ++done_;
-    cv_.notify_all();
+  // A device's runner: its kept state, freed with it on its own GPU (no shot's options keep a copy
+  // once it has run), and the launch looked up for its first shot.
+  std::function<void(size_t)> worker(int device) {
+    auto kept = std::shared_ptr<wave::KeptState>(wave::make_kept_state());
+    auto tuned = std::make_shared<Tuned>();
+    return [this, device, kept, tuned](size_t i) {
+      shots_[i].kept_state = kept;
+      struct Release {
+        wave::Options& o;
+        ~Release() { o.kept_state.reset(); }
+      } release{shots_[i]};
+      std::vector<std::string> notes;
+      if (device >= 0) launch_from_[i] = take_tuned_launch(shots_[i], notes, *tuned);
+      results_[i] = wave::run(model_, shots_[i]);
+      results_[i].warnings.insert(results_[i].warnings.begin(), notes.begin(), notes.end());
+    };
   }
 
   // As `fdstencil wave`: a GPU shot without kernel parameters takes the launch `fdstencil tune
@@ -398,23 +339,11 @@ class ShotPool {
     return tuned.file;
   }
 
-  bool wait_done(size_t workers) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    return cv_.wait_for(lock, kSignalPoll, [&] { return done_ == workers; });
-  }
-
   const wave::Model& model_;
   std::vector<wave::Options>& shots_;
   std::vector<wave::Result> results_;
-  std::vector<std::exception_ptr> errors_;  // shot i's, written by the worker that ran it
-  std::exception_ptr setup_error_;          // a worker's that could not make its GPU current
-  std::vector<int> devices_;
   std::vector<std::string> launch_from_;  // shot i's tuned launch's file, "" for none
-  std::atomic<size_t> next_{0};
-  std::atomic<bool> stop_{false};
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  size_t done_ = 0;
+  cli::DevicePool pool_;
 };
 
 // wave::run for several shots of one model on host arrays, spread over `devices` (GPU indices, one

@@ -71,6 +71,8 @@ int run_one_shot(const Flags& f, const ImagingFlags& g, Kind kind, const std::st
 
 int run_imaging(const Flags& f, const ImagingFlags& g, Kind kind, const std::string& command) {
   check_flags(f, g);
+  if (!g.devices.empty() && f.survey.empty())
+    bad("--devices spreads a --survey's shots over GPUs; one shot runs on one GPU");
   if (f.resume && f.survey.empty())
     bad("--resume continues a --survey's stack; one shot has nothing to resume");
   return f.survey.empty() ? run_one_shot(f, g, kind, command) : run_survey_stack(f, g, kind, command);
@@ -139,6 +141,12 @@ void add_imaging_options(CLI::App* cmd, Flags* f, ImagingFlags* g, Kind kind) {
       ->group(group);
   cmd->add_flag("--resume", f->resume,
                 "With --survey: continue the stack an interrupted run left in --output")
+      ->group(group);
+  cmd->add_option("--devices", g->devices,
+                  "With --survey on the GPU: the GPUs its shots spread over, one worker each taking the "
+                  "next shot (\"all\": every visible one; default: the current one). The stack adds the "
+                  "shots in the survey's order, so it holds the same bits on any GPUs")
+      ->type_name("LIST")
       ->group(group);
   add_output_options(cmd, f, group, std::string(result_name(kind)) + " (the model's shape, float32)");
   cmd->add_flag(

@@ -25,6 +25,7 @@ struct ImagingFlags {
   bool illumination = false, laplacian = false;
   bool segy = false;             // rtm, gradient: the result as a SEG-Y model file too
   bool boundary_saving = false;  // wave::Storage::boundary
+  std::string devices;           // --devices: the GPUs a survey spreads over ("": the current one)
 };
 
 // The kind of result: rtm's image.npy or gradient's gradient.npy.

@@ -15,8 +15,14 @@
 #include <csignal>
 #include <cstring>
 #include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
 
 #include "commands.hpp"
+#include "device_pool.hpp"
+#include "fdstencil/device.hpp"
+#include "fdstencil/device_field.hpp"
 #include "fdstencil/checksum.hpp"
 #include "fdstencil/error.hpp"
 #include "fdstencil/npy.hpp"
@@ -191,17 +197,90 @@ void finish(const fs::path& dir, const Flags& f, const ImagingFlags& g, Kind kin
   claim.keep();
 }
 
-// Shot i's result added into the stack, which is then kept on the disk.
-void stack_shot(const fs::path& dir, const ImagingFlags& g, Kind kind, const Survey& p, size_t i, Stack& st) {
-  const std::vector<double> observed = read_observed(p.records[i], p.setups[i], "--observed");
-  const ShotImage img = image_shot(p.setups[i], g, kind, observed);
-  for (size_t k = 0; k < st.values.size(); ++k) st.values[k] += img.values[k];
-  st.misfit += img.misfit;
-  st.done.push_back(p.shots[i].id);
-  json entry = {{"id", p.shots[i].id}, {"storage", storage_json(img.report)}};
-  if (kind == Kind::gradient) entry["misfit"] = img.misfit;
-  st.entries.push_back(entry);
-  save_stack(dir, st, p, p.setups[i]);
+// --devices: "" (the current GPU, or none for the cpu), "all", or a list of GPU indices.
+std::vector<int> survey_devices(const ImagingFlags& g, const Survey& p) {
+  const bool gpu = wave::linearised_backend(p.setups.front().options) == "cuda";
+  if (g.devices.empty()) return {gpu ? cuda::current_device() : -1};
+  if (!gpu)
+    bad("--devices: this survey runs on the cpu (--backend cpu, --double, or no GPU); leave --devices out");
+  const int count = gpu_count();
+  std::vector<int> out;
+  if (g.devices == "all") {
+    for (int d = 0; d < count; ++d) out.push_back(d);
+  } else {
+    std::stringstream in(g.devices);
+    for (std::string item; std::getline(in, item, ',');) {
+      size_t used = 0;
+      int d = -1;
+      try {
+        d = std::stoi(item, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used == 0 || used != item.size())
+        bad("--devices: \"all\" or GPU indices separated by commas, got '" + g.devices + "'");
+      if (d < 0 || d >= count)
+        bad("--devices: GPU " + item + " does not exist (this machine has " + std::to_string(count) +
+            " visible)");
+      if (std::find(out.begin(), out.end(), d) != out.end())
+        bad("--devices: GPU " + item + " is named twice");
+      out.push_back(d);
+    }
+  }
+  return out;
+}
+
+// The shots not yet in the stack, spread over `devices`, one worker each taking the next shot; a
+// shot's result goes into the stack, which is then kept on the disk, once every shot before it in
+// the survey is in: the stack is always a prefix of the survey's shots, added in their order, so it
+// has the same bits whatever GPUs made it. A shot that ends early waits in memory for those before
+// it. A signal lets the shots in progress finish and starts no more; a failing shot lets them finish
+// too, and its error is the run's.
+void stack_shots(const fs::path& dir, const ImagingFlags& g, Kind kind, const Survey& p, Stack& st,
+                 const std::vector<int>& devices, bool quiet) {
+  std::vector<size_t> todo;
+  for (size_t i = 0; i < p.shots.size(); ++i)
+    if (!is_done(st, p.shots[i].id)) todo.push_back(i);
+  std::mutex mutex;
+  std::map<size_t, std::pair<ShotImage, int>> waiting;  // by place in `todo`
+  size_t next = 0;
+  const auto add_ready = [&] {  // under `mutex`
+    for (auto it = waiting.find(next); it != waiting.end(); it = waiting.find(++next)) {
+      const size_t i = todo[it->first];
+      const ShotImage& img = it->second.first;
+      for (size_t k = 0; k < st.values.size(); ++k) st.values[k] += img.values[k];
+      st.misfit += img.misfit;
+      st.done.push_back(p.shots[i].id);
+      json entry = {{"id", p.shots[i].id}, {"storage", storage_json(img.report)}};
+      if (kind == Kind::gradient) entry["misfit"] = img.misfit;
+      if (it->second.second >= 0 && img.report.backend == "cuda") entry["gpu"] = it->second.second;
+      st.entries.push_back(entry);
+      save_stack(dir, st, p, p.setups[i]);
+      waiting.erase(it);
+      if (!quiet)
+        std::fprintf(stderr, "fdstencil %s: shot %lld (%zu of %zu) stacked (%s)\n", command_name(kind),
+                     static_cast<long long>(p.shots[i].id), st.done.size(), p.shots.size(),
+                     st.entries.back()["storage"]["backend"].get<std::string>().c_str());
+    }
+  };
+  DevicePool pool(
+      todo.size(), [] { return false; }, std::chrono::milliseconds(100));
+  const auto worker = [&](int device) {
+    return [&, device](size_t k) {
+      if (InterruptGuard::requested()) return;  // stop between shots
+      const size_t i = todo[k];
+      ShotImage img;
+      try {
+        img = image_shot(p.setups[i], g, kind, read_observed(p.records[i], p.setups[i], "--observed"));
+      } catch (const Error& e) {
+        throw Error(e.kind(), "survey shot " + std::to_string(p.shots[i].id) + ": " + e.what());
+      }
+      const std::lock_guard<std::mutex> lock(mutex);
+      waiting.emplace(k, std::make_pair(std::move(img), device));
+      add_ready();
+    };
+  };
+  pool.run(devices, worker);
 }
 
 // The message and exit status of a run stopped between shots.
@@ -222,6 +301,7 @@ int stopped(Kind kind, const fs::path& dir, const Survey& p, const Stack& st, co
 
 int run_survey_stack(const Flags& f, const ImagingFlags& g, Kind kind, const std::string& command) {
   const Survey p = plan(f, g, kind);
+  const std::vector<int> devices = survey_devices(g, p);
   const Setup& first = p.setups.front();
   const fs::path dir = f.output;  // the shots' own out_dir are OUTPUT/shot_<id>, wave's folders
   if (fs::exists(dir / kStackFile) && !f.resume && !f.overwrite)
@@ -239,17 +319,10 @@ int run_survey_stack(const Flags& f, const ImagingFlags& g, Kind kind, const std
   // A signal during the last shot lets the run finish: its result is whole by then.
   InterruptGuard guard("stopping after the shot in progress, its stack kept for --resume");
   const auto start = std::chrono::steady_clock::now();
-  for (size_t i = 0; i < p.shots.size(); ++i) {
-    if (is_done(st, p.shots[i].id)) continue;
-    if (InterruptGuard::requested()) {
-      if (!st.done.empty()) claim.keep();  // the stack stays for --resume
-      return stopped(kind, dir, p, st, command);
-    }
-    stack_shot(dir, g, kind, p, i, st);
-    if (!f.quiet)
-      std::fprintf(stderr, "fdstencil %s: shot %lld (%zu of %zu) stacked (%s)\n", command_name(kind),
-                   static_cast<long long>(p.shots[i].id), st.done.size(), p.shots.size(),
-                   st.entries.back()["storage"]["backend"].get<std::string>().c_str());
+  stack_shots(dir, g, kind, p, st, devices, f.quiet);
+  if (st.done.size() < p.shots.size()) {  // a signal stopped the run between shots
+    if (!st.done.empty()) claim.keep();   // the stack stays for --resume
+    return stopped(kind, dir, p, st, command);
   }
   finish(dir, f, g, kind, command, p, st,
          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), claim);

@@ -22,7 +22,7 @@ outer faces beside a layer wider than R."""
 import numpy as np
 
 from . import _core
-from .wave import _host, _like, _shot_arrays, _velocity
+from .wave import _devices, _host, _like, _shot_arrays, _velocity
 
 
 # Each solver's vector, by the name its message gives it.
@@ -103,53 +103,81 @@ def gradient(velocity, observed, spacing, nt, sources, wavelets, receivers, dt, 
     return (misfit, g, traces, kept) if info else (misfit, g, traces)
 
 
-def _summed(op, velocity, shots, record, spacing, nt, dt, settings):
+def _survey_devices(devices, backend, double, velocity, shots):
+    """The GPUs a survey's shots spread over (wave._devices's rule), or [-1] where they run on the
+    cpu: backend "cpu", or double precision under "auto" (the GPU steps in float)."""
+    if devices is not None and backend == "auto" and double:
+        raise ValueError("devices: double precision runs on the cpu; double=False runs the shots on the GPUs")
+    return _devices(devices, "cpu" if backend == "auto" and double else backend, velocity, shots)
+
+
+def _summed(op, velocity, shots, record, spacing, nt, dt, settings, devices):
     """op's result summed over `shots` (dicts with sources, wavelets, receivers and the record under
-    the key `record`), in the shots' order: the model taken to the host once, each shot's error
-    named by its index. Returns (sum of the model-shaped results, sum of misfits, each shot's
-    traces or None)."""
+    the key `record`), in the shots' order whatever GPU ran each: the model taken to the host once,
+    each shot's error named by its index. Returns (sum of the model-shaped results, sum of misfits,
+    each shot's traces or None, each shot's storage dict)."""
     shots = list(shots)
     if not shots:
         raise ValueError("shots: give at least one shot")
+    if dt is None or not np.isfinite(dt) or dt <= 0:
+        raise ValueError(f"dt: give the time step in seconds (the linearisation holds it fixed), got {dt!r}")
+    if settings["backend"] not in ("auto", "cuda", "cpu"):
+        raise ValueError(f"backend: expected 'auto', 'cuda' or 'cpu', got {settings['backend']!r}")
+    gpus = _survey_devices(devices, settings["backend"], settings["double"], velocity, len(shots))
     v = _velocity(velocity)  # once for every shot
-    total, misfit, traces = None, 0.0, []
+    per_shot = ([], [], [], [])
     for i, shot in enumerate(shots):
         if not isinstance(shot, dict) or not {"sources", "wavelets", "receivers", record} <= shot.keys():
             raise ValueError(f"shot {i}: a shot is a dict with the keys sources, wavelets, receivers and {record}")
         try:
-            out, m, t, _ = _call(op, v, shot[record], spacing, nt, shot["sources"], shot["wavelets"],
-                                 shot["receivers"], dt, **settings)
+            src, w, rec = _shot_arrays(shot, v.ndim, "")
+            x = _vector(op, shot[record], v.shape, rec.shape[0], int(nt))
         except ValueError as e:
             raise ValueError(f"shot {i}: {e}") from None
-        total = out if total is None else total + out
-        misfit += m
-        traces.append(t)
+        for part, a in zip(per_shot, (src, w, rec, x)):
+            part.append(a)
+    s = _core.RunSettings()
+    s.dt, s.nt, s.radius, s.cpml, s.free_surface, s.backend = float(dt), int(nt), int(settings["radius"]), \
+        int(settings["cpml"]), bool(settings["free_surface"]), str(settings["backend"])
+    rtm = {k: settings[k] for k in ("condition", "illumination", "laplacian") if k in settings}
+    total, misfit, traces, kept = _core.linearised_many(
+        op, v, float(spacing), s, bool(settings["double"]), *per_shot, gpus,
+        memory_budget=int(settings["memory_budget"]), boundary_saving=bool(settings["boundary_saving"]), **rtm)
     back = _like(velocity)
-    return back(total), misfit, [back(t) for t in traces]
+    return back(total), misfit, [None if t is None else back(t) for t in traces], list(kept)
 
 
 def gradient_many(velocity, spacing, nt, shots, dt, radius=4, cpml=10, free_surface=False, double=True,
-                  backend="auto", memory_budget=0, boundary_saving=False):
+                  backend="auto", memory_budget=0, boundary_saving=False, devices=None, info=False):
     """A survey's FWI gradient: shots is a list of dicts with the keys sources, wavelets, receivers
     and observed (each as gradient's). Returns (misfit, gradient, traces): the misfits and the
-    gradients summed over the shots in their order, and each shot's modelled traces. The shots run
-    one after another on one device; Ctrl-C stops the call between two steps of any of them."""
+    gradients summed over the shots in their order, and each shot's modelled traces; with
+    info=True a fourth item, each shot's storage dict (as gradient's, with the GPU it ran on).
+
+    devices: on the GPU (float: double=False, or backend="cuda"), the GPUs to spread the shots over,
+    as forward_many's: None takes every visible GPU. One worker per GPU takes the next shot not yet
+    taken; the sums are made in the shots' order whatever GPU ran each, so they have the bits of
+    one GPU running them all. A shot that ends before those ahead of it waits in host memory for
+    them (at most the shots' count of model-sized float64 arrays, usually one per GPU). memory_budget
+    is each GPU's. On the cpu the shots run one after another. A failing shot stops the others at
+    their next step and its error is raised; Ctrl-C stops them all between two steps."""
     settings = dict(radius=radius, cpml=cpml, free_surface=free_surface, double=double, backend=backend,
                     memory_budget=memory_budget, boundary_saving=boundary_saving)
-    g, misfit, traces = _summed("gradient", velocity, shots, "observed", spacing, nt, dt, settings)
-    return misfit, g, traces
+    g, misfit, traces, kept = _summed("gradient", velocity, shots, "observed", spacing, nt, dt, settings, devices)
+    return (misfit, g, traces, kept) if info else (misfit, g, traces)
 
 
 def rtm_many(velocity, spacing, nt, shots, dt, radius=4, cpml=10, free_surface=False, double=True,
              condition="adjoint", illumination=False, laplacian=False, backend="auto", memory_budget=0,
-             boundary_saving=False):
+             boundary_saving=False, devices=None, info=False):
     """A survey's stacked image: shots is a list of dicts with the keys sources, wavelets, receivers
-    and recorded (each as rtm's); the images are summed in the shots' order, one shot after
-    another on one device."""
+    and recorded (each as rtm's); the images are summed in the shots' order. devices: as
+    gradient_many's. With info=True, (image, each shot's storage dict)."""
     settings = dict(radius=radius, cpml=cpml, free_surface=free_surface, double=double, backend=backend,
                     memory_budget=memory_budget, boundary_saving=boundary_saving, condition=str(condition),
                     illumination=bool(illumination), laplacian=bool(laplacian))
-    return _summed("rtm", velocity, shots, "recorded", spacing, nt, dt, settings)[0]
+    image, _, _, kept = _summed("rtm", velocity, shots, "recorded", spacing, nt, dt, settings, devices)
+    return (image, kept) if info else image
 
 
 _FUNCTION = None

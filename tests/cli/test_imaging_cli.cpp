@@ -138,6 +138,7 @@ TEST_F(ImagingCli, RefusesWhatDoesNotMatchAndWritesNothing) {
       {"rtm" + kShot + kStart + " --condition deconvolution" + observed, "--condition: expected"},
       {"gradient" + kShot + kStart + " --output " + path("refused"), "--observed DIR is required"},
       {"rtm" + kShot + kStart + " --resume" + observed, "--resume continues a --survey's stack"},
+      {"rtm" + kShot + kStart + " --devices all" + observed, "--devices spreads a --survey's shots"},
   };
   for (const auto& c : cases) {
     const Result r = run(c.args);
@@ -294,6 +295,13 @@ class ImagingSurveyCli : public test::ScratchDirTest {
            "0.0015 --steps " +
            steps;
   }
+  // The same with another --backend than base()'s cpu.
+  std::string stack_on(const std::string& backend, const std::string& kind, const std::string& steps,
+                       const std::string& out) const {
+    std::string cmd = stack(kind, steps, out);
+    const std::string cpu = " --backend cpu ";
+    return cmd.replace(cmd.find(cpu), cpu.size(), " --backend " + backend + " ");
+  }
   std::string stack(const std::string& kind, const std::string& steps, const std::string& out) const {
     return kind + base(steps) + kStart + " --survey " + path("survey.json") + " --observed " +
            path("records") + " -o " + path(out);
@@ -335,6 +343,47 @@ TEST_F(ImagingSurveyCli, TheStackIsTheSumOfItsShots) {
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("survey shot 4: --observed"), std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists(dir_ / "refused"));
+}
+
+// --devices spreads the shots over GPUs: refused by name where the survey runs on the cpu, or a GPU
+// does not exist or is named twice, with nothing written. On the GPUs (skipped without one) the
+// stack made on every visible GPU holds the bits of the one made on one, the shots added in the
+// survey's order whatever GPU ran each, and the summary names each shot's GPU.
+TEST_F(ImagingSurveyCli, ShotsSpreadOverTheGpusGiveTheBitsOfOneGpu) {
+  record("150");
+  const struct {
+    std::string backend, extra, says;
+  } cases[] = {
+      {"cpu", " --devices 0", "this survey runs on the cpu (--backend cpu, --double, or no GPU)"},
+      {"auto", " --double --devices all", "this survey runs on the cpu"},
+  };
+  for (const auto& c : cases) {
+    const Result r = run(stack_on(c.backend, "gradient", "150", "refused") + c.extra);
+    EXPECT_EQ(r.code, 2) << c.extra << "\n" << r.out;
+    EXPECT_NE(r.out.find(c.says), std::string::npos) << r.out;
+    EXPECT_FALSE(fs::exists(path("refused"))) << c.extra;
+  }
+  if (!test::gpu_present()) GTEST_SKIP() << "no GPU";
+  for (const char* bad : {" --devices 99", " --devices 0,0", " --devices 0,x", " --devices ,"}) {
+    const Result r = run(stack_on("cuda", "gradient", "150", "refused") + bad);
+    EXPECT_EQ(r.code, 2) << bad << "\n" << r.out;
+    EXPECT_NE(r.out.find("--devices: "), std::string::npos) << r.out;
+    EXPECT_FALSE(fs::exists(path("refused"))) << bad;
+  }
+  for (const char* kind : {"gradient", "rtm"}) {
+    const std::string k = kind;
+    ASSERT_EQ(run(stack_on("cuda", k, "150", k + "-one") + " --devices 0").code, 0);
+    const Result r = run(stack_on("cuda", k, "150", k + "-all") + " --devices all");
+    ASSERT_EQ(r.code, 0) << r.out;
+    const std::string result = k == "rtm" ? "image.npy" : "gradient.npy";
+    EXPECT_EQ(bytes_of(dir_ / (k + "-all") / result), bytes_of(dir_ / (k + "-one") / result)) << k;
+    const json shots = read_json(dir_ / (k + "-all") / "summary.json")["shots"];
+    ASSERT_EQ(shots.size(), 4u);
+    for (size_t i = 0; i < 4; ++i) {
+      EXPECT_EQ(shots[i]["id"], int(i) + 1) << "the shots in the survey's order";
+      EXPECT_TRUE(shots[i]["gpu"].is_number_integer()) << shots[i];
+    }
+  }
 }
 
 // SIGINT once the first shot is stacked: the run stops after the shot in progress (the second, or

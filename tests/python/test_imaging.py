@@ -107,6 +107,36 @@ def test_a_surveys_gradient_and_image_are_the_sums_of_its_shots():
         fw.gradient_many(v, shots=[], **common)
 
 
+def small_survey(v, s, n=3):
+    """n shots of s's geometry, their sources along the model's top, each with its observed record."""
+    out = []
+    for i in range(n):
+        one = dict(s, sources=[[62.3, 62.3 + 271.4 * i / max(1, n - 1)]])
+        out.append({"sources": one["sources"], "wavelets": one["wavelets"], "receivers": one["receivers"],
+                    "observed": fw.modelled(v * np.float32(1.0 + 0.02 * (i % 3 - 1)), **one)})
+    return out
+
+
+def test_a_surveys_devices_and_shots_are_checked_by_name():
+    v = model()
+    s = shot(v)
+    common = {k: s[k] for k in ("spacing", "nt", "dt", "cpml", "free_surface")}
+    survey = small_survey(v, s)
+    with pytest.raises(ValueError, match="devices: double precision runs on the cpu"):
+        fw.gradient_many(v, shots=survey, **common, devices=[0])
+    with pytest.raises(ValueError, match="the cpu backend runs on the host"):
+        fw.rtm_many(v, shots=[dict(t, recorded=t["observed"]) for t in survey], **common, double=False,
+                    backend="cpu", devices=[0])
+    with pytest.raises(ValueError, match="backend: expected 'auto', 'cuda' or 'cpu', got 'gpu'"):
+        fw.gradient_many(v, shots=survey, **common, backend="gpu")
+    outside = dict(survey[2], receivers=[[25.0, 31.0], [25.0, 9000.0]], observed=np.zeros((2, NT)))
+    with pytest.raises(ValueError, match=r"shot 2: .*receiver"):  # the solver's own check, named by its shot
+        fw.gradient_many(v, shots=survey[:2] + [outside], **common)
+    misfit, g, traces, kept = fw.gradient_many(v, shots=survey, **common, backend="cpu", info=True)
+    assert [k["backend"] for k in kept] == ["cpu"] * 3 and [k["device"] for k in kept] == [None] * 3
+    assert misfit > 0 and np.all(np.isfinite(g)) and np.any(g)
+
+
 @pytest.mark.skipif(not HAVE_TORCH, reason="PyTorch is not installed for this Python")
 def test_results_come_back_as_the_models_kind_on_its_device():
     v = model()
@@ -244,8 +274,42 @@ def test_the_gpu_gradient_and_image_match_the_cpu():
     assert np.linalg.norm(images[0] - images[1]) <= 1e-4 * np.linalg.norm(images[1])
 
 
+@pytest.mark.skipif(fw._core.gpu_count() == 0, reason="no GPU")
+def test_a_survey_on_the_gpus_has_the_bits_of_its_shots_summed_in_order():
+    # Shots of unequal cost (receivers 2-8), so that on several GPUs they may end out of order: the
+    # sums are still those of one shot after another, bit for bit, on whichever GPU ran each (a
+    # worker may take every shot before another starts, so the spread itself is not asserted).
+    v = model()
+    s = shot(v, double=False)
+    common = {k: s[k] for k in ("spacing", "nt", "dt", "cpml", "free_surface", "double")}
+    survey = small_survey(v, s, n=7)
+    for i, t in enumerate(survey):
+        t["receivers"] = [[25.1, 31.0 + 33.0 * j] for j in range(2 + i)]
+        t["observed"] = fw.modelled(v * np.float32(1.02), **dict(s, sources=t["sources"], receivers=t["receivers"]))
+    gpus = fw._core.gpu_count()
+    alone = [fw.gradient(v, t["observed"], **dict(s, sources=t["sources"], receivers=t["receivers"]), info=True)
+             for t in survey]
+    misfit, g, traces, kept = fw.gradient_many(v, shots=survey, **common, info=True)
+    assert {k["device"] for k in kept} <= set(range(gpus)) and all(k["backend"] == "cuda" for k in kept)
+    assert misfit == sum(a[0] for a in alone)
+    summed = alone[0][1].copy()
+    for a in alone[1:]:
+        summed += a[1]
+    assert g.tobytes() == summed.tobytes()
+    assert all(t.tobytes() == a[2].tobytes() for t, a in zip(traces, alone))
+    one = fw.gradient_many(v, shots=survey, **common, devices=[gpus - 1], info=True)
+    assert {k["device"] for k in one[3]} == {gpus - 1} and one[1].tobytes() == g.tobytes()
+    image = fw.rtm_many(v, shots=[dict(t, recorded=t["observed"]) for t in survey], **common)
+    want = fw.rtm(v, survey[0]["observed"], **dict(s, sources=survey[0]["sources"],
+                                                    receivers=survey[0]["receivers"]))
+    for t in survey[1:]:
+        want += fw.rtm(v, t["observed"], **dict(s, sources=t["sources"], receivers=t["receivers"]))
+    assert image.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("call", ["gradient", "gradient_many"])
 @pytest.mark.parametrize("backend", ["cpu", "auto"])
-def test_ctrl_c_inside_a_gradient_raises_keyboard_interrupt_within_a_second(backend):
+def test_ctrl_c_inside_a_gradient_raises_keyboard_interrupt_within_a_second(backend, call):
     if backend == "auto" and fw._core.gpu_count() == 0:
         pytest.skip("fdstencil has no GPU here")
     # 10^6 steps: minutes of work, the forward run kept by checkpoints (on a GPU their slots, up to
@@ -261,7 +325,12 @@ def test_ctrl_c_inside_a_gradient_raises_keyboard_interrupt_within_a_second(back
         before = fw._core.device_free_bytes() if "{backend}" == "auto" else None
         print("running", flush=True)
         try:
-            fw.gradient(v, np.zeros((1, nt)), nt=nt, wavelets=np.ones(10), **shot)
+            if "{call}" == "gradient":
+                fw.gradient(v, np.zeros((1, nt)), nt=nt, wavelets=np.ones(10), **shot)
+            else:  # two shots: on two GPUs or more, one worker each, this thread waiting
+                one = dict(sources=shot["sources"], receivers=shot["receivers"], wavelets=np.ones(10),
+                           observed=np.zeros((1, nt)))
+                fw.gradient_many(v, shot["spacing"], nt, [one, one], dt, double=False, backend="{backend}")
         except KeyboardInterrupt:
             print("interrupted", flush=True)
             print("freed", "not read" if before is None else before - fw._core.device_free_bytes() < 2**28,
