@@ -9,8 +9,6 @@
 
 #include <chrono>
 #include <cstdint>
-#include <map>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -160,34 +158,6 @@ nb::tuple linearised(const std::string& op, const HostFloats& velocity, double s
   return nb::make_tuple(array_of(std::move(r.out), shape), r.misfit, t, storage_dict(r.storage, device));
 }
 
-// The shots' results added in the shots' order whatever order they end in, so that the sum has the
-// bits of one shot after another: a result that ends early waits for those before it.
-class OrderedSum {
- public:
-  void add(size_t shot, std::vector<double> values, double misfit) {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    waiting_.emplace(shot, std::make_pair(std::move(values), misfit));
-    for (auto it = waiting_.find(next_); it != waiting_.end(); it = waiting_.find(++next_)) {
-      std::vector<double>& v = it->second.first;
-      if (total_.empty())
-        total_ = std::move(v);
-      else
-        for (size_t k = 0; k < total_.size(); ++k) total_[k] += v[k];
-      misfit_ += it->second.second;
-      waiting_.erase(it);
-    }
-  }
-  std::vector<double>& total() { return total_; }
-  double misfit() const { return misfit_; }
-
- private:
-  std::mutex mutex_;
-  std::map<size_t, std::pair<std::vector<double>, double>> waiting_;
-  size_t next_ = 0;
-  std::vector<double> total_;
-  double misfit_ = 0;
-};
-
 // "gradient" or "rtm" for several shots through one model, spread over `devices` (GPU indices, one
 // worker each; {-1}: the calling thread, for the cpu) as run_wave_many's shots are; vecs: each
 // shot's traces (nrec, nt). Returns (the results summed in the shots' order, the misfits' sum, each
@@ -222,10 +192,22 @@ nb::tuple linearised_many(const std::string& op, const HostFloats& velocity, dou
     shots.back().double_precision = double_precision;
     shots.back().stop_requested = [&pool] { return pool.stop_requested(); };
   }
-  OrderedSum sum;
+  // The sums in the shots' order (cli::InOrder), a worker at most two shots a GPU ahead of the
+  // oldest unsummed one: fewer model-sized results than that wait in host memory.
+  cli::InOrder<std::vector<double>> in_order(2 * devices.size());
+  std::vector<double> total;
+  double misfit = 0;
   std::vector<Solved> solved(n);
+  const auto add = [&](size_t i, std::vector<double>& out) {
+    if (total.empty())
+      total = std::move(out);
+    else
+      for (size_t k = 0; k < total.size(); ++k) total[k] += out[k];
+    misfit += solved[i].misfit;
+  };
   const auto worker = [&](int) {
     return [&](size_t i) {
+      if (!in_order.wait_turn(i, [&pool] { return pool.stop_requested(); })) return;
       try {
         solved[i] =
             solve(op, model, shots[i], std::span<const double>(vecs[i].data(), vecs[i].size()), storage, r);
@@ -234,7 +216,7 @@ nb::tuple linearised_many(const std::string& op, const HostFloats& velocity, dou
         if (e.kind() == ErrorKind::interrupted && pool.stop_requested()) return;
         throw Error(e.kind(), "shot " + std::to_string(i) + ": " + e.what());
       }
-      sum.add(i, std::move(solved[i].out), solved[i].misfit);
+      in_order.put(i, std::move(solved[i].out), add);
     };
   };
   bool whole = false;
@@ -249,7 +231,7 @@ nb::tuple linearised_many(const std::string& op, const HostFloats& velocity, dou
     traces.append(solved[i].traces.empty() ? nb::none() : array_of(std::move(solved[i].traces), shape));
     kept.append(storage_dict(solved[i].storage, pool.device(i)));
   }
-  return nb::make_tuple(array_of(std::move(sum.total()), shape_of(velocity)), sum.misfit(), traces, kept);
+  return nb::make_tuple(array_of(std::move(total), shape_of(velocity)), misfit, traces, kept);
 }
 
 }  // namespace

@@ -269,13 +269,14 @@ class ShotPool {
   // rethrows the first shot's error otherwise.
   bool run(const std::vector<int>& devices) {
     for (wave::Options& o : shots_) o.stop_requested = [this] { return pool_.stop_requested(); };
-    bool whole = false;
-    {
-      nb::gil_scoped_release nogil;
-      whole = pool_.run(devices, [this](int device) { return worker(device); });
-    }
-    for (wave::Options& o : shots_) o.stop_requested = nullptr;  // they hold this pool
-    return whole;
+    struct Clear {  // the shots' callbacks hold this pool: cleared however the run ends
+      std::vector<wave::Options>& shots;
+      ~Clear() {
+        for (wave::Options& o : shots) o.stop_requested = nullptr;
+      }
+    } clear{shots_};
+    nb::gil_scoped_release nogil;
+    return pool_.run(devices, [this](int device) { return worker(device); });
   }
 
   wave::Result& result(size_t i) { return results_[i]; }

@@ -6,6 +6,7 @@
 
 #include "fdstencil/device.hpp"
 #include "fdstencil/device_field.hpp"
+#include "fdstencil/error.hpp"
 
 namespace fdstencil::cli {
 
@@ -13,6 +14,7 @@ DevicePool::DevicePool(size_t items, std::function<bool()> interrupted, std::chr
     : interrupted_(std::move(interrupted)), poll_(poll), errors_(items), devices_(items, -1) {}
 
 bool DevicePool::run(const std::vector<int>& devices, const Worker& worker) {
+  if (devices.empty()) throw Error(ErrorKind::invalid_argument, "no device to run the items on");
   const bool interrupted =
       devices.size() == 1 ? run_here(devices[0], worker) : run_on_workers(devices, worker);
   if (interrupted) return false;

@@ -7,17 +7,15 @@
 // shots in it and the run's identity: each shot's run fingerprint, its record's CRC-32C and the
 // settings. The stack file is written first and stack.json renamed over the old one after it, so
 // an interruption at any point leaves a stack.json naming a whole stack that holds exactly its
-// shots. --resume continues one whose identity is this run's; another run's stack is refused. A
-// signal stops the run after its current shot. At the end image.npy or gradient.npy (float32) and
+// shots. --resume continues one whose identity is this run's; another run's stack is refused.
+// --devices spreads the shots over GPUs, the stack still added in the survey's order. A signal
+// stops the run after the shots in progress. At the end image.npy or gradient.npy (float32) and
 // summary.json are written and the stack's files removed.
 #include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstring>
 #include <fstream>
-#include <map>
-#include <mutex>
-#include <sstream>
 
 #include "commands.hpp"
 #include "device_pool.hpp"
@@ -197,6 +195,18 @@ void finish(const fs::path& dir, const Flags& f, const ImagingFlags& g, Kind kin
   claim.keep();
 }
 
+// One GPU index of --devices: digits only, naming a visible GPU.
+int device_index(const std::string& item, const std::string& all, int count) {
+  const bool digits = !item.empty() && item.size() <= 9 &&
+                      std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (!digits) bad("--devices: \"all\" or GPU indices separated by commas, got '" + all + "'");
+  const int d = std::stoi(item);
+  if (d >= count)
+    bad("--devices: GPU " + item + " does not exist (this machine has " + std::to_string(count) +
+        " visible)");
+  return d;
+}
+
 // --devices: "" (the current GPU, or none for the cpu), "all", or a list of GPU indices.
 std::vector<int> survey_devices(const ImagingFlags& g, const Survey& p) {
   const bool gpu = wave::linearised_backend(p.setups.front().options) == "cuda";
@@ -208,76 +218,68 @@ std::vector<int> survey_devices(const ImagingFlags& g, const Survey& p) {
   if (g.devices == "all") {
     for (int d = 0; d < count; ++d) out.push_back(d);
   } else {
-    std::stringstream in(g.devices);
-    for (std::string item; std::getline(in, item, ',');) {
-      size_t used = 0;
-      int d = -1;
-      try {
-        d = std::stoi(item, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used == 0 || used != item.size())
-        bad("--devices: \"all\" or GPU indices separated by commas, got '" + g.devices + "'");
-      if (d < 0 || d >= count)
-        bad("--devices: GPU " + item + " does not exist (this machine has " + std::to_string(count) +
-            " visible)");
+    for (size_t start = 0;;) {  // every item, the empty ones too ("0,", ",1")
+      const size_t comma = g.devices.find(',', start);
+      const std::string item = g.devices.substr(start, comma == std::string::npos ? comma : comma - start);
+      const int d = device_index(item, g.devices, count);
       if (std::find(out.begin(), out.end(), d) != out.end())
         bad("--devices: GPU " + item + " is named twice");
       out.push_back(d);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
     }
   }
   return out;
 }
 
-// The shots not yet in the stack, spread over `devices`, one worker each taking the next shot; a
-// shot's result goes into the stack, which is then kept on the disk, once every shot before it in
-// the survey is in: the stack is always a prefix of the survey's shots, added in their order, so it
-// has the same bits whatever GPUs made it. A shot that ends early waits in memory for those before
-// it. A signal lets the shots in progress finish and starts no more; a failing shot lets them finish
-// too, and its error is the run's.
+// A shot's result on its way into the stack.
+struct Imaged {
+  ShotImage img;
+  int device = -1;
+};
+
+// Shot i's result added into the stack, which is then kept on the disk.
+void stack_shot(const fs::path& dir, Kind kind, const Survey& p, size_t i, const Imaged& r, Stack& st,
+                bool quiet) {
+  for (size_t k = 0; k < st.values.size(); ++k) st.values[k] += r.img.values[k];
+  st.misfit += r.img.misfit;
+  st.done.push_back(p.shots[i].id);
+  json entry = {{"id", p.shots[i].id}, {"storage", storage_json(r.img.report)}};
+  if (kind == Kind::gradient) entry["misfit"] = r.img.misfit;
+  if (r.device >= 0 && r.img.report.backend == "cuda") entry["gpu"] = r.device;
+  st.entries.push_back(entry);
+  save_stack(dir, st, p, p.setups[i]);
+  if (!quiet)
+    std::fprintf(stderr, "fdstencil %s: shot %lld (%zu of %zu) stacked (%s)\n", command_name(kind),
+                 static_cast<long long>(p.shots[i].id), st.done.size(), p.shots.size(),
+                 r.img.report.backend.c_str());
+}
+
+// The shots not yet in the stack, spread over `devices`, one worker each taking the next shot. A
+// shot's result goes into the stack once every shot before it in the survey is in (InOrder): the
+// stack is always a prefix of the survey's shots, added in their order, so it has the same bits
+// whatever GPUs made it; a worker runs at most two shots a GPU past the oldest one not stacked.
+// A signal lets the shots in progress finish and starts no more (results still waiting for an
+// earlier shot are dropped, and --resume runs them again); a failing shot lets the others finish,
+// and its error is the run's.
 void stack_shots(const fs::path& dir, const ImagingFlags& g, Kind kind, const Survey& p, Stack& st,
-                 const std::vector<int>& devices, bool quiet) {
-  std::vector<size_t> todo;
-  for (size_t i = 0; i < p.shots.size(); ++i)
-    if (!is_done(st, p.shots[i].id)) todo.push_back(i);
-  std::mutex mutex;
-  std::map<size_t, std::pair<ShotImage, int>> waiting;  // by place in `todo`
-  size_t next = 0;
-  const auto add_ready = [&] {  // under `mutex`
-    for (auto it = waiting.find(next); it != waiting.end(); it = waiting.find(++next)) {
-      const size_t i = todo[it->first];
-      const ShotImage& img = it->second.first;
-      for (size_t k = 0; k < st.values.size(); ++k) st.values[k] += img.values[k];
-      st.misfit += img.misfit;
-      st.done.push_back(p.shots[i].id);
-      json entry = {{"id", p.shots[i].id}, {"storage", storage_json(img.report)}};
-      if (kind == Kind::gradient) entry["misfit"] = img.misfit;
-      if (it->second.second >= 0 && img.report.backend == "cuda") entry["gpu"] = it->second.second;
-      st.entries.push_back(entry);
-      save_stack(dir, st, p, p.setups[i]);
-      waiting.erase(it);
-      if (!quiet)
-        std::fprintf(stderr, "fdstencil %s: shot %lld (%zu of %zu) stacked (%s)\n", command_name(kind),
-                     static_cast<long long>(p.shots[i].id), st.done.size(), p.shots.size(),
-                     st.entries.back()["storage"]["backend"].get<std::string>().c_str());
-    }
-  };
+                 const std::vector<size_t>& todo, const std::vector<int>& devices, bool quiet) {
+  InOrder<Imaged> in_order(2 * devices.size());
   DevicePool pool(
       todo.size(), [] { return false; }, std::chrono::milliseconds(100));
+  const auto stop = [&pool] { return pool.stop_requested() || InterruptGuard::requested(); };
+  const auto stack = [&](size_t k, Imaged& r) { stack_shot(dir, kind, p, todo[k], r, st, quiet); };
   const auto worker = [&](int device) {
     return [&, device](size_t k) {
-      if (InterruptGuard::requested()) return;  // stop between shots
+      if (InterruptGuard::requested() || !in_order.wait_turn(k, stop)) return;  // stop between shots
       const size_t i = todo[k];
-      ShotImage img;
+      Imaged r{{}, device};
       try {
-        img = image_shot(p.setups[i], g, kind, read_observed(p.records[i], p.setups[i], "--observed"));
+        r.img = image_shot(p.setups[i], g, kind, read_observed(p.records[i], p.setups[i], "--observed"));
       } catch (const Error& e) {
         throw Error(e.kind(), "survey shot " + std::to_string(p.shots[i].id) + ": " + e.what());
       }
-      const std::lock_guard<std::mutex> lock(mutex);
-      waiting.emplace(k, std::make_pair(std::move(img), device));
-      add_ready();
+      in_order.put(k, std::move(r), stack);
     };
   };
   pool.run(devices, worker);
@@ -301,7 +303,7 @@ int stopped(Kind kind, const fs::path& dir, const Survey& p, const Stack& st, co
 
 int run_survey_stack(const Flags& f, const ImagingFlags& g, Kind kind, const std::string& command) {
   const Survey p = plan(f, g, kind);
-  const std::vector<int> devices = survey_devices(g, p);
+  std::vector<int> devices = survey_devices(g, p);
   const Setup& first = p.setups.front();
   const fs::path dir = f.output;  // the shots' own out_dir are OUTPUT/shot_<id>, wave's folders
   if (fs::exists(dir / kStackFile) && !f.resume && !f.overwrite)
@@ -316,10 +318,14 @@ int run_survey_stack(const Flags& f, const ImagingFlags& g, Kind kind, const std
     for (const std::string& name : all) fs::remove(dir / name, ec);
   }
   Stack st = load_stack(dir, p, first.model().points());
+  std::vector<size_t> todo;  // the shots not yet in the stack
+  for (size_t i = 0; i < p.shots.size(); ++i)
+    if (!is_done(st, p.shots[i].id)) todo.push_back(i);
+  devices.resize(std::clamp<size_t>(todo.size(), 1, devices.size()));  // no GPU without a shot
   // A signal during the last shot lets the run finish: its result is whole by then.
-  InterruptGuard guard("stopping after the shot in progress, its stack kept for --resume");
+  InterruptGuard guard("stopping after the shots in progress, the stack kept for --resume");
   const auto start = std::chrono::steady_clock::now();
-  stack_shots(dir, g, kind, p, st, devices, f.quiet);
+  stack_shots(dir, g, kind, p, st, todo, devices, f.quiet);
   if (st.done.size() < p.shots.size()) {  // a signal stopped the run between shots
     if (!st.done.empty()) claim.keep();   // the stack stays for --resume
     return stopped(kind, dir, p, st, command);

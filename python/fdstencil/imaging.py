@@ -155,11 +155,11 @@ def gradient_many(velocity, spacing, nt, shots, dt, radius=4, cpml=10, free_surf
     info=True a fourth item, each shot's storage dict (as gradient's, with the GPU it ran on).
 
     devices: on the GPU (float: double=False, or backend="cuda"), the GPUs to spread the shots over,
-    as forward_many's: None takes every visible GPU. One worker per GPU takes the next shot not yet
-    taken; the sums are made in the shots' order whatever GPU ran each, so they have the bits of
-    one GPU running them all. A shot that ends before those ahead of it waits in host memory for
-    them (at most the shots' count of model-sized float64 arrays, usually one per GPU). memory_budget
-    is each GPU's. On the cpu the shots run one after another. A failing shot stops the others at
+    as forward_many's: None takes every visible GPU (no more than the shots). One worker per GPU
+    takes the next shot not yet taken; the sums are made in the shots' order whatever GPU ran each,
+    so they have the bits of one GPU running them all. A shot that ends before those ahead of it
+    waits in host memory for them; a worker starts a shot at most two a GPU past the oldest one not
+    yet summed, which bounds those waiting. memory_budget is each GPU's. On the cpu the shots run one after another. A failing shot stops the others at
     their next step and its error is raised; Ctrl-C stops them all between two steps."""
     settings = dict(radius=radius, cpml=cpml, free_surface=free_surface, double=double, backend=backend,
                     memory_budget=memory_budget, boundary_saving=boundary_saving)

@@ -364,7 +364,8 @@ TEST_F(ImagingSurveyCli, ShotsSpreadOverTheGpusGiveTheBitsOfOneGpu) {
     EXPECT_FALSE(fs::exists(path("refused"))) << c.extra;
   }
   if (!test::gpu_present()) GTEST_SKIP() << "no GPU";
-  for (const char* bad : {" --devices 99", " --devices 0,0", " --devices 0,x", " --devices ,"}) {
+  for (const char* bad : {" --devices 99", " --devices 0,0", " --devices 0,x", " --devices ,",
+                          " --devices 0,", " --devices +0", " --devices -0", " --devices ' 0'"}) {
     const Result r = run(stack_on("cuda", "gradient", "150", "refused") + bad);
     EXPECT_EQ(r.code, 2) << bad << "\n" << r.out;
     EXPECT_NE(r.out.find("--devices: "), std::string::npos) << r.out;

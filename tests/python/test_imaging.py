@@ -322,6 +322,9 @@ def test_ctrl_c_inside_a_gradient_raises_keyboard_interrupt_within_a_second(back
         shot = dict(spacing=10.0, sources=[[1000.0, 1000.0]], receivers=[[1000.0, 1050.0]], dt=dt, double=False,
                     backend="{backend}")
         fw.gradient(v, np.ones((1, 20)), nt=20, wavelets=np.ones(10), **shot)  # the process's own setup first
+        small = dict(sources=shot["sources"], receivers=shot["receivers"], wavelets=np.ones(10),
+                     observed=np.ones((1, 20)))
+        fw.gradient_many(v, shot["spacing"], 20, [small, small], dt, double=False, backend="{backend}")  # every GPU's too
         before = fw._core.device_free_bytes() if "{backend}" == "auto" else None
         print("running", flush=True)
         try:
