@@ -158,20 +158,23 @@ nb::tuple linearised(const std::string& op, const HostFloats& velocity, double s
   return nb::make_tuple(array_of(std::move(r.out), shape), r.misfit, t, storage_dict(r.storage, device));
 }
 
-// "gradient" or "rtm" for several shots through one model, spread over `devices` (GPU indices, one
-// worker each; {-1}: the calling thread, for the cpu) as run_wave_many's shots are; vecs: each
-// shot's traces (nrec, nt). Returns (the results summed in the shots' order, the misfits' sum, each
-// shot's modelled traces (gradient) or None, each shot's storage dict with the GPU it ran on).
-// A failing shot stops the others and its error is raised, named by its index; Ctrl-C stops them
-// all and raises KeyboardInterrupt.
+// "modelled", "born_adjoint", "gradient" or "rtm" for several shots through one model, spread over
+// `devices` (GPU indices, one worker each; {-1}: the calling thread, for the cpu) as
+// run_wave_many's shots are; vecs: each shot's traces (nrec, nt), empty for "modelled". Returns
+// (the model-shaped results summed in the shots' order, or None for "modelled"; the misfits' sum;
+// each shot's traces: "modelled"'s and "gradient"'s, else None; each shot's storage dict with the
+// GPU it ran on, or None). A failing shot stops the others and its error is raised, named by its
+// index; Ctrl-C stops them all and raises KeyboardInterrupt.
 nb::tuple linearised_many(const std::string& op, const HostFloats& velocity, double spacing,
                           const RunSettings& s, bool double_precision,
                           const std::vector<HostDoubles>& sources, const std::vector<HostDoubles>& wavelets,
                           const std::vector<HostDoubles>& receivers, const std::vector<HostDoubles>& vecs,
                           const std::vector<int>& devices, const std::string& condition, bool illumination,
                           bool laplacian, int64_t memory_budget, bool boundary_saving) {
-  if (op != "gradient" && op != "rtm")
-    throw Error(ErrorKind::invalid_argument, "linearised_many: 'gradient' or 'rtm', got '" + op + "'");
+  const bool summed = op != "modelled";
+  if (summed && op != "born_adjoint" && op != "gradient" && op != "rtm")
+    throw Error(ErrorKind::invalid_argument,
+                "linearised_many: 'modelled', 'born_adjoint', 'gradient' or 'rtm', got '" + op + "'");
   const size_t n = sources.size();
   if (n == 0 || wavelets.size() != n || receivers.size() != n || vecs.size() != n || devices.empty())
     throw Error(ErrorKind::invalid_argument,
@@ -207,7 +210,7 @@ nb::tuple linearised_many(const std::string& op, const HostFloats& velocity, dou
   };
   const auto worker = [&](int) {
     return [&](size_t i) {
-      if (!in_order.wait_turn(i, [&pool] { return pool.stop_requested(); })) return;
+      if (summed && !in_order.wait_turn(i, [&pool] { return pool.stop_requested(); })) return;
       try {
         solved[i] =
             solve(op, model, shots[i], std::span<const double>(vecs[i].data(), vecs[i].size()), storage, r);
@@ -216,7 +219,10 @@ nb::tuple linearised_many(const std::string& op, const HostFloats& velocity, dou
         if (e.kind() == ErrorKind::interrupted && pool.stop_requested()) return;
         throw Error(e.kind(), "shot " + std::to_string(i) + ": " + e.what());
       }
-      in_order.put(i, std::move(solved[i].out), add);
+      if (summed)
+        in_order.put(i, std::move(solved[i].out), add);
+      else
+        solved[i].traces = std::move(solved[i].out);
     };
   };
   bool whole = false;
@@ -231,7 +237,8 @@ nb::tuple linearised_many(const std::string& op, const HostFloats& velocity, dou
     traces.append(solved[i].traces.empty() ? nb::none() : array_of(std::move(solved[i].traces), shape));
     kept.append(storage_dict(solved[i].storage, pool.device(i)));
   }
-  return nb::make_tuple(array_of(std::move(total), shape_of(velocity)), misfit, traces, kept);
+  nb::object sum = summed ? array_of(std::move(total), shape_of(velocity)) : nb::none();
+  return nb::make_tuple(sum, misfit, traces, kept);
 }
 
 }  // namespace

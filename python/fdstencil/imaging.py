@@ -113,9 +113,10 @@ def _survey_devices(devices, backend, double, velocity, shots):
 
 def _summed(op, velocity, shots, record, spacing, nt, dt, settings, devices):
     """op's result summed over `shots` (dicts with sources, wavelets, receivers and the record under
-    the key `record`), in the shots' order whatever GPU ran each: the model taken to the host once,
-    each shot's error named by its index. Returns (sum of the model-shaped results, sum of misfits,
-    each shot's traces or None, each shot's storage dict)."""
+    the key `record`; None for "modelled", which sums nothing), in the shots' order whatever GPU ran
+    each: the model taken to the host once, each shot's error named by its index. Returns (sum of
+    the model-shaped results or None, sum of misfits, each shot's traces or None, each shot's
+    storage dict or None)."""
     shots = list(shots)
     if not shots:
         raise ValueError("shots: give at least one shot")
@@ -127,11 +128,13 @@ def _summed(op, velocity, shots, record, spacing, nt, dt, settings, devices):
     v = _velocity(velocity)  # once for every shot
     per_shot = ([], [], [], [])
     for i, shot in enumerate(shots):
-        if not isinstance(shot, dict) or not {"sources", "wavelets", "receivers", record} <= shot.keys():
-            raise ValueError(f"shot {i}: a shot is a dict with the keys sources, wavelets, receivers and {record}")
+        keys = {"sources", "wavelets", "receivers"} | ({record} if record else set())
+        if not isinstance(shot, dict) or not keys <= shot.keys():
+            raise ValueError(f"shot {i}: a shot is a dict with the keys sources, wavelets, receivers"
+                             + (f" and {record}" if record else ""))
         try:
             src, w, rec = _shot_arrays(shot, v.ndim, "")
-            x = _vector(op, shot[record], v.shape, rec.shape[0], int(nt))
+            x = _vector(op, shot[record], v.shape, rec.shape[0], int(nt)) if record else np.zeros(0)
         except ValueError as e:
             raise ValueError(f"shot {i}: {e}") from None
         for part, a in zip(per_shot, (src, w, rec, x)):
@@ -144,7 +147,8 @@ def _summed(op, velocity, shots, record, spacing, nt, dt, settings, devices):
         op, v, float(spacing), s, bool(settings["double"]), *per_shot, gpus,
         memory_budget=int(settings["memory_budget"]), boundary_saving=bool(settings["boundary_saving"]), **rtm)
     back = _like(velocity)
-    return back(total), misfit, [None if t is None else back(t) for t in traces], list(kept)
+    return (None if total is None else back(total)), misfit, [None if t is None else back(t) for t in traces], \
+        list(kept)
 
 
 def gradient_many(velocity, spacing, nt, shots, dt, radius=4, cpml=10, free_surface=False, double=True,
@@ -184,29 +188,59 @@ _FUNCTION = None
 
 
 def _forward_function():
-    """The torch.autograd.Function, made at first use so that importing fdstencil imports no torch."""
+    """The torch.autograd.Function over a list of shots, made at first use so that importing
+    fdstencil imports no torch. Its forward gives each shot's traces; its backward, born_adjoint of
+    each shot's traces' gradient, summed over the shots in their order."""
     global _FUNCTION
     if _FUNCTION is None:
         import torch
 
         class Forward(torch.autograd.Function):
             @staticmethod
-            def forward(ctx, velocity, shots):
-                shot, ctx.shot = shots
+            def forward(ctx, velocity, payload):
+                ctx.payload = payload
                 ctx.save_for_backward(velocity)
-                traces = modelled(velocity.detach().cpu().numpy(), **shot)
-                return torch.from_numpy(traces).to(device=velocity.device, dtype=velocity.dtype)
+                shots, (spacing, nt, dt), settings, _, devices = payload
+                traces = _summed("modelled", velocity.detach().cpu().numpy(), shots, None, spacing, nt, dt,
+                                 settings, devices)[2]
+                return tuple(torch.from_numpy(t).to(device=velocity.device, dtype=velocity.dtype) for t in traces)
 
             @staticmethod
             @torch.autograd.function.once_differentiable  # no second derivatives: refused, not zero
-            def backward(ctx, grad_traces):
+            def backward(ctx, *grads):
                 (velocity,) = ctx.saved_tensors
-                g = born_adjoint(velocity.detach().cpu().numpy(), grad_traces.detach().cpu().double().numpy(),
-                                 **ctx.shot)
+                shots, (spacing, nt, dt), settings, budget, devices = ctx.payload
+                dd = [dict(shot, dd=np.zeros((len(shot["receivers"]), nt)) if g is None
+                           else g.detach().cpu().double().numpy()) for shot, g in zip(shots, grads)]
+                g = _summed("born_adjoint", velocity.detach().cpu().numpy(), dd, "dd", spacing, nt, dt,
+                            dict(settings, **budget), devices)[0]
                 return torch.from_numpy(g).to(device=velocity.device, dtype=velocity.dtype), None
 
         _FUNCTION = Forward
     return _FUNCTION
+
+
+def forward_torch_many(velocity, spacing, nt, shots, dt, radius=4, cpml=10, free_surface=False, double=True,
+                       backend="auto", memory_budget=0, boundary_saving=False, devices=None):
+    """Several shots' traces through one model as a tuple of tensors (nrec, nt), one a shot, of
+    velocity's dtype and device, that PyTorch's autograd differentiates (as deepwave.scalar's batch
+    of shots): the backward pass is born_adjoint of each shot's traces' gradient, summed over the
+    shots in their order. shots: dicts with the keys sources, wavelets and receivers (as
+    forward_many's). devices: on the GPU (float), the GPUs the shots spread over in both passes, as
+    gradient_many's (None: every visible GPU, no more than the shots); the results are the bits of
+    one GPU."""
+    shots = [_torch_shot(shot, i) for i, shot in enumerate(list(shots))]
+    settings = dict(radius=radius, cpml=cpml, free_surface=free_surface, double=double, backend=backend,
+                    memory_budget=0, boundary_saving=False)  # the forward pass keeps nothing
+    budget = dict(memory_budget=memory_budget, boundary_saving=boundary_saving)
+    return _forward_function().apply(velocity, (shots, (spacing, nt, dt), settings, budget, devices))
+
+
+def _torch_shot(shot, i):
+    """A shot's positions and wavelets on the host, once for both passes."""
+    if not isinstance(shot, dict) or not {"sources", "wavelets", "receivers"} <= shot.keys():
+        raise ValueError(f"shot {i}: a shot is a dict with the keys sources, wavelets and receivers")
+    return {k: _host(shot[k], k) for k in ("sources", "wavelets", "receivers")}
 
 
 def forward_torch(velocity, spacing, nt, sources, wavelets, receivers, dt, radius=4, cpml=10, free_surface=False,
@@ -214,9 +248,9 @@ def forward_torch(velocity, spacing, nt, sources, wavelets, receivers, dt, radiu
     """The shot's traces (nrec, nt) as a tensor of velocity's dtype and device that PyTorch's
     autograd differentiates: its backward is born_adjoint, the exact transpose of the discrete
     modelling (with boundary_saving=True, but for the model's outer faces beside a layer wider than
-    R, to round-off). velocity: a tensor (requires_grad for a gradient), (nz, nx) or (nz, ny, nx)."""
-    shot = {"spacing": spacing, "nt": nt, "sources": _host(sources, "sources"),
-            "wavelets": _host(wavelets, "wavelets"), "receivers": _host(receivers, "receivers"), "dt": dt,
-            "radius": radius, "cpml": cpml, "free_surface": free_surface, "double": double, "backend": backend}
-    shot_budget = dict(shot, memory_budget=memory_budget, boundary_saving=boundary_saving)
-    return _forward_function().apply(velocity, (shot, shot_budget))
+    R, to round-off). velocity: a tensor (requires_grad for a gradient), (nz, nx) or (nz, ny, nx).
+    forward_torch_many takes several shots."""
+    shot = {"sources": sources, "wavelets": wavelets, "receivers": receivers}
+    return forward_torch_many(velocity, spacing, nt, [shot], dt, radius=radius, cpml=cpml,
+                              free_surface=free_surface, double=double, backend=backend,
+                              memory_budget=memory_budget, boundary_saving=boundary_saving)[0]

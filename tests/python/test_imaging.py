@@ -166,6 +166,34 @@ def test_loss_backward_gives_the_gradient():
 
 
 @pytest.mark.skipif(not HAVE_TORCH, reason="PyTorch is not installed for this Python")
+def test_a_batch_of_shots_through_autograd_gives_the_surveys_gradient():
+    v = model()
+    s = shot(v)
+    common = {k: s[k] for k in ("spacing", "nt", "dt", "cpml", "free_surface")}
+    survey = small_survey(v, s)
+    plain = [{k: t[k] for k in ("sources", "wavelets", "receivers")} for t in survey]
+    vt = torch.tensor(v, dtype=torch.float64, requires_grad=True)
+    out = fw.forward_torch_many(vt, shots=plain, **common)
+    assert len(out) == 3
+    for o, t in zip(out, survey):  # each shot's traces: the single call's bits
+        assert o.shape == (4, NT) and o.dtype == torch.float64
+        assert o.detach().numpy().tobytes() == fw.modelled(v, **dict(s, sources=t["sources"])).tobytes()
+    loss = sum(0.5 * ((o - torch.from_numpy(t["observed"])) ** 2).sum() for o, t in zip(out, survey))
+    loss.backward()
+    misfit, g, _ = fw.gradient_many(v, shots=survey, **common)
+    assert loss.item() == pytest.approx(misfit, rel=1e-12)
+    assert np.allclose(vt.grad.numpy(), g, rtol=1e-10, atol=1e-10 * np.abs(g).max())
+    # A shot the loss leaves out adds nothing to the gradient.
+    vt.grad = None
+    out = fw.forward_torch_many(vt, shots=plain, **common)
+    (0.5 * ((out[1] - torch.from_numpy(survey[1]["observed"])) ** 2).sum()).backward()
+    g1 = fw.gradient(v, survey[1]["observed"], **dict(s, sources=survey[1]["sources"]))[1]
+    assert np.allclose(vt.grad.numpy(), g1, rtol=1e-10, atol=1e-10 * np.abs(g1).max())
+    with pytest.raises(ValueError, match="shot 1: a shot is a dict with the keys sources, wavelets and receivers"):
+        fw.forward_torch_many(vt, shots=[plain[0], {"sources": plain[1]["sources"]}], **common)
+
+
+@pytest.mark.skipif(not HAVE_TORCH, reason="PyTorch is not installed for this Python")
 def test_gradcheck_in_double():
     v = model()
     s = shot(v, nt=40, wavelets=fw.ricker(30.0, shot(v)["dt"], 40)[:40])
@@ -305,6 +333,25 @@ def test_a_survey_on_the_gpus_has_the_bits_of_its_shots_summed_in_order():
     for t in survey[1:]:
         want += fw.rtm(v, t["observed"], **dict(s, sources=t["sources"], receivers=t["receivers"]))
     assert image.tobytes() == want.tobytes()
+
+
+@pytest.mark.skipif(not HAVE_TORCH or fw._core.gpu_count() == 0, reason="needs PyTorch and a GPU")
+def test_a_batch_of_shots_on_the_gpus_through_autograd_has_the_bits_of_one_gpu():
+    v = model()
+    s = shot(v, double=False)
+    common = {k: s[k] for k in ("spacing", "nt", "dt", "cpml", "free_surface", "double")}
+    survey = small_survey(v, s, n=5)
+    plain = [{k: t[k] for k in ("sources", "wavelets", "receivers")} for t in survey]
+    gpus = fw._core.gpu_count()
+    grads = []
+    for devices in (None, [gpus - 1]):  # every GPU, then the last alone
+        vt = torch.tensor(v, device="cuda", requires_grad=True)
+        out = fw.forward_torch_many(vt, shots=plain, devices=devices, **common)
+        assert all(o.device == vt.device and o.dtype == torch.float32 for o in out)
+        sum(0.5 * ((o - torch.from_numpy(t["observed"]).float().cuda()) ** 2).sum()
+            for o, t in zip(out, survey)).backward()
+        grads.append(vt.grad.cpu().numpy())
+    assert np.any(grads[0]) and grads[0].tobytes() == grads[1].tobytes()
 
 
 @pytest.mark.parametrize("call", ["gradient", "gradient_many"])
