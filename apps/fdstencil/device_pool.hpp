@@ -89,9 +89,13 @@ class InOrder {
     if (broken_) return;
     waiting_.emplace(k, std::move(result));
     for (auto it = waiting_.find(next_); it != waiting_.end(); it = waiting_.find(next_)) {
-      broken_ = true;  // until the use returns
-      use(it->first, it->second);
-      broken_ = false;
+      try {
+        use(it->first, it->second);
+      } catch (...) {
+        broken_ = true;
+        cv_.notify_all();  // the waiting workers stop now
+        throw;
+      }
       waiting_.erase(it);
       ++next_;
       cv_.notify_all();

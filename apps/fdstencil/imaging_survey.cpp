@@ -248,7 +248,12 @@ void stack_shot(const fs::path& dir, Kind kind, const Survey& p, size_t i, const
   if (kind == Kind::gradient) entry["misfit"] = r.img.misfit;
   if (r.device >= 0 && r.img.report.backend == "cuda") entry["gpu"] = r.device;
   st.entries.push_back(entry);
-  save_stack(dir, st, p, p.setups[i]);
+  try {
+    save_stack(dir, st, p, p.setups[i]);
+  } catch (const Error& e) {
+    throw Error(e.kind(),
+                "survey shot " + std::to_string(p.shots[i].id) + ": its stack was not kept: " + e.what());
+  }
   if (!quiet)
     std::fprintf(stderr, "fdstencil %s: shot %lld (%zu of %zu) stacked (%s)\n", command_name(kind),
                  static_cast<long long>(p.shots[i].id), st.done.size(), p.shots.size(),
@@ -321,7 +326,7 @@ int run_survey_stack(const Flags& f, const ImagingFlags& g, Kind kind, const std
   std::vector<size_t> todo;  // the shots not yet in the stack
   for (size_t i = 0; i < p.shots.size(); ++i)
     if (!is_done(st, p.shots[i].id)) todo.push_back(i);
-  devices.resize(std::clamp<size_t>(todo.size(), 1, devices.size()));  // no GPU without a shot
+  if (!todo.empty() && todo.size() < devices.size()) devices.resize(todo.size());  // no GPU without a shot
   // A signal during the last shot lets the run finish: its result is whole by then.
   InterruptGuard guard("stopping after the shots in progress, the stack kept for --resume");
   const auto start = std::chrono::steady_clock::now();

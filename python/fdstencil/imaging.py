@@ -200,9 +200,11 @@ def _forward_function():
             def forward(ctx, velocity, payload):
                 ctx.payload = payload
                 ctx.save_for_backward(velocity)
+                ctx.set_materialize_grads(False)  # a shot the loss leaves out: None, and no adjoint run
                 shots, (spacing, nt, dt), settings, _, devices = payload
                 traces = _summed("modelled", velocity.detach().cpu().numpy(), shots, None, spacing, nt, dt,
                                  settings, devices)[2]
+                traces = [np.zeros((0, nt)) if t is None else t for t in traces]  # a shot without receivers
                 return tuple(torch.from_numpy(t).to(device=velocity.device, dtype=velocity.dtype) for t in traces)
 
             @staticmethod
@@ -210,8 +212,10 @@ def _forward_function():
             def backward(ctx, *grads):
                 (velocity,) = ctx.saved_tensors
                 shots, (spacing, nt, dt), settings, budget, devices = ctx.payload
-                dd = [dict(shot, dd=np.zeros((len(shot["receivers"]), nt)) if g is None
-                           else g.detach().cpu().double().numpy()) for shot, g in zip(shots, grads)]
+                dd = [dict(shot, dd=g.detach().cpu().double().numpy()) for shot, g in zip(shots, grads)
+                      if g is not None and len(shot["receivers"])]
+                if not dd:
+                    return torch.zeros_like(velocity), None
                 g = _summed("born_adjoint", velocity.detach().cpu().numpy(), dd, "dd", spacing, nt, dt,
                             dict(settings, **budget), devices)[0]
                 return torch.from_numpy(g).to(device=velocity.device, dtype=velocity.dtype), None
@@ -230,6 +234,10 @@ def forward_torch_many(velocity, spacing, nt, shots, dt, radius=4, cpml=10, free
     gradient_many's (None: every visible GPU, no more than the shots); the results are the bits of
     one GPU."""
     shots = [_torch_shot(shot, i) for i, shot in enumerate(list(shots))]
+    # The GPUs both passes take, from the tensor's: backward runs on autograd's thread, whose
+    # current GPU is the tensor's, not the caller's.
+    gpus = _survey_devices(devices, backend, double, velocity, len(shots))
+    devices = None if gpus == [-1] else gpus
     settings = dict(radius=radius, cpml=cpml, free_surface=free_surface, double=double, backend=backend,
                     memory_budget=0, boundary_saving=False)  # the forward pass keeps nothing
     budget = dict(memory_budget=memory_budget, boundary_saving=boundary_saving)
@@ -240,7 +248,7 @@ def _torch_shot(shot, i):
     """A shot's positions and wavelets on the host, once for both passes."""
     if not isinstance(shot, dict) or not {"sources", "wavelets", "receivers"} <= shot.keys():
         raise ValueError(f"shot {i}: a shot is a dict with the keys sources, wavelets and receivers")
-    return {k: _host(shot[k], k) for k in ("sources", "wavelets", "receivers")}
+    return {k: np.array(_host(shot[k], k), copy=True) for k in ("sources", "wavelets", "receivers")}
 
 
 def forward_torch(velocity, spacing, nt, sources, wavelets, receivers, dt, radius=4, cpml=10, free_surface=False,
@@ -251,6 +259,10 @@ def forward_torch(velocity, spacing, nt, sources, wavelets, receivers, dt, radiu
     R, to round-off). velocity: a tensor (requires_grad for a gradient), (nz, nx) or (nz, ny, nx).
     forward_torch_many takes several shots."""
     shot = {"sources": sources, "wavelets": wavelets, "receivers": receivers}
-    return forward_torch_many(velocity, spacing, nt, [shot], dt, radius=radius, cpml=cpml,
-                              free_surface=free_surface, double=double, backend=backend,
-                              memory_budget=memory_budget, boundary_saving=boundary_saving)[0]
+    try:
+        return forward_torch_many(velocity, spacing, nt, [shot], dt, radius=radius, cpml=cpml,
+                                  free_surface=free_surface, double=double, backend=backend,
+                                  memory_budget=memory_budget, boundary_saving=boundary_saving)[0]
+    except ValueError as e:  # one shot: its errors as the single calls say them
+        text = str(e)
+        raise ValueError(text[len("shot 0: "):] if text.startswith("shot 0: ") else text) from None

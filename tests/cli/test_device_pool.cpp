@@ -81,12 +81,13 @@ TEST(DevicePool, TheFirstFailingItemInOrderIsRaisedAndTheRestStop) {
 
 // The caller's interruption, asked while the workers run, stops them at their next check.
 TEST(DevicePool, AnInterruptionStopsEveryWorker) {
-  std::atomic<int> polls{0};
+  std::atomic<int> running{0};  // the interruption comes once both workers hold an item
   DevicePool pool(
-      4, [&] { return ++polls >= 3; }, 5ms);
+      4, [&] { return running >= 2; }, 5ms);
   std::atomic<int> stopped{0};
   const auto worker = [&](int) {
     return [&](size_t) {
+      ++running;
       const auto give_up = std::chrono::steady_clock::now() + 10s;
       while (!pool.stop_requested() && std::chrono::steady_clock::now() < give_up)
         std::this_thread::sleep_for(1ms);

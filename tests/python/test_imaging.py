@@ -189,8 +189,16 @@ def test_a_batch_of_shots_through_autograd_gives_the_surveys_gradient():
     (0.5 * ((out[1] - torch.from_numpy(survey[1]["observed"])) ** 2).sum()).backward()
     g1 = fw.gradient(v, survey[1]["observed"], **dict(s, sources=survey[1]["sources"]))[1]
     assert np.allclose(vt.grad.numpy(), g1, rtol=1e-10, atol=1e-10 * np.abs(g1).max())
+    # A shot without receivers gives (0, nt), and no gradient.
+    vt.grad = None
+    out = fw.forward_torch_many(vt, shots=[dict(plain[0], receivers=np.zeros((0, 2))), plain[1]], **common)
+    assert out[0].shape == (0, NT)
+    (out[0].sum() + 0.5 * ((out[1] - torch.from_numpy(survey[1]["observed"])) ** 2).sum()).backward()
+    assert np.allclose(vt.grad.numpy(), g1, rtol=1e-10, atol=1e-10 * np.abs(g1).max())
     with pytest.raises(ValueError, match="shot 1: a shot is a dict with the keys sources, wavelets and receivers"):
         fw.forward_torch_many(vt, shots=[plain[0], {"sources": plain[1]["sources"]}], **common)
+    with pytest.raises(ValueError, match="^dt: give the time step"):  # one shot: named as the single calls
+        fw.forward_torch(vt, **(s | {"dt": None}))
 
 
 @pytest.mark.skipif(not HAVE_TORCH, reason="PyTorch is not installed for this Python")
@@ -335,7 +343,7 @@ def test_a_survey_on_the_gpus_has_the_bits_of_its_shots_summed_in_order():
     assert image.tobytes() == want.tobytes()
 
 
-@pytest.mark.skipif(not HAVE_TORCH or fw._core.gpu_count() == 0, reason="needs PyTorch and a GPU")
+@pytest.mark.skipif(not HAVE_TORCH or fw._core.gpu_count() < 2, reason="needs PyTorch and two GPUs")
 def test_a_batch_of_shots_on_the_gpus_through_autograd_has_the_bits_of_one_gpu():
     v = model()
     s = shot(v, double=False)
