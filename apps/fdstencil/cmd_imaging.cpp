@@ -15,6 +15,7 @@
 #include "fdstencil/npy.hpp"
 #include "fdstencil/segy.hpp"
 #include "imaging_cli.hpp"
+#include "progress.hpp"
 
 namespace fdstencil::cli {
 
@@ -50,7 +51,10 @@ int run_one_shot(const Flags& f, const ImagingFlags& g, Kind kind, const std::st
   std::vector<std::string> outputs = result_files(kind, g);
   outputs.push_back("summary.json");
   OutputClaim claim(s.out_dir, {result_name(kind), result_segy_name(kind), "summary.json"}, s.overwrite);
+  ProgressBar bar(std::string("fdstencil ") + command_name(kind), !f.quiet);  // both sweeps' steps
+  s.options.progress = [&bar](int64_t done, int64_t total) { bar.update(done, total); };
   const ShotImage img = image_shot(s, g, kind, observed);
+  bar.finish();
   json doc = base_summary(s, kind == Kind::rtm ? "fdstencil-rtm-summary-1" : "fdstencil-gradient-summary-1",
                           command);
   doc["observed"] = g.observed;
@@ -90,7 +94,10 @@ int run_born(const Flags& f, const ImagingFlags& g, const std::string& command) 
   if (s.write_segy) names.insert(names.begin() + 2, "shot.sgy");
   OutputClaim claim(s.out_dir, {"shot.npy", "shot.json", "shot.sgy", "summary.json"}, s.overwrite);
   const auto start = std::chrono::steady_clock::now();
+  ProgressBar bar("fdstencil born", !f.quiet);
+  s.options.progress = [&bar](int64_t done, int64_t total) { bar.update(done, total); };
   const std::vector<double> dd = wave::born(s.model(), s.options, dv);
+  bar.finish();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (const std::string& n : names) claim.wrote(n);
   write_shot(s, std::vector<float>(dd.begin(), dd.end()));

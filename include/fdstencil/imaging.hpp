@@ -14,9 +14,11 @@
 //
 // Stopping: options.stop_requested, where set, is asked before every step of each sweep (the
 // forward and the backward, and the steps checkpoints run again); when it returns true the call
-// throws Error(ErrorKind::interrupted) and returns nothing. The other run() options these
-// functions do not serve (resume, snapshots, checkpoints, kernel parameters, a kept state,
-// progress, a split run and its files) are refused by name.
+// throws Error(ErrorKind::interrupted) and returns nothing. options.progress, where set, hears
+// (done, total) over every step of the sweeps, the total counting the steps checkpoints run
+// again, about 200 times a call and last with done == total. The other run() options these
+// functions do not serve (resume, snapshots, checkpoints, kernel parameters, a kept state, a
+// split run and its files) are refused by name.
 #pragma once
 
 #include <cstdint>

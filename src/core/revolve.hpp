@@ -41,6 +41,26 @@ void check_strips(int64_t bytes, int64_t budget, int64_t available);
 // 8 million steps are reversed running each at most twice).
 inline constexpr int64_t kMaxSlots = 4096;
 
+// The forward steps Schedule(nt, slots).run() runs again beyond its sweep's nt, known before it
+// runs (a progress report's total): the fewest that reverse nt steps, forward_steps, less the
+// sweep's own steps up to the last state it saves, which the schedule's first descent counts in
+// the minimum (tests/core/test_revolve.cpp checks it against run()).
+inline int64_t steps_again(int64_t nt, int slots) {
+  int64_t at = 0, free = slots - 1;
+  while (free > 0 && nt - at > 1) {  // the sweep's saves, as Schedule::run places them
+    at += split(nt - at, free + 1);
+    --free;
+  }
+  return forward_steps(nt, slots) - at;
+}
+
+// The steps a backward pass's two sweeps take in all, each one poll_stop (core/stop.hpp): the
+// forward sweep's nt, the adjoint's nt, and with `slots` checkpoint slots (0: every field kept, or
+// boundary saving) the steps run again.
+inline int64_t sweeps_steps(int64_t nt, int64_t slots) {
+  return 2 * nt + (slots > 0 ? steps_again(nt, int(slots)) : 0);
+}
+
 // The schedule over a backend B that has:
 //   save(slot), load(slot)  the forward state to and from a slot;
 //   advance(n)              forward step n (S_n to S_{n+1});

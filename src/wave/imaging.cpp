@@ -388,6 +388,7 @@ Backward cpu_backward(const acoustic::Setup<T>& s, AdjointInput input, bool cros
   else
     out.report.checkpoints =
         revolve::checkpoint_slots(s.nt, field, cpu_state_bytes(s), storage.budget_bytes, available);
+  core::set_progress_total(revolve::sweeps_steps(s.nt, out.report.checkpoints));
   CpuPass<T> p(s, input, out, cross);
   if (storage.boundary) {
     out.report.boundary = true;
@@ -546,6 +547,8 @@ std::string linearised_backend(const Options& o) { return detail::on_gpu(o) ? "c
 
 std::vector<double> modelled(const Model& model, const Options& o) {
   const core::StopScope stop(o.stop_requested);
+  const core::ProgressScope progress(o.progress);
+  core::set_progress_total(o.nt);  // one sweep, a step each
   detail::SetupFrame f;
   [[maybe_unused]] const bool gpu = detail::on_gpu(o);  // first: refuses what run() refuses, in any build
 #if FDSTENCIL_HAVE_CUDA
@@ -564,6 +567,8 @@ std::vector<double> modelled(const Model& model, const Options& o) {
 
 std::vector<double> born(const Model& model, const Options& o, std::span<const double> dv) {
   const core::StopScope stop(o.stop_requested);
+  const core::ProgressScope progress(o.progress);
+  core::set_progress_total(o.nt);  // one sweep, a step each
   check_size(dv, model_points(model), "dv", "(the model's points)");
   [[maybe_unused]] const bool gpu = detail::on_gpu(o);  // first: refuses what run() refuses, in any build
 #if FDSTENCIL_HAVE_CUDA
@@ -580,6 +585,7 @@ std::vector<double> born(const Model& model, const Options& o, std::span<const d
 std::vector<double> born_adjoint(const Model& model, const Options& o, std::span<const double> dd,
                                  const Storage& storage) {
   const core::StopScope stop(o.stop_requested);
+  const core::ProgressScope progress(o.progress);
   check_size(dd, int64_t(o.receivers.size()) * o.nt, "dd", traces_shape(o));
   detail::SetupFrame f;
   const Backward b = backward(model, o, {dd, false}, false, storage, f);
@@ -588,6 +594,8 @@ std::vector<double> born_adjoint(const Model& model, const Options& o, std::span
 
 std::vector<double> source_adjoint(const Model& model, const Options& o, std::span<const double> dd) {
   const core::StopScope stop(o.stop_requested);
+  const core::ProgressScope progress(o.progress);
+  core::set_progress_total(o.nt);  // one sweep, a step each
   check_size(dd, int64_t(o.receivers.size()) * o.nt, "dd", traces_shape(o));
   [[maybe_unused]] const bool gpu = detail::on_gpu(o);  // first: refuses what run() refuses, in any build
 #if FDSTENCIL_HAVE_CUDA
@@ -605,6 +613,7 @@ std::vector<double> source_adjoint(const Model& model, const Options& o, std::sp
 std::vector<double> rtm(const Model& model, const Options& o, std::span<const double> recorded,
                         const RtmOptions& r) {
   const core::StopScope stop(o.stop_requested);
+  const core::ProgressScope progress(o.progress);
   check_size(recorded, int64_t(o.receivers.size()) * o.nt, "recorded", traces_shape(o));
   return rtm_image(model, o, recorded, r);
 }
@@ -612,6 +621,7 @@ std::vector<double> rtm(const Model& model, const Options& o, std::span<const do
 Gradient gradient(const Model& model, const Options& o, std::span<const double> observed,
                   const Storage& storage) {
   const core::StopScope stop(o.stop_requested);
+  const core::ProgressScope progress(o.progress);
   const auto entry = std::chrono::steady_clock::now();
   check_size(observed, int64_t(o.receivers.size()) * o.nt, "observed", traces_shape(o));
   detail::SetupFrame f;

@@ -1360,8 +1360,8 @@ void run_cpu(const Model& model, const Options& o, Checked& c, Result& res, cons
 }
 
 // The run() options the linearised solvers do not serve, refused by name: taken and ignored, a
-// resume would give the products of a run from rest, and a snapshot, checkpoint, launch or
-// progress report asked for would silently not be there.
+// resume would give the products of a run from rest, and a snapshot, checkpoint or launch asked
+// for would silently not be there. (They serve progress: core/stop.hpp's ProgressScope.)
 void refuse_unserved(const Options& o) {
   const auto refuse = [](const char* what) {
     bad(std::string(what) +
@@ -1374,7 +1374,6 @@ void refuse_unserved(const Options& o) {
   if (!o.kernel_params.empty()) refuse("kernel parameters");
   if (!o.split_final_file.empty()) refuse("split_final_file");
   if (o.kept_state) refuse("kept_state");
-  if (o.progress) refuse("progress");
 }
 
 }  // namespace

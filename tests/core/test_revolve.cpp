@@ -98,6 +98,7 @@ TEST(Revolve, ScheduleHandsEveryAdjointStepItsFields) {
       ASSERT_EQ(int64_t(b.adjoint_order.size()), nt);
       for (int64_t i = 0; i < nt; ++i) ASSERT_EQ(b.adjoint_order[size_t(i)], nt - 1 - i);
       EXPECT_EQ(b.advances, nt + again);
+      EXPECT_EQ(revolve::steps_again(nt, slots), again) << "nt " << nt << " slots " << slots;
       // The sweep's advances up to its deepest checkpoint are the minimum's own first descent.
       EXPECT_EQ(again + b.sweep_last_save, revolve::forward_steps(nt, slots))
           << "nt " << nt << " slots " << slots;

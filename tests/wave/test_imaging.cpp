@@ -335,7 +335,6 @@ TEST(Linearised, RefusesTheRunOptionsItDoesNotServe) {
       {"checkpoints", [](wave::Options& o) { o.checkpoint_every = 4; }},
       {"checkpoints", [](wave::Options& o) { o.on_checkpoint = [](wave::Checkpoint) {}; }},
       {"split_final_file", [](wave::Options& o) { o.split_final_file = "final.npy"; }},
-      {"progress", [](wave::Options& o) { o.progress = [](int64_t, int64_t) {}; }},
       {"kernel parameters", [](wave::Options& o) { o.kernel_params = R"({"block": "32x4"})"; }},
       {"kept_state", [](wave::Options& o) { o.kept_state = wave::make_kept_state(); }},
   };
@@ -365,35 +364,85 @@ TEST(Linearised, RefusesTheRunOptionsItDoesNotServe) {
   }
 }
 
+// Each linearised solver on a 20 x 20 model (tiny_run's shot), in the three storage modes of the
+// backward pass: every field kept, checkpoints, boundary saving. `again` holds the steps the
+// checkpoints ran again in the last gradient.
+struct SolverCalls {
+  const wave::Model m = wave::Model::constant(2, 20, 1, 20, kH, 2000.f);
+  const std::vector<double> traces = std::vector<double>(10, 1.0), dv = std::vector<double>(m.v.size(), 1.0);
+  // Below every field's 11 fields (202 KiB) and above two checkpoints' states beside the adjoint's
+  // three fields (167 KiB).
+  const wave::Storage every{}, checkpoints{180000, false};
+  mutable int64_t again = -1;
+
+  std::vector<std::pair<std::string, std::function<void(const wave::Options&)>>> each() const {
+    wave::RtmOptions saving;
+    saving.storage = {0, true};
+    return {
+        {"modelled", [this](const wave::Options& o) { wave::modelled(m, o); }},
+        {"born", [this](const wave::Options& o) { wave::born(m, o, dv); }},
+        {"source_adjoint", [this](const wave::Options& o) { wave::source_adjoint(m, o, traces); }},
+        {"born_adjoint", [this](const wave::Options& o) { wave::born_adjoint(m, o, traces, every); }},
+        {"gradient, checkpoints",
+         [this](const wave::Options& o) {
+           const wave::Gradient g = wave::gradient(m, o, traces, checkpoints);
+           EXPECT_GT(g.storage.checkpoints, 0);
+           again = g.storage.recomputed_steps;
+         }},
+        {"rtm, boundary saving", [this, saving](const wave::Options& o) { wave::rtm(m, o, traces, saving); }},
+    };
+  }
+};
+
 // options.stop_requested is asked between every two steps of each sweep: a check that says stop
 // at its k-th question ends each solver there with Error(interrupted), asked exactly k times, in
 // the first sweep and in the backward one, with every field kept, under checkpoints and with
 // boundary saving; a check that never says stop is asked at least once a step of each sweep.
 TEST(Linearised, StopsBetweenStepsWhenAsked) {
-  const wave::Model m = wave::Model::constant(2, 20, 1, 20, kH, 2000.f);
-  const std::vector<double> traces(10, 1.0), dv(m.v.size(), 1.0);
-  // Below every field's 11 fields (202 KiB) and above two checkpoints' states beside the adjoint's
-  // three fields (167 KiB).
-  const wave::Storage every{}, checkpoints{180000, false}, boundary{0, true};
-  wave::RtmOptions saving;
-  saving.storage = boundary;
-  const std::vector<std::pair<std::string, std::function<void(const wave::Options&)>>> solvers = {
-      {"modelled", [&](const wave::Options& o) { wave::modelled(m, o); }},
-      {"born", [&](const wave::Options& o) { wave::born(m, o, dv); }},
-      {"source_adjoint", [&](const wave::Options& o) { wave::source_adjoint(m, o, traces); }},
-      {"born_adjoint", [&](const wave::Options& o) { wave::born_adjoint(m, o, traces, every); }},
-      {"gradient, checkpoints",
-       [&](const wave::Options& o) {
-         EXPECT_GT(wave::gradient(m, o, traces, checkpoints).storage.checkpoints, 0);
-       }},
-      {"rtm, boundary saving", [&](const wave::Options& o) { wave::rtm(m, o, traces, saving); }},
-  };
+  const SolverCalls calls;
+  const auto solvers = calls.each();
   for (const auto& [solver, call] : solvers) {
     const wave::Options o = tiny_run(wave::ricker(12, 0.1, 1e-3, 10));
     const int sweeps = solver == "modelled" || solver == "born" || solver == "source_adjoint" ? 1 : 2;
     // The first sweep's first step .. the last sweep's last.
     test::expect_stops_between_steps(solver, o, sweeps, {1, 7, sweeps * int(o.nt)}, call);
   }
+}
+
+// options.progress: each solver reports its sweeps' steps, rising, and last done == total, where
+// the total is every step it polls between (counted by a stop check that never stops): one sweep,
+// two, and two with the steps checkpoints run again.
+TEST(Linearised, ReportsProgressOverEveryStepOfItsSweeps) {
+  const SolverCalls calls;
+  const auto solvers = calls.each();
+  for (const auto& [solver, call] : solvers) {
+    wave::Options o = tiny_run(wave::ricker(12, 0.1, 1e-3, 10));
+    int64_t polls = 0;
+    std::vector<std::pair<int64_t, int64_t>> reports;
+    o.stop_requested = [&polls] { return ++polls < 0; };
+    o.progress = [&reports](int64_t done, int64_t total) { reports.emplace_back(done, total); };
+    call(o);
+    ASSERT_FALSE(reports.empty()) << solver;
+    const int64_t total = reports.back().second;
+    EXPECT_EQ(reports.back().first, total) << solver;
+    EXPECT_EQ(total, polls) << solver << ": the total is the steps polled between";
+    const int sweeps = solver == "modelled" || solver == "born" || solver == "source_adjoint" ? 1 : 2;
+    EXPECT_EQ(total, sweeps * o.nt + (solver == "gradient, checkpoints" ? calls.again : 0)) << solver;
+    for (size_t i = 1; i < reports.size(); ++i) {
+      EXPECT_GT(reports[i].first, reports[i - 1].first) << solver << " report " << i;
+      EXPECT_EQ(reports[i].second, total) << solver;
+    }
+  }
+  EXPECT_GT(calls.again, 0) << "the checkpoints ran steps again";
+  // A run stopped by its check ends without the last report.
+  wave::Options o = tiny_run(wave::ricker(12, 0.1, 1e-3, 10));
+  std::vector<int64_t> done;
+  int64_t asked = 0;
+  o.stop_requested = [&asked] { return ++asked > 5; };
+  o.progress = [&done](int64_t d, int64_t) { done.push_back(d); };
+  EXPECT_THROW(wave::gradient(calls.m, o, calls.traces), Error);
+  ASSERT_FALSE(done.empty());
+  EXPECT_LT(done.back(), 20);
 }
 
 }  // namespace

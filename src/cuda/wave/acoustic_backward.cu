@@ -227,13 +227,15 @@ BackwardResult backward(const acoustic::Setup<float>& s,
     what += " MiB the device has free beside the forward run's state";
     throw Error(ErrorKind::out_of_memory, what);
   }
+  if (!boundary) r.checkpoints = revolve::checkpoint_slots(s.nt, field, state, budget_bytes, available);
+  core::set_progress_total(revolve::sweeps_steps(s.nt, r.checkpoints));
   if (boundary) {
     const acoustic::ReversalBox box = acoustic::checked_reversal_box(s);
     revolve::check_strips((s.nt + 1) * acoustic::ring_points(box) * int64_t(sizeof(float)) + 2 * field +
                               ReversalGpu::bytes(s, box),
                           budget_bytes, available);
     boundary_saved(p, box, r);
-  } else if ((r.checkpoints = revolve::checkpoint_slots(s.nt, field, state, budget_bytes, available)) == 0) {
+  } else if (r.checkpoints == 0) {
     every_field(p, r);
   } else {
     Checkpointed b(p, r.checkpoints);
