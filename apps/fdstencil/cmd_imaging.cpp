@@ -34,6 +34,12 @@ void check_flags(const Flags& f, const ImagingFlags& g) {
     bad("--condition: expected adjoint or crosscorrelation, got '" + g.condition + "'");
 }
 
+// Ends a bar's line however its run ends, so that an error's message starts a line of its own.
+struct EndOfBar {
+  ProgressBar& bar;
+  ~EndOfBar() { bar.finish(); }
+};
+
 json base_summary(const Setup& s, const char* format, const std::string& command) {
   return {{"format", format},           {"command", command},
           {"steps", s.options.nt},      {"dt", s.options.dt},
@@ -53,8 +59,10 @@ int run_one_shot(const Flags& f, const ImagingFlags& g, Kind kind, const std::st
   OutputClaim claim(s.out_dir, {result_name(kind), result_segy_name(kind), "summary.json"}, s.overwrite);
   ProgressBar bar(std::string("fdstencil ") + command_name(kind), !f.quiet);  // both sweeps' steps
   s.options.progress = [&bar](int64_t done, int64_t total) { bar.update(done, total); };
-  const ShotImage img = image_shot(s, g, kind, observed);
-  bar.finish();
+  const ShotImage img = [&] {
+    const EndOfBar end{bar};
+    return image_shot(s, g, kind, observed);
+  }();
   json doc = base_summary(s, kind == Kind::rtm ? "fdstencil-rtm-summary-1" : "fdstencil-gradient-summary-1",
                           command);
   doc["observed"] = g.observed;
@@ -96,8 +104,10 @@ int run_born(const Flags& f, const ImagingFlags& g, const std::string& command) 
   const auto start = std::chrono::steady_clock::now();
   ProgressBar bar("fdstencil born", !f.quiet);
   s.options.progress = [&bar](int64_t done, int64_t total) { bar.update(done, total); };
-  const std::vector<double> dd = wave::born(s.model(), s.options, dv);
-  bar.finish();
+  const std::vector<double> dd = [&] {
+    const EndOfBar end{bar};
+    return wave::born(s.model(), s.options, dv);
+  }();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (const std::string& n : names) claim.wrote(n);
   write_shot(s, std::vector<float>(dd.begin(), dd.end()));

@@ -26,18 +26,20 @@ int64_t report_interval(int64_t total) { return std::max<int64_t>(1, total / kRe
 
 }  // namespace
 
+// A scope without a report counts nothing, and hides the outer one's count: a solver called
+// inside another's sweep sets its own total, not the outer one's.
 ProgressScope::ProgressScope(const std::function<void(int64_t, int64_t)>& report)
     : outer_(counting), exceptions_(std::uncaught_exceptions()) {
-  if (!report) return;
-  own_ = std::make_unique<Count>();
-  own_->report = &report;
+  if (report) {
+    own_ = std::make_unique<Count>();
+    own_->report = &report;
+  }
   counting = own_.get();
 }
 
 ProgressScope::~ProgressScope() {
-  if (!own_) return;
   counting = outer_;
-  if (own_->total > 0 && std::uncaught_exceptions() == exceptions_) {
+  if (own_ && own_->total > 0 && std::uncaught_exceptions() == exceptions_) {
     try {
       (*own_->report)(own_->total, own_->total);
     } catch (...) {  // a destructor throws nothing: the run is over and whole, its report only late

@@ -33,7 +33,7 @@ void poll_stop();
 // Options::progress): poll_stop() counts them, and once the solver has set the total its sweeps
 // will take (set_progress_total, when its storage plan is made) `report(done, total)` is called
 // about 200 times along the way, and with done == total when the scope ends without an exception.
-// Scopes nest; a scope without a report leaves the outer one's.
+// Scopes nest; a scope without a report counts nothing and hides the outer one's count.
 class ProgressScope {
  public:
   explicit ProgressScope(const std::function<void(int64_t, int64_t)>& report);  // kept by address

@@ -251,6 +251,37 @@ TEST_P(ImagingGpu, AStopBetweenStepsEndsEachSolverAndLeavesTheGpuUsable) {
   }
 }
 
+// Progress over every step of each solver's sweeps on the GPU, as on the cpu: the total is the
+// steps polled, and under checkpoints counts the steps run again, known before they run.
+TEST_P(ImagingGpu, ProgressCountsEveryStepOfEachSolver) {
+  REQUIRE_GPU();
+  const ImagingShot s(GetParam(), false, "cuda");
+  const wave::Gradient all = wave::gradient(s.model, s.o, s.observed);
+  const std::vector<double> dv(s.model.v.size(), 1.0);
+  int64_t again = -1;
+  const std::vector<std::pair<std::string, std::function<void(const wave::Options&)>>> solvers = {
+      {"every field", [&](const wave::Options& o) { wave::gradient(s.model, o, s.observed); }},
+      {"checkpoints",
+       [&](const wave::Options& o) {
+         again = wave::gradient(s.model, o, s.observed, wave::Storage{all.storage.stored_bytes / 4})
+                     .storage.recomputed_steps;
+       }},
+      {"boundary saving",
+       [&](const wave::Options& o) {
+         wave::gradient(s.model, o, s.observed, {0, true});
+       }},
+      {"born", [&](const wave::Options& o) { wave::born(s.model, o, dv); }},
+      {"modelled", [&](const wave::Options& o) { wave::modelled(s.model, o); }},
+      {"source_adjoint", [&](const wave::Options& o) { wave::source_adjoint(s.model, o, s.observed); }},
+  };
+  for (const auto& [solver, call] : solvers) {
+    const int64_t total = test::expect_progress_over_every_step(solver, s.o, call);
+    const int sweeps = solver == "born" || solver == "modelled" || solver == "source_adjoint" ? 1 : 2;
+    EXPECT_EQ(total, sweeps * s.o.nt + (solver == "checkpoints" ? again : 0)) << solver;
+  }
+  EXPECT_GT(again, 0) << "the checkpoints ran steps again";
+}
+
 INSTANTIATE_TEST_SUITE_P(Imaging, ImagingGpu, testing::Values(2, 3),
                          [](const testing::TestParamInfo<int>& i) { return std::to_string(i.param) + "D"; });
 
