@@ -122,14 +122,22 @@ wave::Storage storage_of(int64_t memory_budget, bool boundary_saving) {
 // Returns (array, misfit, traces, storage): solve's result in its shape ((nrec, nt), the model's or
 // (nsrc, nt)), the misfit, gradient's modelled traces (else None), and for gradient and rtm how the
 // backward pass kept the forward run (a dict, else None). memory_budget, boundary_saving:
-// Storage's budget_bytes and boundary.
+// Storage's budget_bytes and boundary; progress: None or a callable (done, total) over the steps
+// of every sweep (wave::Options::progress).
 nb::tuple linearised(const std::string& op, const HostFloats& velocity, double spacing, const RunSettings& s,
                      bool double_precision, const HostDoubles& sources, const HostDoubles& wavelets,
                      const HostDoubles& receivers, const HostDoubles& vec, const std::string& condition,
-                     bool illumination, bool laplacian, int64_t memory_budget, bool boundary_saving) {
+                     bool illumination, bool laplacian, int64_t memory_budget, bool boundary_saving,
+                     const nb::object& progress) {
   const wave::Model model = model_of(velocity, spacing);
   wave::Options o = shot_options(model, s, sources, wavelets, receivers);
   o.double_precision = double_precision;
+  // The caller's progress(done, total), under the GIL; what it raises ends the call as Ctrl-C does.
+  if (!progress.is_none())
+    o.progress = [&progress](int64_t done, int64_t total) {
+      nb::gil_scoped_acquire gil;
+      progress(done, total);
+    };
   // Ctrl-C between two steps: Python's KeyboardInterrupt, thrown from here through the solver,
   // which frees its memory as it unwinds (core/stop.hpp).
   auto last = std::chrono::steady_clock::now();
@@ -248,7 +256,7 @@ void bind_imaging(nb::module_& m) {
         nb::arg("settings"), nb::arg("double_precision"), nb::arg("sources"), nb::arg("wavelets"),
         nb::arg("receivers"), nb::arg("vec"), nb::arg("condition") = "adjoint",
         nb::arg("illumination") = false, nb::arg("laplacian") = false, nb::arg("memory_budget") = 0,
-        nb::arg("boundary_saving") = false);
+        nb::arg("boundary_saving") = false, nb::arg("progress") = nb::none());
   m.def("linearised_many", &linearised_many, nb::arg("op"), nb::arg("velocity"), nb::arg("spacing"),
         nb::arg("settings"), nb::arg("double_precision"), nb::arg("sources"), nb::arg("wavelets"),
         nb::arg("receivers"), nb::arg("vecs"), nb::arg("devices"), nb::arg("condition") = "adjoint",

@@ -42,7 +42,7 @@ def _vector(op, vec, model_shape, nrec, nt):
 
 
 def _call(op, velocity, vec, spacing, nt, sources, wavelets, receivers, dt, radius, cpml, free_surface, double,
-          backend="auto", memory_budget=0, boundary_saving=False, **rtm):
+          backend="auto", memory_budget=0, boundary_saving=False, progress=None, **rtm):
     v = _velocity(velocity)
     if dt is None or not np.isfinite(dt) or dt <= 0:
         raise ValueError(f"dt: give the time step in seconds (the linearisation holds it fixed), got {dt!r}")
@@ -51,9 +51,11 @@ def _call(op, velocity, vec, spacing, nt, sources, wavelets, receivers, dt, radi
     s.dt, s.nt, s.radius, s.cpml, s.free_surface, s.backend = float(dt), int(nt), int(radius), int(cpml), \
         bool(free_surface), str(backend)
     x = np.zeros(0) if vec is None else _vector(op, vec, v.shape, rec.shape[0], int(nt))
+    if progress is not None and not callable(progress):
+        raise ValueError(f"progress: a callable progress(done, total), or None; got {progress!r}")
     out, misfit, traces, kept = _core.linearised(op, v, float(spacing), s, bool(double), src, w, rec, x,
                                                  memory_budget=int(memory_budget),
-                                                 boundary_saving=bool(boundary_saving), **rtm)
+                                                 boundary_saving=bool(boundary_saving), progress=progress, **rtm)
     back = _like(velocity)  # the model's kind of array, on its device
     return back(out), misfit, back(traces), kept
 
@@ -73,33 +75,43 @@ def born(velocity, dv, spacing, nt, sources, wavelets, receivers, dt, radius=4, 
 
 
 def born_adjoint(velocity, dd, spacing, nt, sources, wavelets, receivers, dt, radius=4, cpml=10,
-                 free_surface=False, double=True, backend="auto", memory_budget=0, boundary_saving=False):
-    """J^T dd for traces dd (nrec, nt): the model-shaped result with <J dv, dd> = <dv, J^T dd>."""
+                 free_surface=False, double=True, backend="auto", memory_budget=0, boundary_saving=False,
+                 progress=None):
+    """J^T dd for traces dd (nrec, nt): the model-shaped result with <J dv, dd> = <dv, J^T dd>.
+    progress: as gradient's."""
     return _call("born_adjoint", velocity, dd, spacing, nt, sources, wavelets, receivers, dt, radius, cpml,
-                 free_surface, double, backend, memory_budget, boundary_saving)[0]
+                 free_surface, double, backend, memory_budget, boundary_saving, progress)[0]
 
 
 def rtm(velocity, recorded, spacing, nt, sources, wavelets, receivers, dt, radius=4, cpml=10, free_surface=False,
         double=True, condition="adjoint", illumination=False, laplacian=False, backend="auto", memory_budget=0,
-        boundary_saving=False, info=False):
+        boundary_saving=False, info=False, progress=None):
     """One shot's reverse-time migration image over the model's points: condition "adjoint" (J^T d
     over m) or "crosscorrelation" (the zero-lag sum of u ubar), optionally divided by the source's
     illumination and filtered by -Laplacian. Images of several shots add into the stack. With
     info=True, (image, storage): storage says how the forward run was kept (backend, stored_bytes,
-    checkpoints, recomputed_steps, boundary_saving, reversed_steps, forward_s, backward_s)."""
+    checkpoints, recomputed_steps, boundary_saving, reversed_steps, forward_s, backward_s).
+    progress: as gradient's."""
     out = _call("rtm", velocity, recorded, spacing, nt, sources, wavelets, receivers, dt, radius, cpml,
-                free_surface, double, backend, memory_budget, boundary_saving, condition=str(condition),
+                free_surface, double, backend, memory_budget, boundary_saving, progress, condition=str(condition),
                 illumination=bool(illumination), laplacian=bool(laplacian))
     return (out[0], out[3]) if info else out[0]
 
 
 def gradient(velocity, observed, spacing, nt, sources, wavelets, receivers, dt, radius=4, cpml=10,
-             free_surface=False, double=True, backend="auto", memory_budget=0, boundary_saving=False, info=False):
+             free_surface=False, double=True, backend="auto", memory_budget=0, boundary_saving=False, info=False,
+             progress=None):
     """(misfit, gradient, traces): misfit = 1/2 ||d(v) - observed||^2, its gradient with respect
     to the velocity (the model's shape) and the modelled traces d(v) (nrec, nt). With info=True a
-    fourth item says how the forward run was kept (as rtm's)."""
+    fourth item says how the forward run was kept (as rtm's).
+
+    progress: None, or a callable progress(done, total) over the steps of both sweeps (the total
+    counts the steps checkpoints run again, known before they run), called about 200 times from
+    the calling thread, the last with done == total: a tqdm bar's update, for instance. What it
+    raises ends the call, as Ctrl-C does."""
     g, misfit, traces, kept = _call("gradient", velocity, observed, spacing, nt, sources, wavelets, receivers, dt,
-                                    radius, cpml, free_surface, double, backend, memory_budget, boundary_saving)
+                                    radius, cpml, free_surface, double, backend, memory_budget, boundary_saving,
+                                    progress)
     return (misfit, g, traces, kept) if info else (misfit, g, traces)
 
 

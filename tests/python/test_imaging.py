@@ -117,6 +117,31 @@ def small_survey(v, s, n=3):
     return out
 
 
+def test_a_gradients_progress_rises_to_every_step_of_both_sweeps():
+    v = model()
+    s = shot(v)
+    observed = fw.modelled(v * np.float32(1.02), **s)
+    seen = []
+    want = fw.gradient(v, observed, **s)
+    got = fw.gradient(v, observed, **s, progress=lambda done, total: seen.append((done, total)))
+    assert got[1].tobytes() == want[1].tobytes()
+    assert seen[-1] == (2 * NT, 2 * NT) and all(t == 2 * NT for _, t in seen)
+    assert all(b[0] > a[0] for a, b in zip(seen, seen[1:]))
+    # Under a budget the total counts the steps the checkpoints run again, known before they run.
+    seen.clear()
+    kept = fw.gradient(v, observed, **s, memory_budget=350000, info=True,
+                       progress=lambda done, total: seen.append((done, total)))[3]
+    assert kept["checkpoints"] > 0 and seen[-1][1] == 2 * NT + kept["recomputed_steps"] > 2 * NT
+    with pytest.raises(ValueError, match="progress: a callable"):
+        fw.rtm(v, observed, **s, progress=3)
+
+    def stop(done, total):
+        if done > 10:
+            raise RuntimeError("enough")
+    with pytest.raises(RuntimeError, match="enough"):  # what the callable raises ends the call
+        fw.born_adjoint(v, observed, **s, progress=stop)
+
+
 def test_a_surveys_devices_and_shots_are_checked_by_name():
     v = model()
     s = shot(v)
