@@ -216,6 +216,7 @@ Action add_imaging(CLI::App& app, const std::vector<std::string>& argv, Kind kin
             "shot (or a survey's sum), the exact adjoint of `fdstencil wave`'s own run (the same flags "
             "describe it). Bad input exits 2 before any work and writes nothing.");
   auto f = std::make_shared<Flags>();
+  f->label = std::string("fdstencil ") + command_name(kind);
   auto g = std::make_shared<ImagingFlags>();
   add_run_description(cmd, f.get());
   add_imaging_options(cmd, f.get(), g.get(), kind);
@@ -279,6 +280,7 @@ Action add_born(CLI::App& app, const std::vector<std::string>& argv) {
       "shot.json, shot.sgy with --segy), so that rtm and gradient take it. Bad input exits 2 before any work "
       "and writes nothing.");
   auto f = std::make_shared<Flags>();
+  f->label = "fdstencil born";
   auto g = std::make_shared<ImagingFlags>();
   add_run_description(cmd, f.get());
   const std::string group = "Born";

@@ -67,6 +67,8 @@ struct Flags {
   bool resume = false;
   bool overwrite = false;  // --overwrite: replace an earlier run's outputs in --output
   std::string survey, batch;
+  // What the input phases' notices start with: the command that reads these flags.
+  std::string label = kNoticeLabel;
 };
 
 // The wavelet all sources share, as the user described it (the samples at the run's dt are in

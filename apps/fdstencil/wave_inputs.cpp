@@ -721,7 +721,7 @@ void check_analytic(const Flags& f, const Setup& s) {
 Setup prepare(const Flags& f, const ModelInput* given) {
   Setup s;
   read_output(f, s);
-  PhaseNotice reading(kNoticeLabel, "reading the model " + f.model, !f.quiet && !given && !f.model.empty());
+  PhaseNotice reading(f.label, "reading the model " + f.model, !f.quiet && !given && !f.model.empty());
   // Summarised: the run's checks, default step, sampling warning and fingerprint each ask for the
   // extremes or the checksum, one pass over the model apiece without it.
   const ModelInput m = given ? *given : build_model(f, {}, /*summarise=*/true);
@@ -733,7 +733,7 @@ Setup prepare(const Flags& f, const ModelInput* given) {
   build_time(f, s);
   {
     // Not for a survey's shots or a split run's ranks, which share a model read once: one line a run.
-    PhaseNotice positions(kNoticeLabel, "reading the sources and receivers", !f.quiet && !given);
+    PhaseNotice positions(f.label, "reading the sources and receivers", !f.quiet && !given);
     read_geometry(f, s);
   }
   // The record's size, and the wavelets', checked before either is made (issue 33: a billion
