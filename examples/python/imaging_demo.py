@@ -3,12 +3,13 @@
 normal fault and a high-velocity body, 300 x 1000 points at 10 m), the demonstrations of issue 37.
 
   rtm  Shots along the surface on the true model; the reflections (the true model's traces less
-       the smooth model's) migrated on the smooth model by fw.rtm (J^T d), the images stacked and
+       the smooth model's) migrated on the smooth model by fw.rtm_many (J^T d), the images stacked and
        differentiated in depth (reflectivity()). Along vertical lines clear of the fault and the
        body, the image's peak near each interface is compared with the interface's depth.
   fwi  From the smooth model, `--iterations` steps of Adam or steepest descent on the misfit
        summed over the shots, at each of `--frequencies` in turn (one by default), each gradient
-       from fw.gradient (forward and exact adjoint on the GPU when present), scaled by depth and
+       from fw.gradient_many (forward and exact adjoint on the GPU when present, the shots spread
+       over every visible GPU and summed in their order), scaled by depth and
        zero in the top rows. The data misfit and the model error ||v - v_true|| are recorded at
        every iteration.
 
@@ -54,6 +55,15 @@ def observe(v, xs, shot):
     return [fw.modelled(v, sources=[[2 * shot["spacing"], x]], **shot) for x in xs]
 
 
+def survey(xs, records, shot, key):
+    """The shots as fw.gradient_many and fw.rtm_many take them: each its source 2 points deep at x
+    and its record under `key`; and the settings they share."""
+    h = shot["spacing"]
+    shots = [{"sources": [[2 * h, x]], "wavelets": shot["wavelets"], "receivers": shot["receivers"], key: d}
+             for x, d in zip(xs, records)]
+    return shots, {k: shot[k] for k in ("spacing", "nt", "dt", "radius", "cpml", "double", "backend")}
+
+
 def reflectivity(stack):
     """The stacked J^T d's vertical derivative (central differences, zero on the edge rows). J^T d
     estimates the perturbation, band-limited: at an interface a smoothed step, whose derivative
@@ -66,9 +76,9 @@ def reflectivity(stack):
 def rtm(a):
     v, v0, h, xs, shot = setup(a)
     t0 = time.perf_counter()
-    stack = np.zeros(v.shape)
-    for x, d, d0 in zip(xs, observe(v, xs, shot), observe(v0, xs, shot)):
-        stack += fw.rtm(v0, d - d0, sources=[[2 * h, x]], **shot)
+    shots, common = survey(xs, [d - d0 for d, d0 in zip(observe(v, xs, shot), observe(v0, xs, shot))], shot,
+                           "recorded")
+    stack = fw.rtm_many(v0, shots=shots, **common)  # the shots spread over the GPUs, stacked in order
     seconds = time.perf_counter() - t0
     image = reflectivity(stack)
     checks = []
@@ -91,12 +101,10 @@ def rtm(a):
 
 
 def misfit_and_gradient(model, xs, observed, shot):
-    h = shot["spacing"]
-    misfit, grad = 0.0, np.zeros_like(model)
-    for x, d in zip(xs, observed):
-        f, g, _ = fw.gradient(model.astype(np.float32), d, sources=[[2 * h, x]], **shot)
-        misfit += f
-        grad += g
+    """The misfit and gradient summed over the shots in their order (the shots spread over the GPUs,
+    the sums those of one after another)."""
+    shots, common = survey(xs, observed, shot, "observed")
+    misfit, grad, _ = fw.gradient_many(model.astype(np.float32), shots=shots, **common)
     return misfit, grad
 
 
