@@ -87,7 +87,7 @@ def rtm(a):
         col = np.abs(image[:, i])
         for k, depth in enumerate(fm.interface_depths([i * h])[:, 0]):
             want = depth / h
-            lo, hi = int(want) - 6, int(want) + 7
+            lo, hi = max(0, int(want) - 6), min(len(col), int(want) + 7)  # the window inside a coarse grid
             got = lo + int(np.argmax(col[lo:hi]))
             checks.append({"x_m": i * h, "interface": k, "depth_points": want, "peak_points": got,
                            "offset_points": got - want})
