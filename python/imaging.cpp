@@ -192,13 +192,15 @@ nb::tuple linearised_many(const std::string& op, const HostFloats& velocity, dou
   const wave::Storage storage = storage_of(memory_budget, boundary_saving);
   const RtmChoice r{condition, illumination, laplacian};
   if (op == "rtm") condition_of(condition);  // refused before any shot runs
+  // A shot's errors are named by its index where there are several (as run_wave_many's).
+  const auto label = [n](size_t i) { return n > 1 ? "shot " + std::to_string(i) + ": " : std::string(); };
   cli::DevicePool pool(n, python_interrupted, kSignalPoll);
   std::vector<wave::Options> shots;
   for (size_t i = 0; i < n; ++i) {
     try {
       shots.push_back(shot_options(model, s, sources[i], wavelets[i], receivers[i]));
     } catch (const Error& e) {
-      throw Error(e.kind(), "shot " + std::to_string(i) + ": " + e.what());
+      throw Error(e.kind(), label(i) + e.what());
     }
     shots.back().double_precision = double_precision;
     shots.back().stop_requested = [&pool] { return pool.stop_requested(); };
@@ -225,7 +227,7 @@ nb::tuple linearised_many(const std::string& op, const HostFloats& velocity, dou
       } catch (const Error& e) {
         // A shot stopped because another failed, or by Ctrl-C: the call says why, not this shot.
         if (e.kind() == ErrorKind::interrupted && pool.stop_requested()) return;
-        throw Error(e.kind(), "shot " + std::to_string(i) + ": " + e.what());
+        throw Error(e.kind(), label(i) + e.what());
       }
       if (summed)
         in_order.put(i, std::move(solved[i].out), add);

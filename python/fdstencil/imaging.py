@@ -140,15 +140,16 @@ def _summed(op, velocity, shots, record, spacing, nt, dt, settings, devices):
     v = _velocity(velocity)  # once for every shot
     per_shot = ([], [], [], [])
     for i, shot in enumerate(shots):
+        label = f"shot {i}: " if len(shots) > 1 else ""  # as forward_many's
         keys = {"sources", "wavelets", "receivers"} | ({record} if record else set())
         if not isinstance(shot, dict) or not keys <= shot.keys():
-            raise ValueError(f"shot {i}: a shot is a dict with the keys sources, wavelets, receivers"
+            raise ValueError(f"{label}a shot is a dict with the keys sources, wavelets, receivers"
                              + (f" and {record}" if record else ""))
         try:
             src, w, rec = _shot_arrays(shot, v.ndim, "")
             x = _vector(op, shot[record], v.shape, rec.shape[0], int(nt)) if record else np.zeros(0)
         except ValueError as e:
-            raise ValueError(f"shot {i}: {e}") from None
+            raise ValueError(f"{label}{e}") from None
         for part, a in zip(per_shot, (src, w, rec, x)):
             part.append(a)
     s = _core.RunSettings()
@@ -271,10 +272,6 @@ def forward_torch(velocity, spacing, nt, sources, wavelets, receivers, dt, radiu
     R, to round-off). velocity: a tensor (requires_grad for a gradient), (nz, nx) or (nz, ny, nx).
     forward_torch_many takes several shots."""
     shot = {"sources": sources, "wavelets": wavelets, "receivers": receivers}
-    try:
-        return forward_torch_many(velocity, spacing, nt, [shot], dt, radius=radius, cpml=cpml,
-                                  free_surface=free_surface, double=double, backend=backend,
-                                  memory_budget=memory_budget, boundary_saving=boundary_saving)[0]
-    except ValueError as e:  # one shot: its errors as the single calls say them
-        text = str(e)
-        raise ValueError(text[len("shot 0: "):] if text.startswith("shot 0: ") else text) from None
+    return forward_torch_many(velocity, spacing, nt, [shot], dt, radius=radius, cpml=cpml,
+                              free_surface=free_surface, double=double, backend=backend,
+                              memory_budget=memory_budget, boundary_saving=boundary_saving)[0]

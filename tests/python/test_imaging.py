@@ -157,6 +157,8 @@ def test_a_surveys_devices_and_shots_are_checked_by_name():
     outside = dict(survey[2], receivers=[[25.0, 31.0], [25.0, 9000.0]], observed=np.zeros((2, NT)))
     with pytest.raises(ValueError, match=r"shot 2: .*receiver"):  # the solver's own check, named by its shot
         fw.gradient_many(v, shots=survey[:2] + [outside], **common)
+    with pytest.raises(ValueError, match=r"^(?!shot 0).*receiver"):  # one shot: named as the single calls
+        fw.gradient_many(v, shots=[outside], **common)
     misfit, g, traces, kept = fw.gradient_many(v, shots=survey, **common, backend="cpu", info=True)
     assert [k["backend"] for k in kept] == ["cpu"] * 3 and [k["device"] for k in kept] == [None] * 3
     assert misfit > 0 and np.all(np.isfinite(g)) and np.any(g)
