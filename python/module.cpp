@@ -444,9 +444,11 @@ NB_MODULE(_core, m) {
       .def_rw("kernel_params", &RunSettings::kernel_params)
       .def_rw("snapshot_steps", &RunSettings::snapshot_steps);
   m.def("gpu_count", &gpu_count);
-  // The current GPU's free memory in bytes (the tests' check that a stopped solver gave its memory
-  // back); raises without a GPU.
+  // The current GPU's free memory in bytes; raises without a GPU.
   m.def("device_free_bytes", &cuda::device_free_bytes);
+  // The device memory this process holds in fdstencil's fields and solver arrays, every GPU (the
+  // tests' check that a stopped solver gave its memory back, which other processes do not move).
+  m.def("device_bytes_held", &cuda::device_bytes_held);
   m.def("current_gpu", [] { return gpu_count() > 0 ? cuda::current_device() : -1; });
   m.def("host_copy_of_gpu", &host_copy_of_gpu, nb::arg("ptr"), nb::arg("bytes"));
   m.def(

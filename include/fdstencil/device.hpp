@@ -18,6 +18,9 @@ int driver_version();         // the CUDA version the driver supports, e.g. 1300
 int current_device();         // the device cudaSetDevice chose (0 by default)
 void synchronize();           // cudaDeviceSynchronize, checked: a kernel's error surfaces here
 int64_t device_free_bytes();  // free memory of the current device; throws Error(device) without one
+// Device memory this process holds in fdstencil's fields and solver arrays, over every GPU (0 in a
+// build without CUDA): unlike device_free_bytes(), other processes on the GPU do not move it.
+int64_t device_bytes_held() noexcept;
 // Throws Error(out_of_memory) naming the sizes when `bytes` exceed the device's free memory.
 void ensure_device_memory(int64_t bytes, const char* what);
 // `bytes` from device memory (any GPU's: unified addressing finds it) to host memory, complete on

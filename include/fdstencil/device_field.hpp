@@ -53,6 +53,8 @@ class DeviceField {
   void poison(Stream stream = nullptr);
 
  private:
+  void release() noexcept;  // frees the allocation, if any, and counts it out of the bytes held
+
   Layout layout_;
   T* data_ = nullptr;
 };

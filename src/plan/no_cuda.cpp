@@ -21,6 +21,7 @@ int driver_version() { throw Error(ErrorKind::unsupported, kNoCuda); }
 int current_device() { throw Error(ErrorKind::unsupported, kNoCuda); }
 void synchronize() { throw Error(ErrorKind::unsupported, kNoCuda); }
 int64_t device_free_bytes() { throw Error(ErrorKind::unsupported, kNoCuda); }
+int64_t device_bytes_held() noexcept { return 0; }
 void ensure_device_memory(int64_t, const char*) { throw Error(ErrorKind::unsupported, kNoCuda); }
 nlohmann::json device_info(int) { throw Error(ErrorKind::unsupported, kNoCuda); }
 CopyBandwidth measure_copy_bandwidth(int64_t, int) { throw Error(ErrorKind::unsupported, kNoCuda); }

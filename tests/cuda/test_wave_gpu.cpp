@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cuda/wave/acoustic.hpp"
+#include "fdstencil/device.hpp"
 #include "fdstencil/device_field.hpp"
 #include "fdstencil/error.hpp"
 #include "fdstencil/wave.hpp"
@@ -1137,6 +1138,33 @@ TEST(WaveGpu, Homogeneous3DMatchesTheAnalyticSolutionAtR4) {
 // The GPU's traces are the same bits on every run (the receivers' sums have a fixed order), and a
 // run resumed from any of its checkpoints ends with the traces and field of the run never
 // stopped, bit for bit: 3D and 2D, with and without a free surface, and after a stop request.
+// The process's own count of device memory held (what Python's Ctrl-C tests read): it rises while
+// a run holds its state, and a run stopped part-way gives back every byte; a field's move keeps its
+// bytes counted once.
+TEST(WaveGpu, AStoppedRunGivesBackEveryByteItHeld) {
+  REQUIRE_GPU();
+  const int64_t before = cuda::device_bytes_held();
+  {
+    DeviceField<float> a(Extents{40, 30, 20}, 4);
+    EXPECT_EQ(cuda::device_bytes_held() - before, a.layout().alloc_bytes());
+    DeviceField<float> b(std::move(a));
+    DeviceField<float> c(Extents{8, 8, 8}, 1);
+    c = std::move(b);
+    EXPECT_EQ(cuda::device_bytes_held() - before, c.layout().alloc_bytes());
+  }
+  EXPECT_EQ(cuda::device_bytes_held(), before);
+  const auto c = test::checkpoint_case(3, false, "cuda");
+  wave::Options o = c.options;
+  int64_t polls = 0, held_inside = 0;
+  o.stop_requested = [&] {
+    held_inside = std::max(held_inside, cuda::device_bytes_held() - before);
+    return ++polls > c.options.nt / 2;
+  };
+  EXPECT_TRUE(wave::run(c.model, o).interrupted);
+  EXPECT_GT(held_inside, 0) << "the run's state was not counted";
+  EXPECT_EQ(cuda::device_bytes_held(), before);
+}
+
 TEST(WaveGpu, ResumesFromACheckpointBitForBit) {
   REQUIRE_GPU();
   for (const auto& [dim, free_surface] : {std::pair{3, false}, std::pair{3, true}, std::pair{2, false}}) {

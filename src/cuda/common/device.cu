@@ -1,11 +1,13 @@
 // Device queries, error reporting and the copy-bandwidth reference (bytes read + written).
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "core/summary.hpp"
 #include "cuda/common/check.hpp"
+#include "cuda/common/held_bytes.hpp"
 #include "fdstencil/device.hpp"
 
 namespace fdstencil::cuda {
@@ -112,6 +114,14 @@ nlohmann::json device_info(int device) {
           {"runtime_version", runtime_version()},
           {"driver_version", driver_version()}};
 }
+
+namespace {
+std::atomic<int64_t> g_held_bytes{0};
+}  // namespace
+
+void note_held_bytes(int64_t bytes) noexcept { g_held_bytes.fetch_add(bytes, std::memory_order_relaxed); }
+
+int64_t device_bytes_held() noexcept { return g_held_bytes.load(std::memory_order_relaxed); }
 
 int64_t device_free_bytes() {
   size_t free_b = 0, total_b = 0;

@@ -1,5 +1,6 @@
 // DeviceField (include/fdstencil/device_field.hpp) on the CUDA runtime.
 #include "cuda/common/check.hpp"
+#include "cuda/common/held_bytes.hpp"
 #include "fdstencil/device.hpp"
 #include "fdstencil/device_field.hpp"
 #include "fdstencil/error.hpp"
@@ -24,17 +25,26 @@ DeviceField<T>::DeviceField(const Layout& layout) : layout_(layout) {
   if (!why.empty()) throw Error(ErrorKind::unsupported, "device field: " + why);
   cuda::ensure_device_memory(layout.alloc_bytes(), "device field");
   FDS_CUDA_CHECK(cudaMalloc(&data_, size_t(layout.alloc_bytes())));
+  cuda::note_held_bytes(layout.alloc_bytes());
 }
 
 template <class T>
 DeviceField<T>::~DeviceField() {
+  release();
+}
+
+template <class T>
+void DeviceField<T>::release() noexcept {
+  if (!data_) return;
+  cuda::note_held_bytes(-layout_.alloc_bytes());
   cudaFree(data_);
+  data_ = nullptr;
 }
 
 template <class T>
 DeviceField<T>& DeviceField<T>::operator=(DeviceField&& other) noexcept {
   if (this != &other) {
-    cudaFree(data_);
+    release();
     layout_ = other.layout_;
     data_ = other.data_;
     other.data_ = nullptr;

@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include "cuda/common/check.hpp"
+#include "cuda/common/held_bytes.hpp"
 
 namespace fdstencil::cuda::wave {
 
@@ -21,6 +22,7 @@ struct DeviceArray {
   explicit DeviceArray(int64_t count) : n(count) {
     if (n > 0) {
       FDS_CUDA_CHECK(cudaMalloc(&p, size_t(n) * sizeof(T)));
+      note_held_bytes(bytes());
       FDS_CUDA_CHECK(cudaMemset(p, 0, size_t(n) * sizeof(T)));
     }
   }
@@ -28,7 +30,10 @@ struct DeviceArray {
   static DeviceArray uninitialised(int64_t count) {
     DeviceArray a;
     a.n = count;
-    if (count > 0) FDS_CUDA_CHECK(cudaMalloc(&a.p, size_t(count) * sizeof(T)));
+    if (count > 0) {
+      FDS_CUDA_CHECK(cudaMalloc(&a.p, size_t(count) * sizeof(T)));
+      note_held_bytes(a.bytes());
+    }
     return a;
   }
   DeviceArray(const T* host, int64_t count) : DeviceArray(count) {
@@ -52,7 +57,10 @@ struct DeviceArray {
     return *this;
   }
   ~DeviceArray() {
-    if (p) cudaFree(p);
+    if (p) {
+      note_held_bytes(-bytes());
+      cudaFree(p);
+    }
   }
   void zero() {
     if (n > 0) FDS_CUDA_CHECK(cudaMemset(p, 0, size_t(n) * sizeof(T)));
