@@ -218,9 +218,16 @@ nb::tuple linearised_many(const std::string& op, const HostFloats& velocity, dou
       for (size_t k = 0; k < total.size(); ++k) total[k] += out[k];
     misfit += solved[i].misfit;
   };
+  // A worker's kept state: on the GPU each shot's backward pass takes the stored fields' buffer the
+  // worker's last shot left (wave::Options::kept_state), freed with the worker.
   const auto worker = [&](int) {
-    return [&](size_t i) {
+    return [&, kept = wave::make_kept_state()](size_t i) {
       if (summed && !in_order.wait_turn(i, [&pool] { return pool.stop_requested(); })) return;
+      shots[i].kept_state = kept;
+      struct Release {  // no shot's options hold the worker's state once it has run
+        wave::Options& o;
+        ~Release() { o.kept_state.reset(); }
+      } release{shots[i]};
       try {
         solved[i] =
             solve(op, model, shots[i], std::span<const double>(vecs[i].data(), vecs[i].size()), storage, r);

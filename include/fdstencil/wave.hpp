@@ -279,7 +279,9 @@ struct Options {
   // profiles, instead of building m and allocating and uploading the whole state again. Any other
   // run frees the kept state first and leaves its own in it. A run on one rank on the GPU only
   // (the cpu and a split run keep nothing); one run at a time per KeptState (one per thread). The
-  // medium is recognised by its values (Model::checksum), not by its address.
+  // medium is recognised by its values (Model::checksum), not by its address. The linearised
+  // solvers (imaging.hpp) on the GPU keep only their stored fields' (or checkpoints' or strips')
+  // allocation there for the next shot, freeing a forward run's state the KeptState held.
   std::shared_ptr<KeptState> kept_state;
 };
 

@@ -406,11 +406,11 @@ Backward cpu_backward(const acoustic::Setup<T>& s, AdjointInput input, bool cros
 }
 
 #if FDSTENCIL_HAVE_CUDA
-Backward gpu_backward(const acoustic::Setup<float>& s, AdjointInput input, bool cross,
-                      const Storage& storage) {
+Backward gpu_backward(const acoustic::Setup<float>& s, AdjointInput input, bool cross, const Storage& storage,
+                      cuda::wave::KeptBuffer* kept) {
   cuda::wave::BackwardResult r = cuda::wave::backward(
       s, [&](const std::vector<float>& traces) { return input(traces); }, cross, storage.budget_bytes,
-      storage.boundary);
+      storage.boundary, kept);
   Backward out;
   out.traces.assign(r.traces.begin(), r.traces.end());
   out.adjoint.compact = std::move(r.adjoint);
@@ -435,7 +435,8 @@ Backward backward(const Model& model, const Options& o, AdjointInput input, bool
                   const Storage& storage, detail::SetupFrame& f) {
   [[maybe_unused]] const bool gpu = detail::on_gpu(o);  // first: refuses what run() refuses, in any build
 #if FDSTENCIL_HAVE_CUDA
-  if (gpu) return gpu_backward(detail::setup<float>(model, o, f), input, cross, storage);
+  if (gpu)
+    return gpu_backward(detail::setup<float>(model, o, f), input, cross, storage, detail::kept_buffer(o));
 #endif
   if (o.double_precision) return cpu_backward(detail::setup<double>(model, o, f), input, cross, storage);
   return cpu_backward(detail::setup<float>(model, o, f), input, cross, storage);

@@ -6,6 +6,12 @@
 #include "fdstencil/wave.hpp"
 #include "physics/acoustic.hpp"
 
+#if FDSTENCIL_HAVE_CUDA
+namespace fdstencil::cuda::wave {
+struct KeptBuffer;  // cuda/wave/acoustic_backward.hpp
+}
+#endif
+
 namespace fdstencil::wave::detail {
 
 struct SetupFrame {
@@ -22,5 +28,12 @@ acoustic::Setup<T> setup(const Model& model, const Options& options, SetupFrame&
 // run()'s choice of backend: the GPU (in a build with CUDA, in float) or the cpu; throws as run()
 // does for a backend that cannot serve the options.
 bool on_gpu(const Options& options);
+
+#if FDSTENCIL_HAVE_CUDA
+// The buffer Options::kept_state keeps for the GPU's backward passes on its thread (a survey's next
+// shot takes the last one's stored fields' allocation; the forward state the kept state held, if
+// any, is freed first); nullptr without a kept state.
+cuda::wave::KeptBuffer* kept_buffer(const Options& options);
+#endif
 
 }  // namespace fdstencil::wave::detail

@@ -41,6 +41,7 @@
 #if FDSTENCIL_HAVE_CUDA
 #include "fdstencil/device.hpp"
 #include "cuda/wave/acoustic.hpp"
+#include "cuda/wave/acoustic_backward.hpp"
 #include "cuda/wave/gpu_model.hpp"
 #endif
 
@@ -54,10 +55,23 @@ class KeptState {
   int device = -1;
 #if FDSTENCIL_HAVE_CUDA
   std::unique_ptr<cuda::wave::AcousticGpu> gpu;
+  std::shared_ptr<cuda::wave::KeptBuffer> buffer;  // the linearised solvers' stored fields
 #endif
 };
 
 std::shared_ptr<KeptState> make_kept_state() { return std::make_shared<KeptState>(); }
+
+#if FDSTENCIL_HAVE_CUDA
+cuda::wave::KeptBuffer* detail::kept_buffer(const Options& o) {
+  KeptState* k = o.kept_state.get();
+  if (!k) return nullptr;
+  k->gpu.reset();  // a forward run's state: the linearised solvers make their own
+  k->key = 0;
+  k->device = -1;
+  if (!k->buffer) k->buffer = cuda::wave::make_kept_buffer();
+  return k->buffer.get();
+}
+#endif
 
 namespace {
 
@@ -1361,7 +1375,8 @@ void run_cpu(const Model& model, const Options& o, Checked& c, Result& res, cons
 
 // The run() options the linearised solvers do not serve, refused by name: taken and ignored, a
 // resume would give the products of a run from rest, and a snapshot, checkpoint or launch asked
-// for would silently not be there. (They serve progress: core/stop.hpp's ProgressScope.)
+// for would silently not be there. (They serve progress: core/stop.hpp's ProgressScope; and a
+// kept state, where the GPU's backward pass keeps its stored fields' buffer: kept_buffer.)
 void refuse_unserved(const Options& o) {
   const auto refuse = [](const char* what) {
     bad(std::string(what) +
@@ -1373,7 +1388,6 @@ void refuse_unserved(const Options& o) {
   if (o.checkpoint_every > 0 || o.on_checkpoint || !o.split_checkpoint_file.empty()) refuse("checkpoints");
   if (!o.kernel_params.empty()) refuse("kernel parameters");
   if (!o.split_final_file.empty()) refuse("split_final_file");
-  if (o.kept_state) refuse("kept_state");
 }
 
 }  // namespace

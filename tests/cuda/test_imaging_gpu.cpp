@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "fdstencil/device.hpp"
 #include "fdstencil/device_field.hpp"
 #include "fdstencil/error.hpp"
 #include "fdstencil/imaging.hpp"
@@ -81,6 +82,41 @@ TEST_P(ImagingGpu, CheckpointsGiveTheBitsOfEveryFieldKept) {
   report("gpu_checkpoints_" + std::to_string(GetParam()) + "D", double(kept.storage.checkpoints));
   EXPECT_EQ(kept.traces, all.traces);
   EXPECT_EQ(kept.velocity, all.velocity);
+}
+
+// A kept state across shots (a survey's worker, wave::Options::kept_state): each backward pass
+// takes the buffer the last one left, holding that shot's fields (another source's, so that a
+// value read before it is written would show), and gives the bits of a run without a kept state:
+// every field kept, checkpoints, boundary saving, RTM, after a forward run's state the kept state
+// held. The buffer stays held between shots and is freed with the kept state.
+TEST_P(ImagingGpu, AKeptStateGivesEachShotTheBitsOfAFreshRun) {
+  REQUIRE_GPU();
+  const ImagingShot s(GetParam(), false, "cuda");
+  wave::Options other = s.o;
+  other.sources[0].at.x += 60.0;
+  const int64_t before = cuda::device_bytes_held();
+  const wave::Gradient fresh = wave::gradient(s.model, s.o, s.observed);
+  const wave::Storage budget{fresh.storage.stored_bytes / 4}, strips{0, true};
+  const wave::Gradient fresh_ck = wave::gradient(s.model, s.o, s.observed, budget);
+  const wave::Gradient fresh_b = wave::gradient(s.model, s.o, s.observed, strips);
+  const std::vector<double> fresh_image = wave::rtm(s.model, s.o, s.observed);
+  {
+    wave::Options o = s.o;
+    o.kept_state = other.kept_state = wave::make_kept_state();
+    wave::run(s.model, o);  // a forward run's state in it first
+    for (const wave::Storage& st : {wave::Storage{}, budget, strips}) {
+      wave::gradient(s.model, other, s.observed);  // the buffer now holds another shot's fields
+      EXPECT_GE(cuda::device_bytes_held() - before, fresh.storage.stored_bytes) << "the buffer is kept";
+      const wave::Gradient g = wave::gradient(s.model, o, s.observed, st);
+      const wave::Gradient& want = st.boundary ? fresh_b : st.budget_bytes ? fresh_ck : fresh;
+      EXPECT_EQ(g.storage.checkpoints, want.storage.checkpoints);
+      EXPECT_EQ(g.traces, want.traces);
+      EXPECT_EQ(g.velocity, want.velocity) << "budget " << st.budget_bytes << ", boundary " << st.boundary;
+    }
+    EXPECT_EQ(wave::rtm(s.model, o, s.observed), fresh_image);
+    other.kept_state.reset();  // the kept state's last holder is `o`, which goes now
+  }
+  EXPECT_EQ(cuda::device_bytes_held(), before);
 }
 
 // Boundary saving (physics/reversal.hpp) on the GPU against its run that keeps every field: the

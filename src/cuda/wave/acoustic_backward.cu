@@ -20,7 +20,43 @@
 
 namespace fdstencil::cuda::wave {
 
+struct KeptBuffer {
+  DeviceArray<float> buf;
+  int device = -1;
+};
+
+std::shared_ptr<KeptBuffer> make_kept_buffer() { return std::make_shared<KeptBuffer>(); }
+
+int64_t kept_buffer_bytes(const KeptBuffer& k) { return k.buf.bytes(); }
+
 namespace {
+
+// The kept buffer's bytes on the current GPU: memory the pass may count as free.
+int64_t kept_here(const KeptBuffer* kept) {
+  return kept && kept->device == current_device() ? kept->buf.bytes() : 0;
+}
+
+void release(KeptBuffer* kept) {
+  if (!kept) return;
+  kept->buf = DeviceArray<float>();
+  kept->device = -1;
+}
+
+// n floats, uninitialised, for a sweep's stored fields, slots or strips: the kept buffer where the
+// caller keeps one on this GPU large enough, else a new allocation, left in the kept buffer for the
+// next pass or, without one, owned by `own`.
+float* stored_buffer(KeptBuffer* kept, int64_t n, DeviceArray<float>& own) {
+  if (!kept) {
+    own = DeviceArray<float>::uninitialised(n);
+    return own.p;
+  }
+  if (kept_here(kept) < n * int64_t(sizeof(float))) {
+    release(kept);  // first: the new allocation may need its memory
+    kept->buf = DeviceArray<float>::uninitialised(n);
+    kept->device = current_device();
+  }
+  return kept->buf.p;
+}
 
 double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
@@ -53,20 +89,23 @@ struct Pass {
 // revolve::Schedule's backend: checkpoint slots in one device allocation.
 struct Checkpointed {
   Pass& p;
-  DeviceArray<float> slots;
+  DeviceArray<float> own;  // the slots, where no kept buffer holds them
+  float* slots;
   int64_t slot_elements;
   DeviceArray<float> field[3];
   float *next, *cur, *prev;
 
-  Checkpointed(Pass& pass, int64_t count)
-      : p(pass), slots(count * pass.fwd.snapshot_elements()), slot_elements(pass.fwd.snapshot_elements()) {
+  Checkpointed(Pass& pass, int64_t count, KeptBuffer* kept)
+      : p(pass),
+        slots(stored_buffer(kept, count * pass.fwd.snapshot_elements(), own)),
+        slot_elements(pass.fwd.snapshot_elements()) {
     for (auto& f : field) f = DeviceArray<float>(p.points());
     FDS_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));  // zeroed before the run's stream writes them
     next = field[0].p;
     cur = field[1].p;
     prev = field[2].p;
   }
-  float* slot(int i) { return slots.p + int64_t(i) * slot_elements; }
+  float* slot(int i) { return slots + int64_t(i) * slot_elements; }
   void save(int i) { p.fwd.snapshot(slot(i)); }
   void load(int i) { p.fwd.resume(slot(i)); }
   void advance(int64_t n) {
@@ -93,23 +132,24 @@ struct Checkpointed {
 
 // Every step's field: u^0 (zero) .. u^nt, compact, as revolve::checkpoint_slots counts them (the
 // adjoint's sum by parts reads u^0 .. u^{nt-1}).
-void every_field(Pass& p, BackwardResult& r) {
+void every_field(Pass& p, BackwardResult& r, KeptBuffer* kept) {
   const int64_t P = p.points(), nt = p.s.nt;
   // u^1 .. u^nt are written before they are read: only u^0 is zeroed, on the run's stream.
-  DeviceArray<float> store = DeviceArray<float>::uninitialised((nt + 1) * P);
+  DeviceArray<float> own;
+  float* const store = stored_buffer(kept, (nt + 1) * P, own);
   FDS_CUDA_CHECK(
-      cudaMemsetAsync(store.p, 0, size_t(P) * sizeof(float), static_cast<cudaStream_t>(p.fwd.stream())));
-  r.stored_bytes = store.bytes();
+      cudaMemsetAsync(store, 0, size_t(P) * sizeof(float), static_cast<cudaStream_t>(p.fwd.stream())));
+  r.stored_bytes = (nt + 1) * P * int64_t(sizeof(float));
   const Drain drain{static_cast<cudaStream_t>(p.fwd.stream())};  // the steps read the store
   for (int64_t n = 0; n < nt; ++n) {
     core::poll_stop();
     p.fwd.step(n);
-    compact(p.s, p.fwd.current_device(), store.p + (n + 1) * P, p.fwd.stream());
+    compact(p.s, p.fwd.current_device(), store + (n + 1) * P, p.fwd.stream());
   }
   p.start_adjoint();
   for (int64_t n = nt - 1; n >= 0; --n) {
     core::poll_stop();
-    p.adj->step(n, store.p + n * P);
+    p.adj->step(n, store + n * P);
   }
   p.fwd.synchronize();  // the adjoint's steps read the store, freed on return
 }
@@ -145,21 +185,23 @@ struct SideStream {
 // Nothing beyond the ring is known: zero there. Adjoint step n reads u^n alone, and step back n
 // reads u^n and writes where adjoint step n + 1 read u^{n+1}, so the two run at once on two
 // streams, step back n after adjoint step n + 1 and before adjoint step n - 1.
-void boundary_saved(Pass& p, const acoustic::ReversalBox& box, BackwardResult& r) {
+void boundary_saved(Pass& p, const acoustic::ReversalBox& box, BackwardResult& r, KeptBuffer* kept) {
   const ReversalGpu rev(p.s, box, p.fwd.medium_device());
   const int64_t P = p.points(), nt = p.s.nt, width = rev.ring();
   void* stream = p.fwd.stream();
-  DeviceArray<float> strips = DeviceArray<float>::uninitialised((nt + 1) * width);
+  DeviceArray<float> own;
+  float* const strips = stored_buffer(kept, (nt + 1) * width, own);
   FDS_CUDA_CHECK(
-      cudaMemsetAsync(strips.p, 0, size_t(width) * sizeof(float), static_cast<cudaStream_t>(stream)));  // u^0
+      cudaMemsetAsync(strips, 0, size_t(width) * sizeof(float), static_cast<cudaStream_t>(stream)));  // u^0
   DeviceArray<float> a = DeviceArray<float>::uninitialised(P), b = DeviceArray<float>::uninitialised(P);
-  r.stored_bytes = strips.bytes() + a.bytes() + b.bytes() + ReversalGpu::bytes(p.s, box);  // as checked
+  r.stored_bytes = (nt + 1) * width * int64_t(sizeof(float)) + a.bytes() + b.bytes() +
+                   ReversalGpu::bytes(p.s, box);  // as checked
   SideStream two(stream);
   const Drain drain{two.main, two.side};  // both sweeps' steps read the strips and fields
   for (int64_t n = 0; n < nt; ++n) {
     core::poll_stop();
     p.fwd.step(n);
-    rev.keep(p.fwd.current_device(), strips.p + (n + 1) * width, stream);
+    rev.keep(p.fwd.current_device(), strips + (n + 1) * width, stream);
   }
   float *next = a.p, *cur = b.p;
   compact(p.s, p.fwd.current_device(), next, stream);
@@ -172,7 +214,7 @@ void boundary_saved(Pass& p, const acoustic::ReversalBox& box, BackwardResult& r
     two.branch();
     p.adj->step(n, cur);
     if (n == 0) break;  // u^{-1} is not read: the sum by parts ends at u^0
-    rev.step_back(cur, next, strips.p + (n - 1) * width, n, two.side);
+    rev.step_back(cur, next, strips + (n - 1) * width, n, two.side);
     two.merge();
     std::swap(next, cur);
     ++r.reversed_steps;
@@ -207,17 +249,40 @@ std::vector<float> source_adjoint(const acoustic::Setup<float>& s, const std::ve
   return adj.wavelets();  // waits for the steps
 }
 
+namespace {
+
+// The pass's states, made beside the kept buffer where they fit, else once it is given back: a shot
+// that fits the GPU alone never fails for the memory the last shot's buffer holds.
+std::unique_ptr<Pass> make_pass(
+    const acoustic::Setup<float>& s,
+    const std::function<std::vector<float>(const std::vector<float>&)>& residual_of, bool correlate,
+    KeptBuffer* kept) {
+  if (kept && kept->device != current_device()) release(kept);  // another GPU's: of no use here
+  try {
+    return std::make_unique<Pass>(s, linearised_launch(s), residual_of, correlate);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::out_of_memory || kept_here(kept) == 0) throw;
+  }
+  release(kept);
+  return std::make_unique<Pass>(s, linearised_launch(s), residual_of, correlate);
+}
+
+}  // namespace
+
 BackwardResult backward(const acoustic::Setup<float>& s,
                         const std::function<std::vector<float>(const std::vector<float>&)>& residual_of,
-                        bool correlate, int64_t budget_bytes, bool boundary) {
-  Pass p(s, linearised_launch(s), residual_of, correlate);
+                        bool correlate, int64_t budget_bytes, bool boundary, KeptBuffer* kept) {
+  const std::unique_ptr<Pass> pass = make_pass(s, residual_of, correlate, kept);
+  Pass& p = *pass;
   BackwardResult r;
   const int64_t field = p.points() * int64_t(sizeof(float));
   const int64_t state = p.fwd.snapshot_elements() * int64_t(sizeof(float));
-  // What stays free for the kept fields once the adjoint's state is made, less a margin for what
-  // AcousticAdjointGpu::bytes leaves out (its coefficients and receivers' lists, the allocator's
-  // rounding): 1 % of the free memory and 64 MiB.
-  const int64_t free_bytes = device_free_bytes(), adjoint = AcousticAdjointGpu::bytes(s, true, correlate);
+  // What stays free for the kept fields once the adjoint's state is made (the kept buffer counted
+  // as free: the fields go into it), less a margin for what AcousticAdjointGpu::bytes leaves out
+  // (its coefficients and receivers' lists, the allocator's rounding): 1 % of the free memory and
+  // 64 MiB.
+  const int64_t free_bytes = device_free_bytes() + kept_here(kept),
+                adjoint = AcousticAdjointGpu::bytes(s, true, correlate);
   const int64_t available = free_bytes - adjoint - free_bytes / 100 - (int64_t(64) << 20);
   if (available <= 0) {
     std::string what = "the adjoint's state (";
@@ -234,13 +299,13 @@ BackwardResult backward(const acoustic::Setup<float>& s,
     revolve::check_strips((s.nt + 1) * acoustic::ring_points(box) * int64_t(sizeof(float)) + 2 * field +
                               ReversalGpu::bytes(s, box),
                           budget_bytes, available);
-    boundary_saved(p, box, r);
+    boundary_saved(p, box, r, kept);
   } else if (r.checkpoints == 0) {
-    every_field(p, r);
+    every_field(p, r, kept);
   } else {
-    Checkpointed b(p, r.checkpoints);
+    Checkpointed b(p, r.checkpoints, kept);
     const Drain drain{static_cast<cudaStream_t>(p.fwd.stream())};  // the steps read the slots
-    r.stored_bytes = b.slots.bytes() + 3 * field;
+    r.stored_bytes = r.checkpoints * state + 3 * field;
     revolve::Schedule<Checkpointed> schedule(b, s.nt, int(r.checkpoints));
     r.recomputed_steps = schedule.run();
     p.fwd.synchronize();  // the adjoint's steps read the checkpoints' fields, freed on leaving

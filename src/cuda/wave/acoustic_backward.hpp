@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "cuda/wave/acoustic.hpp"
@@ -37,12 +38,23 @@ std::vector<float> modelled(const acoustic::Setup<float>& s);
 // (the forward field is not needed), on the legacy stream.
 std::vector<float> source_adjoint(const acoustic::Setup<float>& s, const std::vector<float>& residual);
 
+// A device buffer one backward pass leaves for the next on the same thread (a survey's next shot,
+// through wave::Options::kept_state): its stored fields, checkpoint slots or strips take the last
+// shot's allocation, where it is on the same GPU and large enough, instead of allocating and
+// freeing tens of GB a shot (a cudaMalloc and cudaFree that the GPUs of one process serialise).
+// Freed when the last pointer goes.
+struct KeptBuffer;
+std::shared_ptr<KeptBuffer> make_kept_buffer();
+int64_t kept_buffer_bytes(const KeptBuffer& k);  // what it holds now, on whichever GPU
+
 // `residual_of(traces)` gives the adjoint's input (nrec, nt) once the forward traces are known.
 // `correlate`: the cross-correlation and illumination sums too. budget_bytes: the kept fields' or
-// checkpoints' device memory (0: what the device has free once the states are made). `boundary`:
-// boundary saving (physics/reversal.hpp) instead of fields or checkpoints.
+// checkpoints' device memory (0: what the device has free once the states are made, the kept
+// buffer's memory counted as free). `boundary`: boundary saving (physics/reversal.hpp) instead of
+// fields or checkpoints. `kept`: the buffer to take and leave (nullptr: one of its own, freed).
 BackwardResult backward(const acoustic::Setup<float>& s,
                         const std::function<std::vector<float>(const std::vector<float>&)>& residual_of,
-                        bool correlate, int64_t budget_bytes, bool boundary = false);
+                        bool correlate, int64_t budget_bytes, bool boundary = false,
+                        KeptBuffer* kept = nullptr);
 
 }  // namespace fdstencil::cuda::wave
