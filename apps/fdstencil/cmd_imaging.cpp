@@ -6,6 +6,7 @@
 // are stacked by imaging_survey.cpp. Outputs never replace an earlier run's without --overwrite.
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -91,37 +92,27 @@ int run_imaging(const Flags& f, const ImagingFlags& g, Kind kind, const std::str
 }
 
 // Born: shot.npy and shot.json as `wave` writes them (shot.sgy with --segy), so that `rtm
-// --observed` and `gradient --observed` take them, and summary.json.
+// --observed` and `gradient --observed` take them, and summary.json; a survey's shots each into
+// their own folder (born_survey.cpp).
 int run_born(const Flags& f, const ImagingFlags& g, const std::string& command) {
   check_flags(f, g);
-  if (!f.survey.empty()) bad("--survey: born models one shot; run it once per shot");
+  if (!f.survey.empty()) return run_born_survey(f, g, command);
+  if (!g.devices.empty()) bad("--devices spreads a --survey's shots over GPUs; one shot runs on one GPU");
   Setup s = prepare(f);
   const std::vector<double> dv = read_perturbation(g.perturbation, s);
-  const std::string backend = wave::linearised_backend(s.options);
-  std::vector<std::string> names = {"shot.npy", "shot.json", "summary.json"};
-  if (s.write_segy) names.insert(names.begin() + 2, "shot.sgy");
   OutputClaim claim(s.out_dir, {"shot.npy", "shot.json", "shot.sgy", "summary.json"}, s.overwrite);
-  const auto start = std::chrono::steady_clock::now();
   ProgressBar bar("fdstencil born", !f.quiet);
   s.options.progress = [&bar](int64_t done, int64_t total) { bar.update(done, total); };
-  const std::vector<double> dd = [&] {
+  const BornShot r = [&] {
     const EndOfBar end{bar};
-    return wave::born(s.model(), s.options, dv);
+    return born_shot(s, dv, g, command, [&](const std::vector<std::string>& names) {
+      for (const std::string& n : names) claim.wrote(n);
+    });
   }();
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  for (const std::string& n : names) claim.wrote(n);
-  write_shot(s, std::vector<float>(dd.begin(), dd.end()));
-  json doc = base_summary(s, "fdstencil-born-summary-1", command);
-  doc["perturbation"] = g.perturbation;
-  doc["record_of"] = "J dv: the traces' first-order change for the velocity change dv (m/s), Born modelling";
-  doc["backend"] = backend;
-  doc["seconds"] = seconds;
-  doc["outputs"] = names;
-  write_json_file((s.out_dir / "summary.json").string(), doc);
   claim.keep();
   if (!f.quiet)
     std::fprintf(stderr, "fdstencil born: shot.npy written to %s (%s, %.2f s)\n", s.out_dir.string().c_str(),
-                 backend.c_str(), seconds);
+                 r.backend.c_str(), r.seconds);
   return 0;
 }
 
@@ -228,8 +219,11 @@ Action add_imaging(CLI::App& app, const std::vector<std::string>& argv, Kind kin
 
 namespace imaging_cli {
 
-ShotImage image_shot(const Setup& s, const ImagingFlags& g, Kind kind, std::span<const double> observed) {
+ShotImage image_shot(const Setup& s, const ImagingFlags& g, Kind kind, std::span<const double> observed,
+                     const std::shared_ptr<wave::KeptState>& kept) {
   const wave::Storage storage{budget_bytes(g.memory_budget), g.boundary_saving};
+  wave::Options o = s.options;
+  o.kept_state = kept;
   ShotImage out;
   if (kind == Kind::rtm) {
     wave::RtmOptions r;
@@ -239,14 +233,36 @@ ShotImage image_shot(const Setup& s, const ImagingFlags& g, Kind kind, std::span
     r.laplacian = g.laplacian;
     r.storage = storage;
     r.report = &out.report;
-    out.values = wave::rtm(s.model(), s.options, observed, r);
+    out.values = wave::rtm(s.model(), o, observed, r);
     return out;
   }
-  wave::Gradient gr = wave::gradient(s.model(), s.options, observed, storage);
+  wave::Gradient gr = wave::gradient(s.model(), o, observed, storage);
   out.values = std::move(gr.velocity);
   out.misfit = gr.misfit;
   out.report = gr.storage;
   return out;
+}
+
+BornShot born_shot(const Setup& s, const std::vector<double>& dv, const ImagingFlags& g,
+                   const std::string& command,
+                   const std::function<void(const std::vector<std::string>&)>& writing) {
+  BornShot r;
+  r.backend = wave::linearised_backend(s.options);
+  r.outputs = {"shot.npy", "shot.json", "summary.json"};
+  if (s.write_segy) r.outputs.insert(r.outputs.begin() + 2, "shot.sgy");
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<double> dd = wave::born(s.model(), s.options, dv);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (writing) writing(r.outputs);
+  write_shot(s, std::vector<float>(dd.begin(), dd.end()));
+  json doc = base_summary(s, "fdstencil-born-summary-1", command);
+  doc["perturbation"] = g.perturbation;
+  doc["record_of"] = "J dv: the traces' first-order change for the velocity change dv (m/s), Born modelling";
+  doc["backend"] = r.backend;
+  doc["seconds"] = r.seconds;
+  doc["outputs"] = r.outputs;
+  write_json_file((s.out_dir / "summary.json").string(), doc);
+  return r;
 }
 
 json settings_json(const ImagingFlags& g, Kind kind) {
@@ -288,6 +304,18 @@ Action add_born(CLI::App& app, const std::vector<std::string>& argv) {
                   "dv: the velocity's change in m/s over the model's points, a .npy of the model's shape "
                   "(required)")
       ->type_name("FILE")
+      ->group(group);
+  cmd->add_option("--survey", f->survey,
+                  "A survey file (`fdstencil wave --survey`'s): every shot's record into --output's "
+                  "shot_<id> folder, as wave --survey writes them, so that rtm and gradient --survey take "
+                  "the folder as --observed; the same command again keeps the finished shots (verified) "
+                  "and runs the rest")
+      ->type_name("FILE")
+      ->group(group);
+  cmd->add_option("--devices", g->devices,
+                  "With --survey on the GPU: the GPUs its shots spread over, one worker each taking the "
+                  "next shot (\"all\": every visible one; default: the current one)")
+      ->type_name("LIST")
       ->group(group);
   add_output_options(cmd, f.get(), group, "shot.npy (receivers, steps; float32), shot.json");
   cmd->add_flag("--segy", f->segy, "Also shot.sgy, the same samples as SEG-Y rev 2 (one source)")

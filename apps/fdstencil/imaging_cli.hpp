@@ -1,11 +1,14 @@
 // The pieces of `fdstencil gradient`, `rtm` and `born` (issue 37) shared by their files: the flags
 // beside `wave`'s, the recorded shots and perturbations read and checked against the run
 // (imaging_inputs.cpp), the output folder's claim (imaging_claim.cpp), one shot's image or gradient
-// (cmd_imaging.cpp) and a survey's stack of them (imaging_survey.cpp).
+// (cmd_imaging.cpp), a survey's stack of them (imaging_survey.cpp) and a survey's Born records
+// (born_survey.cpp).
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <span>
 #include <string>
@@ -91,14 +94,38 @@ struct ShotImage {
   double misfit = 0;
   wave::StorageReport report;
 };
-ShotImage image_shot(const Setup& s, const ImagingFlags& g, Kind kind, std::span<const double> observed);
+// `kept`: a survey worker's state, whose GPU buffer a shot's stored fields take from the last shot
+// (wave::Options::kept_state).
+ShotImage image_shot(const Setup& s, const ImagingFlags& g, Kind kind, std::span<const double> observed,
+                     const std::shared_ptr<wave::KeptState>& kept = nullptr);
 // The summary's description of the settings (kind, condition, illumination...).
 nlohmann::json settings_json(const ImagingFlags& g, Kind kind);
+// Born modelling of a prepared shot (its progress option as the caller set it), written into
+// s.out_dir (which exists) as `wave` writes a shot: shot.npy, shot.json, shot.sgy with --segy, and
+// summary.json. `writing` hears the names just before the files are written (a claim that removes
+// them again on a failure).
+struct BornShot {
+  std::vector<std::string> outputs;  // names in s.out_dir
+  std::string backend;
+  double seconds = 0;  // the solver's
+};
+BornShot born_shot(const Setup& s, const std::vector<double>& dv, const ImagingFlags& g,
+                   const std::string& command,
+                   const std::function<void(const std::vector<std::string>&)>& writing);
 
 // --- imaging_survey.cpp --------------------------------------------------------------------------
 // --survey FILE: every shot's image or gradient, from the records of a `fdstencil wave --survey`
 // folder (--observed), added into one stack in --output, resumable shot by shot. Returns the exit
 // status (128 + the signal when stopped between shots).
 int run_survey_stack(const Flags& f, const ImagingFlags& g, Kind kind, const std::string& command);
+// --devices: "" (the current GPU, or {-1} where the survey runs on the cpu: `gpu` false), "all", or
+// a list of GPU indices, each checked; refused on the cpu.
+std::vector<int> survey_devices(const ImagingFlags& g, bool gpu);
+
+// --- born_survey.cpp -----------------------------------------------------------------------------
+// born --survey FILE: every shot's record J dv into OUTPUT/shot_<id> as `wave --survey` writes its
+// shots; a re-run keeps the finished shots (verified) and runs the rest. Returns the exit status
+// (128 + the signal when stopped between shots).
+int run_born_survey(const Flags& f, const ImagingFlags& g, const std::string& command);
 
 }  // namespace fdstencil::cli::imaging_cli

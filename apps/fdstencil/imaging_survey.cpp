@@ -80,6 +80,7 @@ Survey plan(const Flags& f, const ImagingFlags& g, Kind kind) {
   for (const SurveyShot& shot : p.shots) {
     try {
       p.setups.push_back(wave_cli::prepare(shot.flags, &model));
+      wave::check(p.setups.back().model(), p.setups.back().options);  // run()'s checks, before any shot
       p.records.push_back(fs::path(g.observed) / shot.dir.filename());
       read_observed(p.records.back(), p.setups.back(), "--observed");
       shots.push_back({{"id", shot.id},
@@ -207,31 +208,6 @@ int device_index(const std::string& item, const std::string& all, int count) {
   return d;
 }
 
-// --devices: "" (the current GPU, or none for the cpu), "all", or a list of GPU indices.
-std::vector<int> survey_devices(const ImagingFlags& g, const Survey& p) {
-  const bool gpu = wave::linearised_backend(p.setups.front().options) == "cuda";
-  if (g.devices.empty()) return {gpu ? cuda::current_device() : -1};
-  if (!gpu)
-    bad("--devices: this survey runs on the cpu (--backend cpu, --double, or no GPU); leave --devices out");
-  const int count = gpu_count();
-  std::vector<int> out;
-  if (g.devices == "all") {
-    for (int d = 0; d < count; ++d) out.push_back(d);
-  } else {
-    for (size_t start = 0;;) {  // every item, the empty ones too ("0,", ",1")
-      const size_t comma = g.devices.find(',', start);
-      const std::string item = g.devices.substr(start, comma == std::string::npos ? comma : comma - start);
-      const int d = device_index(item, g.devices, count);
-      if (std::find(out.begin(), out.end(), d) != out.end())
-        bad("--devices: GPU " + item + " is named twice");
-      out.push_back(d);
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
-  }
-  return out;
-}
-
 // A shot's result on its way into the stack.
 struct Imaged {
   ShotImage img;
@@ -274,13 +250,15 @@ void stack_shots(const fs::path& dir, const ImagingFlags& g, Kind kind, const Su
       todo.size(), [] { return false; }, std::chrono::milliseconds(100));
   const auto stop = [&pool] { return pool.stop_requested() || InterruptGuard::requested(); };
   const auto stack = [&](size_t k, Imaged& r) { stack_shot(dir, kind, p, todo[k], r, st, quiet); };
+  // Each worker keeps its GPU buffer from shot to shot (wave::Options::kept_state), freed with it.
   const auto worker = [&](int device) {
-    return [&, device](size_t k) {
+    return [&, device, kept = wave::make_kept_state()](size_t k) {
       if (InterruptGuard::requested() || !in_order.wait_turn(k, stop)) return;  // stop between shots
       const size_t i = todo[k];
       Imaged r{{}, device};
       try {
-        r.img = image_shot(p.setups[i], g, kind, read_observed(p.records[i], p.setups[i], "--observed"));
+        r.img =
+            image_shot(p.setups[i], g, kind, read_observed(p.records[i], p.setups[i], "--observed"), kept);
       } catch (const Error& e) {
         throw Error(e.kind(), "survey shot " + std::to_string(p.shots[i].id) + ": " + e.what());
       }
@@ -306,9 +284,32 @@ int stopped(Kind kind, const fs::path& dir, const Survey& p, const Stack& st, co
 
 }  // namespace
 
+std::vector<int> survey_devices(const ImagingFlags& g, bool gpu) {
+  if (g.devices.empty()) return {gpu ? cuda::current_device() : -1};
+  if (!gpu)
+    bad("--devices: this survey runs on the cpu (--backend cpu, --double, or no GPU); leave --devices out");
+  const int count = gpu_count();
+  std::vector<int> out;
+  if (g.devices == "all") {
+    for (int d = 0; d < count; ++d) out.push_back(d);
+  } else {
+    for (size_t start = 0;;) {  // every item, the empty ones too ("0,", ",1")
+      const size_t comma = g.devices.find(',', start);
+      const std::string item = g.devices.substr(start, comma == std::string::npos ? comma : comma - start);
+      const int d = device_index(item, g.devices, count);
+      if (std::find(out.begin(), out.end(), d) != out.end())
+        bad("--devices: GPU " + item + " is named twice");
+      out.push_back(d);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  return out;
+}
+
 int run_survey_stack(const Flags& f, const ImagingFlags& g, Kind kind, const std::string& command) {
   const Survey p = plan(f, g, kind);
-  std::vector<int> devices = survey_devices(g, p);
+  std::vector<int> devices = survey_devices(g, wave::linearised_backend(p.setups.front().options) == "cuda");
   const Setup& first = p.setups.front();
   const fs::path dir = f.output;  // the shots' own out_dir are OUTPUT/shot_<id>, wave's folders
   if (fs::exists(dir / kStackFile) && !f.resume && !f.overwrite)

@@ -4,9 +4,12 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <fstream>
 #include <iterator>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "fdstencil/error.hpp"
 #include "wave_cli.hpp"
@@ -83,13 +86,39 @@ void claim_output(const Setup& s) {
       "): a run writes into a folder of its own. Use another --output, or --overwrite to replace them");
 }
 
-void claim_survey_output(const std::filesystem::path& dir) {
+void claim_survey_output(const std::filesystem::path& dir, const std::string& format) {
   std::vector<std::string> found = earlier_outputs(dir), single;
   std::copy_if(found.begin(), found.end(), std::back_inserter(single),
                [](const std::string& n) { return !is_survey(n); });
   if (!single.empty())
     bad("--output " + dir.string() + " holds the outputs of a single run (" + listed(single) +
         "): a survey writes into a folder of its own");
+  const auto maker = [](const std::string& f) {
+    return std::string(f == kBornSurveyFormat ? "`fdstencil born --survey`"
+                       : f.empty()            ? "`fdstencil wave --survey`"
+                                              : "a survey of another kind");
+  };
+  const fs::path manifest = dir / kSurveyManifest;
+  std::error_code ec;
+  if (!fs::exists(manifest, ec)) {
+    if (!found.empty() && !format.empty())
+      bad("--output " + dir.string() + " holds shot folders of a survey without its manifest (" +
+          listed(found) + "), which " + maker(format) +
+          " writes before its first shot: it writes into a folder of its own");
+    return;
+  }
+  std::ifstream in(manifest);
+  const nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object()) {  // damaged: wave's re-run writes it afresh, as before born's existed
+    if (format.empty()) return;
+    bad("--output " + dir.string() + " holds a survey whose manifest " + manifest.string() +
+        " is unreadable: " + maker(format) + " writes into a folder of its own");
+  }
+  const nlohmann::json f = doc.value("format", nlohmann::json(""));
+  const std::string theirs = f.is_string() ? f.get<std::string>() : "?";
+  if (theirs != format)
+    bad("--output " + dir.string() + " holds the shots of " + maker(theirs) + " (" + manifest.string() +
+        "): " + maker(format) + " writes into a folder of its own");
 }
 
 void clear_earlier_outputs(const Setup& s) {

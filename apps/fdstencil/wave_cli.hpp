@@ -201,8 +201,14 @@ std::vector<std::string> earlier_outputs(const std::filesystem::path& dir);
 // outputs, unless it resumes that run or was given --overwrite; a checkpoint among them says how
 // to resume or start over.
 void claim_output(const Setup& s);
-// A survey's folder holds no single run's outputs (its manifest and shot folders are its own).
-void claim_survey_output(const std::filesystem::path& dir);
+// The manifest format of `fdstencil born --survey`'s folder; a `wave --survey` manifest has none.
+inline constexpr const char* kBornSurveyFormat = "fdstencil-born-survey-1";
+// A survey's folder holds no single run's outputs (its manifest and shot folders are its own), and
+// no survey of another command: `format` is the manifest's format of the survey about to write
+// ("" for wave's, kBornSurveyFormat for born's), and a folder whose manifest says another is
+// refused; so is one holding shot folders but no manifest, for born (which writes its manifest
+// before its first shot, so that its folders are always known as its own).
+void claim_survey_output(const std::filesystem::path& dir, const std::string& format = "");
 // With --overwrite, removes the earlier run's outputs: called once every check has passed.
 void clear_earlier_outputs(const Setup& s);
 
@@ -227,6 +233,14 @@ struct SurveyShot {
 // The survey file flags.survey names, parsed and checked as JSON; the shots' own flags are checked
 // later, by prepare(). Throws Error naming the file, the shot and the key.
 std::vector<SurveyShot> read_survey(const Flags& flags);
+
+// A survey's shot is finished when its folder's done.json names `identity` (what made its files)
+// and lists each file with its size and CRC-32C, and every file passes: returns why not, or "" when
+// it is. write_shot_done writes that done.json for `outputs`, names in `dir`.
+std::string shot_unfinished(const std::filesystem::path& dir, const std::string& identity);
+void write_shot_done(const std::filesystem::path& dir, const std::string& identity,
+                     const std::vector<std::string>& outputs);
+inline constexpr const char* kShotDoneFile = "done.json";
 
 // fdstencil wave --survey FILE: every shot into OUTPUT/shot_<id>; returns the exit code.
 int run_survey(const Flags& flags, const std::string& command, const SurveyRanks& ranks = {});

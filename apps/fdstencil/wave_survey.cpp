@@ -41,7 +41,7 @@ using nlohmann::json;
 
 [[noreturn]] void bad(const std::string& what) { throw Error(ErrorKind::invalid_argument, what); }
 
-constexpr const char* kDoneFile = "done.json";
+constexpr const char* kDoneFile = kShotDoneFile;
 // SEG-Y's field record number is a 32-bit integer: shot ids stay within it.
 constexpr int64_t kMaxShotId = 2147483647;
 
@@ -212,10 +212,9 @@ std::string identity(const Setup& s) {
   return buf;
 }
 
-// Whether the shot's directory holds its finished outputs: done.json for this
-// identity, and every file it lists there with its size and checksum. Returns
-// why not, or "" when it does.
-std::string unfinished(const fs::path& dir, const std::string& id) {
+}  // namespace
+
+std::string shot_unfinished(const fs::path& dir, const std::string& id) {
   const fs::path done = dir / kDoneFile;
   std::error_code ec;
   if (!fs::exists(done, ec)) return "not run";
@@ -238,7 +237,7 @@ std::string unfinished(const fs::path& dir, const std::string& id) {
   return "";
 }
 
-void write_done(const fs::path& dir, const std::string& id, const std::vector<std::string>& outputs) {
+void write_shot_done(const fs::path& dir, const std::string& id, const std::vector<std::string>& outputs) {
   json d = {{"identity", id}, {"files", json::array()}};
   for (const std::string& name : outputs) {
     const fs::path p = dir / name;
@@ -246,8 +245,6 @@ void write_done(const fs::path& dir, const std::string& id, const std::vector<st
   }
   write_json_file((dir / kDoneFile).string(), d);
 }
-
-}  // namespace
 
 namespace {
 
@@ -311,7 +308,7 @@ Plan plan_survey(const Flags& flags) {
   p.status.assign(p.shots.size(), "not run");
   for (size_t i = 0; i < p.shots.size(); ++i) {
     p.ids[i] = identity(p.setups[i]);
-    if (unfinished(p.shots[i].dir, p.ids[i]).empty()) {
+    if (shot_unfinished(p.shots[i].dir, p.ids[i]).empty()) {
       p.status[i] = "skipped: finished and verified";
       ++p.skipped;
     } else {
@@ -409,7 +406,7 @@ Share run_shots(Plan& p, const Deal& deal, const std::string& command, int rank,
       fs::remove(s.out_dir / kDoneFile, ec);  // stale: the shot runs again
       const ShotRun r = run_shot(s, command, ctl);
       // The checksums outside the lock: the shots beside this one report progress under it.
-      if (!r.result.interrupted) write_done(s.out_dir, p.ids[i], r.outputs);
+      if (!r.result.interrupted) write_shot_done(s.out_dir, p.ids[i], r.outputs);
       const double shot_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
       std::lock_guard lock(mu);
       if (r.result.interrupted) {

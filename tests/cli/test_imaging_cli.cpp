@@ -4,7 +4,8 @@
 // each refusal (a record sampled at another step, other receivers, an earlier run's outputs, a
 // budget below one checkpoint, another radius or source) exiting 2 with its reason and leaving no
 // folder behind; Born's record against the central difference of two `wave` runs; a survey's
-// stack as the sum of its shots, stopped by SIGINT between shots and resumed to the same bytes.
+// stack as the sum of its shots, stopped by SIGINT between shots and resumed to the same bytes;
+// born --survey's records, each its shot's, in a folder of their own.
 // Small 2D runs on the cpu backend.
 #include <gtest/gtest.h>
 
@@ -384,6 +385,144 @@ TEST_F(ImagingSurveyCli, ShotsSpreadOverTheGpusGiveTheBitsOfOneGpu) {
       EXPECT_EQ(shots[i]["id"], int(i) + 1) << "the shots in the survey's order";
       EXPECT_TRUE(shots[i]["gpu"].is_number_integer()) << shots[i];
     }
+  }
+  // born --survey: every shot's record the same bytes on one GPU and on all.
+  std::vector<double> dv(41 * 61, 0.0);
+  for (int k = 10; k < 16; ++k)
+    for (int i = 20; i < 45; ++i) dv[size_t(k * 61 + i)] = 40.0;
+  write_npy(dir_ / "dv.npy", DType::f64, {41, 61}, dv.data(), int64_t(dv.size() * sizeof(double)));
+  for (const char* devices : {"0", "all"}) {
+    const Result r =
+        run("born" + base("150").replace(base("150").find("--backend cpu"), 13, "--backend cuda") + kStart +
+            " --survey " + path("survey.json") + " --perturbation " + path("dv.npy") + " --devices " +
+            devices + " -o " + path(std::string("born-") + devices));
+    ASSERT_EQ(r.code, 0) << r.out;
+  }
+  for (int shot = 1; shot <= 4; ++shot) {
+    const std::string d = "shot_00000" + std::to_string(shot);
+    EXPECT_EQ(bytes_of(dir_ / "born-all" / d / "shot.npy"), bytes_of(dir_ / "born-0" / d / "shot.npy"))
+        << shot;
+  }
+}
+
+// born --survey: each shot's record J dv in OUTPUT/shot_<id>, the bytes of that shot's born run
+// alone, and a folder that rtm --survey takes as its --observed. The same command again verifies and
+// keeps the finished shots and runs a damaged one again, to the same bytes; a folder holding
+// another dv's finished records, or `wave --survey`'s (and wave into born's), or shot folders
+// without a manifest, or a damaged manifest, is refused and left as it was; so are a shot run()
+// refuses, --overwrite, --resume and --devices on the cpu, with nothing written.
+TEST_F(ImagingSurveyCli, BornOfASurveyWritesEachShotsRecordInAFolderOfItsOwn) {
+  record("150");
+  std::vector<double> dv(41 * 61, 0.0), dv2(dv.size(), 0.0);
+  for (int k = 10; k < 16; ++k)
+    for (int i = 20; i < 45; ++i) dv[size_t(k * 61 + i)] = 40.0, dv2[size_t(k * 61 + i)] = 20.0;
+  write_npy(dir_ / "dv.npy", DType::f64, {41, 61}, dv.data(), int64_t(dv.size() * sizeof(double)));
+  write_npy(dir_ / "dv2.npy", DType::f64, {41, 61}, dv2.data(), int64_t(dv2.size() * sizeof(double)));
+  const auto born = [&](const std::string& out, const std::string& dv_file = "dv.npy") {
+    return "born" + base("150") + kStart + " --survey " + path("survey.json") + " --perturbation " +
+           path(dv_file) + " -o " + path(out);
+  };
+  Result r = run(born("born"));
+  ASSERT_EQ(r.code, 0) << r.out;
+  for (int shot : {1, 4}) {
+    const std::string one = "one" + std::to_string(shot);
+    r = run("born" + base("150") + kStart + " --source 50," + kSources[shot - 1] + " --perturbation " +
+            path("dv.npy") + " -o " + path(one));
+    ASSERT_EQ(r.code, 0) << r.out;
+    EXPECT_EQ(bytes_of(dir_ / "born" / ("shot_00000" + std::to_string(shot)) / "shot.npy"),
+              bytes_of(dir_ / one / "shot.npy"))
+        << shot;
+  }
+  EXPECT_EQ(run(stack("rtm", "150", "image")
+                    .replace(stack("rtm", "150", "image").find(path("records")), path("records").size(),
+                             path("born")))
+                .code,
+            0);
+  // Again: every shot verified and kept; then shot 3's record damaged, and run again alone.
+  const std::string shot3 = bytes_of(dir_ / "born" / "shot_000003" / "shot.npy");
+  r = run(born("born"));
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(read_json(dir_ / "born" / "survey.json")["status"]["3"], "skipped: finished and verified");
+  std::ofstream(dir_ / "born" / "shot_000003" / "shot.npy", std::ios::app) << "x";
+  r = run(born("born"));
+  ASSERT_EQ(r.code, 0) << r.out;
+  const json manifest = read_json(dir_ / "born" / "survey.json");
+  EXPECT_EQ(manifest["status"]["3"], "done");
+  EXPECT_EQ(manifest["status"]["1"], "skipped: finished and verified");
+  EXPECT_EQ(manifest["shots"].size(), 4u) << "the shots kept keep their entries";
+  EXPECT_EQ(bytes_of(dir_ / "born" / "shot_000003" / "shot.npy"), shot3);
+  // Refusals: a folder of another run's records either way, one holding shot folders without a
+  // manifest or an unreadable manifest, a shot that run() refuses (found before any shot runs),
+  // and options a born survey does not take.
+  const std::string record4 = bytes_of(dir_ / "records" / "shot_000004" / "shot.npy");
+  fs::create_directories(dir_ / "orphan" / "shot_000001");
+  fs::create_directories(dir_ / "damaged");
+  std::ofstream(dir_ / "damaged" / "survey.json") << "{";
+  std::ofstream(dir_ / "bad.json")
+      << R"({"shots": [{"id": 1, "source": [50, 100]}, {"id": 3, "source": [0, 400]}]})";
+  std::string on_surface = born("refused") + " --free-surface";
+  on_surface.replace(on_surface.find(path("survey.json")), path("survey.json").size(), path("bad.json"));
+  const struct {
+    std::string args, says;
+  } cases[] = {
+      {born("born", "dv2.npy"), "holds the finished record of shot 1 of another born survey"},
+      {born("records"), "holds the shots of `fdstencil wave --survey`"},
+      {"wave" + base("150") + kTrue + " --no-final --survey " + path("survey.json") + " -o " + path("born"),
+       "holds the shots of `fdstencil born --survey`"},
+      {born("orphan"), "holds shot folders of a survey without its manifest"},
+      {born("damaged"), "is unreadable"},
+      {on_surface, "survey shot 3: "},
+      {born("refused") + " --overwrite", "--overwrite: a born survey's re-run keeps"},
+      {born("refused") + " --resume", "not expected: --resume"},  // the same command continues
+      {born("refused") + " --devices 0", "this survey runs on the cpu"},
+  };
+  for (const auto& c : cases) {
+    r = run(c.args);
+    EXPECT_EQ(r.code, 2) << c.args << "\n" << r.out;
+    EXPECT_NE(r.out.find(c.says), std::string::npos) << r.out;
+  }
+  EXPECT_FALSE(fs::exists(path("refused")));
+  EXPECT_EQ(bytes_of(dir_ / "records" / "shot_000004" / "shot.npy"), record4);
+  EXPECT_EQ(bytes_of(dir_ / "born" / "shot_000003" / "shot.npy"), shot3);
+  EXPECT_EQ(bytes_of(dir_ / "damaged" / "survey.json"), "{");
+  // A folder whose run finished no shot (every done.json gone, as after a failure in its first
+  // shots) is the next run's, of another dv too: nothing finished would be mixed.
+  for (int shot = 1; shot <= 4; ++shot)
+    fs::remove(dir_ / "born" / ("shot_00000" + std::to_string(shot)) / "done.json");
+  r = run(born("born", "dv2.npy"));
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(read_json(dir_ / "born" / "survey.json")["status"]["1"], "done");
+}
+
+// SIGINT once born --survey's first shot is finished: the shots in progress finish, the run exits
+// 130 saying to run the same command again, and that finishes the survey with the bytes of a run
+// never stopped.
+TEST_F(ImagingSurveyCli, AnInterruptedBornSurveyFinishesByTheSameCommand) {
+  record("10");  // the survey file (born reads no record); long shots, so that the signal beats the last
+  std::vector<double> dv(41 * 61, 0.0);
+  for (int k = 10; k < 16; ++k)
+    for (int i = 20; i < 45; ++i) dv[size_t(k * 61 + i)] = 40.0;
+  write_npy(dir_ / "dv.npy", DType::f64, {41, 61}, dv.data(), int64_t(dv.size() * sizeof(double)));
+  const auto born = [&](const std::string& out) {
+    return "born" + base("6000") + kStart + " --survey " + path("survey.json") + " --perturbation " +
+           path("dv.npy") + " -o " + path(out);
+  };
+  ASSERT_EQ(run(born("whole")).code, 0);
+  const pid_t pid =
+      test::start_cli(born("cut"), dir_ / "log.txt", "OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive} ");
+  ASSERT_TRUE(test::wait_for(dir_ / "cut" / "shot_000001" / "done.json", pid)) << bytes_of(dir_ / "log.txt");
+  kill(pid, SIGINT);
+  const int code = test::exit_code(pid);
+  const std::string log = bytes_of(dir_ / "log.txt");
+  ASSERT_EQ(code, 128 + SIGINT) << log;
+  EXPECT_NE(log.find("Run the same command again"), std::string::npos) << log;
+  EXPECT_FALSE(fs::exists(dir_ / "cut" / "shot_000004" / "done.json")) << log;
+  const Result r = run(born("cut"));
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(read_json(dir_ / "cut" / "survey.json")["status"]["1"], "skipped: finished and verified");
+  for (int shot = 1; shot <= 4; ++shot) {
+    const std::string d = "shot_00000" + std::to_string(shot);
+    EXPECT_EQ(bytes_of(dir_ / "cut" / d / "shot.npy"), bytes_of(dir_ / "whole" / d / "shot.npy")) << shot;
   }
 }
 
