@@ -16,9 +16,12 @@
 // forward and the backward, and the steps checkpoints run again); when it returns true the call
 // throws Error(ErrorKind::interrupted) and returns nothing. options.progress, where set, hears
 // (done, total) over every step of the sweeps, the total counting the steps checkpoints run
-// again, about 200 times a call and last with done == total. The other run() options these
-// functions do not serve (resume, snapshots, checkpoints, kernel parameters, a kept state, a
-// split run and its files) are refused by name.
+// again, about 200 times a call and last with done == total. options.kept_state, where set, keeps
+// the GPU's backward pass's stored fields (or slots, or strips) for the next call of the same
+// sizes on the same GPU (a survey's next shot), and is freed by the GPU's modelling, Born and
+// wavelet adjoint (which keep nothing there); the cpu keeps nothing. The other run() options these
+// functions do not serve (resume, snapshots, checkpoints, kernel parameters, a split run and its
+// files) are refused by name.
 #pragma once
 
 #include <cstdint>

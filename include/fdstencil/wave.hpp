@@ -280,8 +280,9 @@ struct Options {
   // run frees the kept state first and leaves its own in it. A run on one rank on the GPU only
   // (the cpu and a split run keep nothing); one run at a time per KeptState (one per thread). The
   // medium is recognised by its values (Model::checksum), not by its address. The linearised
-  // solvers (imaging.hpp) on the GPU keep only their stored fields' (or checkpoints' or strips')
-  // allocation there for the next shot, freeing a forward run's state the KeptState held.
+  // solvers' backward pass (imaging.hpp) on the GPU keeps only its stored fields' (or checkpoints'
+  // or strips') allocation there for the next shot of the same sizes, freeing a forward run's
+  // state the KeptState held; a forward run frees that allocation.
   std::shared_ptr<KeptState> kept_state;
 };
 

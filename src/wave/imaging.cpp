@@ -554,6 +554,7 @@ std::vector<double> modelled(const Model& model, const Options& o) {
   [[maybe_unused]] const bool gpu = detail::on_gpu(o);  // first: refuses what run() refuses, in any build
 #if FDSTENCIL_HAVE_CUDA
   if (gpu) {
+    detail::free_kept(o);
     const std::vector<float> t = cuda::wave::modelled(detail::setup<float>(model, o, f));
     return {t.begin(), t.end()};
   }
@@ -574,6 +575,7 @@ std::vector<double> born(const Model& model, const Options& o, std::span<const d
   [[maybe_unused]] const bool gpu = detail::on_gpu(o);  // first: refuses what run() refuses, in any build
 #if FDSTENCIL_HAVE_CUDA
   if (gpu) {
+    detail::free_kept(o);
     detail::SetupFrame f;
     const acoustic::Setup<float> s = detail::setup<float>(model, o, f);
     const std::vector<float> t = cuda::wave::born(s, perturbation<float>(model, f, s.alloc, dv));
@@ -601,6 +603,7 @@ std::vector<double> source_adjoint(const Model& model, const Options& o, std::sp
   [[maybe_unused]] const bool gpu = detail::on_gpu(o);  // first: refuses what run() refuses, in any build
 #if FDSTENCIL_HAVE_CUDA
   if (gpu) {
+    detail::free_kept(o);
     detail::SetupFrame f;
     const std::vector<float> t = cuda::wave::source_adjoint(detail::setup<float>(model, o, f),
                                                             std::vector<float>(dd.begin(), dd.end()));

@@ -34,6 +34,9 @@ bool on_gpu(const Options& options);
 // shot takes the last one's stored fields' allocation; the forward state the kept state held, if
 // any, is freed first); nullptr without a kept state.
 cuda::wave::KeptBuffer* kept_buffer(const Options& options);
+// Frees what Options::kept_state holds, for a GPU solver that keeps nothing there (modelling, Born,
+// the wavelets' adjoint), so that its memory is this run's.
+void free_kept(const Options& options);
 #endif
 
 }  // namespace fdstencil::wave::detail

@@ -71,6 +71,15 @@ cuda::wave::KeptBuffer* detail::kept_buffer(const Options& o) {
   if (!k->buffer) k->buffer = cuda::wave::make_kept_buffer();
   return k->buffer.get();
 }
+
+void detail::free_kept(const Options& o) {
+  if (KeptState* k = o.kept_state.get()) {
+    k->gpu.reset();
+    k->buffer.reset();
+    k->key = 0;
+    k->device = -1;
+  }
+}
 #endif
 
 namespace {
@@ -1246,6 +1255,7 @@ uint64_t kept_key(const Model& model, const Options& o, const Checked& c) {
 KeptState* take_kept(const Options& o, bool gpu, uint64_t& key, const Model& model, const Checked& c) {
   KeptState* kept = gpu && !split(o) ? o.kept_state.get() : nullptr;
   if (!kept) return nullptr;
+  kept->buffer.reset();  // a linearised pass's stored fields: of no use to a forward run
   key = kept_key(model, o, c);
   if (kept->gpu && kept->key == key && kept->device == cuda::current_device()) return kept;
   kept->gpu.reset();

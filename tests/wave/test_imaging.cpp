@@ -324,7 +324,8 @@ TEST(Rtm, RefusesToDivideByAnIlluminationOfNothing) {
 }
 
 // Each run() option the linearised solvers do not serve is refused by name, in each of them, and
-// the same run without it goes through: none is taken and quietly ignored.
+// the same run without it goes through: none is taken and quietly ignored. A kept state is served
+// (on the GPU the backward pass's buffer; the cpu keeps nothing) and goes through.
 TEST(Linearised, RefusesTheRunOptionsItDoesNotServe) {
   const wave::Model m = wave::Model::constant(2, 20, 1, 20, kH, 2000.f);
   const wave::Checkpoint state;

@@ -27,8 +27,6 @@ struct KeptBuffer {
 
 std::shared_ptr<KeptBuffer> make_kept_buffer() { return std::make_shared<KeptBuffer>(); }
 
-int64_t kept_buffer_bytes(const KeptBuffer& k) { return k.buf.bytes(); }
-
 namespace {
 
 // The kept buffer's bytes on the current GPU: memory the pass may count as free.
@@ -36,22 +34,34 @@ int64_t kept_here(const KeptBuffer* kept) {
   return kept && kept->device == current_device() ? kept->buf.bytes() : 0;
 }
 
+// Frees the kept buffer on its own GPU, the current one restored after.
 void release(KeptBuffer* kept) {
-  if (!kept) return;
+  if (!kept || kept->buf.n == 0) return;
+  const int here = current_device();
+  if (kept->device != here) FDS_CUDA_CHECK(cudaSetDevice(kept->device));
   kept->buf = DeviceArray<float>();
+  if (kept->device != here) FDS_CUDA_CHECK(cudaSetDevice(here));
   kept->device = -1;
 }
 
+// Gives the kept buffer back unless it is on this GPU and of exactly `n` floats: a pass takes it
+// only whole, so that none of its memory is held beyond what the pass counted as its own (the
+// adjoint's state and the working fields are allocated beside it). Called once the pass knows its
+// storage, before anything else is allocated.
+void fit_kept(KeptBuffer* kept, int64_t n) {
+  if (kept && kept_here(kept) != n * int64_t(sizeof(float))) release(kept);
+}
+
 // n floats, uninitialised, for a sweep's stored fields, slots or strips: the kept buffer where the
-// caller keeps one on this GPU large enough, else a new allocation, left in the kept buffer for the
-// next pass or, without one, owned by `own`.
+// caller keeps one of that size on this GPU (fit_kept), else a new allocation, left in the kept
+// buffer for the next pass or, without one, owned by `own`.
 float* stored_buffer(KeptBuffer* kept, int64_t n, DeviceArray<float>& own) {
   if (!kept) {
     own = DeviceArray<float>::uninitialised(n);
     return own.p;
   }
-  if (kept_here(kept) < n * int64_t(sizeof(float))) {
-    release(kept);  // first: the new allocation may need its memory
+  fit_kept(kept, n);
+  if (kept->buf.n == 0) {
     kept->buf = DeviceArray<float>::uninitialised(n);
     kept->device = current_device();
   }
@@ -293,9 +303,12 @@ BackwardResult backward(const acoustic::Setup<float>& s,
     throw Error(ErrorKind::out_of_memory, what);
   }
   if (!boundary) r.checkpoints = revolve::checkpoint_slots(s.nt, field, state, budget_bytes, available);
+  const acoustic::ReversalBox box = boundary ? acoustic::checked_reversal_box(s) : acoustic::ReversalBox{};
+  fit_kept(kept, boundary             ? (s.nt + 1) * acoustic::ring_points(box)
+                 : r.checkpoints == 0 ? (s.nt + 1) * p.points()
+                                      : r.checkpoints * p.fwd.snapshot_elements());
   core::set_progress_total(revolve::sweeps_steps(s.nt, r.checkpoints));
   if (boundary) {
-    const acoustic::ReversalBox box = acoustic::checked_reversal_box(s);
     revolve::check_strips((s.nt + 1) * acoustic::ring_points(box) * int64_t(sizeof(float)) + 2 * field +
                               ReversalGpu::bytes(s, box),
                           budget_bytes, available);

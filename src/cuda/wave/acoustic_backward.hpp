@@ -40,12 +40,11 @@ std::vector<float> source_adjoint(const acoustic::Setup<float>& s, const std::ve
 
 // A device buffer one backward pass leaves for the next on the same thread (a survey's next shot,
 // through wave::Options::kept_state): its stored fields, checkpoint slots or strips take the last
-// shot's allocation, where it is on the same GPU and large enough, instead of allocating and
+// shot's allocation, where it is on the same GPU and of the same size, instead of allocating and
 // freeing tens of GB a shot (a cudaMalloc and cudaFree that the GPUs of one process serialise).
 // Freed when the last pointer goes.
 struct KeptBuffer;
 std::shared_ptr<KeptBuffer> make_kept_buffer();
-int64_t kept_buffer_bytes(const KeptBuffer& k);  // what it holds now, on whichever GPU
 
 // `residual_of(traces)` gives the adjoint's input (nrec, nt) once the forward traces are known.
 // `correlate`: the cross-correlation and illumination sums too. budget_bytes: the kept fields' or
