@@ -30,6 +30,7 @@
 #include "fdstencil/error.hpp"
 #include "imaging_cli.hpp"
 #include "interrupt.hpp"
+#include "progress.hpp"
 
 namespace fdstencil::cli::imaging_cli {
 
@@ -170,13 +171,14 @@ void write_manifest(const Flags& f, const ImagingFlags& g, const std::string& co
 }
 
 // Shot i's record into its folder, then its done.json.
-json born_one(const BornSurvey& p, size_t i, const ImagingFlags& g, const std::string& command, int device) {
+json born_one(const BornSurvey& p, size_t i, const ImagingFlags& g, const std::string& command, int device,
+              const std::function<void(int64_t, int64_t)>& progress) {
   const Setup& s = p.setups[i];
   std::error_code ec;
   fs::create_directories(s.out_dir, ec);
   if (ec) throw Error(ErrorKind::io, "cannot create " + s.out_dir.string() + ": " + ec.message());
   fs::remove(s.out_dir / wave_cli::kShotDoneFile, ec);  // stale: the shot runs again
-  const BornShot r = born_shot(s, p.dv, g, command, {});
+  const BornShot r = born_shot(s, p.dv, g, command, {}, progress);
   wave_cli::write_shot_done(s.out_dir, p.ids[i], r.outputs);
   json e = {{"id", p.shots[i].id},
             {"dir", p.shots[i].dir.filename().string()},
@@ -186,11 +188,17 @@ json born_one(const BornSurvey& p, size_t i, const ImagingFlags& g, const std::s
   return e;
 }
 
-// The shots to run, spread over `devices`; false when a signal stopped the survey between shots.
+// The shots to run, spread over `devices`, with one bar over their steps; false when a signal
+// stopped the survey between shots.
 bool run_shots(const BornSurvey& p, const ImagingFlags& g, const std::string& command,
                const std::vector<int>& devices, Ran& ran, bool quiet) {
   DevicePool pool(
       p.todo.size(), [] { return false; }, std::chrono::milliseconds(100));
+  SurveyProgress bar("fdstencil born", p.todo.size(), !quiet);
+  const struct End {
+    SurveyProgress& bar;
+    ~End() { bar.finish(); }
+  } end{bar};
   const auto worker = [&](int device) {
     return [&, device](size_t k) {
       if (InterruptGuard::requested() || pool.stop_requested()) return;  // stop between shots
@@ -201,7 +209,7 @@ bool run_shots(const BornSurvey& p, const ImagingFlags& g, const std::string& co
         ran.failed.insert(p.shots[i].id);
       };
       try {
-        e = born_one(p, i, g, command, device);
+        e = born_one(p, i, g, command, device, bar.shot(k));
       } catch (const Error& err) {
         failed();
         throw Error(err.kind(), "survey shot " + std::to_string(p.shots[i].id) + ": " + err.what());
@@ -209,12 +217,9 @@ bool run_shots(const BornSurvey& p, const ImagingFlags& g, const std::string& co
         failed();
         throw Error(ErrorKind::io, "survey shot " + std::to_string(p.shots[i].id) + ": " + err.what());
       }
+      bar.finished(k);
       const std::lock_guard<std::mutex> lock(ran.mutex);
       ran.entries[p.shots[i].id] = e;
-      if (!quiet)
-        std::fprintf(stderr, "fdstencil born: shot %lld written (%zu of %zu to run; %s)\n",
-                     static_cast<long long>(p.shots[i].id), ran.entries.size(), p.todo.size(),
-                     e["backend"].get<std::string>().c_str());
     };
   };
   pool.run(devices, worker);

@@ -220,10 +220,12 @@ Action add_imaging(CLI::App& app, const std::vector<std::string>& argv, Kind kin
 namespace imaging_cli {
 
 ShotImage image_shot(const Setup& s, const ImagingFlags& g, Kind kind, std::span<const double> observed,
-                     const std::shared_ptr<wave::KeptState>& kept) {
+                     const std::shared_ptr<wave::KeptState>& kept,
+                     const std::function<void(int64_t, int64_t)>& progress) {
   const wave::Storage storage{budget_bytes(g.memory_budget), g.boundary_saving};
   wave::Options o = s.options;
   o.kept_state = kept;
+  if (progress) o.progress = progress;
   ShotImage out;
   if (kind == Kind::rtm) {
     wave::RtmOptions r;
@@ -245,13 +247,16 @@ ShotImage image_shot(const Setup& s, const ImagingFlags& g, Kind kind, std::span
 
 BornShot born_shot(const Setup& s, const std::vector<double>& dv, const ImagingFlags& g,
                    const std::string& command,
-                   const std::function<void(const std::vector<std::string>&)>& writing) {
+                   const std::function<void(const std::vector<std::string>&)>& writing,
+                   const std::function<void(int64_t, int64_t)>& progress) {
+  wave::Options o = s.options;
+  if (progress) o.progress = progress;
   BornShot r;
   r.backend = wave::linearised_backend(s.options);
   r.outputs = {"shot.npy", "shot.json", "summary.json"};
   if (s.write_segy) r.outputs.insert(r.outputs.begin() + 2, "shot.sgy");
   const auto start = std::chrono::steady_clock::now();
-  const std::vector<double> dd = wave::born(s.model(), s.options, dv);
+  const std::vector<double> dd = wave::born(s.model(), o, dv);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (writing) writing(r.outputs);
   write_shot(s, std::vector<float>(dd.begin(), dd.end()));

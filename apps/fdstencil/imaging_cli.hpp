@@ -95,15 +95,16 @@ struct ShotImage {
   wave::StorageReport report;
 };
 // `kept`: a survey worker's state, whose GPU buffer a shot's stored fields take from the last shot
-// (wave::Options::kept_state).
+// (wave::Options::kept_state); `progress`, where given, replaces s.options.progress (a survey's bar).
 ShotImage image_shot(const Setup& s, const ImagingFlags& g, Kind kind, std::span<const double> observed,
-                     const std::shared_ptr<wave::KeptState>& kept = nullptr);
+                     const std::shared_ptr<wave::KeptState>& kept = nullptr,
+                     const std::function<void(int64_t, int64_t)>& progress = nullptr);
 // The summary's description of the settings (kind, condition, illumination...).
 nlohmann::json settings_json(const ImagingFlags& g, Kind kind);
 // Born modelling of a prepared shot (its progress option as the caller set it), written into
 // s.out_dir (which exists) as `wave` writes a shot: shot.npy, shot.json, shot.sgy with --segy, and
 // summary.json. `writing` hears the names just before the files are written (a claim that removes
-// them again on a failure).
+// them again on a failure); `progress`, where given, replaces s.options.progress (a survey's bar).
 struct BornShot {
   std::vector<std::string> outputs;  // names in s.out_dir
   std::string backend;
@@ -111,7 +112,8 @@ struct BornShot {
 };
 BornShot born_shot(const Setup& s, const std::vector<double>& dv, const ImagingFlags& g,
                    const std::string& command,
-                   const std::function<void(const std::vector<std::string>&)>& writing);
+                   const std::function<void(const std::vector<std::string>&)>& writing,
+                   const std::function<void(int64_t, int64_t)>& progress = nullptr);
 
 // --- imaging_survey.cpp --------------------------------------------------------------------------
 // --survey FILE: every shot's image or gradient, from the records of a `fdstencil wave --survey`

@@ -26,6 +26,7 @@
 #include "fdstencil/npy.hpp"
 #include "imaging_cli.hpp"
 #include "interrupt.hpp"
+#include "progress.hpp"
 
 namespace fdstencil::cli::imaging_cli {
 
@@ -215,8 +216,7 @@ struct Imaged {
 };
 
 // Shot i's result added into the stack, which is then kept on the disk.
-void stack_shot(const fs::path& dir, Kind kind, const Survey& p, size_t i, const Imaged& r, Stack& st,
-                bool quiet) {
+void stack_shot(const fs::path& dir, Kind kind, const Survey& p, size_t i, const Imaged& r, Stack& st) {
   for (size_t k = 0; k < st.values.size(); ++k) st.values[k] += r.img.values[k];
   st.misfit += r.img.misfit;
   st.done.push_back(p.shots[i].id);
@@ -230,10 +230,6 @@ void stack_shot(const fs::path& dir, Kind kind, const Survey& p, size_t i, const
     throw Error(e.kind(),
                 "survey shot " + std::to_string(p.shots[i].id) + ": its stack was not kept: " + e.what());
   }
-  if (!quiet)
-    std::fprintf(stderr, "fdstencil %s: shot %lld (%zu of %zu) stacked (%s)\n", command_name(kind),
-                 static_cast<long long>(p.shots[i].id), st.done.size(), p.shots.size(),
-                 r.img.report.backend.c_str());
 }
 
 // The shots not yet in the stack, spread over `devices`, one worker each taking the next shot. A
@@ -242,14 +238,19 @@ void stack_shot(const fs::path& dir, Kind kind, const Survey& p, size_t i, const
 // whatever GPUs made it; a worker runs at most two shots a GPU past the oldest one not stacked.
 // A signal lets the shots in progress finish and starts no more (results still waiting for an
 // earlier shot are dropped, and --resume runs them again); a failing shot lets the others finish,
-// and its error is the run's.
+// and its error is the run's. One bar over the shots' steps, its label the count of shots done.
 void stack_shots(const fs::path& dir, const ImagingFlags& g, Kind kind, const Survey& p, Stack& st,
                  const std::vector<size_t>& todo, const std::vector<int>& devices, bool quiet) {
   InOrder<Imaged> in_order(2 * devices.size());
   DevicePool pool(
       todo.size(), [] { return false; }, std::chrono::milliseconds(100));
   const auto stop = [&pool] { return pool.stop_requested() || InterruptGuard::requested(); };
-  const auto stack = [&](size_t k, Imaged& r) { stack_shot(dir, kind, p, todo[k], r, st, quiet); };
+  const auto stack = [&](size_t k, Imaged& r) { stack_shot(dir, kind, p, todo[k], r, st); };
+  SurveyProgress bar(std::string("fdstencil ") + command_name(kind), todo.size(), !quiet);
+  const struct End {
+    SurveyProgress& bar;
+    ~End() { bar.finish(); }
+  } end{bar};
   // Each worker keeps its GPU buffer from shot to shot (wave::Options::kept_state), freed with it.
   const auto worker = [&](int device) {
     return [&, device, kept = wave::make_kept_state()](size_t k) {
@@ -257,11 +258,12 @@ void stack_shots(const fs::path& dir, const ImagingFlags& g, Kind kind, const Su
       const size_t i = todo[k];
       Imaged r{{}, device};
       try {
-        r.img =
-            image_shot(p.setups[i], g, kind, read_observed(p.records[i], p.setups[i], "--observed"), kept);
+        r.img = image_shot(p.setups[i], g, kind, read_observed(p.records[i], p.setups[i], "--observed"), kept,
+                           bar.shot(k));
       } catch (const Error& e) {
         throw Error(e.kind(), "survey shot " + std::to_string(p.shots[i].id) + ": " + e.what());
       }
+      bar.finished(k);
       in_order.put(k, std::move(r), stack);
     };
   };

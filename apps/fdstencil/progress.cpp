@@ -83,6 +83,39 @@ void ProgressBar::finish() {
   drawn_ = false;
 }
 
+SurveyProgress::SurveyProgress(std::string label, size_t shots, bool enabled)
+    : label_(std::move(label)), bar_(label_, enabled), done_(shots, 0), total_(shots, 0) {}
+
+std::function<void(int64_t, int64_t)> SurveyProgress::shot(size_t k) {
+  return [this, k](int64_t done, int64_t total) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    done_[k] = done;
+    total_[k] = total;
+    if (first_total_ == 0) first_total_ = total;
+    draw();
+  };
+}
+
+void SurveyProgress::finished(size_t k) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  if (total_[k] == 0) total_[k] = first_total_;
+  done_[k] = total_[k];
+  draw();
+}
+
+void SurveyProgress::draw() {
+  if (first_total_ == 0) return;
+  int64_t done = 0, total = 0;
+  size_t whole = 0;  // shots whose steps are all done
+  for (size_t k = 0; k < done_.size(); ++k) {
+    done += done_[k];
+    total += total_[k] > 0 ? total_[k] : first_total_;
+    whole += total_[k] > 0 && done_[k] >= total_[k];
+  }
+  bar_.set_label(label_ + " (" + std::to_string(whole) + "/" + std::to_string(done_.size()) + " shots)");
+  bar_.update(done, total);
+}
+
 double notice_after_s() {
   const char* env = std::getenv("FDSTENCIL_NOTICE_AFTER_S");
   char* end = nullptr;

@@ -2,6 +2,8 @@
 // - ProgressBar: percent done and the time left. On a terminal it is redrawn in place; in a log
 //   (a file or a pipe) it writes a line at every 10 % and whenever a while has passed without one,
 //   so a log shows a run alive from its first second and is not filled with carriage returns.
+// - SurveyProgress: one ProgressBar over the steps of a survey's shots, run one after another or
+//   several at once.
 // - PhaseNotice: a phase before or after the steps (reading a model, setting up the solver,
 //   resampling the record) that says what it is doing once it has taken a second.
 #pragma once
@@ -10,10 +12,12 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 namespace fdstencil::cli {
 
@@ -34,6 +38,27 @@ class ProgressBar {
   int log_lines_ = 0;
   std::chrono::steady_clock::time_point start_;
   std::chrono::steady_clock::time_point last_draw_;  // the terminal's last redraw, or the log's last line
+};
+
+// One bar over a survey's shots, several of them running at once (one a GPU): each shot reports
+// its own steps done of its total (the Options::progress of its run, from its worker's thread),
+// and the bar shows their sum against the sum of the totals, a shot not yet begun counted at the
+// first total reported (a survey's shots are alike), its label how many have done all their steps.
+class SurveyProgress {
+ public:
+  SurveyProgress(std::string label, size_t shots, bool enabled);
+  // Shot k's (of the shots to run) Options::progress.
+  std::function<void(int64_t, int64_t)> shot(size_t k);
+  void finished(size_t k);  // shot k is over: its steps whole, whatever it reported
+  void finish() { bar_.finish(); }
+
+ private:
+  void draw();  // under mutex_
+  std::mutex mutex_;
+  std::string label_;
+  ProgressBar bar_;
+  std::vector<int64_t> done_, total_;  // per shot; total 0 until the shot reports
+  int64_t first_total_ = 0;
 };
 
 // A phase that says, once it has run for notice_after_s() seconds, what it is doing ("label: what

@@ -405,6 +405,32 @@ TEST_F(ImagingSurveyCli, ShotsSpreadOverTheGpusGiveTheBitsOfOneGpu) {
   }
 }
 
+// A survey's bar counts every shot's steps (rtm: the forward sweep and the backward, 300 a shot;
+// born: 150), in a log a line at each 10 %, without carriage returns; --quiet has none.
+TEST_F(ImagingSurveyCli, ASurveysBarCountsTheStepsOfEveryShot) {
+  record("150");
+  std::string rtm = stack("rtm", "150", "image");
+  rtm.replace(rtm.find(" --quiet"), 8, "");
+  Result r = run(rtm);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("fdstencil rtm (4/4 shots): 100 % (1200/1200 steps)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("50 % (600/1200 steps)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find('\r'), std::string::npos) << r.out;
+  std::vector<double> dv(41 * 61, 0.0);
+  dv[size_t(12 * 61 + 30)] = 40.0;
+  write_npy(dir_ / "dv.npy", DType::f64, {41, 61}, dv.data(), int64_t(dv.size() * sizeof(double)));
+  const std::string born = "born" + base("150") + kStart + " --survey " + path("survey.json") +
+                           " --perturbation " + path("dv.npy") + " -o ";
+  std::string loud = born + path("born");
+  loud.replace(loud.find(" --quiet"), 8, "");
+  r = run(loud);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("100 % (600/600 steps)"), std::string::npos) << r.out;
+  r = run(born + path("born-quiet"));
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(r.out.find("steps)"), std::string::npos) << r.out;
+}
+
 // born --survey: each shot's record J dv in OUTPUT/shot_<id>, the bytes of that shot's born run
 // alone, and a folder that rtm --survey takes as its --observed. The same command again verifies and
 // keeps the finished shots and runs a damaged one again, to the same bytes; a folder holding
