@@ -296,10 +296,10 @@ Action add_born(CLI::App& app, const std::vector<std::string>& argv) {
   auto* cmd = app.add_subcommand(
       "born",
       "Born modelling: the record J dv of a velocity perturbation dv, the first-order change of the traces "
-      "of "
-      "`fdstencil wave`'s own run (the same flags describe it), written as wave writes a shot (shot.npy, "
-      "shot.json, shot.sgy with --segy), so that rtm and gradient take it. Bad input exits 2 before any work "
-      "and writes nothing.");
+      "of `fdstencil wave`'s own run (the same flags describe it), written as wave writes a shot (shot.npy, "
+      "shot.json, shot.sgy with --segy), so that rtm and gradient take it; with --survey every shot's, into "
+      "--output's shot_<id> folders beside survey.json (no --overwrite: the same command again keeps the "
+      "finished shots). Bad input exits 2 before any work and writes nothing.");
   auto f = std::make_shared<Flags>();
   f->label = "fdstencil born";
   auto g = std::make_shared<ImagingFlags>();
@@ -322,7 +322,9 @@ Action add_born(CLI::App& app, const std::vector<std::string>& argv) {
                   "next shot (\"all\": every visible one; default: the current one)")
       ->type_name("LIST")
       ->group(group);
-  add_output_options(cmd, f.get(), group, "shot.npy (receivers, steps; float32), shot.json");
+  add_output_options(cmd, f.get(), group,
+                     "shot.npy (receivers, steps; float32), shot.json (with --survey: shot_<id> folders of "
+                     "them, survey.json)");
   cmd->add_flag("--segy", f->segy, "Also shot.sgy, the same samples as SEG-Y rev 2 (one source)")
       ->group(group);
   const std::string command = command_text(argv);

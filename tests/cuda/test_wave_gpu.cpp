@@ -1135,9 +1135,6 @@ TEST(WaveGpu, Homogeneous3DMatchesTheAnalyticSolutionAtR4) {
   }
 }
 
-// The GPU's traces are the same bits on every run (the receivers' sums have a fixed order), and a
-// run resumed from any of its checkpoints ends with the traces and field of the run never
-// stopped, bit for bit: 3D and 2D, with and without a free surface, and after a stop request.
 // The process's own count of device memory held (what Python's Ctrl-C tests read): it rises while
 // a run holds its state, and a run stopped part-way gives back every byte; a field's move keeps its
 // bytes counted once.
@@ -1165,6 +1162,9 @@ TEST(WaveGpu, AStoppedRunGivesBackEveryByteItHeld) {
   EXPECT_EQ(cuda::device_bytes_held(), before);
 }
 
+// The GPU's traces are the same bits on every run (the receivers' sums have a fixed order), and a
+// run resumed from any of its checkpoints ends with the traces and field of the run never
+// stopped, bit for bit: 3D and 2D, with and without a free surface, and after a stop request.
 TEST(WaveGpu, ResumesFromACheckpointBitForBit) {
   REQUIRE_GPU();
   for (const auto& [dim, free_surface] : {std::pair{3, false}, std::pair{3, true}, std::pair{2, false}}) {
