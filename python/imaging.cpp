@@ -166,12 +166,12 @@ nb::tuple linearised(const std::string& op, const HostFloats& velocity, double s
   return nb::make_tuple(array_of(std::move(r.out), shape), r.misfit, t, storage_dict(r.storage, device));
 }
 
-// "modelled", "born_adjoint", "gradient" or "rtm" for several shots through one model, spread over
-// `devices` (GPU indices, one worker each; {-1}: the calling thread, for the cpu) as
-// run_wave_many's shots are; vecs: each shot's traces (nrec, nt), empty for "modelled". Returns
-// (the model-shaped results summed in the shots' order, or None for "modelled"; the misfits' sum;
-// each shot's traces: "modelled"'s and "gradient"'s, else None; each shot's storage dict with the
-// GPU it ran on, or None). A failing shot stops the others and its error is raised, named by its
+// "modelled", "born", "born_adjoint", "gradient" or "rtm" for several shots through one model,
+// spread over `devices` (GPU indices, one worker each; {-1}: the calling thread, for the cpu) as
+// run_wave_many's shots are; vecs: each shot's traces (nrec, nt), empty for "modelled", dv over the
+// model's points for "born". Returns (the model-shaped results summed in the shots' order, or None
+// for "modelled" and "born"; the misfits' sum; each shot's traces: "modelled"'s, "born"'s (J dv)
+// and "gradient"'s, else None; each shot's storage dict with the GPU it ran on, or None). A failing shot stops the others and its error is raised, named by its
 // index; Ctrl-C stops them all and raises KeyboardInterrupt.
 nb::tuple linearised_many(const std::string& op, const HostFloats& velocity, double spacing,
                           const RunSettings& s, bool double_precision,
@@ -179,10 +179,10 @@ nb::tuple linearised_many(const std::string& op, const HostFloats& velocity, dou
                           const std::vector<HostDoubles>& receivers, const std::vector<HostDoubles>& vecs,
                           const std::vector<int>& devices, const std::string& condition, bool illumination,
                           bool laplacian, int64_t memory_budget, bool boundary_saving) {
-  const bool summed = op != "modelled";
+  const bool summed = op != "modelled" && op != "born";
   if (summed && op != "born_adjoint" && op != "gradient" && op != "rtm")
     throw Error(ErrorKind::invalid_argument,
-                "linearised_many: 'modelled', 'born_adjoint', 'gradient' or 'rtm', got '" + op + "'");
+                "linearised_many: 'modelled', 'born', 'born_adjoint', 'gradient' or 'rtm', got '" + op + "'");
   const size_t n = sources.size();
   if (n == 0 || wavelets.size() != n || receivers.size() != n || vecs.size() != n || devices.empty())
     throw Error(ErrorKind::invalid_argument,

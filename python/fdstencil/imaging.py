@@ -123,12 +123,12 @@ def _survey_devices(devices, backend, double, velocity, shots):
     return _devices(devices, "cpu" if backend == "auto" and double else backend, velocity, shots)
 
 
-def _summed(op, velocity, shots, record, spacing, nt, dt, settings, devices):
+def _summed(op, velocity, shots, record, spacing, nt, dt, settings, devices, shared=None):
     """op's result summed over `shots` (dicts with sources, wavelets, receivers and the record under
-    the key `record`; None for "modelled", which sums nothing), in the shots' order whatever GPU ran
-    each: the model taken to the host once, each shot's error named by its index. Returns (sum of
-    the model-shaped results or None, sum of misfits, each shot's traces or None, each shot's
-    storage dict or None)."""
+    the key `record`; None for "modelled" and "born", which sum nothing, born taking the model-shaped
+    `shared` dv for every shot), in the shots' order whatever GPU ran each: the model taken to the
+    host once, each shot's error named by its index. Returns (sum of the model-shaped results or
+    None, sum of misfits, each shot's traces or None, each shot's storage dict or None)."""
     shots = list(shots)
     if not shots:
         raise ValueError("shots: give at least one shot")
@@ -138,6 +138,7 @@ def _summed(op, velocity, shots, record, spacing, nt, dt, settings, devices):
         raise ValueError(f"backend: expected 'auto', 'cuda' or 'cpu', got {settings['backend']!r}")
     gpus = _survey_devices(devices, settings["backend"], settings["double"], velocity, len(shots))
     v = _velocity(velocity)  # once for every shot
+    dv = None if shared is None else _vector(op, shared, v.shape, 0, int(nt))  # one array, every shot's
     per_shot = ([], [], [], [])
     for i, shot in enumerate(shots):
         label = f"shot {i}: " if len(shots) > 1 else ""  # as forward_many's
@@ -147,7 +148,8 @@ def _summed(op, velocity, shots, record, spacing, nt, dt, settings, devices):
                              + (f" and {record}" if record else ""))
         try:
             src, w, rec = _shot_arrays(shot, v.ndim, "")
-            x = _vector(op, shot[record], v.shape, rec.shape[0], int(nt)) if record else np.zeros(0)
+            x = dv if dv is not None else (_vector(op, shot[record], v.shape, rec.shape[0], int(nt)) if record
+                                           else np.zeros(0))
         except ValueError as e:
             raise ValueError(f"{label}{e}") from None
         for part, a in zip(per_shot, (src, w, rec, x)):
@@ -182,6 +184,17 @@ def gradient_many(velocity, spacing, nt, shots, dt, radius=4, cpml=10, free_surf
                     memory_budget=memory_budget, boundary_saving=boundary_saving)
     g, misfit, traces, kept = _summed("gradient", velocity, shots, "observed", spacing, nt, dt, settings, devices)
     return (misfit, g, traces, kept) if info else (misfit, g, traces)
+
+
+def born_many(velocity, dv, spacing, nt, shots, dt, radius=4, cpml=10, free_surface=False, double=True,
+              backend="auto", devices=None):
+    """A survey's Born records: J dv (nrec, nt) of each shot for one velocity change dv (the model's
+    shape), as born's, in the shots' order; shots are dicts with the keys sources, wavelets and
+    receivers. devices: as gradient_many's (on the GPU in float, the shots spread over the GPUs;
+    each record the bits of its shot alone)."""
+    settings = dict(radius=radius, cpml=cpml, free_surface=free_surface, double=double, backend=backend,
+                    memory_budget=0, boundary_saving=False)
+    return _summed("born", velocity, shots, None, spacing, nt, dt, settings, devices, shared=dv)[2]
 
 
 def rtm_many(velocity, spacing, nt, shots, dt, radius=4, cpml=10, free_surface=False, double=True,

@@ -439,5 +439,5 @@ def forward(velocity, spacing, nt, sources, wavelets, receivers=(), dt=None, rad
 
 
 # The linearised solvers (issue 37), offered as fdstencil.wave's; imaging.py holds them.
-from .imaging import (born, born_adjoint, forward_torch, forward_torch_many, gradient,  # noqa: E402,F401
-                       gradient_many, modelled, rtm, rtm_many)
+from .imaging import (born, born_adjoint, born_many, forward_torch, forward_torch_many,  # noqa: E402,F401
+                       gradient, gradient_many, modelled, rtm, rtm_many)

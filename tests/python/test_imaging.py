@@ -107,6 +107,24 @@ def test_a_surveys_gradient_and_image_are_the_sums_of_its_shots():
         fw.gradient_many(v, shots=[], **common)
 
 
+def test_a_surveys_born_records_are_each_shots():
+    v = model()
+    s = shot(v)
+    common = {k: s[k] for k in ("spacing", "nt", "dt", "cpml", "free_surface")}
+    survey = [{k: t[k] for k in ("sources", "wavelets", "receivers")} for t in small_survey(v, s)]
+    dv = perturbation(v, 4)
+    records = fw.born_many(v, dv, shots=survey, **common)
+    assert len(records) == 3 and all(r.shape == (4, NT) and np.any(r) for r in records)
+    for r, t in zip(records, survey):
+        assert r.tobytes() == fw.born(v, dv, **dict(s, sources=t["sources"])).tobytes()
+    with pytest.raises(ValueError, match=r"dv: expected shape \(30, 40\), the model's"):
+        fw.born_many(v, dv.T, shots=survey, **common)
+    with pytest.raises(ValueError, match="shot 1: a shot is a dict with the keys sources, wavelets, receivers"):
+        fw.born_many(v, dv, shots=[survey[0], {"sources": survey[1]["sources"]}], **common)
+    with pytest.raises(ValueError, match="devices: double precision runs on the cpu"):
+        fw.born_many(v, dv, shots=survey, **common, devices=[0])
+
+
 def small_survey(v, s, n=3):
     """n shots of s's geometry, their sources along the model's top, each with its observed record."""
     out = []
@@ -368,6 +386,10 @@ def test_a_survey_on_the_gpus_has_the_bits_of_its_shots_summed_in_order():
     for t in survey[1:]:
         want += fw.rtm(v, t["observed"], **dict(s, sources=t["sources"], receivers=t["receivers"]))
     assert image.tobytes() == want.tobytes()
+    dv = perturbation(v, 5)
+    records = fw.born_many(v, dv, shots=survey, **common)
+    assert all(r.tobytes() == fw.born(v, dv, **dict(s, sources=t["sources"], receivers=t["receivers"])).tobytes()
+               for r, t in zip(records, survey))
 
 
 @pytest.mark.skipif(not HAVE_TORCH or fw._core.gpu_count() < 2, reason="needs PyTorch and two GPUs")
