@@ -64,13 +64,6 @@ std::string identity(const Setup& s, uint32_t dv_crc32c) {
   return buf + wave::linearised_backend(s.options);
 }
 
-// Shot `id`'s folder in --output (wave --survey's name for it).
-fs::path shot_dir(const Flags& f, int64_t id) {
-  char name[32];
-  std::snprintf(name, sizeof name, "shot_%06lld", static_cast<long long>(id));
-  return fs::path(f.output) / name;
-}
-
 // An earlier run's manifest in --output (claim_survey_output found it born's): a shot it finished
 // (its files verified against its done.json) whose identity is not this run's for that shot (another
 // model, shot, dv, setting or backend) refuses the run, so that the folder never holds two runs'
@@ -91,7 +84,7 @@ void read_earlier(const Flags& f, BornSurvey& p) {
     const std::string theirs = e.value("identity", std::string());
     const auto it = ours.find(id);
     if ((it == ours.end() || it->second != theirs) &&
-        wave_cli::shot_unfinished(shot_dir(f, id), theirs).empty())
+        wave_cli::shot_unfinished(wave_cli::shot_folder(f.output, id), theirs).empty())
       bad("--output " + f.output + " holds the finished record of shot " + std::to_string(id) +
           " of another born survey (" + manifest.string() +
           ": its model, shots, perturbation, settings or backend differ): give this one a new --output");

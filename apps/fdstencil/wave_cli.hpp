@@ -234,6 +234,8 @@ struct SurveyShot {
 // later, by prepare(). Throws Error naming the file, the shot and the key.
 std::vector<SurveyShot> read_survey(const Flags& flags);
 
+// Shot `id`'s folder in a survey's --output: OUTPUT/shot_<id, 6 digits>.
+std::filesystem::path shot_folder(const std::string& output, int64_t id);
 // A survey's shot is finished when its folder's done.json names `identity` (what made its files)
 // and lists each file with its size and CRC-32C, and every file passes: returns why not, or "" when
 // it is. write_shot_done writes that done.json for `outputs`, names in `dir`.

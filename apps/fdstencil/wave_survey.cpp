@@ -178,9 +178,7 @@ std::vector<SurveyShot> read_survey(const Flags& base) {
     const std::string at = where + " shot " + std::to_string(s.id);
     s.flags = defaults;
     apply(e, s.flags, dir, at);
-    char name[32];
-    std::snprintf(name, sizeof name, "shot_%06lld", static_cast<long long>(s.id));
-    s.dir = fs::path(base.output) / name;
+    s.dir = shot_folder(base.output, s.id);
     s.flags.output = s.dir.string();
     s.flags.shot_id = std::to_string(s.id);
     ids.push_back(s.id);
@@ -213,6 +211,12 @@ std::string identity(const Setup& s) {
 }
 
 }  // namespace
+
+fs::path shot_folder(const std::string& output, int64_t id) {
+  char name[32];
+  std::snprintf(name, sizeof name, "shot_%06lld", static_cast<long long>(id));
+  return fs::path(output) / name;
+}
 
 std::string shot_unfinished(const fs::path& dir, const std::string& id) {
   const fs::path done = dir / kDoneFile;

@@ -344,6 +344,15 @@ TEST_F(ImagingSurveyCli, TheStackIsTheSumOfItsShots) {
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("survey shot 4: --observed"), std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists(dir_ / "refused"));
+  // So is a shot that run() refuses (a source on the free surface), by run()'s own reason, found
+  // before its record is read (whose radius, CPML and free surface would be refused next).
+  std::ofstream(dir_ / "bad.json") << R"({"shots": [{"id": 3, "source": [0, 400]}]})";
+  std::string on_surface = stack("gradient", "150", "refused") + " --free-surface";
+  on_surface.replace(on_surface.find(path("survey.json")), path("survey.json").size(), path("bad.json"));
+  r = run(on_surface);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("survey shot 3: source 0 lies on the free surface"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(dir_ / "refused"));
 }
 
 // --devices spreads the shots over GPUs: refused by name where the survey runs on the cpu, or a GPU
@@ -497,7 +506,7 @@ TEST_F(ImagingSurveyCli, BornOfASurveyWritesEachShotsRecordInAFolderOfItsOwn) {
        "holds the shots of `fdstencil born --survey`"},
       {born("orphan"), "holds shot folders of a survey without its manifest"},
       {born("damaged"), "is unreadable"},
-      {on_surface, "survey shot 3: "},
+      {on_surface, "survey shot 3: source 0 lies on the free surface"},
       {born("refused") + " --overwrite", "--overwrite: a born survey's re-run keeps"},
       {born("refused") + " --resume", "not expected: --resume"},  // the same command continues
       {born("refused") + " --devices 0", "this survey runs on the cpu"},
