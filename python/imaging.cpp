@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -166,19 +167,52 @@ nb::tuple linearised(const std::string& op, const HostFloats& velocity, double s
   return nb::make_tuple(array_of(std::move(r.out), shape), r.misfit, t, storage_dict(r.storage, device));
 }
 
+// One progress(done, total) over the steps of several shots running at once: each shot reports its
+// own (wave::Options::progress, from its worker's thread), and the caller hears the sums, a shot not
+// yet begun counted at the first total any shot reported (a survey's shots take the same steps).
+// The sums are made and handed on under the GIL, so the caller hears them in order, rising to
+// done == total as the last shot ends.
+class ShotsProgress {
+ public:
+  ShotsProgress(size_t shots, nb::object progress)
+      : done_(shots), total_(shots), progress_(std::move(progress)) {}
+  std::function<void(int64_t, int64_t)> shot(size_t k) {
+    if (progress_.is_none()) return {};
+    return [this, k](int64_t done, int64_t total) {
+      nb::gil_scoped_acquire gil;
+      done_[k] = done;
+      total_[k] = total;
+      if (first_total_ == 0) first_total_ = total;
+      int64_t d = 0, t = 0;
+      for (size_t i = 0; i < done_.size(); ++i) {
+        d += done_[i];
+        t += total_[i] ? total_[i] : first_total_;
+      }
+      progress_(d, t);
+    };
+  }
+
+ private:
+  std::vector<int64_t> done_, total_;  // per shot; total 0 until the shot reports
+  int64_t first_total_ = 0;
+  nb::object progress_;
+};
+
 // "modelled", "born", "born_adjoint", "gradient" or "rtm" for several shots through one model,
 // spread over `devices` (GPU indices, one worker each; {-1}: the calling thread, for the cpu) as
 // run_wave_many's shots are; vecs: each shot's traces (nrec, nt), empty for "modelled", dv over the
 // model's points for "born". Returns (the model-shaped results summed in the shots' order, or None
 // for "modelled" and "born"; the misfits' sum; each shot's traces: "modelled"'s, "born"'s (J dv)
 // and "gradient"'s, else None; each shot's storage dict with the GPU it ran on, or None). A failing shot stops the others and its error is raised, named by its
-// index; Ctrl-C stops them all and raises KeyboardInterrupt.
+// index; Ctrl-C stops them all and raises KeyboardInterrupt. progress: None or a callable
+// (done, total) over the steps of every shot (ShotsProgress); what it raises ends the call.
 nb::tuple linearised_many(const std::string& op, const HostFloats& velocity, double spacing,
                           const RunSettings& s, bool double_precision,
                           const std::vector<HostDoubles>& sources, const std::vector<HostDoubles>& wavelets,
                           const std::vector<HostDoubles>& receivers, const std::vector<HostDoubles>& vecs,
                           const std::vector<int>& devices, const std::string& condition, bool illumination,
-                          bool laplacian, int64_t memory_budget, bool boundary_saving) {
+                          bool laplacian, int64_t memory_budget, bool boundary_saving,
+                          const nb::object& progress) {
   const bool summed = op != "modelled" && op != "born";
   if (summed && op != "born_adjoint" && op != "gradient" && op != "rtm")
     throw Error(ErrorKind::invalid_argument,
@@ -195,6 +229,7 @@ nb::tuple linearised_many(const std::string& op, const HostFloats& velocity, dou
   // A shot's errors are named by its index where there are several (as run_wave_many's).
   const auto label = [n](size_t i) { return n > 1 ? "shot " + std::to_string(i) + ": " : std::string(); };
   cli::DevicePool pool(n, python_interrupted, kSignalPoll);
+  ShotsProgress bar(n, progress);
   std::vector<wave::Options> shots;
   for (size_t i = 0; i < n; ++i) {
     try {
@@ -204,6 +239,7 @@ nb::tuple linearised_many(const std::string& op, const HostFloats& velocity, dou
     }
     shots.back().double_precision = double_precision;
     shots.back().stop_requested = [&pool] { return pool.stop_requested(); };
+    shots.back().progress = bar.shot(i);
   }
   // The sums in the shots' order (cli::InOrder), a worker at most two shots a GPU ahead of the
   // oldest unsummed one: fewer model-sized results than that wait in host memory.
@@ -270,7 +306,7 @@ void bind_imaging(nb::module_& m) {
         nb::arg("settings"), nb::arg("double_precision"), nb::arg("sources"), nb::arg("wavelets"),
         nb::arg("receivers"), nb::arg("vecs"), nb::arg("devices"), nb::arg("condition") = "adjoint",
         nb::arg("illumination") = false, nb::arg("laplacian") = false, nb::arg("memory_budget") = 0,
-        nb::arg("boundary_saving") = false);
+        nb::arg("boundary_saving") = false, nb::arg("progress") = nb::none());
 }
 
 }  // namespace fdstencil::python

@@ -835,7 +835,8 @@ void add_checkpoints_options(CLI::App* cmd, Flags* f) {
       "...}], \"defaults\": {...}}; a shot may set source, sources, sources_file, ricker, delay, wavelet, "
       "wavelet_dt, receivers, receiver_lines, receiver_grids, each replacing the command line's group. A "
       "re-run skips the shots whose outputs are complete (sizes and CRC-32C in done.json) and runs the "
-      "rest. Under mpirun each rank takes the next shot when it is free, node rank r on GPU r (ranks "
+      "rest; a folder whose finished shots another run made (other inputs, settings or backend) is refused. "
+      "Under mpirun each rank takes the next shot when it is free, node rank r on GPU r (ranks "
       "share GPUs in turn where there are fewer)");
   g.option("--batch", f->batch, "K",
            "With --survey on the GPU: run K shots side by side, each on its own stream " + d + "1)");

@@ -11,6 +11,7 @@
 // GPU, each on its own stream.
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -27,6 +28,7 @@
 #include "fdstencil/device.hpp"
 #include "fdstencil/device_field.hpp"
 #include "fdstencil/error.hpp"
+#include "fdstencil/imaging.hpp"
 #include "fdstencil/wave_comm.hpp"
 #include "interrupt.hpp"
 #include "progress.hpp"
@@ -192,8 +194,8 @@ std::vector<SurveyShot> read_survey(const Flags& base) {
 
 namespace {
 
-// What makes a shot's outputs what they are: the run's own fingerprint and
-// every output setting.
+// What makes a shot's outputs what they are: the run's own fingerprint, every output setting and
+// the backend (whose float bits differ).
 std::string identity(const Setup& s) {
   const json outputs = {s.record_dt,
                         s.n_out,
@@ -207,7 +209,7 @@ std::string identity(const Setup& s) {
   std::snprintf(buf, sizeof buf, "%016llx-%08x",
                 static_cast<unsigned long long>(wave::run_fingerprint(s.model(), s.options)),
                 crc32c(outputs.dump().data(), outputs.dump().size()));
-  return buf;
+  return std::string(buf) + "-" + wave::linearised_backend(s.options);
 }
 
 }  // namespace
@@ -283,6 +285,39 @@ struct Plan {
   int64_t skipped = 0, total_steps = 0;
 };
 
+// The identity a shot folder's done.json names, or "" where there is none to read.
+std::string recorded_identity(const fs::path& dir) {
+  std::ifstream in(dir / kDoneFile);
+  const json d = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  return d.is_object() && d.contains("identity") && d["identity"].is_string()
+             ? d["identity"].get<std::string>()
+             : "";
+}
+
+// A shot folder in --output whose record another run finished (its files verified against its
+// done.json, whose identity is not this run's shot's, or a shot this survey does not have)
+// refuses the run before any shot: re-running it would leave the folder a mix of two runs'
+// records, or replace a finished one unasked. Folders a run left unfinished are this run's.
+void refuse_another_runs_shots(const std::string& output, const Plan& p) {
+  std::map<int64_t, std::string> ours;
+  for (size_t i = 0; i < p.shots.size(); ++i) ours[p.shots[i].id] = p.ids[i];
+  for (const std::string& name : earlier_outputs(output)) {
+    int64_t id = 0;
+    if (name.rfind("shot_", 0) != 0 ||
+        std::from_chars(name.data() + 5, name.data() + name.size(), id).ec != std::errc())
+      continue;  // not a shot folder, or a number no survey's id reaches
+    const fs::path dir = fs::path(output) / name;
+    const std::string theirs = recorded_identity(dir);
+    const auto it = ours.find(id);
+    if (theirs.empty() || (it != ours.end() && it->second == theirs) || !shot_unfinished(dir, theirs).empty())
+      continue;
+    bad("--output " + output + " holds the finished record of shot " + std::to_string(id) +
+        (it == ours.end() ? ", which this survey does not have,"
+                          : " of another run (its model, shot, settings or backend differ),") +
+        " in " + dir.string() + ": a survey's folder holds one run's shots. Give this run a new --output");
+  }
+}
+
 Plan plan_survey(const Flags& flags) {
   if (flags.output.empty()) bad("--output DIR is required: the survey's shots go into DIR/shot_<id>");
   if (flags.overwrite)
@@ -320,6 +355,7 @@ Plan plan_survey(const Flags& flags) {
       p.total_steps += p.setups[i].options.nt;
     }
   }
+  refuse_another_runs_shots(flags.output, p);
   return p;
 }
 

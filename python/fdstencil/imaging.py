@@ -123,11 +123,12 @@ def _survey_devices(devices, backend, double, velocity, shots):
     return _devices(devices, "cpu" if backend == "auto" and double else backend, velocity, shots)
 
 
-def _summed(op, velocity, shots, record, spacing, nt, dt, settings, devices, shared=None):
+def _summed(op, velocity, shots, record, spacing, nt, dt, settings, devices, shared=None, progress=None):
     """op's result summed over `shots` (dicts with sources, wavelets, receivers and the record under
     the key `record`; None for "modelled" and "born", which sum nothing, born taking the model-shaped
     `shared` dv for every shot), in the shots' order whatever GPU ran each: the model taken to the
-    host once, each shot's error named by its index. Returns (sum of the model-shaped results or
+    host once, each shot's error named by its index; progress: None or a callable (done, total) over
+    the steps of every shot. Returns (sum of the model-shaped results or
     None, sum of misfits, each shot's traces or None, each shot's storage dict or None)."""
     shots = list(shots)
     if not shots:
@@ -136,6 +137,8 @@ def _summed(op, velocity, shots, record, spacing, nt, dt, settings, devices, sha
         raise ValueError(f"dt: give the time step in seconds (the linearisation holds it fixed), got {dt!r}")
     if settings["backend"] not in ("auto", "cuda", "cpu"):
         raise ValueError(f"backend: expected 'auto', 'cuda' or 'cpu', got {settings['backend']!r}")
+    if progress is not None and not callable(progress):
+        raise ValueError(f"progress: a callable progress(done, total), or None; got {progress!r}")
     gpus = _survey_devices(devices, settings["backend"], settings["double"], velocity, len(shots))
     v = _velocity(velocity)  # once for every shot
     dv = None if shared is None else _vector(op, shared, v.shape, 0, int(nt))  # one array, every shot's
@@ -160,14 +163,15 @@ def _summed(op, velocity, shots, record, spacing, nt, dt, settings, devices, sha
     rtm = {k: settings[k] for k in ("condition", "illumination", "laplacian") if k in settings}
     total, misfit, traces, kept = _core.linearised_many(
         op, v, float(spacing), s, bool(settings["double"]), *per_shot, gpus,
-        memory_budget=int(settings["memory_budget"]), boundary_saving=bool(settings["boundary_saving"]), **rtm)
+        memory_budget=int(settings["memory_budget"]), boundary_saving=bool(settings["boundary_saving"]),
+        progress=progress, **rtm)
     back = _like(velocity)
     return (None if total is None else back(total)), misfit, [None if t is None else back(t) for t in traces], \
         list(kept)
 
 
 def gradient_many(velocity, spacing, nt, shots, dt, radius=4, cpml=10, free_surface=False, double=True,
-                  backend="auto", memory_budget=0, boundary_saving=False, devices=None, info=False):
+                  backend="auto", memory_budget=0, boundary_saving=False, devices=None, info=False, progress=None):
     """A survey's FWI gradient: shots is a list of dicts with the keys sources, wavelets, receivers
     and observed (each as gradient's). Returns (misfit, gradient, traces): the misfits and the
     gradients summed over the shots in their order, and each shot's modelled traces; with
@@ -179,34 +183,41 @@ def gradient_many(velocity, spacing, nt, shots, dt, radius=4, cpml=10, free_surf
     so they have the bits of one GPU running them all. A shot that ends before those ahead of it
     waits in host memory for them; a worker starts a shot at most two a GPU past the oldest one not
     yet summed, which bounds those waiting. memory_budget is each GPU's. On the cpu the shots run one after another. A failing shot stops the others at
-    their next step and its error is raised; Ctrl-C stops them all between two steps."""
+    their next step and its error is raised; Ctrl-C stops them all between two steps.
+
+    progress: None, or a callable progress(done, total) over the steps of every shot's sweeps, called
+    from the workers' threads one call at a time, the sums in order: a shot not yet begun counts
+    the steps the first shot to report takes (a survey's shots take the same), and the last call
+    has done == total. What it raises ends the call."""
     settings = dict(radius=radius, cpml=cpml, free_surface=free_surface, double=double, backend=backend,
                     memory_budget=memory_budget, boundary_saving=boundary_saving)
-    g, misfit, traces, kept = _summed("gradient", velocity, shots, "observed", spacing, nt, dt, settings, devices)
+    g, misfit, traces, kept = _summed("gradient", velocity, shots, "observed", spacing, nt, dt, settings, devices,
+                                      progress=progress)
     return (misfit, g, traces, kept) if info else (misfit, g, traces)
 
 
 def born_many(velocity, dv, spacing, nt, shots, dt, radius=4, cpml=10, free_surface=False, double=True,
-              backend="auto", devices=None):
+              backend="auto", devices=None, progress=None):
     """A survey's Born records: J dv (nrec, nt) of each shot for one velocity change dv (the model's
     shape), as born's, in the shots' order; shots are dicts with the keys sources, wavelets and
     receivers. devices: as gradient_many's (on the GPU in float, the shots spread over the GPUs;
-    each record the bits of its shot alone)."""
+    each record the bits of its shot alone). progress: as gradient_many's."""
     settings = dict(radius=radius, cpml=cpml, free_surface=free_surface, double=double, backend=backend,
                     memory_budget=0, boundary_saving=False)
-    return _summed("born", velocity, shots, None, spacing, nt, dt, settings, devices, shared=dv)[2]
+    return _summed("born", velocity, shots, None, spacing, nt, dt, settings, devices, shared=dv, progress=progress)[2]
 
 
 def rtm_many(velocity, spacing, nt, shots, dt, radius=4, cpml=10, free_surface=False, double=True,
              condition="adjoint", illumination=False, laplacian=False, backend="auto", memory_budget=0,
-             boundary_saving=False, devices=None, info=False):
+             boundary_saving=False, devices=None, info=False, progress=None):
     """A survey's stacked image: shots is a list of dicts with the keys sources, wavelets, receivers
     and recorded (each as rtm's); the images are summed in the shots' order. devices: as
-    gradient_many's. With info=True, (image, each shot's storage dict)."""
+    gradient_many's, and so is progress. With info=True, (image, each shot's storage dict)."""
     settings = dict(radius=radius, cpml=cpml, free_surface=free_surface, double=double, backend=backend,
                     memory_budget=memory_budget, boundary_saving=boundary_saving, condition=str(condition),
                     illumination=bool(illumination), laplacian=bool(laplacian))
-    image, _, _, kept = _summed("rtm", velocity, shots, "recorded", spacing, nt, dt, settings, devices)
+    image, _, _, kept = _summed("rtm", velocity, shots, "recorded", spacing, nt, dt, settings, devices,
+                                progress=progress)
     return (image, kept) if info else image
 
 

@@ -203,10 +203,33 @@ TEST_F(WaveSurveyCli, ARerunSkipsVerifiedShotsAndRunsDamagedOnesAgain) {
   EXPECT_EQ(manifest["shots_run"], 1) << manifest.dump();
   EXPECT_EQ(manifest["status"]["11"], "skipped: finished and verified");
   EXPECT_EQ(bytes_of(out / "shot_000012" / "shot.npy"), original);
-  // A changed input (another wavelet for every shot) makes every shot stale.
-  r = run(kSurveyModel + " --steps 250 --ricker 12 --survey " + survey.string() + " -o " + out.string());
+}
+
+// A survey's folder holds one run's shots: a re-run whose inputs differ from a finished shot's,
+// or that lacks a finished shot, is refused before any shot, and the folder is left as it was.
+TEST_F(WaveSurveyCli, AnotherRunsFinishedShotsAreNeverReplacedOrMixed) {
+  const fs::path survey = write("survey.json", kThreeShots), out = dir_ / "out";
+  ASSERT_EQ(run(kSurveyBase + " --survey " + survey.string() + " -o " + out.string()).code, 0);
+  const std::string manifest = bytes_of(out / "survey.json"),
+                    record = bytes_of(out / "shot_000011" / "shot.npy");
+  // Another wavelet for the shots that take the command line's: shots 11 and 12 differ.
+  Result r =
+      run(kSurveyModel + " --steps 250 --ricker 12 --survey " + survey.string() + " -o " + out.string());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("holds the finished record of shot 11 of another run"), std::string::npos) << r.out;
+  // A survey without shot 13.
+  const fs::path two = write("two.json", R"({"shots": [{"id": 11, "source": [300, 150]},
+                                                      {"id": 12, "source": "300,400"}]})");
+  r = run(kSurveyBase + " --survey " + two.string() + " -o " + out.string());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("shot 13, which this survey does not have"), std::string::npos) << r.out;
+  EXPECT_EQ(bytes_of(out / "survey.json"), manifest);
+  EXPECT_EQ(bytes_of(out / "shot_000011" / "shot.npy"), record);
+  // A shot another run left unfinished (its done.json gone) is this run's to make.
+  fs::remove(out / "shot_000013" / "done.json");
+  r = run(kSurveyBase + " --survey " + two.string() + " -o " + out.string());
   ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_EQ(read_json(out / "survey.json")["shots_run"], 2) << "shot 13 has its own wavelet";
+  EXPECT_EQ(read_json(out / "survey.json")["shots_skipped"], 2) << r.out;
 }
 
 TEST_F(WaveSurveyCli, AnInterruptedSurveyResumesToTheSameRecords) {

@@ -160,6 +160,30 @@ def test_a_gradients_progress_rises_to_every_step_of_both_sweeps():
         fw.born_adjoint(v, observed, **s, progress=stop)
 
 
+def test_a_surveys_progress_counts_the_steps_of_every_shot():
+    v = model()
+    s = shot(v)
+    common = {k: s[k] for k in ("spacing", "nt", "dt", "cpml", "free_surface")}
+    survey = small_survey(v, s)
+    seen = []
+    got = fw.gradient_many(v, shots=survey, **common, progress=lambda done, total: seen.append((done, total)))
+    assert got[1].tobytes() == fw.gradient_many(v, shots=survey, **common)[1].tobytes()
+    assert seen[-1] == (3 * 2 * NT, 3 * 2 * NT) and all(t == 3 * 2 * NT for _, t in seen)
+    assert all(b[0] > a[0] for a, b in zip(seen, seen[1:]))
+    seen.clear()
+    plain = [{k: t[k] for k in ("sources", "wavelets", "receivers")} for t in survey]
+    fw.born_many(v, perturbation(v, 4), shots=plain, **common, progress=lambda done, total: seen.append((done, total)))
+    assert seen[-1] == (3 * NT, 3 * NT)
+    with pytest.raises(ValueError, match="progress: a callable"):
+        fw.rtm_many(v, shots=[dict(t, recorded=t["observed"]) for t in survey], **common, progress="bar")
+
+    def stop(done, total):
+        if done > NT:  # inside the first shot's backward sweep
+            raise RuntimeError("enough")
+    with pytest.raises(RuntimeError, match="enough"):  # what the callable raises ends the call
+        fw.gradient_many(v, shots=survey, **common, progress=stop)
+
+
 def test_a_surveys_devices_and_shots_are_checked_by_name():
     v = model()
     s = shot(v)
@@ -370,8 +394,13 @@ def test_a_survey_on_the_gpus_has_the_bits_of_its_shots_summed_in_order():
     gpus = fw._core.gpu_count()
     alone = [fw.gradient(v, t["observed"], **dict(s, sources=t["sources"], receivers=t["receivers"]), info=True)
              for t in survey]
-    misfit, g, traces, kept = fw.gradient_many(v, shots=survey, **common, info=True)
+    seen = []
+    misfit, g, traces, kept = fw.gradient_many(v, shots=survey, **common, info=True,
+                                               progress=lambda done, total: seen.append((done, total)))
     assert {k["device"] for k in kept} <= set(range(gpus)) and all(k["backend"] == "cuda" for k in kept)
+    # The workers' reports, one call at a time: their sums rise to every step of the seven shots.
+    assert seen[-1] == (7 * 2 * NT, 7 * 2 * NT) and all(t == 7 * 2 * NT for _, t in seen)
+    assert all(b[0] > a[0] for a, b in zip(seen, seen[1:]))
     assert misfit == sum(a[0] for a in alone)
     summed = alone[0][1].copy()
     for a in alone[1:]:
