@@ -7,6 +7,7 @@
 // with a free surface, and 3D. Skipped without a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <random>
@@ -18,6 +19,7 @@
 #include "fdstencil/device_field.hpp"
 #include "fdstencil/error.hpp"
 #include "fdstencil/imaging.hpp"
+#include "cuda/wave/acoustic_adjoint.hpp"
 #include "fdstencil/wave.hpp"
 #include "wave/imaging_interior.hpp"
 #include "wave/imaging_shot.hpp"
@@ -257,6 +259,39 @@ TEST_P(ImagingGpu, TheBackwardMarchMatchesTheCpuAtRadiiOneAndEightNearTheTop) {
       report("gpu_cpu_wavelets_adjoint_gap_top_" + d, gap(f, f_cpu));
       EXPECT_LE(gap(f, f_cpu), 1e-4) << d;
     }
+}
+
+// The backward march in pairs of points (where their loads are aligned: the shot's 46 computed
+// points a row) against one point a thread: the same bits in the gradient, under checkpoints too,
+// and in the cross-correlation image with its illumination, at R = 1, 4 and 8.
+TEST_P(ImagingGpu, TheMarchInPairsGivesTheBitsOfOnePointAThread) {
+  REQUIRE_GPU();
+  struct Restore {
+    ~Restore() { cuda::wave::allow_adjoint_pairs(true); }
+  } restore;
+  for (int radius : {1, 4, 8}) {
+    ImagingShot s(GetParam(), false, "cuda");
+    s.o.radius = radius;
+    wave::RtmOptions r;
+    r.condition = wave::ImagingCondition::crosscorrelation;
+    r.illumination = true;
+    std::vector<double> got[2][3];
+    for (const bool pairs : {true, false}) {
+      cuda::wave::allow_adjoint_pairs(pairs);
+      const wave::Gradient g = wave::gradient(s.model, s.o, s.observed);
+      const wave::Gradient kept =
+          wave::gradient(s.model, s.o, s.observed, wave::Storage{g.storage.stored_bytes / 4});
+      ASSERT_GT(kept.storage.checkpoints, 0);
+      got[pairs][0] = g.velocity;
+      got[pairs][1] = kept.velocity;
+      got[pairs][2] = wave::rtm(s.model, s.o, s.observed, r);
+    }
+    for (int k = 0; k < 3; ++k) {
+      EXPECT_EQ(got[1][k], got[0][k]) << "R = " << radius << ", result " << k;
+      EXPECT_TRUE(std::any_of(got[1][k].begin(), got[1][k].end(), [](double v) { return v != 0.0; }))
+          << "R = " << radius << ", result " << k;
+    }
+  }
 }
 
 // A stop asked between steps on the GPU: each way of keeping the forward run, and Born, the

@@ -2,12 +2,15 @@
 // cpu/acoustic_adjoint.hpp derives it. The state is W = m ubar (the forward's u, scaled pointwise),
 // so that outside the layers the backward step is the forward's own stencil over one array:
 // W^n = 2 W^{n+1} - W^{n+2} + m (sum of w2 W^{n+1} over the star + the layers' terms). A thread
-// marches a column of z planes with W^{n+1}'s z taps in a register queue; x and y taps come
-// through L1 from the neighbouring threads' loads. The gradient's correlation joins the march:
+// marches two neighbouring columns of z planes (one where the pairs' loads would not be aligned)
+// with W^{n+1}'s z taps in a register queue; x and y taps come through L1 from the neighbouring
+// threads' loads. The gradient's correlation joins the march:
 // summed by parts in time it needs u^n alone (acoustic_adjoint.hpp).
 #include "cuda/wave/acoustic_adjoint.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdint>
 #include <numeric>
 #include <string>
 
@@ -125,11 +128,35 @@ __device__ Clear clear_of(const acoustic::PmlAxis& ax) {
   return {int(ax.lo - ax.offset) + R, int(ax.n - ax.hi - ax.offset) - R};
 }
 
-// One backward step over a column of a.chunk planes: W^n, the gradient's and RTM's sums, and the
-// surface's zero (its value first kept in `top` for the receivers' and sources' taps).
-template <int R>
+// V consecutive floats at p (a multiple of V: the storage's lines and origin are aligned, and a
+// compact array's rows are where nx is a multiple of V) in one load, or stored in one.
+template <int V>
+__device__ __forceinline__ void load(const float* __restrict__ from, int64_t p, float* v) {
+  if constexpr (V == 2) {
+    const float2 t = *reinterpret_cast<const float2*>(from + p);
+    v[0] = t.x;
+    v[1] = t.y;
+  } else {
+    v[0] = from[p];
+  }
+}
+
+template <int V>
+__device__ __forceinline__ void store(float* __restrict__ to, int64_t p, const float* v) {
+  if constexpr (V == 2)
+    *reinterpret_cast<float2*>(to + p) = make_float2(v[0], v[1]);
+  else
+    to[p] = v[0];
+}
+
+// One backward step over a column of a.chunk planes, V points of x a thread: W^n, the gradient's
+// and RTM's sums, and the surface's zero (its value first kept in `top` for the receivers' and
+// sources' taps). Each point adds the same products in the same order whatever V, so V = 1 and 2
+// give the same bits; V = 2 loads pairs, half the load instructions a point.
+template <int R, int V>
 __global__ void __launch_bounds__(kMarchThreads) acoustic_adjoint_march(AdjointArgs a) {
-  const int i = int(blockIdx.x * blockDim.x + threadIdx.x), j = int(blockIdx.y * blockDim.y + threadIdx.y);
+  const int i = V * int(blockIdx.x * blockDim.x + threadIdx.x),
+            j = int(blockIdx.y * blockDim.y + threadIdx.y);
   if (i >= a.nx || j >= a.ny) return;
   const int k0 = int(blockIdx.z) * a.chunk, k1 = min(a.nz, k0 + a.chunk);
   const float* __restrict__ W1 = a.W1;
@@ -141,38 +168,92 @@ __global__ void __launch_bounds__(kMarchThreads) acoustic_adjoint_march(AdjointA
   int64_t p = a.origin + i + int64_t(j) * a.line + int64_t(k0) * a.slice;
   int64_t c = i + int64_t(a.nx) * (j + int64_t(a.ny) * k0);
   const int64_t plane = int64_t(a.nx) * a.ny;
-  float z[2 * R + 1];  // W^{n+1} at planes k - R .. k + R
+  // The x taps' window: H = R rounded up to a multiple of V points on each side, so that its loads
+  // stay aligned.
+  constexpr int H = (R + V - 1) / V * V;
+  float z[2 * R + 1][V];  // W^{n+1} at planes k - R .. k + R
 #pragma unroll
-  for (int r = 0; r < 2 * R; ++r) z[r] = W1[p + int64_t(r - R) * a.slice];
-  const bool near_x = reaches_layer(a.axis[0], i, R), near_y = a.dim == 3 && reaches_layer(a.axis[1], j, R);
+  for (int r = 0; r < 2 * R; ++r) load<V>(W1, p + int64_t(r - R) * a.slice, z[r]);
+  bool near_x[V];
+#pragma unroll
+  for (int e = 0; e < V; ++e) near_x[e] = reaches_layer(a.axis[0], i + e, R);
+  const bool near_y = a.dim == 3 && reaches_layer(a.axis[1], j, R);
   const Clear clear = clear_of<R>(a.axis[2]);
   for (int k = k0; k < k1; ++k, p += a.slice, c += plane) {
-    z[2 * R] = W1[p + int64_t(R) * a.slice];
-    float sum = line_taps<R>(W1 + p, a.w2, 1);
-    if (near_x) sum += layer_taps<R>(a, 0, p, 1);
-    if (a.dim == 3) {
-      sum += line_taps<R>(W1 + p, a.w2, line);
-      if (near_y) sum += layer_taps<R>(a, 1, p, a.line);
-    }
+    load<V>(W1, p + int64_t(R) * a.slice, z[2 * R]);
+    float x[V + 2 * H];
 #pragma unroll
-    for (int r = 0; r <= 2 * R; ++r) sum += a.w2[r] * z[2 * R - r];
-    if (k < clear.lo || k >= clear.hi) sum += layer_taps<R>(a, 2, p, a.slice);
-    if (a.free_surface && k >= 1 && k <= R) sum -= mirror_taps<R>(a, k, p);
-    const float m = m_of[p], w1 = z[R], w2 = W[p];
-    const float w = 2.f * w1 - w2 + m * sum;
+    for (int t = 0; t < V + 2 * H; t += V) load<V>(W1, p - H + t, x + t);
+    float sum[V];
+#pragma unroll
+    for (int e = 0; e < V; ++e) {
+      sum[e] = 0.f;
+#pragma unroll
+      for (int r = 0; r <= 2 * R; ++r) sum[e] += a.w2[r] * x[H + e + R - r];
+      if (near_x[e]) sum[e] += layer_taps<R>(a, 0, p + e, 1);
+    }
+    if (a.dim == 3) {
+      float y[2 * R + 1][V];
+#pragma unroll
+      for (int r = 0; r <= 2 * R; ++r) load<V>(W1, p + (r - R) * line, y[r]);
+#pragma unroll
+      for (int e = 0; e < V; ++e) {
+        float ly = 0.f;
+#pragma unroll
+        for (int r = 0; r <= 2 * R; ++r) ly += a.w2[r] * y[2 * R - r][e];
+        sum[e] += ly;
+        if (near_y) sum[e] += layer_taps<R>(a, 1, p + e, a.line);
+      }
+    }
+    float m[V], w2[V], w[V];
+    load<V>(m_of, p, m);
+    load<V>(W, p, w2);
+#pragma unroll
+    for (int e = 0; e < V; ++e) {
+#pragma unroll
+      for (int r = 0; r <= 2 * R; ++r) sum[e] += a.w2[r] * z[2 * R - r][e];
+      if (k < clear.lo || k >= clear.hi) sum[e] += layer_taps<R>(a, 2, p + e, a.slice);
+      if (a.free_surface && k >= 1 && k <= R) sum[e] -= mirror_taps<R>(a, k, p + e);
+      w[e] = 2.f * z[R][e] - w2[e] + m[e] * sum[e];
+    }
     if (grad || a.cross) {
-      const float un = u[c], inv = 1.f / m;
-      if (grad) grad[c] += un * ((w - 2.f * w1 + w2) * inv * inv);
+      float un[V];
+      load<V>(u, c, un);
+      if (grad) {
+        float g[V];
+        load<V>(grad, c, g);
+#pragma unroll
+        for (int e = 0; e < V; ++e) {
+          const float inv = 1.f / m[e];
+          g[e] += un[e] * ((w[e] - 2.f * z[R][e] + w2[e]) * inv * inv);
+        }
+        store<V>(grad, c, g);
+      }
       if (a.cross) {
-        a.cross[c] += un * (w * inv);
-        a.light[c] += un * un;
+        float cr[V], li[V];
+        load<V>(a.cross, c, cr);
+        load<V>(a.light, c, li);
+#pragma unroll
+        for (int e = 0; e < V; ++e) {
+          cr[e] += un[e] * (w[e] * (1.f / m[e]));
+          li[e] += un[e] * un[e];
+        }
+        store<V>(a.cross, c, cr);
+        store<V>(a.light, c, li);
       }
     }
     const bool surface = a.free_surface && k == 0;
-    if (surface) a.top[i + int64_t(a.nx) * j] = w;
-    W[p] = surface ? 0.f : w;
+    if (surface) {
 #pragma unroll
-    for (int r = 0; r < 2 * R; ++r) z[r] = z[r + 1];
+      for (int e = 0; e < V; ++e) a.top[i + e + int64_t(a.nx) * j] = w[e];
+#pragma unroll
+      for (int e = 0; e < V; ++e) w[e] = 0.f;
+    }
+    store<V>(W, p, w);
+#pragma unroll
+    for (int r = 0; r < 2 * R; ++r)
+#pragma unroll
+      for (int e = 0; e < V; ++e) z[r][e] = z[r + 1][e];
   }
 }
 
@@ -257,6 +338,21 @@ __global__ void __launch_bounds__(kThreads)
 
 int64_t compact_points(const acoustic::SetupFrame<float>& s) { return s.nx * s.ny * s.nz; }
 
+// Whether the march takes its points in pairs: where every pair it loads is aligned to 8 bytes.
+// The storage's origin, lines and planes are (the domain aligns them); the compact arrays' rows
+// are where nx is even, and u^n where the store hands it so (a slot of an odd count of points can
+// start half way).
+std::atomic<bool> pairs_allowed{true};
+
+bool pairs_serve(const AdjointArgs& a) {
+  const auto aligned = [](const void* q) {
+    return reinterpret_cast<uintptr_t>(q) % (2 * sizeof(float)) == 0;
+  };
+  return pairs_allowed.load(std::memory_order_relaxed) && a.nx % 2 == 0 && a.origin % 2 == 0 &&
+         a.line % 2 == 0 && a.slice % 2 == 0 && aligned(a.u) && aligned(a.grad) && aligned(a.cross) &&
+         aligned(a.light) && aligned(a.W) && aligned(a.W1) && aligned(a.m);
+}
+
 int64_t compact_index(const acoustic::SetupFrame<float>& s, const acoustic::Tap& t) {
   return t.i + s.nx * (t.j + s.ny * t.k);
 }
@@ -269,9 +365,14 @@ int64_t top_index(const acoustic::SetupFrame<float>& s, const acoustic::Tap& t) 
 template <int R>
 void launch_march(const AdjointArgs& a, cudaStream_t on) {
   const dim3 block = a.dim == 3 ? dim3(kMarchX3, kMarchY3) : dim3(kMarchX2, 1);
-  const dim3 grid(unsigned((a.nx + block.x - 1) / block.x), unsigned((a.ny + block.y - 1) / block.y),
-                  unsigned((a.nz + a.chunk - 1) / a.chunk));
-  acoustic_adjoint_march<R><<<grid, block, 0, on>>>(a);
+  const bool pairs = pairs_serve(a);
+  const int columns = pairs ? (a.nx + 1) / 2 : a.nx;
+  const dim3 grid(unsigned((columns + int(block.x) - 1) / int(block.x)),
+                  unsigned((a.ny + block.y - 1) / block.y), unsigned((a.nz + a.chunk - 1) / a.chunk));
+  if (pairs)
+    acoustic_adjoint_march<R, 2><<<grid, block, 0, on>>>(a);
+  else
+    acoustic_adjoint_march<R, 1><<<grid, block, 0, on>>>(a);
 }
 
 void march(const AdjointArgs& a, int radius, cudaStream_t on) {
@@ -490,6 +591,8 @@ HostSums AcousticAdjointGpu::gradient() { return download<HostSums>(impl_->grad,
 HostSums AcousticAdjointGpu::cross() { return download<HostSums>(impl_->cross, impl_->stream); }
 HostSums AcousticAdjointGpu::illumination() { return download<HostSums>(impl_->light, impl_->stream); }
 std::vector<float> AcousticAdjointGpu::wavelets() { return download(impl_->wavelets, impl_->stream); }
+
+void allow_adjoint_pairs(bool allowed) { pairs_allowed.store(allowed, std::memory_order_relaxed); }
 
 void compact(const acoustic::SetupFrame<float>& s, const float* field, float* out, void* stream) {
   const dim3 grid(unsigned((s.nx + kThreads * kCompactUnroll - 1) / (kThreads * kCompactUnroll)),

@@ -63,6 +63,11 @@ class AcousticAdjointGpu {
   std::unique_ptr<Impl> impl_;
 };
 
+// Whether the backward march may take its points in pairs where their loads are aligned (the
+// default; one point a thread elsewhere). The two give the same bits: false, a process-wide
+// switch, is for the test that checks it.
+void allow_adjoint_pairs(bool allowed);
+
 // The computational points of `field` (the storage layout, alloc elements) into `out` (compact),
 // enqueued on `stream`.
 void compact(const acoustic::SetupFrame<float>& s, const float* field, float* out, void* stream);
