@@ -1,8 +1,10 @@
 // fdstencil apply: run an operator on a user's .npy field through a plan and write the result as
 // .npy. On the GPU (--backend cuda, or auto with a GPU present) the field is uploaded, the plan
-// applied, the result downloaded; the plan reads the tuning cache as every plan does.
+// applied, the result downloaded; the plan reads the tuning cache as every plan does. An existing
+// --output is the user's file: replaced only with --overwrite, and refused before the input is read.
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 
 #include "commands.hpp"
 #include "fdstencil/device_field.hpp"
@@ -17,7 +19,7 @@ namespace {
 struct ApplyOpts {
   std::string op, input, output, spacing = "1", backend = "auto", cache;
   int radius = 0;
-  bool no_cache = false, verbose = false;
+  bool no_cache = false, verbose = false, overwrite = false;
 };
 
 template <class T>
@@ -75,6 +77,7 @@ Action add_apply(CLI::App& app) {
                   "Stencil radius R (1..8; laplacian7: 1, the default for it); the halo is R wide");
   cmd->add_option("--input,-i", o->input, "Input .npy file")->required();
   cmd->add_option("--output,-o", o->output, "Output .npy file (written atomically)")->required();
+  cmd->add_flag("--overwrite", o->overwrite, "Replace --output if it exists (refused otherwise)");
   cmd->add_option("--spacing,-s", o->spacing, "Grid spacing: H or HX,HY,HZ")->capture_default_str();
   cmd->add_option("--backend,-b", o->backend,
                   "auto (the GPU when one is present, else cpu), cuda, cpu or reference")
@@ -96,6 +99,10 @@ Action add_apply(CLI::App& app) {
     s.h = parse_spacing(o->spacing);
     validate(s);
     check_backend_name(o->backend);
+    std::error_code ec;
+    if (!o->overwrite && std::filesystem::exists(o->output, ec))
+      throw Error(ErrorKind::invalid_argument,
+                  "--output " + o->output + " exists: give --overwrite to replace it, or another --output");
     const NpyArray a = read_npy(o->input);
     if (a.shape.size() != 3)
       throw Error(ErrorKind::invalid_argument, o->input +

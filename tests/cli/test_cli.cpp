@@ -186,7 +186,7 @@ TEST_F(Cli, ApplyMatchesTheReferenceAndCopiesTheHalo) {
   for (const std::string& backend : backends) {
     const auto in = write_field<double>("in.npy", nz, ny, nx);
     const Result r = run("apply --op d2xyz --radius 3 --spacing 0.5,0.25,2 --backend " + backend +
-                         " --input " + path("in.npy") + " --output " + path("out.npy"));
+                         " --input " + path("in.npy") + " --output " + path("out.npy") + " --overwrite");
     ASSERT_EQ(r.code, 0) << r.out;
     const NpyArray out = read_npy(path("out.npy"));
     ASSERT_EQ(out.dtype, DType::f64);
@@ -209,6 +209,25 @@ TEST_F(Cli, ApplyMatchesTheReferenceAndCopiesTheHalo) {
             ASSERT_NEAR(o[n], g.at(i - R, j - R, k - R), 1e-12 * 400) << i << "," << j << "," << k;
         }
   }
+}
+
+// An existing output is the user's file: refused (exit 2, the file untouched, before the input is
+// read) unless --overwrite asks for it to be replaced.
+TEST_F(Cli, ApplyReplacesAnExistingOutputOnlyWhenAsked) {
+  write_field<float>("in.npy", 7, 8, 9);
+  std::ofstream(path("out.npy")) << "a user's file";
+  const std::string cmd =
+      "apply --op d2x --radius 1 --backend cpu --input " + path("in.npy") + " --output " + path("out.npy");
+  Result r = run(cmd);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("exists: give --overwrite to replace it"), std::string::npos) << r.out;
+  EXPECT_EQ(test::bytes_of(path("out.npy")), "a user's file");
+  r = run("apply --op d2x --radius 1 --backend cpu --input " + path("missing.npy") + " --output " +
+          path("out.npy"));
+  EXPECT_NE(r.out.find("exists"), std::string::npos) << "refused before the input is read: " << r.out;
+  r = run(cmd + " --overwrite");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(read_npy(path("out.npy")).shape, (std::vector<int64_t>{7, 8, 9}));
 }
 
 TEST_F(Cli, BenchWritesTheResultsFile) {
