@@ -9,7 +9,6 @@
 
 #include <chrono>
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -18,6 +17,7 @@
 
 #include "bindings.hpp"
 #include "device_pool.hpp"
+#include "shots_progress.hpp"
 #include "fdstencil/device.hpp"
 #include "fdstencil/error.hpp"
 #include "fdstencil/imaging.hpp"
@@ -166,37 +166,6 @@ nb::tuple linearised(const std::string& op, const HostFloats& velocity, double s
   const int device = r.storage && r.storage->backend == "cuda" ? cuda::current_device() : -1;
   return nb::make_tuple(array_of(std::move(r.out), shape), r.misfit, t, storage_dict(r.storage, device));
 }
-
-// One progress(done, total) over the steps of several shots running at once: each shot reports its
-// own (wave::Options::progress, from its worker's thread), and the caller hears the sums, a shot not
-// yet begun counted at the first total any shot reported (a survey's shots take the same steps).
-// The sums are made and handed on under the GIL, so the caller hears them in order, rising to
-// done == total as the last shot ends.
-class ShotsProgress {
- public:
-  ShotsProgress(size_t shots, nb::object progress)
-      : done_(shots), total_(shots), progress_(std::move(progress)) {}
-  std::function<void(int64_t, int64_t)> shot(size_t k) {
-    if (progress_.is_none()) return {};
-    return [this, k](int64_t done, int64_t total) {
-      nb::gil_scoped_acquire gil;
-      done_[k] = done;
-      total_[k] = total;
-      if (first_total_ == 0) first_total_ = total;
-      int64_t d = 0, t = 0;
-      for (size_t i = 0; i < done_.size(); ++i) {
-        d += done_[i];
-        t += total_[i] ? total_[i] : first_total_;
-      }
-      progress_(d, t);
-    };
-  }
-
- private:
-  std::vector<int64_t> done_, total_;  // per shot; total 0 until the shot reports
-  int64_t first_total_ = 0;
-  nb::object progress_;
-};
 
 // "modelled", "born", "born_adjoint", "gradient" or "rtm" for several shots through one model,
 // spread over `devices` (GPU indices, one worker each; {-1}: the calling thread, for the cpu) as

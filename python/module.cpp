@@ -27,6 +27,7 @@
 #include "fdstencil/version.hpp"
 #include "fdstencil/wave.hpp"
 #include "core/unwritten_allocator.hpp"
+#include "shots_progress.hpp"
 #include "device_pool.hpp"
 #include "tune_wave.hpp"
 
@@ -40,6 +41,7 @@ using fdstencil::python::model_of;
 using fdstencil::python::python_interrupted;
 using fdstencil::python::RunSettings;
 using fdstencil::python::shot_options;
+using fdstencil::python::ShotsProgress;
 
 namespace {
 
@@ -352,10 +354,11 @@ class ShotPool {
 // (traces, dt, final field or None, timing, warnings), one per shot in the order given. Ctrl-C stops every
 // shot at a step boundary and raises KeyboardInterrupt.
 // The shots of run_wave_many and run_wave_many_on_gpu through a model checked and summarised in
-// model_s seconds.
+// model_s seconds; progress: None or a callable (done, total) over every shot's steps.
 nb::list run_shots(const wave::Model& model, double model_s, const RunSettings& s,
                    const std::vector<HostDoubles>& sources, const std::vector<HostDoubles>& wavelets,
-                   const std::vector<HostDoubles>& receivers, const std::vector<int>& devices) {
+                   const std::vector<HostDoubles>& receivers, const std::vector<int>& devices,
+                   const nb::object& progress) {
   if (sources.size() != wavelets.size() || sources.size() != receivers.size())
     throw Error(ErrorKind::invalid_argument,
                 "run_wave_many: one sources, wavelets and receivers array per shot");
@@ -380,8 +383,10 @@ nb::list run_shots(const wave::Model& model, double model_s, const RunSettings& 
           std::make_unique<std::vector<float, UnwrittenAllocator<float>>>(size_t(count * model.points()));
     }
   }
+  ShotsProgress bar(sources.size(), progress);  // what it raises ends the call
   for (size_t i = 0; i < sources.size(); ++i) {
     shots.push_back(shot_options(model, s, sources[i], wavelets[i], receivers[i]));
+    shots.back().progress = bar.shot(i);
     if (!s.snapshot_steps.empty())
       shots.back().on_snapshot = [&kept = snaps[i]](const wave::Snapshot& snap) { kept.take(snap); };
   }
@@ -400,10 +405,11 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 nb::list run_wave_many(const HostFloats& velocity, double spacing, const RunSettings& s,
                        const std::vector<HostDoubles>& sources, const std::vector<HostDoubles>& wavelets,
-                       const std::vector<HostDoubles>& receivers, const std::vector<int>& devices) {
+                       const std::vector<HostDoubles>& receivers, const std::vector<int>& devices,
+                       const nb::object& progress) {
   const auto t0 = std::chrono::steady_clock::now();
   const wave::Model model = model_of(velocity, spacing);
-  return run_shots(model, seconds_since(t0), s, sources, wavelets, receivers, devices);
+  return run_shots(model, seconds_since(t0), s, sources, wavelets, receivers, devices, progress);
 }
 
 // The same through a model left on its GPU (model_on_gpu), on that GPU alone: the Python half
@@ -411,10 +417,10 @@ nb::list run_wave_many(const HostFloats& velocity, double spacing, const RunSett
 nb::list run_wave_many_on_gpu(uintptr_t ptr, const std::vector<int64_t>& shape, int device, double spacing,
                               const RunSettings& s, const std::vector<HostDoubles>& sources,
                               const std::vector<HostDoubles>& wavelets,
-                              const std::vector<HostDoubles>& receivers) {
+                              const std::vector<HostDoubles>& receivers, const nb::object& progress) {
   const auto t0 = std::chrono::steady_clock::now();
   const wave::Model model = fdstencil::python::model_on_gpu(ptr, shape, device, spacing);
-  return run_shots(model, seconds_since(t0), s, sources, wavelets, receivers, {device});
+  return run_shots(model, seconds_since(t0), s, sources, wavelets, receivers, {device}, progress);
 }
 
 }  // namespace
@@ -465,8 +471,9 @@ NB_MODULE(_core, m) {
       "gpu_name", [](int device) { return cuda::device_info(device)["name"].get<std::string>(); },
       nb::arg("device"));
   m.def("run_wave_many", &run_wave_many, nb::arg("velocity"), nb::arg("spacing"), nb::arg("settings"),
-        nb::arg("sources"), nb::arg("wavelets"), nb::arg("receivers"), nb::arg("devices"));
+        nb::arg("sources"), nb::arg("wavelets"), nb::arg("receivers"), nb::arg("devices"),
+        nb::arg("progress") = nb::none());
   m.def("run_wave_many_on_gpu", &run_wave_many_on_gpu, nb::arg("ptr"), nb::arg("shape"), nb::arg("device"),
         nb::arg("spacing"), nb::arg("settings"), nb::arg("sources"), nb::arg("wavelets"),
-        nb::arg("receivers"));
+        nb::arg("receivers"), nb::arg("progress") = nb::none());
 }

@@ -327,7 +327,7 @@ def _snapshot_steps(steps, nt):
 
 def forward_many(velocity, spacing, nt, shots, dt=None, radius=4, cpml=10, free_surface=False, backend="auto",
                  final_field=False, devices=None, measure_bound=False, kernel_params=None, snapshot_steps=None,
-                 stream=None, _caller_depth=1):
+                 stream=None, progress=None, _caller_depth=1):
     """Several shots through one model: `shots` is a list of dicts with the keys sources, wavelets
     and receivers (as forward's). Returns a list of Shot, in the shots' order; each shot's traces
     are the bits it gives alone on the same kind of GPU.
@@ -353,6 +353,12 @@ def forward_many(velocity, spacing, nt, shots, dt=None, radius=4, cpml=10, free_
     writes them. They are kept on the host until the call returns: count x the model's size x the
     shots.
 
+    progress: None, or a callable progress(done, total) over the steps of every shot (a tqdm bar's
+    update, for instance), called from the workers' threads one call at a time, the sums in order:
+    a shot not yet begun counts the steps of the first shot to report, the first call may have
+    done == 0 and the last has done == total. The time it takes is outside the shots' loop_s.
+    What it raises ends the call, as Ctrl-C does.
+
     stream: for a model on the GPU, the CUDA stream whose work made it and its shots' GPU arrays (a
     handle as an integer, or a PyTorch or CuPy stream); None: the framework's current stream (the
     one an array known only by __cuda_array_interface__ names). The call waits for that stream's
@@ -364,6 +370,8 @@ def forward_many(velocity, spacing, nt, shots, dt=None, radius=4, cpml=10, free_
     shots = list(shots)
     if not shots:
         raise ValueError("shots: give at least one shot")
+    if progress is not None and not callable(progress):
+        raise ValueError(f"progress: a callable progress(done, total), or None; got {progress!r}")
     if stream is not None and not _on_gpu(velocity):
         raise ValueError("stream: the model is not a GPU array; stream= names the stream whose work made a GPU "
                          "model")
@@ -393,9 +401,9 @@ def forward_many(velocity, spacing, nt, shots, dt=None, radius=4, cpml=10, free_
     per_shot = ([a[0] for a in arrays], [a[1] for a in arrays], [a[2] for a in arrays])
     if in_place is not None:
         runs = _core.run_wave_many_on_gpu(in_place[0], list(in_place[1]), in_place[2], float(spacing), settings,
-                                          *per_shot)
+                                          *per_shot, progress=progress)
     else:
-        runs = _core.run_wave_many(v, float(spacing), settings, *per_shot, gpus)
+        runs = _core.run_wave_many(v, float(spacing), settings, *per_shot, gpus, progress=progress)
     out = [Shot(traces=back(tr), dt=run_dt, final_field=back(f), timing=timing, warnings=list(said),
                 snapshots=back(snaps), snapshot_steps=list(steps))
            for tr, run_dt, f, timing, said, snaps, steps in runs]
@@ -410,7 +418,7 @@ def forward_many(velocity, spacing, nt, shots, dt=None, radius=4, cpml=10, free_
 
 def forward(velocity, spacing, nt, sources, wavelets, receivers=(), dt=None, radius=4, cpml=10,
             free_surface=False, backend="auto", final_field=False, device=None, measure_bound=False,
-            kernel_params=None, snapshot_steps=None, stream=None):
+            kernel_params=None, snapshot_steps=None, stream=None, progress=None):
     """One shot through `velocity` ((nz, nx) or (nz, ny, nx), m/s, float32 or convertible), spacing
     in metres, `nt` steps of `dt` seconds (None: 0.8 of the stability limit, as the tool's).
 
@@ -419,7 +427,7 @@ def forward(velocity, spacing, nt, sources, wavelets, receivers=(), dt=None, rad
     the stencil's half-width (order 2R). cpml: absorbing points outside every face (0: none).
     backend: "auto" (the GPU when there is one), "cuda" or "cpu". device: the GPU to run on (None:
     the model's, for a GPU array, else the current one). measure_bound, kernel_params,
-    snapshot_steps, stream: as forward_many's. Returns
+    snapshot_steps, stream, progress: as forward_many's. Returns
     a Shot. Raises ValueError for bad input (with the tool's message), MemoryError when the state
     does not fit, and KeyboardInterrupt on Ctrl-C (the run stops at a step boundary).
 
@@ -435,7 +443,7 @@ def forward(velocity, spacing, nt, sources, wavelets, receivers=(), dt=None, rad
     return forward_many(velocity, spacing, nt, [shot], dt=dt, radius=radius, cpml=cpml, free_surface=free_surface,
                         backend=backend, final_field=final_field, devices=None if device is None else [device],
                         measure_bound=measure_bound, kernel_params=kernel_params, snapshot_steps=snapshot_steps,
-                        stream=stream, _caller_depth=2)[0]
+                        stream=stream, progress=progress, _caller_depth=2)[0]
 
 
 # The linearised solvers (issue 37), offered as fdstencil.wave's; imaging.py holds them.

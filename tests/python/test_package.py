@@ -271,6 +271,32 @@ def test_several_shots_in_one_call_are_each_shots_own():
     assert second["state_kept"] == (second["backend"] == "cuda" and second["device"] == first["device"])
 
 
+def test_progress_counts_the_steps_of_every_shot():
+    v, dt, nt, sources, receivers = shot_inputs()
+    shots = [{"sources": [[105.0 + 50.0 * i, 333.0]], "wavelets": fdstencil.wave.ricker(15, dt, nt),
+              "receivers": receivers} for i in range(3)]
+    seen = []
+    got = fdstencil.wave.forward_many(v, 10.0, nt, shots, dt=dt, backend="auto",
+                                      progress=lambda done, total: seen.append((done, total)))
+    plain = fdstencil.wave.forward_many(v, 10.0, nt, shots, dt=dt, backend="auto")
+    assert all(a.traces.tobytes() == b.traces.tobytes() for a, b in zip(got, plain))
+    # The workers' reports, summed and handed on in order, rise to every step of the three shots.
+    assert seen[-1] == (3 * nt, 3 * nt) and all(t == 3 * nt for _, t in seen)
+    assert all(b[0] >= a[0] for a, b in zip(seen, seen[1:])) and len(seen) > 3
+    seen.clear()
+    fdstencil.wave.forward(v, 10.0, nt, sources, fdstencil.wave.ricker(15, dt, nt), receivers, dt=dt,
+                           progress=lambda done, total: seen.append((done, total)))
+    assert seen[0] == (0, nt) and seen[-1] == (nt, nt)
+    with pytest.raises(ValueError, match="progress: a callable"):
+        fdstencil.wave.forward_many(v, 10.0, nt, shots, dt=dt, progress=1)
+
+    def stop(done, total):
+        if done > nt // 2:
+            raise RuntimeError("enough")
+    with pytest.raises(RuntimeError, match="enough"):  # what the callable raises ends the call
+        fdstencil.wave.forward_many(v, 10.0, nt, shots, dt=dt, progress=stop)
+
+
 def test_bad_shots_and_devices_are_refused_before_any_run():
     v, dt, nt, sources, receivers = shot_inputs()
     w = fdstencil.wave.ricker(15, dt, nt)

@@ -29,7 +29,11 @@ def survey(n):
 @needs_gpu
 def test_shots_spread_over_the_gpus_are_each_the_bits_they_give_alone():
     v, dt, nt, shots = survey(6)
-    together = fdstencil.wave.forward_many(v, 10.0, nt, shots, dt=dt, backend="cuda")
+    seen = []
+    together = fdstencil.wave.forward_many(v, 10.0, nt, shots, dt=dt, backend="cuda",
+                                           progress=lambda done, total: seen.append((done, total)))
+    # The GPUs' workers report one at a time, their sums rising to every step of the six shots.
+    assert seen[-1] == (6 * nt, 6 * nt) and all(b[0] >= a[0] for a, b in zip(seen, seen[1:]))
     used = {s.timing["device"] for s in together}
     assert used <= set(range(GPUS)) and used  # (a worker may take every shot before another starts)
     for s, got in zip(shots, together):
