@@ -47,6 +47,19 @@ def test_shots_spread_over_the_gpus_are_each_the_bits_they_give_alone():
 
 
 @needs_gpu
+def test_what_progress_raises_on_a_worker_ends_the_call_and_the_gpus_run_on():
+    v, dt, nt, shots = survey(6)
+
+    def stop(done, total):
+        if done > nt:
+            raise RuntimeError("enough")
+    with pytest.raises(RuntimeError, match="enough"):
+        fdstencil.wave.forward_many(v, 10.0, nt, shots, dt=dt, backend="cuda", progress=stop)
+    again = fdstencil.wave.forward_many(v, 10.0, nt, shots[:2], dt=dt, backend="cuda")
+    assert all(np.max(np.abs(s.traces)) > 0 for s in again)
+
+
+@needs_gpu
 def test_one_gpu_named_takes_every_shot():
     v, dt, nt, shots = survey(3)
     last = GPUS - 1
