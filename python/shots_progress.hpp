@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -16,9 +17,10 @@ namespace nb = nanobind;
 
 // One progress(done, total) over the steps of several shots running at once: each shot reports its
 // own (wave::Options::progress, from its worker's thread), and the caller hears the sums, a shot not
-// yet begun counted at the first total any shot reported (a survey's shots take the same steps).
-// The sums are made and handed on under the GIL, so the caller hears them in order, rising to
-// done == total as the last shot ends.
+// yet begun counted at the first total any shot reported (where the shots' totals differ, as
+// checkpoints planned from each GPU's free memory can make them, the total moves as they begin).
+// One report at a time, whole: a mutex taken before the GIL (the callable may give the GIL up
+// part-way, as a bar's output does), so the caller hears the sums in order.
 class ShotsProgress {
  public:
   ShotsProgress(size_t shots, nb::object progress)
@@ -26,6 +28,7 @@ class ShotsProgress {
   std::function<void(int64_t, int64_t)> shot(size_t k) {
     if (progress_.is_none()) return {};
     return [this, k](int64_t done, int64_t total) {
+      const std::lock_guard<std::mutex> one_at_a_time(mutex_);  // before the GIL: no worker holds it here
       nb::gil_scoped_acquire gil;
       done_[k] = done;
       total_[k] = total;
@@ -40,6 +43,7 @@ class ShotsProgress {
   }
 
  private:
+  std::mutex mutex_;
   std::vector<int64_t> done_, total_;  // per shot; total 0 until the shot reports
   int64_t first_total_ = 0;
   nb::object progress_;

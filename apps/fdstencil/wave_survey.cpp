@@ -294,6 +294,14 @@ std::string recorded_identity(const fs::path& dir) {
              : "";
 }
 
+// A shot's identity as done.json named it before the identity named the backend (the fingerprint
+// and the output settings alone): a shot so named is this run's where the rest is.
+std::string without_backend(const std::string& id) { return id.substr(0, id.rfind('-')); }
+
+bool same_run(const std::string& ours, const std::string& theirs) {
+  return theirs == ours || theirs == without_backend(ours);
+}
+
 // A shot folder in --output whose record another run finished (its files verified against its
 // done.json, whose identity is not this run's shot's, or a shot this survey does not have)
 // refuses the run before any shot: re-running it would leave the folder a mix of two runs'
@@ -309,7 +317,8 @@ void refuse_another_runs_shots(const std::string& output, const Plan& p) {
     const fs::path dir = fs::path(output) / name;
     const std::string theirs = recorded_identity(dir);
     const auto it = ours.find(id);
-    if (theirs.empty() || (it != ours.end() && it->second == theirs) || !shot_unfinished(dir, theirs).empty())
+    if (theirs.empty() || (it != ours.end() && same_run(it->second, theirs)) ||
+        !shot_unfinished(dir, theirs).empty())
       continue;
     bad("--output " + output + " holds the finished record of shot " + std::to_string(id) +
         (it == ours.end() ? ", which this survey does not have,"
@@ -347,7 +356,8 @@ Plan plan_survey(const Flags& flags) {
   p.status.assign(p.shots.size(), "not run");
   for (size_t i = 0; i < p.shots.size(); ++i) {
     p.ids[i] = identity(p.setups[i]);
-    if (shot_unfinished(p.shots[i].dir, p.ids[i]).empty()) {
+    const std::string theirs = recorded_identity(p.shots[i].dir);
+    if (same_run(p.ids[i], theirs) && shot_unfinished(p.shots[i].dir, theirs).empty()) {
       p.status[i] = "skipped: finished and verified";
       ++p.skipped;
     } else {

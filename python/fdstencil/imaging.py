@@ -187,8 +187,9 @@ def gradient_many(velocity, spacing, nt, shots, dt, radius=4, cpml=10, free_surf
 
     progress: None, or a callable progress(done, total) over the steps of every shot's sweeps, called
     from the workers' threads one call at a time, the sums in order: a shot not yet begun counts
-    the steps the first shot to report takes (a survey's shots take the same), and the last call
-    has done == total. What it raises ends the call."""
+    the steps of the first total any shot reported (under checkpoints planned from each GPU's free
+    memory the shots' totals can differ, and the total moves as they begin), and the last call has
+    done == total. What it raises before a shot's last report ends the call."""
     settings = dict(radius=radius, cpml=cpml, free_surface=free_surface, double=double, backend=backend,
                     memory_budget=memory_budget, boundary_saving=boundary_saving)
     g, misfit, traces, kept = _summed("gradient", velocity, shots, "observed", spacing, nt, dt, settings, devices,

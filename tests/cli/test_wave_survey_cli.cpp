@@ -225,6 +225,17 @@ TEST_F(WaveSurveyCli, AnotherRunsFinishedShotsAreNeverReplacedOrMixed) {
   EXPECT_NE(r.out.find("shot 13, which this survey does not have"), std::string::npos) << r.out;
   EXPECT_EQ(bytes_of(out / "survey.json"), manifest);
   EXPECT_EQ(bytes_of(out / "shot_000011" / "shot.npy"), record);
+  // A shot finished before the identity named the backend (its done.json's identity without the
+  // last "-cuda" or "-cpu") is this run's where the rest matches: skipped, not refused.
+  {
+    json done = read_json(out / "shot_000012" / "done.json");
+    const std::string id = done["identity"].get<std::string>();
+    done["identity"] = id.substr(0, id.rfind('-'));
+    std::ofstream(out / "shot_000012" / "done.json") << done.dump();
+  }
+  r = run(kSurveyBase + " --survey " + survey.string() + " -o " + out.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(read_json(out / "survey.json")["shots_skipped"], 3) << r.out;
   // A shot another run left unfinished (its done.json gone) is this run's to make.
   fs::remove(out / "shot_000013" / "done.json");
   r = run(kSurveyBase + " --survey " + two.string() + " -o " + out.string());

@@ -263,15 +263,20 @@ TEST_P(ImagingGpu, TheBackwardMarchMatchesTheCpuAtRadiiOneAndEightNearTheTop) {
 
 // The backward march in pairs of points (where their loads are aligned: the shot's 46 computed
 // points a row) against one point a thread: the same bits in the gradient, under checkpoints too,
-// and in the cross-correlation image with its illumination, at R = 1, 4 and 8.
+// and in the cross-correlation image with its illumination, at R = 1, 3, 4 and 8, and in 3D with a
+// free surface too.
 TEST_P(ImagingGpu, TheMarchInPairsGivesTheBitsOfOnePointAThread) {
   REQUIRE_GPU();
   struct Restore {
     ~Restore() { cuda::wave::allow_adjoint_pairs(true); }
   } restore;
-  for (int radius : {1, 4, 8}) {
+  for (int radius : {1, 3, 4, 8}) {
     ImagingShot s(GetParam(), false, "cuda");
     s.o.radius = radius;
+    if (GetParam() == 3 && radius == 3) s.o.boundary.free_surface = true;
+    // An even row of computed points, which the march takes in pairs: else both runs below would
+    // take one point a thread, and the test would compare a way with itself.
+    ASSERT_EQ((s.model.nx + 2 * s.o.boundary.cpml_width) % 2, 0);
     wave::RtmOptions r;
     r.condition = wave::ImagingCondition::crosscorrelation;
     r.illumination = true;

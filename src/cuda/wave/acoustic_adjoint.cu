@@ -339,9 +339,9 @@ __global__ void __launch_bounds__(kThreads)
 int64_t compact_points(const acoustic::SetupFrame<float>& s) { return s.nx * s.ny * s.nz; }
 
 // Whether the march takes its points in pairs: where every pair it loads is aligned to 8 bytes.
-// The storage's origin, lines and planes are (the domain aligns them); the compact arrays' rows
-// are where nx is even, and u^n where the store hands it so (a slot of an odd count of points can
-// start half way).
+// The storage's origin, lines and planes are (the domain aligns them), and the compact arrays' rows
+// where nx is even; the pointers are checked too, as a guard (with nx even every slot of the store
+// starts aligned).
 std::atomic<bool> pairs_allowed{true};
 
 bool pairs_serve(const AdjointArgs& a) {
