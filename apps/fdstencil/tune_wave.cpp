@@ -179,33 +179,55 @@ std::vector<std::string> wave_candidates(int dim, int radius) {
   return c;
 }
 
-// Two fields of one run by launches that add the CPML's terms in different orders: max |a - b| at
-// most kRoundOff of max |b|, the GPU tests' bound on float's round-off over a few hundred steps.
 namespace {
-constexpr double kRoundOff = 1e-4;
-bool within_round_off(const std::vector<float>& a, const std::vector<float>& b) {
-  if (a.size() != b.size()) return false;
-  double peak = 0, worst = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    peak = std::max(peak, std::abs(double(b[i])));
-    const double e = std::abs(double(a[i]) - double(b[i]));
-    if (!(e <= worst)) worst = std::isfinite(e) ? e : 1e300;
-  }
-  return worst <= kRoundOff * peak;
+
+constexpr double kRoundOff = 1e-4;  // the GPU tests' bound on float's round-off over a few hundred steps
+
+double peak(const std::vector<float>& v) {
+  double p = 0;
+  for (float x : v) p = std::max(p, std::abs(double(x)));
+  return p;
 }
+
+// The largest |a - b| (inf where one is not finite or the sizes differ).
+double worst_gap(const std::vector<float>& a, const std::vector<float>& b) {
+  if (a.size() != b.size()) return HUGE_VAL;
+  double worst = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const double e = std::abs(double(a[i]) - double(b[i]));
+    if (!(e <= worst)) worst = std::isfinite(e) ? e : HUGE_VAL;
+  }
+  return worst;
+}
+
+// The untimed run's receivers: the source point, and a quarter of the grid from it along x and z.
+std::vector<wave::Point> probe_receivers(const WaveCase& c) {
+  const double z = double(c.nz - 1) / 2 * kSpacing, y = double(c.ny - 1) / 2 * kSpacing,
+               x = double(c.nx - 1) / 2 * kSpacing, dz = double(c.nz - 1) / 4 * kSpacing,
+               dx = double(c.nx - 1) / 4 * kSpacing;
+  return {{z, y, x}, {z, y, x - dx}, {z, y, x + dx}, {z - dz, y, x}, {z + dz, y, x}};
+}
+
 }  // namespace
+
+bool within_round_off(const WaveProbe& run, const WaveProbe& reference) {
+  const double scale = std::max(peak(reference.field), peak(reference.traces));
+  return worst_gap(run.field, reference.field) <= kRoundOff * scale &&
+         worst_gap(run.traces, reference.traces) <= kRoundOff * scale;
+}
 
 nlohmann::json tune_wave(const std::string& device, const WaveCase& c, const WaveTuneOptions& opt) {
   const wave::Model m = wave::Model::constant(c.dim, c.nz, c.ny, c.nx, kSpacing, kVelocity);
   const auto say = [&](const std::string& line) {
     if (opt.progress) opt.progress(line);
   };
-  // One candidate: a warm-up run (the state's setup, the graphs' capture), then reps timed runs;
-  // its field against the default's. Launches that place the CPML alike (in the march, or apart:
-  // KernelConfig::cpml_apart) do the same arithmetic, so give the same bits; the other placement
-  // adds the layers' terms in another order, so its first launch is held to the default's field
-  // within float round-off and the rest of its launches to that one's bits.
-  std::vector<float> reference[2];
+  // One candidate: an untimed run with a few receivers (the state's setup, the graphs' capture, and
+  // its probe), then reps timed runs without them; its probe against the default's. Launches that
+  // place the CPML alike (in the march, or apart: KernelConfig::cpml_apart) do the same arithmetic,
+  // so give the same bits; the other placement adds the layers' terms in another order, so its
+  // first launch is held to the default's probe within float round-off and the rest of its
+  // launches to that one's bits.
+  WaveProbe reference[2];
   int default_place = 0;
   double copy_gbps = 0;
   const auto time_one = [&](const std::string& params) {
@@ -217,18 +239,20 @@ nlohmann::json tune_wave(const std::string& device, const WaveCase& c, const Wav
     try {
       for (int i = 0; i <= opt.reps; ++i) {
         o.measure_bandwidth = params.empty() && i == 0;
-        const wave::Result r = wave::run(m, o);
+        o.receivers = i == 0 ? probe_receivers(c) : std::vector<wave::Point>{};
+        wave::Result r = wave::run(m, o);
         if (o.measure_bandwidth) copy_gbps = r.timing.copy_gbps;
         if (i == 0) {
           rec["kernel"] = r.kernel;
           const int place = r.kernel.find("cpml=apart") != std::string::npos ? 1 : 0;
           if (params.empty()) default_place = place;
-          std::vector<float>& ref = reference[place];
-          const bool first = ref.empty();
-          const bool same =
-              first ? place == default_place || within_round_off(r.final_field, reference[default_place])
-                    : r.final_field == ref;
-          if (same && first) ref = r.final_field;  // only a launch that passed is the others' reference
+          WaveProbe probe{std::move(r.final_field), std::move(r.traces)};
+          WaveProbe& ref = reference[place];
+          const bool first = ref.field.empty();
+          const bool same = first
+                                ? place == default_place || within_round_off(probe, reference[default_place])
+                                : probe.field == ref.field && probe.traces == ref.traces;
+          if (same && first) ref = std::move(probe);  // only a launch that passed is the others' reference
           if (!same) {
             rec["status"] = "FAILED";
             rec["why"] = "its final field differs from the default launch's";

@@ -1,6 +1,7 @@
 // The wave step's launch tuned per card (issue 35). `fdstencil tune --wave` times the step's
 // candidate launches (kernel parameters) on one model, checks each against the default launch's
-// final field bit for bit (every design does the same arithmetic in the same order), and stores
+// final field and a few receivers' traces, bit for bit where it places the CPML as the default
+// does (every design does the same arithmetic in the same order), and stores
 // the fastest in the wave tuning cache, keyed by the card's name and the run's grid: dimension,
 // model shape, radius, CPML width and free surface. `fdstencil wave` takes the stored launch where
 // a single-GPU run matches an entry and --kernel-params is not given.
@@ -27,6 +28,19 @@ struct WaveCase {
 
 // The case of a run about to start.
 WaveCase wave_case_of(const wave::Model& m, const wave::Options& o);
+
+// What a candidate's untimed run is checked by: its final field and the traces of a few receivers,
+// the first at the source.
+struct WaveProbe {
+  std::vector<float> field, traces;
+};
+
+// Whether a run that places the CPML otherwise than `reference` (adding the layers' terms in another
+// order) agrees with it within float's round-off: each value of its field and traces within 1e-4 of
+// the larger of the reference's peaks. The traces' peak is the direct wave's: at the end of a long
+// run on a small grid the field left is the layers' faint residue, whose own peak would hold the
+// two placements to far less than round-off.
+bool within_round_off(const WaveProbe& run, const WaveProbe& reference);
 
 // The wave tuning cache: wave-tuning.json beside the plans' tuning cache (`plans_cache`, or
 // default_cache_file() when empty).

@@ -3,6 +3,7 @@
 // GPU the tune itself and a run that takes its launch.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -199,4 +200,24 @@ TEST(TuneWaveWinner, TheDefaultStaysWithinTheNoise) {
   nlohmann::json three = cands(100, 103, "ok");
   three.push_back({{"status", "ok"}, {"gpts", 105.0}});
   EXPECT_EQ(cli::wave_winner(three), 2u);
+}
+
+// The other placement's first launch is held to the default's probe within round-off of the larger
+// of its peaks: on a small grid after a long run the field left is the layers' residue (here 2e-6
+// against a direct wave of 1), and a gap of 5e-6 there is round-off, not a wrong launch. (Measured:
+// on a 128^3 grid after 500 steps every launch with the CPML in the march failed against the final
+// field's own peak.) A gap of 1e-2 of the direct wave, a NaN or another size fail.
+TEST(TuneWaveRoundOff, TheDirectWavesPeakScalesTheRoundOff) {
+  const cli::WaveProbe ref{{1e-6f, -2e-6f, 0.f}, {1.f, 0.5f, -0.25f}};
+  cli::WaveProbe run{{6e-6f, -2e-6f, 0.f}, {1.00001f, 0.5f, -0.25f}};
+  EXPECT_TRUE(cli::within_round_off(run, ref));
+  run.traces[1] = 0.51f;
+  EXPECT_FALSE(cli::within_round_off(run, ref));
+  run = ref;
+  run.field[2] = std::nanf("");
+  EXPECT_FALSE(cli::within_round_off(run, ref));
+  run = ref;
+  run.traces.pop_back();
+  EXPECT_FALSE(cli::within_round_off(run, ref));
+  EXPECT_TRUE(cli::within_round_off(ref, ref));
 }
