@@ -29,17 +29,18 @@ struct WaveCase {
 // The case of a run about to start.
 WaveCase wave_case_of(const wave::Model& m, const wave::Options& o);
 
-// What a candidate's untimed run is checked by: its final field and the traces of a few receivers,
-// the first at the source.
+// What a candidate's untimed run is checked by: its final field and the traces of four receivers,
+// a quarter of the grid from the source along x and z.
 struct WaveProbe {
   std::vector<float> field, traces;
 };
 
 // Whether a run that places the CPML otherwise than `reference` (adding the layers' terms in another
 // order) agrees with it within float's round-off: each value of its field and traces within 1e-4 of
-// the larger of the reference's peaks. The traces' peak is the direct wave's: at the end of a long
-// run on a small grid the field left is the layers' faint residue, whose own peak would hold the
-// two placements to far less than round-off.
+// the larger of the reference's peaks (none where that is not finite). The traces' peak is the
+// direct wave's a quarter of the grid out: at the end of a long run on a small grid the field left
+// is the layers' faint residue, whose own peak would hold the two placements to far less than
+// round-off.
 bool within_round_off(const WaveProbe& run, const WaveProbe& reference);
 
 // The wave tuning cache: wave-tuning.json beside the plans' tuning cache (`plans_cache`, or

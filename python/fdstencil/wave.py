@@ -356,8 +356,9 @@ def forward_many(velocity, spacing, nt, shots, dt=None, radius=4, cpml=10, free_
     progress: None, or a callable progress(done, total) over the steps of every shot (a tqdm bar's
     update, for instance), called from the workers' threads one call at a time, the sums in order:
     a shot not yet begun counts the steps of the first shot to report, the first call may have
-    done == 0 and the last has done == total. The time it takes is outside the shots' loop_s.
-    What it raises ends the call, as Ctrl-C does.
+    done == 0 and the last has done == total. The time it takes is taken out of the shots' loop_s,
+    though on the GPU the steps queued meanwhile run on: a slow callable makes loop_s short and
+    gpts high, so time runs without it. What it raises ends the call, as Ctrl-C does.
 
     stream: for a model on the GPU, the CUDA stream whose work made it and its shots' GPU arrays (a
     handle as an integer, or a PyTorch or CuPy stream); None: the framework's current stream (the

@@ -220,4 +220,7 @@ TEST(TuneWaveRoundOff, TheDirectWavesPeakScalesTheRoundOff) {
   run.traces.pop_back();
   EXPECT_FALSE(cli::within_round_off(run, ref));
   EXPECT_TRUE(cli::within_round_off(ref, ref));
+  cli::WaveProbe broken = ref;  // a reference that is not finite holds nothing
+  broken.traces[0] = INFINITY;
+  EXPECT_FALSE(cli::within_round_off(run, broken));
 }
