@@ -551,17 +551,50 @@ TEST(WaveGpu, DefaultsFollowTheRadiusAndThePlaneSize) {
   expect_shape(tile8, StepDesign::tile, 8, 16, 16, 1, "tile by hand, R = 8");
   for (int64_t plane : {small, large})
     EXPECT_EQ(cuda::wave::default_config(2, 2, plane, kNoLayers).design, StepDesign::l1);
-  // 2D (wave-2d-chunks): rows of 64 threads, vec 2, chunks of 2 rows on short rows and 4 on longer
-  // at R <= 4; 4, and 8 on long rows, at R = 5..8. A 2D model's plane is one row of nx points.
-  const auto r4short = cuda::wave::default_config(2, 4, 1040, kEveryPointInLayers),
-             r4long = cuda::wave::default_config(2, 4, 2040, kEveryPointInLayers),
-             r8mid = cuda::wave::default_config(2, 8, 2040, kEveryPointInLayers),
-             r8long = cuda::wave::default_config(2, 8, 4040, kEveryPointInLayers);
-  expect_shape(r4short, StepDesign::l1, 64, 1, 2, 0, "2D R = 4, 1040 points a row");
-  expect_shape(r4long, StepDesign::l1, 64, 1, 4, 0, "2D R = 4, 2040 points a row");
-  expect_shape(r8mid, StepDesign::l1, 64, 1, 4, 0, "2D R = 8, 2040 points a row");
-  expect_shape(r8long, StepDesign::l1, 64, 1, 8, 0, "2D R = 8, 4040 points a row");
+  // 2D without layers (wave-2d-plain-shapes): rows of 64 threads, 4-wide vectors in chunks of 4
+  // rows on rows of up to 1200 points; above, 2-wide in chunks of 16 rows (8 from 3000 points) at
+  // R <= 4, 4-wide in chunks of 8 at R = 5..8. A 2D model's plane is one row of nx points.
+  const auto r4short = cuda::wave::default_config(2, 4, 1040, kNoLayers),
+             r4long = cuda::wave::default_config(2, 4, 2040, kNoLayers),
+             r4longer = cuda::wave::default_config(2, 4, 4040, kNoLayers),
+             r8long = cuda::wave::default_config(2, 8, 2040, kNoLayers);
+  expect_shape(r4short, StepDesign::l1, 64, 1, 4, 0, "2D R = 4, 1040 points a row");
+  expect_shape(r4long, StepDesign::l1, 64, 1, 16, 0, "2D R = 4, 2040 points a row");
+  expect_shape(r4longer, StepDesign::l1, 64, 1, 8, 0, "2D R = 4, 4040 points a row");
+  expect_shape(r8long, StepDesign::l1, 64, 1, 8, 0, "2D R = 8, 2040 points a row");
+  EXPECT_EQ(r4short.vec, 4);
   EXPECT_EQ(r4long.vec, 2);
+  EXPECT_EQ(r8long.vec, 4);
+  // The CPML in the march by hand keeps the launch chosen for it (wave-2d-chunks): 2-wide vectors,
+  // chunks of 2 rows on short rows and 4 on longer at R <= 4; 4, and 8 on long rows, at R = 5..8.
+  const auto march = [](int r, int64_t row) {
+    return cuda::wave::parse_config(R"({"cpml": "march"})", 2, r, row, kEveryPointInLayers);
+  };
+  expect_shape(march(4, 1040), StepDesign::l1, 64, 1, 2, 0, "2D march R = 4, 1040 points a row");
+  expect_shape(march(4, 2040), StepDesign::l1, 64, 1, 4, 0, "2D march R = 4, 2040 points a row");
+  expect_shape(march(8, 2040), StepDesign::l1, 64, 1, 4, 0, "2D march R = 8, 2040 points a row");
+  expect_shape(march(8, 4040), StepDesign::l1, 64, 1, 8, 0, "2D march R = 8, 4040 points a row");
+  EXPECT_EQ(march(4, 2040).vec, 2);
+  // With layers (wave-2d-beside-shapes): every march block is plain under the CPML beside, and rows
+  // of 64 threads take 4-wide vectors in chunks of 4 rows (2 at R = 1 on rows of up to 1200 points),
+  // from R = 5 of 16 on rows above 1200 points; a slab's march (the CPML apart, after it) the same.
+  const double layer_share = 0.02;
+  for (int r : {1, 2, 3, 4}) {
+    for (int64_t row : {1020, 2020, 4020}) {
+      const auto c = cuda::wave::default_config(2, r, row, layer_share);
+      expect_shape(c, StepDesign::l1, 64, 1, r == 1 && row == 1020 ? 2 : 4, 0, "2D with layers");
+      EXPECT_EQ(c.vec, 4) << r << " " << row;
+      EXPECT_TRUE(c.cpml_beside) << r << " " << row;
+    }
+  }
+  EXPECT_EQ(cuda::wave::default_config(2, 8, 1020, layer_share).nw, 4);
+  EXPECT_EQ(cuda::wave::default_config(2, 8, 1210, layer_share).nw, 16);
+  EXPECT_EQ(cuda::wave::default_config(2, 8, 2020, layer_share).nw, 16);
+  const auto slab = cuda::wave::default_config(2, 4, 2020, layer_share, /*slabs=*/true);
+  expect_shape(slab, StepDesign::l1, 64, 1, 4, 0, "2D slab with layers");
+  EXPECT_EQ(slab.vec, 4);
+  EXPECT_TRUE(slab.cpml_apart);
+  EXPECT_FALSE(slab.cpml_beside);
 }
 
 // With CPML layers on small planes the l1 march in one kernel, 16x8 threads of 2-wide vectors in

@@ -43,7 +43,9 @@ namespace {
 //   and 8x16 blocks, which put fewer interior points into boundary blocks, from R = 4;
 // - split pays where the interior kernel keeps the registers it needs (the tile's interior blocks
 //   drop from 114-164 registers to 60-127; the l1 march's interior kernel at R = 4 did not).
-// 2D: rows of 64 threads, vec 2, each block marching a few rows (shape_2d).
+// 2D: rows of 64 threads, each block marching a few rows: 2-wide vectors in short chunks with the
+// CPML in the march (shape_2d); where every march block is plain, their own shapes with layers
+// (plain_shape_2d) and without (bare_shape_2d).
 constexpr int64_t kTilePlanePoints = 512 * 512;
 // Without CPML, planes of up to kTinyPlanePoints (steps of ~0.1 ms, where 16x16 tiles of 16 planes
 // make only 2.6-3.9 rounds of the device's resident blocks at R = 4-8) have rows of their own.
@@ -55,7 +57,7 @@ constexpr int64_t kTinyPlanePoints = 256 * 256;
 
 // The l1 march's own shapes (the rows above that name it; R = 5..8 the shape R = 8 had before
 // the tile), for the defaults and for "design": "l1" by hand.
-// (3D: the 2D step's shapes are shape_2d's.)
+// (3D; the 2D step's shapes are shape_2d's and its neighbours', below.)
 KernelConfig l1_shape(int radius) {
   if (radius == 1) return {32, 8, 2, 16};
   if (radius == 2) return {16, 16, 2, 32};
@@ -86,6 +88,33 @@ constexpr int64_t kShortRow = 1200, kLongRow = 3000;
 KernelConfig shape_2d(int radius, int64_t nx) {
   const int nw = radius <= 4 ? (nx <= kShortRow ? 2 : 4) : (nx < kLongRow ? 4 : 8);
   return {64, 1, 2, nw};
+}
+
+// The 2D step's shape where every march block is plain (the CPML apart, its layers' points beside
+// the march or after it): 64x1 threads of 4-wide vectors in chunks of 4 rows, from R = 5 of 16 on
+// rows of more than kShortRow points. shape_2d's short chunks and 2-wide vectors were chosen when
+// the blocks at the CPML columns computed the layers; without them, 4-wide vectors (half the x
+// taps' loads a point) and longer chunks (fewer of the 2R rows a chunk reads again) lead. From the
+// campaigns wave-2d-beside-shapes and wave-2d-beside-shapes-radius (bench/results/nvidia-h200/
+// campaigns/: 32-256 threads, vec 2 and 4, chunks of 2-32 rows, R = 1, 2, 4, 8, 1000^2-4000^2
+// with the 10-point layer): within a few per cent of the fastest launch at every point but R = 1
+// on 1000^2 (128x1, chunks of 2: 1.15x) and R = 2 on 2000^2 (chunks of 8: 1.06x); R = 3 takes
+// R = 2's and 4's, R = 5..7 R = 8's, unmeasured.
+KernelConfig plain_shape_2d(int radius, int64_t nx) {
+  if (radius == 1 && nx <= kShortRow) return {64, 1, 4, 2};  // wave-2d-beside-short-rows: 1.12x
+  return {64, 1, 4, radius >= 5 && nx > kShortRow ? 16 : 4};
+}
+
+// Without layers (the march plain, no layers' kernel beside it), from the campaign
+// wave-2d-plain-shapes (bench/results/nvidia-h200/campaigns/: 64x1 threads, vec 2 and 4, chunks of
+// 2-16 rows, R = 1, 2, 4, 8, 1000^2-4000^2): 4-wide vectors in chunks of 4 rows on rows of up to
+// kShortRow points; above, at R <= 4 2-wide vectors in chunks of 16 rows (8 from kLongRow
+// points), from R = 5 4-wide in chunks of 8. Each within 5 % of the fastest of the eight launches
+// at every point measured, where shape_2d's fell up to 18 % behind (6-18 % at R = 2, 4 and 8).
+KernelConfig bare_shape_2d(int radius, int64_t nx) {
+  if (nx <= kShortRow) return {64, 1, 4, 4};
+  if (radius <= 4) return {64, 1, 2, nx < kLongRow ? 16 : 8};
+  return {64, 1, 4, 8};
 }
 
 // With CPML layers on small planes: the l1 march in one kernel, 2-wide vectors in short chunks
@@ -119,7 +148,7 @@ bool layer_l1(int radius, int64_t plane_points) {
 // from it (design_default).
 KernelConfig table_row(int dim, int radius, int64_t plane_points, bool layers, bool slabs) {
   const bool small_plane = plane_points <= kTilePlanePoints, tiny_plane = plane_points <= kTinyPlanePoints;
-  if (dim == 2) return shape_2d(radius, plane_points);
+  if (dim == 2) return layers ? shape_2d(radius, plane_points) : bare_shape_2d(radius, plane_points);
   if (radius == 1)
     return small_plane ? KernelConfig{8, 16, kTileVec, 8, StepDesign::tile, 0, 1} : l1_shape(1);
   if (radius == 2)
@@ -179,8 +208,8 @@ bool beside_leads(int dim, bool slabs) { return dim == 2 && !slabs; }
 // of 64, kTilePlanePoints lying between).
 constexpr int64_t kApartTilePlane = 300 * 300;  // R >= 6: the tile led on 276^2, tma on 492^2
 KernelConfig apart_shape(int dim, int radius, int64_t plane_points, bool slabs) {
-  KernelConfig c =
-      dim == 2 ? shape_2d(radius, plane_points) : KernelConfig{8, 16, kTileVec, 8, StepDesign::tile, 1, 1};
+  KernelConfig c = dim == 2 ? plain_shape_2d(radius, plane_points)
+                            : KernelConfig{8, 16, kTileVec, 8, StepDesign::tile, 1, 1};
   if (dim == 3 && (radius == 1 || radius >= 6)) c.zq = 0;  // the ring is compiled from R = 2
   const bool tile =
       radius <= 3 || (radius <= 5 ? plane_points <= kTilePlanePoints : plane_points <= kApartTilePlane);
