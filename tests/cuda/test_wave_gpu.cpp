@@ -582,7 +582,8 @@ TEST(WaveGpu, DefaultsFollowTheRadiusAndThePlaneSize) {
   for (int r : {1, 2, 3, 4}) {
     for (int64_t row : {1020, 2020, 4020}) {
       const auto c = cuda::wave::default_config(2, r, row, layer_share);
-      expect_shape(c, StepDesign::l1, 64, 1, r == 1 && row == 1020 ? 2 : 4, 0, "2D with layers");
+      expect_shape(c, StepDesign::l1, 64, 1, r == 1 && row == 1020 ? 2 : 4, 0,
+                   "2D with layers, R = " + std::to_string(r) + ", " + std::to_string(row) + " points a row");
       EXPECT_EQ(c.vec, 4) << r << " " << row;
       EXPECT_TRUE(c.cpml_beside) << r << " " << row;
     }

@@ -97,9 +97,10 @@ KernelConfig shape_2d(int radius, int64_t nx) {
 // taps' loads a point) and longer chunks (fewer of the 2R rows a chunk reads again) lead. From the
 // campaigns wave-2d-beside-shapes and wave-2d-beside-shapes-radius (bench/results/nvidia-h200/
 // campaigns/: 32-256 threads, vec 2 and 4, chunks of 2-32 rows, R = 1, 2, 4, 8, 1000^2-4000^2
-// with the 10-point layer): within a few per cent of the fastest launch at every point but R = 1
-// on 1000^2 (128x1, chunks of 2: 1.15x) and R = 2 on 2000^2 (chunks of 8: 1.06x); R = 3 takes
-// R = 2's and 4's, R = 5..7 R = 8's, unmeasured.
+// with the 10-point layer; wave-2d-beside-short-rows repeated 1000^2 at R = 1 and 2): within 3 %
+// of the fastest launch at every point but R = 2 on 2000^2 (chunks of 8: 1.06x); R = 3 takes R = 2's
+// and 4's, R = 5..7 R = 8's, unmeasured. Under the CPML apart (wave-2d-apart-shapes) 1.01-1.37x the
+// old launch, 1.08x behind the fastest at two points of six.
 KernelConfig plain_shape_2d(int radius, int64_t nx) {
   if (radius == 1 && nx <= kShortRow) return {64, 1, 4, 2};  // wave-2d-beside-short-rows: 1.12x
   return {64, 1, 4, radius >= 5 && nx > kShortRow ? 16 : 4};
@@ -942,6 +943,10 @@ static size_t check_launch(const acoustic::Setup<float>& s, const KernelConfig& 
     throw Error(ErrorKind::invalid_argument, "graph must be 0 or an even count of steps up to " +
                                                  std::to_string(kMaxGraphSteps) + ", got " +
                                                  std::to_string(c.graph));
+  // Every design loads vec-wide vectors along x (the l1 march too: 4-wide is the 2D default).
+  if (s.origin % c.vec != 0 || s.line % c.vec != 0 || s.slice % c.vec != 0)
+    throw Error(ErrorKind::invalid_argument, "vec " + std::to_string(c.vec) + " needs lines and planes on " +
+                                                 std::to_string(4 * c.vec) + "-byte boundaries");
   if (c.design == StepDesign::tma && (c.split != 1 || c.vec != kTileVec || c.boundary == StepDesign::tma))
     throw Error(
         ErrorKind::invalid_argument,
