@@ -141,8 +141,9 @@ std::string tuned_launch(const std::filesystem::path& file, const std::string& d
 }
 
 std::vector<std::string> wave_candidates(int dim, int radius) {
-  if (dim == 2)  // rows of 32-128 threads, 2 or 4 points each, chunks of 2-16 rows (shape_2d's and
-                 // plain_shape_2d's neighbours); the CPML in the march, apart after it, or beside it
+  if (dim == 2)  // rows of 32-128 threads, 2 or 4 points each, chunks of 2-16 rows (the neighbours of
+                 // shape_2d, plain_shape_2d and bare_shape_2d); the CPML in the march, apart after it,
+                 // or beside it
     return {R"({"cpml": "march", "block": "64x1", "vec": 2, "nw": 2})",
             R"({"cpml": "march", "block": "64x1", "vec": 2, "nw": 4})",
             R"({"cpml": "march", "block": "64x1", "vec": 2, "nw": 8})",
@@ -150,6 +151,9 @@ std::vector<std::string> wave_candidates(int dim, int radius) {
             R"({"cpml": "march", "block": "32x1", "vec": 2, "nw": 4})",
             R"({"cpml": "march", "block": "64x1", "vec": 4, "nw": 4})",
             R"({"cpml": "march", "block": "128x1", "vec": 4, "nw": 2})",
+            // Without layers the march is plain: bare_shape_2d's longer rows.
+            R"({"cpml": "march", "block": "64x1", "vec": 2, "nw": 16})",
+            R"({"cpml": "march", "block": "64x1", "vec": 4, "nw": 8})",
             R"({"cpml": "apart", "block": "64x1", "vec": 2, "nw": 2})",
             R"({"cpml": "apart", "block": "64x1", "vec": 2, "nw": 4})",
             R"({"cpml": "beside", "block": "64x1", "vec": 2, "nw": 2})",
@@ -158,8 +162,7 @@ std::vector<std::string> wave_candidates(int dim, int radius) {
             R"({"cpml": "beside", "block": "64x1", "vec": 4, "nw": 8})",
             R"({"cpml": "beside", "block": "64x1", "vec": 4, "nw": 16})",
             R"({"cpml": "beside", "block": "128x1", "vec": 4, "nw": 2})",
-            R"({"cpml": "beside", "block": "128x1", "vec": 2, "nw": 16})",
-            R"({"graph": 8})"};
+            R"({"cpml": "beside", "block": "128x1", "vec": 2, "nw": 16})", R"({"graph": 8})"};
   // The three designs in the shapes acoustic.cu's table names for some radius or plane, the CPML in
   // the march; then the CPML apart in the shapes its rule names.
   std::vector<std::string> c = {
