@@ -97,12 +97,12 @@ KernelConfig shape_2d(int radius, int64_t nx) {
 // taps' loads a point) and longer chunks (fewer of the 2R rows a chunk reads again) lead. From the
 // campaigns wave-2d-beside-shapes and wave-2d-beside-shapes-radius (bench/results/nvidia-h200/
 // campaigns/: 32-256 threads, vec 2 and 4, chunks of 2-32 rows, R = 1, 2, 4, 8, 1000^2-4000^2
-// with the 10-point layer; wave-2d-beside-short-rows repeated 1000^2 at R = 1 and 2): within 3 %
-// of the fastest launch at every point but R = 2 on 2000^2 (chunks of 8: 1.06x); R = 3 takes R = 2's
-// and 4's, R = 5..7 R = 8's, unmeasured. Under the CPML apart (wave-2d-apart-shapes) 1.01-1.37x the
-// old launch, 1.08x behind the fastest at two points of six.
+// with the 10-point layer; wave-2d-beside-short-rows repeated 1000^2 at R = 1 and 2, where chunks
+// of 2 led at R = 1; wave-2d-apart-shapes under the CPML apart, a slab's placement). R = 3 takes
+// R = 2's and 4's, R = 5..7 R = 8's, unmeasured. The figures: docs/wave.md, "2D launches where
+// every march block is plain".
 KernelConfig plain_shape_2d(int radius, int64_t nx) {
-  if (radius == 1 && nx <= kShortRow) return {64, 1, 4, 2};  // wave-2d-beside-short-rows: 1.12x
+  if (radius == 1 && nx <= kShortRow) return {64, 1, 4, 2};  // wave-2d-beside-short-rows
   return {64, 1, 4, radius >= 5 && nx > kShortRow ? 16 : 4};
 }
 
@@ -110,8 +110,8 @@ KernelConfig plain_shape_2d(int radius, int64_t nx) {
 // wave-2d-plain-shapes (bench/results/nvidia-h200/campaigns/: 64x1 threads, vec 2 and 4, chunks of
 // 2-16 rows, R = 1, 2, 4, 8, 1000^2-4000^2): 4-wide vectors in chunks of 4 rows on rows of up to
 // kShortRow points; above, at R <= 4 2-wide vectors in chunks of 16 rows (8 from kLongRow
-// points), from R = 5 4-wide in chunks of 8. Each within 5 % of the fastest of the eight launches
-// at every point measured, where shape_2d's fell up to 18 % behind (6-18 % at R = 2, 4 and 8).
+// points), from R = 5 4-wide in chunks of 8: at every point measured, near the fastest of the eight
+// launches, where shape_2d's fell behind (docs/wave.md, the same section).
 KernelConfig bare_shape_2d(int radius, int64_t nx) {
   if (nx <= kShortRow) return {64, 1, 4, 4};
   if (radius <= 4) return {64, 1, 2, nx < kLongRow ? 16 : 8};
