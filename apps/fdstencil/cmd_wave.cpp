@@ -800,7 +800,10 @@ void add_run_options(CLI::App* cmd, Flags* f) {
       "(0..8, tma), boundary (l1|tile, tma), graph (steps per CUDA graph: 0 or even, up to 1024), cpml "
       "(march|apart|beside: the CPML's terms in the march, by a kernel over the layers' points after it, "
       "or that kernel computing those points whole beside the march; a split run's slabs take beside as "
-      "apart, the same bits), "
+      "apart, the same bits), side (2D, beside: 0 for the layers' kernel on a second stream, or 1..16 for "
+      "the layers' points in the march's own launch, that many a thread), pdl (0|1: the step's kernels on "
+      "one "
+      "stream as programmatic dependent launches), "
       "temporal (2D: 0, or 2..4 steps a pass, with temporal_block threads and temporal_nw rows), "
       "resident (2D: 0, or 1 for each block of steps in one kernel, the fields in shared memory) "
       "(default: by R, the plane's size and whether there are CPML layers, docs/wave.md)");

@@ -135,15 +135,29 @@ std::string tuned_launch(const std::filesystem::path& file, const std::string& d
       // the march, and keeps it ({} is the default launch, whatever its placement now).
       nlohmann::json p = e["kernel_params"];
       if (!p.empty() && !p.contains("cpml")) p["cpml"] = "march";
+      // One from before "side" and "pdl" ran its layers' points on a second stream, and launched
+      // plainly.
+      if (!p.empty() && !p.contains("side")) p["side"] = 0;
+      if (!p.empty() && !p.contains("pdl")) p["pdl"] = 0;
       return p.dump();
     }
   return "";
 }
 
+nlohmann::json wave_params_as_ran(nlohmann::json params, const std::string& kernel) {
+  if (params.empty()) return params;
+  if (!params.contains("pdl")) params["pdl"] = kernel.find(" pdl=0") == std::string::npos ? 1 : 0;
+  if (!params.contains("side")) {
+    const size_t at = kernel.find(" side=");
+    params["side"] = at == std::string::npos ? 0 : std::stoi(kernel.substr(at + 6));
+  }
+  return params;
+}
+
 std::vector<std::string> wave_candidates(int dim, int radius) {
   if (dim == 2)  // rows of 32-128 threads, 2 or 4 points each, chunks of 2-16 rows (the neighbours of
                  // shape_2d, plain_shape_2d and bare_shape_2d); the CPML in the march, apart after it,
-                 // or beside it
+                 // or beside it (its layers' points on a second stream or in the march's launch)
     return {R"({"cpml": "march", "block": "64x1", "vec": 2, "nw": 2})",
             R"({"cpml": "march", "block": "64x1", "vec": 2, "nw": 4})",
             R"({"cpml": "march", "block": "64x1", "vec": 2, "nw": 8})",
@@ -162,7 +176,12 @@ std::vector<std::string> wave_candidates(int dim, int radius) {
             R"({"cpml": "beside", "block": "64x1", "vec": 4, "nw": 8})",
             R"({"cpml": "beside", "block": "64x1", "vec": 4, "nw": 16})",
             R"({"cpml": "beside", "block": "128x1", "vec": 4, "nw": 2})",
-            R"({"cpml": "beside", "block": "128x1", "vec": 2, "nw": 16})", R"({"graph": 8})"};
+            R"({"cpml": "beside", "block": "128x1", "vec": 2, "nw": 16})",
+            // The layers' points in the march's launch, 1, 2 or 4 a thread, or on a second stream.
+            R"({"cpml": "beside", "block": "64x1", "vec": 4, "nw": 4, "side": 0})",
+            R"({"cpml": "beside", "block": "64x1", "vec": 4, "nw": 4, "side": 1})",
+            R"({"cpml": "beside", "block": "64x1", "vec": 4, "nw": 4, "side": 2})",
+            R"({"cpml": "beside", "block": "64x1", "vec": 4, "nw": 4, "side": 4})", R"({"graph": 8})"};
   // The three designs in the shapes acoustic.cu's table names for some radius or plane, the CPML in
   // the march; then the CPML apart in the shapes its rule names.
   std::vector<std::string> c = {
@@ -300,7 +319,7 @@ nlohmann::json tune_wave(const std::string& device, const WaveCase& c, const Wav
     candidates.push_back(r);
   }
   const nlohmann::json& best = candidates[wave_winner(candidates)];
-  out["kernel_params"] = best["kernel_params"];
+  out["kernel_params"] = wave_params_as_ran(best["kernel_params"], best.value("kernel", std::string()));
   out["kernel"] = best["kernel"];
   out["gpts"] = best["gpts"];
   out["default_gpts"] = base["gpts"];

@@ -59,6 +59,11 @@ void check_wave_cache(const std::filesystem::path& file);
 std::string tuned_launch(const std::filesystem::path& file, const std::string& device, const WaveCase& c,
                          const std::function<void(const std::string&)>& warn);
 
+// A winning candidate's kernel parameters as its launch ran: its "side" and "pdl" read from the
+// kernel's description (acoustic.cu describe) where not given, so that a stored entry keeps them
+// when later defaults change. The default launch ({}) stays {}.
+nlohmann::json wave_params_as_ran(nlohmann::json params, const std::string& kernel);
+
 // The launches tune_wave tries for a dimension and radius: the defaults' designs and shapes
 // around them (acoustic.cu's table), each a --kernel-params object.
 std::vector<std::string> wave_candidates(int dim, int radius);

@@ -65,9 +65,10 @@ TEST_F(TuneWave, EntriesAreFoundByCardAndGrid) {
   cli::store_wave_entry(file, record("NVIDIA H100 80GB HBM3", b, R"({"block": "128x1"})"));
   cli::store_wave_entry(file, record("NVIDIA H100 80GB HBM3", a, R"({"design": "tma", "nw": 16})"));
   // An entry that names no "cpml" was timed with the CPML in the march (before the CPML apart), and
-  // keeps it; one that names it keeps its own.
+  // keeps it; one that names it keeps its own. One without "side" and "pdl" (before them) ran its
+  // layers' points on a second stream and launched plainly.
   EXPECT_EQ(nlohmann::json::parse(no_warning(file, "NVIDIA H100 80GB HBM3", a)),
-            nlohmann::json::parse(R"({"design": "tma", "nw": 16, "cpml": "march"})"));
+            nlohmann::json::parse(R"({"design": "tma", "nw": 16, "cpml": "march", "side": 0, "pdl": 0})"));
   EXPECT_EQ(nlohmann::json::parse(no_warning(file, "NVIDIA H100 80GB HBM3", b))["block"], "128x1");
   EXPECT_EQ(no_warning(file, "NVIDIA H200", a), "");
   std::vector<cli::WaveCase> others(5, a);
@@ -80,12 +81,28 @@ TEST_F(TuneWave, EntriesAreFoundByCardAndGrid) {
     EXPECT_EQ(no_warning(file, "NVIDIA H100 80GB HBM3", others[i]), "") << i;
   cli::store_wave_entry(file, record("NVIDIA H100 80GB HBM3", a, R"({"cpml": "apart", "nw": 8})"));
   EXPECT_EQ(nlohmann::json::parse(no_warning(file, "NVIDIA H100 80GB HBM3", a)),
-            nlohmann::json::parse(R"({"cpml": "apart", "nw": 8})"));
+            nlohmann::json::parse(R"({"cpml": "apart", "nw": 8, "side": 0, "pdl": 0})"));
   cli::store_wave_entry(file, record("NVIDIA H100 80GB HBM3", a, "{}"));  // the default launch
   EXPECT_EQ(no_warning(file, "NVIDIA H100 80GB HBM3", a), "{}");
   const auto entries = nlohmann::json::parse(std::ifstream(file))["entries"];
   ASSERT_EQ(entries.size(), 2u);
   EXPECT_FALSE(entries[0].contains("candidates"));  // the record's candidates stay in --json
+}
+
+// A stored winner names the "side" and "pdl" its launch ran with (from the kernel's description),
+// so that later defaults do not change it; the default launch stays {} and given keys stay.
+TEST_F(TuneWave, AStoredLaunchNamesItsSideAndPdl) {
+  const auto as_ran = [](const char* params, const std::string& kernel) {
+    return cli::wave_params_as_ran(nlohmann::json::parse(params), kernel);
+  };
+  EXPECT_EQ(as_ran(R"({"cpml": "beside", "nw": 4})",
+                   "acoustic_step block=64x1 vec=4 nw=4 layers=beside side=2 faces=1"),
+            nlohmann::json::parse(R"({"cpml": "beside", "nw": 4, "side": 2, "pdl": 1})"));
+  EXPECT_EQ(as_ran(R"({"nw": 8})", "acoustic_step block=16x8 vec=2 nw=8 design=l1 pdl=0 faces=1"),
+            nlohmann::json::parse(R"({"nw": 8, "side": 0, "pdl": 0})"));
+  EXPECT_EQ(as_ran(R"({"side": 1, "pdl": 0})", "acoustic_step side=1 pdl=0"),
+            nlohmann::json::parse(R"({"side": 1, "pdl": 0})"));
+  EXPECT_EQ(as_ran("{}", "acoustic_step side=2"), nlohmann::json::object());
 }
 
 // A damaged file: the default launch, with a warning naming the file; storing into it is refused.
@@ -113,7 +130,7 @@ TEST_F(TuneWave, ADamagedFileGivesTheDefaultLaunchAndAWarning) {
   std::vector<std::string> warnings;
   EXPECT_EQ(cli::tuned_launch(file, "NVIDIA H100 80GB HBM3", a,
                               [&warnings](const std::string& w) { warnings.push_back(w); }),
-            R"({"cpml":"march","nw":8})");
+            R"({"cpml":"march","nw":8,"pdl":0,"side":0})");
   EXPECT_EQ(warnings.size(), 2u);
   // tune --wave refuses a damaged cache before it times anything.
   std::ofstream(file) << "{ not json";

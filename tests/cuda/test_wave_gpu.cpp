@@ -818,6 +818,125 @@ TEST(WaveGpu, CpmlBesideGivesTheBitsOfTheCpmlApart) {
       }
 }
 
+// The one-kernel 2D step (KernelConfig::side: the layers' points and the receivers in the first
+// blocks of the march's launch, acoustic_step_beside.cuh) against the layers' kernel on a second
+// stream (side 0), bit for bit in traces and final field: R = 1, 4, 8, with and without a free
+// surface, a third source by the corner whose taps reach into the layers, 24 receivers (at 16
+// layer points a thread more than the side's warps), 1, 2 and 16 layer points a thread, 4- and
+// 2-wide vectors, graphs of 8 and step by step.
+TEST(WaveGpu, OneKernelStepGivesTheBitsOfTwoStreams) {
+  REQUIRE_GPU();
+  const wave::Model m = model_for(2);
+  const char* shapes[] = {R"("block": "64x1", "vec": 4, "nw": 4, "graph": 8)",
+                          R"("block": "32x1", "vec": 2, "nw": 3, "graph": 0)"};
+  for (int radius : {1, 4, 8})
+    for (bool free_surface : {false, true}) {
+      const Case c{2, radius, free_surface};
+      wave::Options o = shot(c, m);
+      o.backend = "cuda";
+      o.final_field = true;
+      o.sources.push_back({{1.3 * m.h, 0.0, 0.9 * m.h}, wave::ricker(10, 0.12, o.dt, o.nt)});
+      for (int r = 0; r < 20; ++r)  // more receivers than the side's warps at 16 points a thread
+        o.receivers.push_back({(3.5 + 2.5 * r) * m.h, 0.0, (4.25 + 4.0 * r) * m.h});
+      for (const char* shape : shapes) {
+        o.kernel_params = std::string(R"({"cpml": "beside", "side": 0, )") + shape + "}";
+        const wave::Result two = wave::run(m, o);
+        ASSERT_FALSE(two.final_field.empty());
+        for (int side : {1, 2, 16}) {
+          const std::string t = name_of(c) + " side " + std::to_string(side) + " " + shape;
+          o.kernel_params = R"({"cpml": "beside", "side": )" + std::to_string(side) + ", " + shape + "}";
+          const wave::Result one = wave::run(m, o);
+          EXPECT_NE(one.kernel.find("side=" + std::to_string(side)), std::string::npos)
+              << t << ": " << one.kernel;
+          const Diff ff = rel_max_diff(one.final_field, two.final_field, two.final_field);
+          const Diff tr = rel_max_diff(one.traces, two.traces, two.traces);
+          EXPECT_EQ(ff.rel, 0.0) << t << ": worst field element " << ff.at;
+          EXPECT_EQ(tr.rel, 0.0) << t << ": worst trace sample " << tr.at;
+        }
+      }
+    }
+}
+
+// "side" on the host (CI runs it): parsed and described; 0..16; only with the layers beside the
+// march in 2D, where a placement given by hand that is another drops the default's.
+TEST(WaveGpu, SideIsCheckedOnTheHost) {
+  const auto parse = [](const char* json, int dim, bool slabs = false) {
+    return cuda::wave::parse_config(json, dim, 4, dim == 2 ? 1020 : 236 * 236, 0.04, slabs);
+  };
+  const cuda::wave::KernelConfig c = parse(R"({"side": 2})", 2);
+  EXPECT_EQ(c.side, 2);
+  EXPECT_NE(cuda::wave::describe(c).find("layers=beside side=2"), std::string::npos)
+      << cuda::wave::describe(c);
+  EXPECT_EQ(parse(R"({"side": 0})", 2).side, 0);
+  EXPECT_EQ(cuda::wave::describe(parse(R"({"side": 0})", 2)).find("side="), std::string::npos);
+  EXPECT_EQ(parse(R"({"cpml": "apart"})", 2).side, 0);
+  EXPECT_EQ(parse(R"({"cpml": "march"})", 2).side, 0);
+  EXPECT_EQ(parse(R"({"temporal": 2})", 2).side, 0);  // temporal blocking computes its CPML in its pass
+  EXPECT_EQ(parse("{}", 2, /*slabs=*/true).side, 0);  // a slab adds its layers' terms after its march
+  EXPECT_EQ(parse("{}", 3).side, 0);
+  // The default (acoustic.cu side_points_2d, from the campaign wave-2d-side): about 40 side threads a
+  // row point at R <= 2 and at R >= 5 on rows of up to 1200 points, 20 at R = 3 and 4; a second
+  // stream at R >= 5 on longer rows and on rows above 3000 points.
+  const auto side_of = [](int r, int64_t n, int width) {
+    const int64_t row = n + 2 * width;
+    const double share = 1 - double(n) * double(n) / (double(row) * double(row));
+    return cuda::wave::default_config(2, r, row, share).side;
+  };
+  EXPECT_EQ(side_of(1, 1000, 10), 1);
+  EXPECT_EQ(side_of(2, 2800, 10), 1);
+  EXPECT_EQ(side_of(4, 1000, 10), 2);
+  EXPECT_EQ(side_of(4, 2000, 10), 2);
+  EXPECT_EQ(side_of(8, 1000, 10), 1);
+  EXPECT_EQ(side_of(8, 1400, 10), 0);
+  EXPECT_EQ(side_of(2, 1000, 20), 2);
+  EXPECT_EQ(side_of(4, 1400, 20), 4);
+  EXPECT_EQ(side_of(8, 1000, 20), 2);
+  EXPECT_EQ(side_of(4, 4000, 10), 0);
+  EXPECT_EQ(side_of(4, 2000, 100), 16);  // capped
+  const auto refused = [&](const char* json, int dim, const char* says) {
+    try {
+      parse(json, dim);
+      ADD_FAILURE() << json << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << json << ": " << e.what();
+    }
+  };
+  refused(R"({"side": 17})", 2, "side must be 0..16");
+  refused(R"({"side": -1})", 2, "side must be 0..16");
+  refused(R"({"side": 1})", 3, "needs cpml \"beside\" in 2D");
+  refused(R"({"cpml": "beside", "side": 1})", 3, "needs cpml \"beside\" in 2D");
+  refused(R"({"cpml": "apart", "side": 1})", 2, "needs cpml \"beside\" in 2D");
+  refused(R"({"side": "1"})", 2, "unknown or mistyped kernel parameter 'side'");
+}
+
+// "pdl" on the host (CI runs it): parsed and described, 0 or 1; by default (acoustic.cu pdl_leads,
+// from the campaign wave-2d-pdl) on in 2D from R = 3, and at R = 1 with the layers' points in the
+// march's launch; off at R = 2, at R = 1 without them, and in 3D.
+TEST(WaveGpu, PdlIsCheckedOnTheHost) {
+  const auto parse = [](const char* json, int r, double share) {
+    return cuda::wave::parse_config(json, 2, r, 1020, share);
+  };
+  EXPECT_EQ(parse(R"({"pdl": 0})", 4, 0.04).pdl, 0);
+  EXPECT_NE(cuda::wave::describe(parse(R"({"pdl": 0})", 4, 0.04)).find(" pdl=0"), std::string::npos);
+  EXPECT_EQ(cuda::wave::describe(parse(R"({"pdl": 1})", 4, 0.04)).find("pdl="), std::string::npos);
+  EXPECT_EQ(parse("{}", 4, 0.04).pdl, 1);
+  EXPECT_EQ(parse("{}", 8, 0).pdl, 1);
+  EXPECT_EQ(parse("{}", 2, 0.04).pdl, 0);
+  EXPECT_EQ(parse("{}", 2, 0).pdl, 0);
+  EXPECT_EQ(parse("{}", 1, 0.04).pdl, 1);  // side 1
+  EXPECT_EQ(parse("{}", 1, 0).pdl, 0);
+  EXPECT_EQ(parse(R"({"cpml": "apart"})", 1, 0.04).pdl, 0);             // no side
+  EXPECT_EQ(cuda::wave::default_config(3, 4, 236 * 236, 0.23).pdl, 0);  // 3D launches plainly
+  EXPECT_EQ(cuda::wave::parse_config(R"({"pdl": 1})", 3, 4, 236 * 236, 0.23).pdl, 1);
+  for (const char* bad : {R"({"pdl": 2})", R"({"pdl": -1})", R"({"pdl": true})"}) try {
+      parse(bad, 4, 0.04);
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::invalid_argument) << bad;
+      EXPECT_NE(std::string(e.what()).find("pdl"), std::string::npos) << bad << ": " << e.what();
+    }
+}
+
 // A slab of a split run: its planes are a run of the whole domain's (the z axis's offset), and its
 // face and inner chunks' planes are asked for apart. The boxes of the three plane ranges cover each
 // layer point of the slab once, by the whole domain's z layers.
@@ -997,6 +1116,21 @@ TEST(WaveGpu, AHandBuiltBesideLaunchIsChecked) {
   slab.axis[2].offset = 3;
   slab.axis[2].n = 100;
   refused_by_state(slab, c, "a slab of a split run");
+  // KernelConfig::side: the 2D layers beside the march only, 0..16.
+  cuda::wave::KernelConfig lone_side = c;
+  lone_side.cpml_beside = false;
+  lone_side.side = 2;
+  refused_by_state(s, lone_side, "side must be 0, or 1..16");
+  cuda::wave::KernelConfig many = c;
+  many.side = 17;
+  refused_by_state(s, many, "side must be 0, or 1..16");
+  cuda::wave::KernelConfig odd = c;  // the side's receivers take whole warps
+  odd.side = 1;
+  odd.bx = 48;
+  refused_by_state(s, odd, "side needs rows of whole warps");
+  cuda::wave::KernelConfig pdl = c;
+  pdl.pdl = 2;
+  refused_by_state(s, pdl, "pdl must be 0 or 1");
 }
 
 // A temporal launch built by hand skips parse_config: the state's constructor refuses it before it
@@ -1007,6 +1141,7 @@ TEST(WaveGpu, AHandBuiltTemporalLaunchIsChecked) {
   c.graph = 0;
   c.temporal = 2;
   c.cpml_apart = c.cpml_beside = false;  // a temporal pass computes its CPML (parse_config's choice)
+  c.side = 0;
   cuda::wave::KernelConfig bad = c;
   bad.temporal = 7;
   refused_by_state(s, bad, "temporal must be 0 or 2..4");

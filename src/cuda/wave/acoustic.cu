@@ -9,10 +9,12 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "cuda/common/check.hpp"
+#include "cuda/common/dependent_launch.cuh"
 #include "cuda/common/resources.hpp"
 #include "cuda/common/tensor_map.hpp"
 #include "fdstencil/device.hpp"
@@ -20,6 +22,7 @@
 #include "cuda/wave/for_radius.hpp"
 #include "cuda/wave/acoustic_record.cuh"
 #include "cuda/wave/acoustic_step.cuh"
+#include "cuda/wave/acoustic_step_beside.cuh"
 #include "cuda/wave/acoustic_resident.hpp"
 #include "cuda/wave/acoustic_temporal.hpp"
 #include "cuda/wave/device_array.hpp"
@@ -28,6 +31,14 @@
 namespace fdstencil::cuda::wave {
 
 namespace {
+
+// The receivers' samples of u^n at step n (acoustic_record.cuh), one warp a receiver.
+__global__ void __launch_bounds__(kRecordThreads) acoustic_record(RecordArgs a, int64_t n) {
+  join_dependent_chain();
+  const int r = int((blockIdx.x * blockDim.x + threadIdx.x) / 32);
+  if (r >= a.nrec) return;  // a whole warp leaves together: the shuffles stay full
+  record_receiver(a, r, int(threadIdx.x % 32), n);
+}
 
 // The default launch shape per radius, plane size and CPML (any layer or none): each row the
 // fastest of its call's candidates on the H100 in float (issue 13; the tables, with the figures,
@@ -202,6 +213,30 @@ bool apart_leads(int dim, int radius, double layer_share) {
 // whose layers hold 12-40 % of the points, computing them whole lost to adding their terms after
 // the march everywhere measured. A slab adds them after its march: the same bits.
 bool beside_leads(int dim, bool slabs) { return dim == 2 && !slabs; }
+// KernelConfig::side's default, from the campaign wave-2d-side (bench/results/nvidia-h200/campaigns/:
+// 1000^2-2800^2 models, 10- and 20-point layers, R = 1, 2, 4, 8, sides 0, 1, 2 and 4). What led
+// was a count of side threads per row point: about kSideThreads at R <= 2 and at R >= 5 on rows of
+// up to kShortRow points, half that at R = 3 and 4 (a 10-point layer, 4 x 10 layer points a row
+// point, then takes 1 point a thread, or 2; a 20-point one 2, or 4). The one kernel did not lead
+// at R >= 5 on longer rows, nor on rows above kLongRow (4000^2, R = 4), which keep the layers'
+// kernel on a second stream. Rectangular models take a square one's rule, unmeasured.
+constexpr double kSideThreads = 40;
+int side_points_2d(int radius, int64_t nx, double layer_share) {
+  if (nx > kLongRow || (radius >= 5 && nx > kShortRow)) return 0;
+  const double per_row = layer_share * double(nx);  // a square model's layer points per row point
+  const double threads = radius == 3 || radius == 4 ? kSideThreads / 2 : kSideThreads;
+  return std::clamp(int(std::lround(per_row / threads)), 1, kMaxSidePoints);
+}
+
+// KernelConfig::pdl's default, from the campaign wave-2d-pdl (bench/results/nvidia-h200/campaigns/:
+// 1000^2-2000^2 with the default 10-point layer, its points in the march's launch, and without
+// layers; R = 1, 2, 4, 8): programmatic launches led from R = 4 and at R = 1 with the layers in the
+// march's launch, and lost at R = 2 and at R = 1 without layers, why not established. R = 3 takes
+// R = 4's rule. 3D launches plainly: even at 128^3 and 216^3, behind at R = 8 on 344^3 and 472^3
+// (tma; wave-3d-layers-pdl.json against the plain launches of wave-3d-layers-cpml-apart.json).
+bool pdl_leads(int dim, int radius, int side) {
+  return dim == 2 && (radius >= 3 || (radius == 1 && side > 0));
+}
 // The march's shape under the CPML apart: the tile 8x16 in chunks of 8, with its z ring at R = 2..5
 // (it led at R = 2 on every plane to 620^2, at R = 4 on planes to 492^2; R = 1, which has no ring,
 // on every plane to 740^2); from R = 6 without the ring, which led on planes to
@@ -236,6 +271,8 @@ KernelConfig default_for(int dim, int radius, int64_t plane_points, double layer
                        : table_row(dim, radius, plane_points, layers, slabs);
   c.cpml_apart = use_apart || apart.value_or(false);  // apart without layers: the layers' kernel has none
   c.cpml_beside = use_apart && beside_leads(dim, slabs);
+  c.side = c.cpml_beside && dim == 2 ? side_points_2d(radius, plane_points, layer_share) : 0;
+  c.pdl = pdl_leads(dim, radius, c.side) ? 1 : 0;
   if (!slabs && (dim == 2 || plane_points <= kTilePlanePoints)) c.graph = kGraphSteps;
   return c;
 }
@@ -399,6 +436,16 @@ void keep_box(const acoustic::SetupFrame<float>& s, int (&keep)[3][2]) {
   }
 }
 
+// KernelConfig::side's chunks: enough rows of the march's blocks that each of their threads takes
+// at most `side` of the layers' points (at least one row, for the receivers), within the grid's
+// kMaxGridRows along z (check_launch leaves one): past that each thread takes more.
+int count_side_chunks(const LayerBoxes& b, int side, dim3 grid, dim3 block) {
+  const int64_t per_chunk = int64_t(grid.x) * block.x;
+  const int64_t threads = (b.first[b.count] + side - 1) / side;
+  const int64_t chunks = std::max<int64_t>(1, (threads + per_chunk - 1) / per_chunk);
+  return int(std::min<int64_t>(chunks, kMaxGridRows - int64_t(grid.z)));
+}
+
 int64_t interior_blocks(const StepArgs& a) {
   int64_t n = 1;
   for (const auto& r : a.interior) n *= std::max(0, r[1] - r[0]);
@@ -434,6 +481,7 @@ std::string describe(const KernelConfig& c) {
               ? " ahead=" + std::to_string(c.ahead) + " boundary=" + design_name(c.boundary)
               : "") +
          (c.cpml_apart ? " cpml=apart" : "") + (c.cpml_beside ? " layers=beside" : "") +
+         (c.side ? " side=" + std::to_string(c.side) : "") + (c.pdl ? "" : " pdl=0") +
          " faces=" + std::to_string(c.faces) + " graph=" + std::to_string(c.graph) +
          (c.temporal ? " temporal=" + std::to_string(c.temporal) + " temporal_block=" +
                            std::to_string(c.temporal_block) + " temporal_nw=" + std::to_string(c.temporal_nw)
@@ -465,6 +513,8 @@ KernelConfig design_default(int dim, int radius, int64_t plane_points, double la
   other.graph = c.graph;            // the launches' batching is the run's, whichever design
   other.cpml_apart = c.cpml_apart;  // and where the CPML is computed
   other.cpml_beside = c.cpml_beside;
+  other.side = c.side;
+  other.pdl = c.pdl;
   return other;
 }
 
@@ -482,6 +532,21 @@ static void check_resident_params(KernelConfig& c, int dim, bool cpml_given, boo
   if (cpml_given && !c.cpml_apart)
     bad("the resident launch computes the CPML apart: kernel parameter cpml \"march\" is not its");
   if (!cpml_given) c.cpml_apart = c.cpml_beside = true;
+}
+
+// KernelConfig::side: the 2D layers' points beside the march only; where the placement given by
+// hand is another, the default's side goes with it.
+static void check_side_param(KernelConfig& c, int dim, bool side_given) {
+  if (c.side < 0 || c.side > kMaxSidePoints)
+    throw Error(ErrorKind::invalid_argument, "kernel parameter side must be 0.." +
+                                                 std::to_string(kMaxSidePoints) + ", got " +
+                                                 std::to_string(c.side));
+  if (c.cpml_beside && dim == 2) return;
+  if (side_given && c.side != 0)
+    throw Error(ErrorKind::invalid_argument,
+                "kernel parameter side places the layers' points of a 2D step beside the march: it needs "
+                "cpml \"beside\" in 2D");
+  c.side = 0;
 }
 
 KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t plane_points,
@@ -510,7 +575,7 @@ KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t 
                                       : StepDesign::tma,
                        apart);
   bool vec_given = false, ahead_given = false, boundary_given = false, graph_given = false,
-       cpml_given = false;
+       cpml_given = false, side_given = false, pdl_given = false;
   for (const auto& [key, value] : j.items()) {
     if (key == "design") {
       const std::string v = value.is_string() ? value.get<std::string>() : "";
@@ -557,6 +622,12 @@ KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t 
       c.temporal_nw = value.get<int>();
     } else if (key == "resident" && value.is_number_integer()) {
       c.resident = value.get<int>();
+    } else if (key == "pdl" && value.is_number_integer()) {
+      c.pdl = value.get<int>();
+      pdl_given = true;
+    } else if (key == "side" && value.is_number_integer()) {
+      c.side = value.get<int>();
+      side_given = true;
     } else if (key == "ahead" && value.is_number_integer()) {
       c.ahead = value.get<int>();
       ahead_given = true;
@@ -577,13 +648,13 @@ KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t 
       c.boundary = v == "l1" ? StepDesign::l1 : StepDesign::tile;
       boundary_given = true;
     } else {
-      throw Error(
-          ErrorKind::invalid_argument,
-          "unknown or mistyped kernel parameter '" + key + "': " + value.dump() +
-              " (valid: block \"BXxBY\", vec 2|4, nw N, design \"l1\"|\"tile\"|\"tma\", zq 0|1, "
-              "split 0|1, ahead 0..8, boundary \"l1\"|\"tile\", faces 0|1, graph 0|2..1024 "
-              "even, cpml \"march\"|\"apart\"|\"beside\", temporal 0|2..4, temporal_block N, temporal_nw N, "
-              "resident 0|1)");
+      throw Error(ErrorKind::invalid_argument,
+                  "unknown or mistyped kernel parameter '" + key + "': " + value.dump() +
+                      " (valid: block \"BXxBY\", vec 2|4, nw N, design \"l1\"|\"tile\"|\"tma\", zq 0|1, "
+                      "split 0|1, ahead 0..8, boundary \"l1\"|\"tile\", faces 0|1, graph 0|2..1024 "
+                      "even, cpml \"march\"|\"apart\"|\"beside\", side 0..16, pdl 0|1, temporal 0|2..4, "
+                      "temporal_block N, "
+                      "temporal_nw N, resident 0|1)");
     }
   }
   if (c.design != StepDesign::l1) {
@@ -684,6 +755,11 @@ KernelConfig parse_config(const std::string& text, int dim, int radius, int64_t 
                                                  (c.cpml_beside ? "beside" : "apart") +
                                                  "\" steps one at a time: temporal must be 0");
   check_resident_params(c, dim, cpml_given, slabs);
+  check_side_param(c, dim, side_given);
+  if (!pdl_given) c.pdl = pdl_leads(dim, radius, c.side) ? 1 : 0;  // the side given, or dropped with "cpml"
+  if (c.pdl != 0 && c.pdl != 1)
+    throw Error(ErrorKind::invalid_argument,
+                "kernel parameter pdl must be 0 or 1, got " + std::to_string(c.pdl));
   return c;
 }
 
@@ -741,6 +817,7 @@ struct AcousticGpu::Impl {
   cudaStream_t side = nullptr;
   cudaEvent_t fork = nullptr, join = nullptr;
   int keep_chunks[2] = {0, 0};  // the chunks that hold points the march writes
+  int side_chunks = 0;          // KernelConfig::side's: the one-kernel step's chunks of layers' points
   RecordArgs record{};
   // The run's own stream (non-blocking: it never waits for the legacy default stream), so that
   // runs in threads of one process, a survey's batched shots, overlap on the device.
@@ -827,7 +904,7 @@ struct AcousticGpu::Impl {
   // Step n's chunks [first, end) of nw planes, on `on`: the boundary kernel over all their blocks
   // (it skips the interior box's), unless every one is interior, then the interior kernel over
   // their part of the interior box.
-  void launch_chunks(int first, int end, int64_t n, cudaStream_t on) {
+  void launch_chunks(int first, int end, int64_t n, cudaStream_t on, bool dependent = false) {
     if (first >= end) return;
     const int(&box)[3][2] = args.interior;
     const int c0 = std::max(first, box[2][0]), c1 = std::min(end, box[2][1]);
@@ -841,8 +918,8 @@ struct AcousticGpu::Impl {
     if (!all_inner) {
       a.block_first[0] = a.block_first[1] = 0;
       a.chunk_first = first;
-      FDS_CUDA_CHECK(cudaLaunchKernel(kernels.boundary, dim3(grid.x, grid.y, unsigned(end - first)), block,
-                                      params, boundary_smem, on));
+      FDS_CUDA_CHECK(launch_kernel(kernels.boundary, dim3(grid.x, grid.y, unsigned(end - first)), block,
+                                   params, boundary_smem, on, dependent));
       FDS_CUDA_CHECK_LAUNCH();
     }
     if (inner) {
@@ -850,7 +927,7 @@ struct AcousticGpu::Impl {
       a.block_first[1] = box[1][0];
       a.chunk_first = c0;
       const dim3 g(unsigned(box[0][1] - box[0][0]), unsigned(box[1][1] - box[1][0]), unsigned(c1 - c0));
-      FDS_CUDA_CHECK(cudaLaunchKernel(kernels.interior, g, block, params, smem, on));
+      FDS_CUDA_CHECK(launch_kernel(kernels.interior, g, block, params, smem, on, dependent));
       FDS_CUDA_CHECK_LAUNCH();
     }
   }
@@ -865,7 +942,14 @@ struct AcousticGpu::Impl {
   // steps such a run enqueues alone, a tail shorter than a graph, fork too); a run without graphs
   // keeps them in order, without four host calls a step.
   void launch_step(int64_t n, cudaStream_t on) {
+    if (c.side > 0) {
+      launch_beside(n, on);
+      return;
+    }
     const bool fork_side = c.cpml_beside || (record.nrec > 0 && c.graph > 0);
+    // A step of one stream's kernels launches each as a programmatic dependent of the one before
+    // (cuda/common/dependent_launch.cuh); with a second stream it gained nothing, or lost.
+    const bool dep = c.pdl == 1 && !fork_side;
     if (fork_side) {
       FDS_CUDA_CHECK(cudaEventRecord(fork, on));
       FDS_CUDA_CHECK(cudaStreamWaitEvent(side, fork, 0));
@@ -875,13 +959,25 @@ struct AcousticGpu::Impl {
       launch_layers_whole(args, layer_points, layer_tap_args, s.radius, s.dim == 3, n, side);
       launch_chunks(keep_chunks[0], keep_chunks[1], n, on);
     } else {
-      launch_chunks(0, int(grid.z), n, on);
-      if (c.cpml_apart) launch_layers(args, layer_points, s.radius, s.dim == 3, on);
+      launch_chunks(0, int(grid.z), n, on, dep);
+      if (c.cpml_apart) launch_layers(args, layer_points, s.radius, s.dim == 3, on, dep);
     }
     if (fork_side) {
       FDS_CUDA_CHECK(cudaEventRecord(join, side));
       FDS_CUDA_CHECK(cudaStreamWaitEvent(on, join, 0));
     }
+  }
+  // Step n whole in one kernel (KernelConfig::side, acoustic_step_beside.cuh): the side's chunks
+  // first, then the march's; a programmatic dependent of the step before.
+  void launch_beside(int64_t n, cudaStream_t on) {
+    record.u = u.p + s.origin;
+    BesideArgs b{layer_points, layer_tap_args, record, side_chunks};
+    StepArgs a = args;
+    a.chunk_first = keep_chunks[0] - side_chunks;
+    const dim3 g(grid.x, 1, unsigned(side_chunks + keep_chunks[1] - keep_chunks[0]));
+    void* params[] = {&a, &b, &n};
+    FDS_CUDA_CHECK(launch_kernel(beside_kernel(s.radius, c.vec), g, block, params, 0, on, c.pdl == 1));
+    FDS_CUDA_CHECK_LAUNCH();
   }
   // The state's array i in physics/acoustic.hpp's order: u, u_prev, each axis's psi, chi, phi, traces.
   const DeviceArray<float>& state_array(int i) const {
@@ -922,7 +1018,7 @@ static size_t check_launch(const acoustic::Setup<float>& s, const KernelConfig& 
   if (s.nx > (int64_t(1) << 30) || s.ny > (int64_t(1) << 30) || s.nz > (int64_t(1) << 30) ||
       gx * gy * gz >= (int64_t(1) << 31))
     throw Error(ErrorKind::invalid_argument, "the domain is too large for the step kernel's 32-bit indices");
-  if (gy > 65535 || gz > 65535)
+  if (gy > kMaxGridRows || gz > kMaxGridRows)
     throw Error(ErrorKind::invalid_argument, "the step kernel's grid needs " + std::to_string(gy) + " x " +
                                                  std::to_string(gz) +
                                                  " blocks along y and z, above 65535: raise by or nw");
@@ -985,6 +1081,17 @@ static size_t check_launch(const acoustic::Setup<float>& s, const KernelConfig& 
   if (c.cpml_beside && (s.axis[2].offset != 0 || s.axis[2].n != s.nz))
     throw Error(ErrorKind::invalid_argument,
                 "a slab of a split run adds its layers' terms after its march, not beside");
+  if (c.side < 0 || c.side > kMaxSidePoints || (c.side > 0 && !(c.cpml_beside && s.dim == 2)))
+    throw Error(ErrorKind::invalid_argument, "side must be 0, or 1.." + std::to_string(kMaxSidePoints) +
+                                                 " with the layers beside the march in 2D");
+  // The side's receivers take a whole warp each, and its blocks one row of the grid at least.
+  if (c.side > 0 && (c.bx % 32 != 0 || c.by != 1))
+    throw Error(ErrorKind::invalid_argument,
+                "side needs rows of whole warps: block BXx1, BX a multiple of 32");
+  if (c.side > 0 && gz >= kMaxGridRows)
+    throw Error(ErrorKind::invalid_argument, "the one-kernel step needs a row of blocks beside the march's " +
+                                                 std::to_string(gz) + ": side 0, or a larger nw");
+  if (c.pdl != 0 && c.pdl != 1) throw Error(ErrorKind::invalid_argument, "pdl must be 0 or 1");
   check_temporal(s, c);  // its host checks, then the device's shared memory
   check_resident(s, c);
   return smem;
@@ -1139,6 +1246,7 @@ void AcousticGpu::Impl::fill_args(const acoustic::Setup<float>& s, const KernelC
       keep_box(s, a.keep);
       d.keep_chunks[0] = a.keep[2][0] / c.nw;
       d.keep_chunks[1] = a.keep[2][1] <= a.keep[2][0] ? d.keep_chunks[0] : (a.keep[2][1] + c.nw - 1) / c.nw;
+      d.side_chunks = c.side > 0 ? count_side_chunks(d.layer_points, c.side, d.grid, d.block) : 0;
     }
   } else {
     interior_box(s, c, d.grid, a.interior);
@@ -1252,7 +1360,11 @@ std::string AcousticGpu::describe() const {
          " boundary_regs=" + b.value("regs", nlohmann::json()).dump() +
          " boundary_spill_bytes=" + b.value("spill_bytes", nlohmann::json()).dump() +
          " boundary_occupancy=" + b.value("occupancy", nlohmann::json()).dump() +
-         " interior_blocks=" + std::to_string(inner);
+         " interior_blocks=" + std::to_string(inner) +
+         (d.c.side > 0 ? " side_regs=" + kernel_resources(beside_kernel(d.s.radius, d.c.vec), threads, 0)
+                                             .value("regs", nlohmann::json())
+                                             .dump()
+                       : "");
 }
 
 namespace {

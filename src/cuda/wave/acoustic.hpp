@@ -49,6 +49,14 @@ struct KernelConfig {
   // computes their whole step, the same arithmetic in the same order, on a stream of its own beside
   // the march. The same bits either way. One GPU only: a slab of a split run adds them after.
   bool cpml_beside = false;
+  // With cpml_beside in 2D, where the layers' points are computed: 0, by their own kernel on a
+  // second stream; N = 1..kMaxSidePoints, in the march's own launch, its first blocks taking N
+  // layer points a thread (acoustic_step_beside.cuh). The same bits either way.
+  int side = 0;
+  // 1: a step's kernels that run on one stream, one after another, launch as programmatic
+  // dependents of the kernel before (cuda/common/dependent_launch.cuh); 0: plain launches. A step
+  // with a second stream (the layers' kernel or the receivers' beside the march) launches plainly.
+  int pdl = 0;
   // A slab of a split run: 1 runs its face chunks on the exchange's stream beside the inner
   // chunks, 0 before them on the run's stream (AcousticGpu::step_faces). Other runs ignore it.
   int faces = 1;
@@ -70,6 +78,10 @@ struct KernelConfig {
   int resident = 0;
 };
 inline constexpr int kMaxGraphSteps = 1024;
+// The default rule's cap (a 160-point layer at R <= 2): a side thread's points run one after
+// another, and 4 a thread already trailed the march on small models (docs/wave.md).
+inline constexpr int kMaxSidePoints = 16;
+inline constexpr int64_t kMaxGridRows = 65535;  // a launch's blocks along grid y and z
 inline constexpr int kMaxTemporalSteps = 4;
 inline constexpr int kTemporalMaxThreads =
     256;  // acoustic_temporal.cuh's kTemporalThreads  // T queues of 2R + 1 registers a thread: 4 x 17 at R = 8
@@ -81,7 +93,8 @@ KernelConfig default_config(int dim, int radius, int64_t plane_points, double la
                             bool slabs = false);
 // {"block": "BXxBY", "vec": 2|4, "nw": N, "design": "l1"|"tile"|"tma", "zq": 0|1 (tile only),
 // "split": 0|1 (1 under tma), "ahead": 0..8, "boundary": "l1"|"tile" (tma only), "faces": 0|1
-// (a split run's slabs), "graph": 0 or an even 2..1024, "cpml": "march"|"apart"|"beside", and "temporal": 0|2..4, "temporal_block":
+// (a split run's slabs), "graph": 0 or an even 2..1024, "cpml": "march"|"apart"|"beside", "side":
+// 0..16 (2D, beside), "pdl": 0|1, and "temporal": 0|2..4, "temporal_block":
 // threads, "temporal_nw": rows (2D)}, missing keys from the defaults, or where
 // a "design" is named from that design's own (acoustic.cu's design_default; vec 4 under "tile"
 // and "tma", their only width); throws Error(invalid_argument) naming a bad key or value.

@@ -32,8 +32,10 @@ namespace fdstencil::cuda::wave {
 // of blocks share an SM.
 inline constexpr int kLayerThreads = 256;
 
-// Enqueues the layers' kernel for the step whose march `a` described (a.u: u^n, a.out: u^{n+1}).
-void launch_layers(const StepArgs& a, const LayerBoxes& b, int radius, bool y, cudaStream_t on);
+// Enqueues the layers' kernel for the step whose march `a` described (a.u: u^n, a.out: u^{n+1});
+// `dependent`: a programmatic dependent launch (cuda/common/dependent_launch.cuh).
+void launch_layers(const StepArgs& a, const LayerBoxes& b, int radius, bool y, cudaStream_t on,
+                   bool dependent = false);
 
 // The sources' taps at the layers' points, sorted by point (tap_key), for acoustic_layers_whole.
 struct LayerTaps {

@@ -23,10 +23,8 @@ struct RecordArgs {
   const int64_t* step_base;  // as StepArgs::step_base: a graph's steps are relative to it
 };
 
-__global__ void __launch_bounds__(kRecordThreads) acoustic_record(RecordArgs a, int64_t n) {
-  const int r = int((blockIdx.x * blockDim.x + threadIdx.x) / 32);
-  const int lane = int(threadIdx.x % 32);
-  if (r >= a.nrec) return;  // a whole warp leaves together: the shuffles below stay full
+// Receiver r's sample, by the 32 lanes of one warp (each passing its lane).
+__device__ __forceinline__ void record_receiver(const RecordArgs& a, int r, int lane, int64_t n) {
   float sum = 0.f;
   for (int t = a.start[r] + lane; t < a.start[r + 1]; t += 32) sum += a.weight[t] * a.u[a.offset[t]];
 #pragma unroll

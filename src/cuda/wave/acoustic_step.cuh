@@ -28,6 +28,7 @@
 
 #include "physics/acoustic.hpp"
 #include "cuda/common/async_copy.cuh"
+#include "cuda/common/dependent_launch.cuh"
 #include "cuda/common/thread_ring.cuh"
 #include "cuda/common/vec.cuh"
 #include "cuda/seismic/tile.cuh"
@@ -443,6 +444,7 @@ __device__ __forceinline__ void with_block_pml(const StepArgs& a, int k0, int k1
 // the layers' terms are added apart (acoustic_layers.cuh).
 template <int R, int V, bool kY, bool Interior, bool Pml = true>
 __global__ void __launch_bounds__(kStepThreads) acoustic_step(StepArgs a, int64_t n) {
+  join_dependent_chain();
   if constexpr (!Interior)
     if (block_in_interior(a)) return;
   const int i0 = V * int(threadIdx.x + block_x(a) * blockDim.x);
@@ -464,6 +466,7 @@ __global__ void __launch_bounds__(kStepThreads) acoustic_step(StepArgs a, int64_
 // ring of ZQ x 16 bytes per thread. Interior as acoustic_step's.
 template <int R, int ZQ, bool Interior>
 __global__ void __launch_bounds__(kStepThreads) acoustic_step_tile(StepArgs a, int64_t n) {
+  join_dependent_chain();
   if constexpr (!Interior)
     if (block_in_interior(a)) return;  // the whole block: no barrier is left waiting
   extern __shared__ __align__(16) float step_tiles[];
@@ -485,6 +488,7 @@ __global__ void __launch_bounds__(kStepThreads) acoustic_step_tile(StepArgs a, i
 template <int R>
 __global__ void __launch_bounds__(kStepThreads)
     acoustic_step_tma(StepArgs a, int64_t n, const __grid_constant__ CUtensorMap map) {
+  join_dependent_chain();
   const int k0 = block_chunk(a) * a.nw;
   const int k1 = min(k0 + a.nw, a.nz);
   const int2 t = block_taps(a);

@@ -1,0 +1,17 @@
+// The one-kernel 2D step's instances (acoustic_step_beside.cuh), in a file of their own so that
+// they compile beside acoustic.cu.
+#include "cuda/wave/acoustic_step_beside.cuh"
+
+#include "cuda/wave/for_radius.hpp"
+
+namespace fdstencil::cuda::wave {
+
+const void* beside_kernel(int radius, int vec) {
+  return for_radius(radius, [vec]<int R>() {
+    return vec == 4   ? reinterpret_cast<const void*>(acoustic_step_beside<R, 4>)
+           : vec == 2 ? reinterpret_cast<const void*>(acoustic_step_beside<R, 2>)
+                      : reinterpret_cast<const void*>(acoustic_step_beside<R, 1>);
+  });
+}
+
+}  // namespace fdstencil::cuda::wave
