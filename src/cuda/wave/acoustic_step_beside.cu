@@ -8,9 +8,8 @@ namespace fdstencil::cuda::wave {
 
 const void* beside_kernel(int radius, int vec) {
   return for_radius(radius, [vec]<int R>() {
-    return vec == 4   ? reinterpret_cast<const void*>(acoustic_step_beside<R, 4>)
-           : vec == 2 ? reinterpret_cast<const void*>(acoustic_step_beside<R, 2>)
-                      : reinterpret_cast<const void*>(acoustic_step_beside<R, 1>);
+    return vec == 2 ? reinterpret_cast<const void*>(acoustic_step_beside<R, 2>)
+                    : reinterpret_cast<const void*>(acoustic_step_beside<R, 4>);
   });
 }
 

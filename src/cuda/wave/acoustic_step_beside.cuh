@@ -63,7 +63,7 @@ __global__ void __launch_bounds__(kStepThreads) acoustic_step_beside(StepArgs a,
   march_l1<R, V, false, false, false, false>(a, i0, 0, k0, k1, t.x, t.y, n);
 }
 
-// The kernel for this radius and vector width (2 or 4; 1 otherwise).
+// The kernel for this radius and vector width (2, else 4: step_kernels' two widths).
 const void* beside_kernel(int radius, int vec);
 
 }  // namespace fdstencil::cuda::wave
