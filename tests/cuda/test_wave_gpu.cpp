@@ -857,6 +857,44 @@ TEST(WaveGpu, OneKernelStepGivesTheBitsOfTwoStreams) {
     }
 }
 
+// march_rows (a 2D step's plain blocks at R = 3 and 4: acoustic_step.cuh rows_lead) against
+// march_l1. With the CPML in the march and split 1 the interior box runs acoustic_step_rows and
+// the other blocks march_l1; with split 0 every block runs march_l1. The same arithmetic on x
+// neighbours loaded a row earlier: the same bits, with 2- and 4-wide vectors, chunks shorter and
+// longer than R, a free surface and none, and a source and a receiver inside the box (its taps
+// are march_rows'); at R = 2 and 8 both launches run march_l1 (the same bits as well). 300 points
+// wide, so that 64- and 128-point blocks lie clear of the layers.
+TEST(WaveGpu, TheRowsMarchGivesTheBitsOfTheL1March) {
+  REQUIRE_GPU();
+  const wave::Model m = heterogeneous(2, 40, 1, 300, 10.0, 4247);
+  for (int radius : {2, 3, 4, 8})
+    for (bool free_surface : {false, true})
+      for (const char* shape :
+           {R"("block": "32x1", "vec": 2, "nw": 5)", R"("block": "32x1", "vec": 4, "nw": 2)"}) {
+        const Case c{2, radius, free_surface};
+        const std::string t = name_of(c) + " " + shape;
+        wave::Options o = shot(c, m);
+        o.backend = "cuda";
+        o.final_field = true;
+        // Grid x 160.7 and 176.3 (10 layer points, then the model's): inside the 64- and the
+        // 128-point blocks that start at grid x 128.
+        o.sources.push_back({{20.3 * m.h, 0.0, 150.7 * m.h}, wave::ricker(14, 0.08, o.dt, o.nt)});
+        o.receivers.push_back({17.6 * m.h, 0.0, 166.3 * m.h});
+        o.kernel_params = std::string(R"({"cpml": "march", "split": 0, )") + shape + "}";
+        const wave::Result l1 = wave::run(m, o);
+        o.kernel_params = std::string(R"({"cpml": "march", "split": 1, )") + shape + "}";
+        const wave::Result rows = wave::run(m, o);
+        const size_t at = rows.kernel.find("interior_blocks=");
+        ASSERT_NE(at, std::string::npos) << t << ": " << rows.kernel;
+        EXPECT_GT(std::stoll(rows.kernel.substr(at + 16)), 0) << t << ": " << rows.kernel;
+        ASSERT_FALSE(l1.final_field.empty());
+        const Diff ff = rel_max_diff(rows.final_field, l1.final_field, l1.final_field);
+        const Diff tr = rel_max_diff(rows.traces, l1.traces, l1.traces);
+        EXPECT_EQ(ff.rel, 0.0) << t << ": worst field element " << ff.at;
+        EXPECT_EQ(tr.rel, 0.0) << t << ": worst trace sample " << tr.at;
+      }
+}
+
 // "side" on the host (CI runs it): parsed and described; 0..16; only with the layers beside the
 // march in 2D, where a placement given by hand that is another drops the default's.
 TEST(WaveGpu, SideIsCheckedOnTheHost) {

@@ -301,8 +301,12 @@ StepKernels kernels_for(bool y) {
   if (y)
     return {reinterpret_cast<const void*>(acoustic_step<R, V, true, true>),
             reinterpret_cast<const void*>(acoustic_step<R, V, true, false>)};
-  return {reinterpret_cast<const void*>(acoustic_step<R, V, false, true>),
-          reinterpret_cast<const void*>(acoustic_step<R, V, false, false>)};
+  if constexpr (rows_lead(R))
+    return {reinterpret_cast<const void*>(acoustic_step_rows<R, V>),
+            reinterpret_cast<const void*>(acoustic_step<R, V, false, false>)};
+  else
+    return {reinterpret_cast<const void*>(acoustic_step<R, V, false, true>),
+            reinterpret_cast<const void*>(acoustic_step<R, V, false, false>)};
 }
 
 // The tma design's kernels: the ring for the interior box, the l1 march (4-wide) or the tile's

@@ -10,6 +10,8 @@
 //         accelerator brings, `ahead` planes beyond the newest a step reads, no block barrier in
 //         the march (march_tma; 3D, 4-wide vectors; the interior box only, its boundary blocks
 //         take the l1 march).
+// In 2D at R = 3 and 4 the plain blocks take march_rows: the l1 march with each row's x neighbours
+// loaded a row ahead (acoustic_step_rows, and acoustic_step_beside.cuh's one-kernel step).
 // On top of either, per point (update_points, the same arithmetic in the same order for both):
 //   the leapfrog update  u^{n+1} = 2 u^n - u^{n-1} + m L   (physics/acoustic.hpp), written over u^{n-1};
 //   the CPML, per axis, where a block's points reach that axis's layer (block-uniform template
@@ -272,6 +274,58 @@ __device__ __forceinline__ void march_l1(const StepArgs& a, int i0, int j0, int 
   }
 }
 
+// The 2D march of plain blocks (no CPML compiled): march_l1's, with each row's x neighbours loaded
+// a row ahead, while the row before is computed. In march_l1 a row's arithmetic waits on its
+// x neighbours' loads (L1 hits, issued in the same row): with the few warps a 2D launch keeps
+// resident, that wait was the kernel's largest stall (Nsight Compute, docs/wave.md). The 2C
+// vectors ahead cost 2C V more registers, which the kernels that call this hold to the occupancy
+// of the march without them (kRowsMinBlocks).
+template <int R, int V>
+__device__ __forceinline__ void march_rows(const StepArgs& a, int i0, int k0, int k1, int tb, int te,
+                                           int64_t n) {
+  constexpr int C = (R + V - 1) / V;
+  constexpr int D = kPrefetch;
+  constexpr int Q = 2 * R + 1 + D;
+  const float* u = a.u + i0 + a.slice * k0;
+  float* out = a.out + i0 + a.slice * k0;
+  const float* m = a.m + i0 + a.slice * k0;
+  Vec<float, V> q[Q];
+  fill_queue<R, V, Q>(a, u, k0, k1, [&](int r, const Vec<float, V>& v) { q[r] = v; });
+  auto load_x = [&](Vec<float, V>* x, const float* row) {
+#pragma unroll
+    for (int c = 0; c <= 2 * C; ++c)
+      if (c != C) x[c] = load_vec<float, V>(row + (c - C) * V);
+  };
+  Vec<float, V> x[2 * C + 1];  // row k's x neighbours; entry C, the centre, is the queue's q[R]
+  if (k0 < k1) load_x(x, u);
+  for (int k = k0; k < k1; ++k) {
+    if (k + D < k1) q[Q - 1] = load_vec<float, V>(u + (R + D) * a.slice);
+    Vec<float, V> next[2 * C + 1];
+    if (k + 1 < k1) load_x(next, u + a.slice);
+    update_points<R, V, false, false, false, false>(
+        a, q[R], [&](int r) { return q[r]; }, [&](int c) { return x[c]; }, [&](int) { return q[R]; }, i0, 0,
+        k, tb, te, n, out, m);
+#pragma unroll
+    for (int r = 0; r < Q - 1; ++r) q[r] = q[r + 1];
+#pragma unroll
+    for (int c = 0; c <= 2 * C; ++c)
+      if (c != C) x[c] = next[c];
+    u += a.slice;
+    out += a.slice;
+    m += a.slice;
+  }
+}
+
+// Where march_rows leads march_l1 (measured at R = 4: docs/wave.md; R = 3 follows it): at R = 1
+// and 2 it ran from a few per cent behind to a few ahead, at R = 8 it lost on 1000^2 and 1400^2
+// models.
+__host__ __device__ constexpr bool rows_lead(int radius) { return radius == 3 || radius == 4; }
+
+// march_rows' kernels compile for at least this many resident blocks of kStepThreads threads, so
+// for at most 65536 / (256 x 3) = 85 registers: at R = 3 and 4 march_rows then takes 78-80 (4-wide),
+// the occupancy of march_l1's 76, where unbounded it took 97 and ran slower.
+inline constexpr int kRowsMinBlocks = 3;
+
 // The tile design (3D, V = 4: seismic/xyz_pipelined.cuh's plan under the same update): each plane's
 // x and y neighbours come from a shared-memory tile of the block's plane, two tiles in turn. While
 // the block computes plane k from one, the halo of plane k + 1 is copied into the other with
@@ -460,6 +514,19 @@ __global__ void __launch_bounds__(kStepThreads) acoustic_step(StepArgs a, int64_
       march_l1<R, V, kY, PX, PY, PZ>(a, i0, j0, k0, k1, t.x, t.y, n);
     });
   }
+}
+
+// A 2D step's plain blocks (the interior box's, or every block when the CPML is not in the march):
+// march_rows, its registers held (kRowsMinBlocks). Instantiated where rows_lead.
+template <int R, int V>
+__global__ void __launch_bounds__(kStepThreads, kRowsMinBlocks) acoustic_step_rows(StepArgs a, int64_t n) {
+  join_dependent_chain();
+  const int i0 = V * int(threadIdx.x + block_x(a) * blockDim.x);
+  const int k0 = block_chunk(a) * a.nw;
+  const int k1 = min(k0 + a.nw, a.nz);
+  const int2 t = block_taps(a);
+  if (i0 >= a.nx) return;
+  march_rows<R, V>(a, i0, k0, k1, t.x, t.y, n);
 }
 
 // Dynamic shared memory: two tiles of the block's plane (tile_bytes(bx, by, R, 4) each), then the

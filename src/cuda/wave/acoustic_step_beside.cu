@@ -8,8 +8,12 @@ namespace fdstencil::cuda::wave {
 
 const void* beside_kernel(int radius, int vec) {
   return for_radius(radius, [vec]<int R>() {
-    return vec == 2 ? reinterpret_cast<const void*>(acoustic_step_beside<R, 2>)
-                    : reinterpret_cast<const void*>(acoustic_step_beside<R, 4>);
+    if constexpr (rows_lead(R))
+      return vec == 2 ? reinterpret_cast<const void*>(acoustic_step_beside_rows<R, 2>)
+                      : reinterpret_cast<const void*>(acoustic_step_beside_rows<R, 4>);
+    else
+      return vec == 2 ? reinterpret_cast<const void*>(acoustic_step_beside<R, 2>)
+                      : reinterpret_cast<const void*>(acoustic_step_beside<R, 4>);
   });
 }
 

@@ -7,8 +7,8 @@
 // gained on a run without layers, whose step is one kernel (docs/wave.md). Here the launch's first
 // `side_chunks` chunks along z do the side's work, each thread a stride of the layers' points
 // (whole_step_at, layer_step.cuh: the layers' kernel's arithmetic) and each warp a stride of the
-// receivers (record_receiver); the chunks after them march, each block as the interior kernel
-// acoustic_step<R, V, false, true> does. The side's blocks come first in the launch, so that the
+// receivers (record_receiver); the chunks after them march, each block as the 2D interior kernel
+// does (acoustic_step<R, V, false, true>, or acoustic_step_rows where rows_lead). The side's blocks come first in the launch, so that the
 // multiprocessors start them before the march and the layers' longer points do not trail the
 // step. The two parts write disjoint points and neither reads what the other writes (as on two
 // streams), so the field and the traces are the CPML beside's on two streams, to the bit.
@@ -45,9 +45,10 @@ __device__ __forceinline__ void beside_work(const StepArgs& a, const BesideArgs&
   for (int64_t r = t / 32; r < b.record.nrec; r += warps) record_receiver(b.record, int(r), int(t % 32), n);
 }
 
-// a.chunk_first places the march's first chunk at blockIdx.z = b.side_chunks.
-template <int R, int V>
-__global__ void __launch_bounds__(kStepThreads) acoustic_step_beside(StepArgs a, BesideArgs b, int64_t n) {
+// The step: the side's chunks, then the march's (a.chunk_first places the march's first chunk at
+// blockIdx.z = b.side_chunks); Rows: march_rows instead of march_l1 (acoustic_step.cuh rows_lead).
+template <int R, int V, bool Rows>
+__device__ __forceinline__ void step_beside(const StepArgs& a, const BesideArgs& b, int64_t n) {
   join_dependent_chain();
   if (int(blockIdx.z) < b.side_chunks) {
     const int64_t threads = int64_t(b.side_chunks) * gridDim.x * blockDim.x;
@@ -60,10 +61,26 @@ __global__ void __launch_bounds__(kStepThreads) acoustic_step_beside(StepArgs a,
   const int k1 = min(k0 + a.nw, a.nz);
   const int2 t = block_taps(a);
   if (i0 >= a.nx) return;
-  march_l1<R, V, false, false, false, false>(a, i0, 0, k0, k1, t.x, t.y, n);
+  if constexpr (Rows)
+    march_rows<R, V>(a, i0, k0, k1, t.x, t.y, n);
+  else
+    march_l1<R, V, false, false, false, false>(a, i0, 0, k0, k1, t.x, t.y, n);
 }
 
-// The kernel for this radius and vector width (2, else 4: step_kernels' two widths).
+template <int R, int V>
+__global__ void __launch_bounds__(kStepThreads) acoustic_step_beside(StepArgs a, BesideArgs b, int64_t n) {
+  step_beside<R, V, false>(a, b, n);
+}
+
+// Where rows_lead: march_rows, its registers held as acoustic_step_rows' are.
+template <int R, int V>
+__global__ void __launch_bounds__(kStepThreads, kRowsMinBlocks)
+    acoustic_step_beside_rows(StepArgs a, BesideArgs b, int64_t n) {
+  step_beside<R, V, true>(a, b, n);
+}
+
+// The kernel for this radius and vector width (2, else 4: step_kernels' two widths): where
+// rows_lead, acoustic_step_beside_rows.
 const void* beside_kernel(int radius, int vec);
 
 }  // namespace fdstencil::cuda::wave
