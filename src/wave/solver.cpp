@@ -1245,8 +1245,9 @@ uint64_t kept_key(const Model& model, const Options& o, const Checked& c) {
   for (int64_t v :
        {int64_t(model.dim), model.nz, model.ny, model.nx, int64_t(model.checksum()), int64_t(o.radius), d.nx,
         d.ny, d.nz, d.alloc, d.line, d.slice, d.origin, int64_t(cuda::current_device())})
-    k += " " + std::to_string(v);
-  for (int a = 0; a < 3; ++a) k += " " + std::to_string(d.lo[a]) + " " + std::to_string(d.hi[a]);
+    k.append(" ").append(std::to_string(v));  // (" " + string: a GCC 12 -Wrestrict false positive)
+  for (int a = 0; a < 3; ++a)
+    k.append(" ").append(std::to_string(d.lo[a])).append(" ").append(std::to_string(d.hi[a]));
   return std::hash<std::string>{}(k);
 }
 
