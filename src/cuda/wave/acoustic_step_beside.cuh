@@ -8,10 +8,11 @@
 // `side_chunks` chunks along z do the side's work, each thread a stride of the layers' points
 // (whole_step_at, layer_step.cuh: the layers' kernel's arithmetic) and each warp a stride of the
 // receivers (record_receiver); the chunks after them march, each block as the 2D interior kernel
-// does (acoustic_step<R, V, false, true>, or acoustic_step_rows where rows_lead). The side's blocks come first in the launch, so that the
-// multiprocessors start them before the march and the layers' longer points do not trail the
-// step. The two parts write disjoint points and neither reads what the other writes (as on two
-// streams), so the field and the traces are the CPML beside's on two streams, to the bit.
+// does (acoustic_step<R, V, false, true>, or acoustic_step_rows where rows_lead). The side's
+// blocks come first in the launch, so that the multiprocessors start them before the march and
+// the layers' longer points do not trail the step. The two parts write disjoint points and
+// neither reads what the other writes (as on two streams), so the field and the traces are the
+// CPML beside's on two streams, to the bit.
 #pragma once
 
 #include <cstdint>
