@@ -249,8 +249,9 @@ __device__ __forceinline__ void fill_queue(const StepArgs& a, const float* u, in
 }
 
 // The L1 design: x and y neighbours straight from global memory, cached by L1; no barrier, so a
-// thread outside the domain has already left.
-template <int R, int V, bool kY, bool PX, bool PY, bool PZ>
+// thread outside the domain has already left. XAhead (march_rows, below): each row's x neighbours
+// loaded a row ahead.
+template <int R, int V, bool kY, bool PX, bool PY, bool PZ, bool XAhead = false>
 __device__ __forceinline__ void march_l1(const StepArgs& a, int i0, int j0, int k0, int k1, int tb, int te,
                                          int64_t n) {
   constexpr int C = (R + V - 1) / V;
@@ -261,59 +262,51 @@ __device__ __forceinline__ void march_l1(const StepArgs& a, int i0, int j0, int 
   const float* m = a.m + i0 + a.line * j0 + a.slice * k0;
   Vec<float, V> q[Q];
   fill_queue<R, V, Q>(a, u, k0, k1, [&](int r, const Vec<float, V>& v) { q[r] = v; });
+  auto load_x = [&](Vec<float, V>* x, const float* row) {
+#pragma unroll
+    for (int c = 0; c <= 2 * C; ++c)
+      if (c != C) x[c] = load_vec<float, V>(row + (c - C) * V);
+  };
+  Vec<float, V> x[2 * C + 1];  // XAhead: row k's x neighbours; entry C, the centre, is q[R]
+  if constexpr (XAhead)
+    if (k0 < k1) load_x(x, u);
   for (int k = k0; k < k1; ++k) {
     if (k + D < k1) q[Q - 1] = load_vec<float, V>(u + (R + D) * a.slice);
+    Vec<float, V> next[2 * C + 1];
+    if constexpr (XAhead)
+      if (k + 1 < k1) load_x(next, u + a.slice);
     update_points<R, V, kY, PX, PY, PZ>(
-        a, q[R], [&](int r) { return q[r]; }, [&](int c) { return load_vec<float, V>(u + (c - C) * V); },
+        a, q[R], [&](int r) { return q[r]; },
+        [&](int c) {
+          if constexpr (XAhead)
+            return x[c];
+          else
+            return load_vec<float, V>(u + (c - C) * V);
+        },
         [&](int l) { return load_vec<float, V>(u + (l - R) * a.line); }, i0, j0, k, tb, te, n, out, m);
 #pragma unroll
     for (int r = 0; r < Q - 1; ++r) q[r] = q[r + 1];
+    if constexpr (XAhead) {
+#pragma unroll
+      for (int c = 0; c <= 2 * C; ++c)
+        if (c != C) x[c] = next[c];
+    }
     u += a.slice;
     out += a.slice;
     m += a.slice;
   }
 }
 
-// The 2D march of plain blocks (no CPML compiled): march_l1's, with each row's x neighbours loaded
-// a row ahead, while the row before is computed. In march_l1 a row's arithmetic waits on its
-// x neighbours' loads (L1 hits, issued in the same row): with the few warps a 2D launch keeps
-// resident, that wait was the kernel's largest stall (Nsight Compute, docs/wave.md). The 2C
-// vectors ahead cost 2C V more registers, which the kernels that call this hold to the occupancy
-// of the march without them (kRowsMinBlocks).
+// The 2D march of plain blocks (no CPML compiled) with each row's x neighbours loaded a row ahead,
+// while the row before is computed. In march_l1 a row's arithmetic waits on its x neighbours'
+// loads (L1 hits, issued in the same row): with the few warps a 2D launch keeps resident, that
+// wait was the kernel's largest stall (Nsight Compute, docs/wave.md). The 2C vectors ahead cost
+// 2C V more registers, which the kernels that call this hold to the occupancy of the march
+// without them (kRowsMinBlocks).
 template <int R, int V>
 __device__ __forceinline__ void march_rows(const StepArgs& a, int i0, int k0, int k1, int tb, int te,
                                            int64_t n) {
-  constexpr int C = (R + V - 1) / V;
-  constexpr int D = kPrefetch;
-  constexpr int Q = 2 * R + 1 + D;
-  const float* u = a.u + i0 + a.slice * k0;
-  float* out = a.out + i0 + a.slice * k0;
-  const float* m = a.m + i0 + a.slice * k0;
-  Vec<float, V> q[Q];
-  fill_queue<R, V, Q>(a, u, k0, k1, [&](int r, const Vec<float, V>& v) { q[r] = v; });
-  auto load_x = [&](Vec<float, V>* x, const float* row) {
-#pragma unroll
-    for (int c = 0; c <= 2 * C; ++c)
-      if (c != C) x[c] = load_vec<float, V>(row + (c - C) * V);
-  };
-  Vec<float, V> x[2 * C + 1];  // row k's x neighbours; entry C, the centre, is the queue's q[R]
-  if (k0 < k1) load_x(x, u);
-  for (int k = k0; k < k1; ++k) {
-    if (k + D < k1) q[Q - 1] = load_vec<float, V>(u + (R + D) * a.slice);
-    Vec<float, V> next[2 * C + 1];
-    if (k + 1 < k1) load_x(next, u + a.slice);
-    update_points<R, V, false, false, false, false>(
-        a, q[R], [&](int r) { return q[r]; }, [&](int c) { return x[c]; }, [&](int) { return q[R]; }, i0, 0,
-        k, tb, te, n, out, m);
-#pragma unroll
-    for (int r = 0; r < Q - 1; ++r) q[r] = q[r + 1];
-#pragma unroll
-    for (int c = 0; c <= 2 * C; ++c)
-      if (c != C) x[c] = next[c];
-    u += a.slice;
-    out += a.slice;
-    m += a.slice;
-  }
+  march_l1<R, V, false, false, false, false, true>(a, i0, 0, k0, k1, tb, te, n);
 }
 
 // Where march_rows leads march_l1 (measured at R = 4: docs/wave.md; R = 3 follows it): at R = 1
